@@ -1,0 +1,32 @@
+//===- TileDialect.h - the tile dialect -------------------------*- C++ -*-===//
+#ifndef KDA_TILE_TILEDIALECT_H
+#define KDA_TILE_TILEDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "Tile/TileDialect.h.inc"
+#include "Tile/TileEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "Tile/TileTypes.h.inc"
+
+namespace kda::tile {
+/// The pointee type of a pointer, or a tensor of pointees shaped like a tensor
+/// of pointers.
+mlir::Type getPointeeLikeType(mlir::Type ptrLike);
+/// i1, or a tensor of i1 shaped like `type` when it is a tensor.
+mlir::Type getI1LikeType(mlir::Type type);
+/// The element type of a tensor, or the type itself for scalars.
+mlir::Type getElementTypeOrSelf(mlir::Type type);
+} // namespace kda::tile
+
+#define GET_OP_CLASSES
+#include "Tile/TileOps.h.inc"
+
+#endif // KDA_TILE_TILEDIALECT_H

@@ -1,0 +1,183 @@
+//===- TileOps.cpp - tile dialect operations ------------------------------===//
+#include "Tile/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace kda::tile;
+
+#define GET_OP_CLASSES
+#include "Tile/TileOps.cpp.inc"
+
+static int64_t getNumElements(RankedTensorType type) {
+  int64_t n = 1;
+  for (int64_t d : type.getShape())
+    n *= d;
+  return n;
+}
+
+LogicalResult RangeOp::verify() {
+  auto type = getResult().getType();
+  if (type.getRank() != 1)
+    return emitOpError("result must be a 1-D tile, got ") << type;
+  int64_t start = getStart(), end = getEnd();
+  if (end <= start)
+    return emitOpError("end (") << end << ") must be greater than start ("
+                                << start << ")";
+  if (type.getDimSize(0) != end - start)
+    return emitOpError("result has ")
+           << type.getDimSize(0) << " elements but the range holds "
+           << end - start;
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto src = getSrc().getType();
+  auto dst = cast<RankedTensorType>(getResult().getType());
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError("element types differ: ")
+           << src.getElementType() << " vs " << dst.getElementType();
+  if (src.getRank() != dst.getRank())
+    return emitOpError("source rank ")
+           << src.getRank() << " differs from result rank " << dst.getRank();
+  for (auto [i, s, d] : llvm::enumerate(src.getShape(), dst.getShape()))
+    if (s != d && s != 1)
+      return emitOpError("dimension ")
+             << i << " of size " << s << " cannot broadcast to " << d;
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor) {
+  if (getSrc().getType() == getResult().getType())
+    return getSrc();
+  return {};
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  auto src = getSrc().getType();
+  auto dst = cast<RankedTensorType>(getResult().getType());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > src.getRank())
+    return emitOpError("axis ") << axis << " out of range [0, "
+                                << src.getRank() << "]";
+  SmallVector<int64_t> expected(src.getShape());
+  expected.insert(expected.begin() + axis, 1);
+  if (dst.getShape() != ArrayRef<int64_t>(expected) ||
+      dst.getElementType() != src.getElementType())
+    return emitOpError("expected result type ")
+           << src.clone(expected) << ", got " << dst;
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto src = getSrc().getType();
+  auto dst = cast<RankedTensorType>(getResult().getType());
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError("element types differ");
+  if (getNumElements(src) != getNumElements(dst))
+    return emitOpError("source has ")
+           << getNumElements(src) << " elements but result has "
+           << getNumElements(dst);
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getSrc().getType() == getResult().getType())
+    return getSrc();
+  return {};
+}
+
+LogicalResult TransOp::verify() {
+  auto src = getSrc().getType();
+  auto dst = cast<RankedTensorType>(getResult().getType());
+  ArrayRef<int32_t> order = getOrder();
+  if (static_cast<int64_t>(order.size()) != src.getRank())
+    return emitOpError("order has ")
+           << order.size() << " entries for a rank-" << src.getRank()
+           << " tile";
+  SmallVector<bool> seen(order.size(), false);
+  SmallVector<int64_t> expected;
+  for (int32_t d : order) {
+    if (d < 0 || d >= src.getRank() || seen[d])
+      return emitOpError("order is not a permutation");
+    seen[d] = true;
+    expected.push_back(src.getDimSize(d));
+  }
+  if (dst != src.clone(expected))
+    return emitOpError("expected result type ")
+           << src.clone(expected) << ", got " << dst;
+  return success();
+}
+
+LogicalResult AddPtrOp::verify() {
+  auto ptrTensor = dyn_cast<RankedTensorType>(getPtr().getType());
+  auto offTensor = dyn_cast<RankedTensorType>(getOffset().getType());
+  if (static_cast<bool>(ptrTensor) != static_cast<bool>(offTensor))
+    return emitOpError("pointer and offset must both be tiles or both scalars");
+  if (ptrTensor && ptrTensor.getShape() != offTensor.getShape())
+    return emitOpError("pointer shape and offset shape differ");
+  return success();
+}
+
+OpFoldResult AddPtrOp::fold(FoldAdaptor adaptor) {
+  if (auto attr = dyn_cast_or_null<IntegerAttr>(adaptor.getOffset()))
+    if (attr.getValue().isZero())
+      return getPtr();
+  if (auto attr = dyn_cast_or_null<SplatElementsAttr>(adaptor.getOffset()))
+    if (attr.getSplatValue<APInt>().isZero())
+      return getPtr();
+  return {};
+}
+
+LogicalResult LoadOp::verify() {
+  if (getOther() && !getMask())
+    return emitOpError("'other' requires a mask");
+  return success();
+}
+
+void LoadOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getPtrMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+LogicalResult ReduceOp::verify() {
+  auto src = getSrc().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError("axis ") << axis << " out of range for a rank-"
+                                << src.getRank() << " tile";
+  Type elem = src.getElementType();
+  if (isa<PointerType>(elem))
+    return emitOpError("cannot reduce a tile of pointers");
+  Type expected = elem;
+  if (src.getRank() > 1) {
+    SmallVector<int64_t> shape(src.getShape());
+    shape.erase(shape.begin() + axis);
+    expected = src.clone(shape);
+  }
+  if (getResult().getType() != expected)
+    return emitOpError("expected result type ")
+           << expected << ", got " << getResult().getType();
+  return success();
+}
+
+LogicalResult DotOp::verify() {
+  auto a = getA().getType(), b = getB().getType();
+  auto c = getAcc().getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError("operands must be 2-D tiles");
+  if (a.getDimSize(1) != b.getDimSize(0))
+    return emitOpError("contraction sizes differ: a is ")
+           << a.getDimSize(0) << "x" << a.getDimSize(1) << ", b is "
+           << b.getDimSize(0) << "x" << b.getDimSize(1);
+  if (c.getDimSize(0) != a.getDimSize(0) || c.getDimSize(1) != b.getDimSize(1))
+    return emitOpError("accumulator must be ")
+           << a.getDimSize(0) << "x" << b.getDimSize(1);
+  if (a.getElementType() != b.getElementType())
+    return emitOpError("a and b element types differ: ")
+           << a.getElementType() << " vs " << b.getElementType();
+  return success();
+}

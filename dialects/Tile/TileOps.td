@@ -1,0 +1,231 @@
+//===- TileOps.td - tile dialect operations ----------------*- tablegen -*-===//
+#ifndef KDA_TILE_OPS
+#define KDA_TILE_OPS
+
+include "Tile/TileDialect.td"
+include "Tile/TileTypes.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Grid
+//===----------------------------------------------------------------------===//
+
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
+  let summary = "index of the running program along a grid axis";
+  let description = [{
+    ```mlir
+    %pid = tile.program_id 0
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
+  let summary = "number of programs along a grid axis";
+  let description = [{
+    ```mlir
+    %n = tile.num_programs 1
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Tile construction and shape manipulation
+//===----------------------------------------------------------------------===//
+
+def Tile_RangeOp : Tile_Op<"range", [Pure]> {
+  let summary = "the integers [start, end) as a 1-D tile";
+  let description = [{
+    ```mlir
+    %r = tile.range 0, 128 : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = "$start `,` $end attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure,
+    TypesMatchWith<"result element type matches the scalar", "result", "src",
+                   "::mlir::cast<::mlir::RankedTensorType>($_self).getElementType()">]> {
+  let summary = "a tile with every element equal to a scalar";
+  let description = [{
+    ```mlir
+    %t = tile.splat %x : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Scalar:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($result)";
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+  let summary = "repeat a tile along its dimensions of size 1";
+  let description = [{
+    ```mlir
+    %b = tile.broadcast %x : tensor<1x8xf32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
+  let summary = "insert a dimension of size 1";
+  let description = [{
+    ```mlir
+    %e = tile.expand_dims %x {axis = 1 : i32} : tensor<4xf32> -> tensor<4x1xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
+  let summary = "reinterpret a tile with another shape (row-major order)";
+  let description = [{
+    ```mlir
+    %r = tile.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_TransOp : Tile_Op<"trans", [Pure]> {
+  let summary = "permute the dimensions of a tile";
+  let description = [{
+    `result.shape[i] = src.shape[order[i]]`.
+    ```mlir
+    %t = tile.trans %x {order = array<i32: 1, 0>} : tensor<4x8xf32> -> tensor<8x4xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "advance pointers by element offsets";
+  let description = [{
+    Offsets count elements of the pointee type, not bytes.
+    ```mlir
+    %q = tile.addptr %p, %off : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_IntLike:$offset);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($ptr) `,` type($offset)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
+    TypesMatchWith<"result holds the pointee type", "ptr", "result",
+                   "::kda::tile::getPointeeLikeType($_self)">,
+    TypesMatchWith<"mask has the shape of ptr", "ptr", "mask",
+                   "::kda::tile::getI1LikeType($_self)", "($_op.getOperands().size() <= 1) || std::equal_to<>()">,
+    TypesMatchWith<"other has the result type", "ptr", "other",
+                   "::kda::tile::getPointeeLikeType($_self)", "($_op.getOperands().size() <= 2) || std::equal_to<>()">,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "masked load of a pointer tile";
+  let description = [{
+    Lanes whose mask is false read nothing and yield `other` (zero when absent).
+    ```mlir
+    %v = tile.load %p mask %m other %z : tensor<128x!tile.ptr<f32>>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Optional<Tile_BoolLike>:$mask,
+                   Optional<Tile_Value>:$other);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $ptr (`mask` $mask^)? (`other` $other^)? attr-dict `:` type($ptr)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [AttrSizedOperandSegments,
+    TypesMatchWith<"value holds the pointee type", "ptr", "value",
+                   "::kda::tile::getPointeeLikeType($_self)">,
+    TypesMatchWith<"mask has the shape of ptr", "ptr", "mask",
+                   "::kda::tile::getI1LikeType($_self)", "($_op.getOperands().size() <= 2) || std::equal_to<>()">,
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "masked store to a pointer tile";
+  let description = [{
+    Lanes whose mask is false write nothing.
+    ```mlir
+    tile.store %p, %v mask %m : tensor<128x!tile.ptr<f32>>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$value,
+                   Optional<Tile_BoolLike>:$mask);
+  let assemblyFormat = [{
+    $ptr `,` $value (`mask` $mask^)? attr-dict `:` type($ptr)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and matrix products
+//===----------------------------------------------------------------------===//
+
+def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
+    I32EnumAttrCase<"Sum", 0, "sum">,
+    I32EnumAttrCase<"Max", 1, "max">,
+    I32EnumAttrCase<"Min", 2, "min">]> {
+  let cppNamespace = "::kda::tile";
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
+  let summary = "reduce a tile along one axis";
+  let description = [{
+    Reducing the only axis of a 1-D tile yields a scalar. Float max/min
+    propagate NaN.
+    ```mlir
+    %s = tile.reduce sum %x {axis = 1 : i32} : tensor<4x8xf32> -> tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKind:$kind, Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = "$kind $src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "matrix product of 2-D tiles accumulated in fp32";
+  let description = [{
+    `result = acc + a @ b` with `a: MxK`, `b: KxN`, `acc: MxN` fp32.
+    ```mlir
+    %d = tile.dot %a, %b, %c : tensor<16x32xbf16>, tensor<32x8xbf16> -> tensor<16x8xf32>
+    ```
+  }];
+  let arguments = (ins Tile_FloatTensor:$a, Tile_FloatTensor:$b,
+                   RankedTensorOf<[F32]>:$acc);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // KDA_TILE_OPS

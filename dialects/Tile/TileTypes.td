@@ -1,0 +1,39 @@
+//===- TileTypes.td - tile dialect types -------------------*- tablegen -*-===//
+#ifndef KDA_TILE_TYPES
+#define KDA_TILE_TYPES
+
+include "Tile/TileDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/BuiltinTypeInterfaces.td"
+
+def Tile_PointerType : TypeDef<Tile_Dialect, "Pointer"> {
+  let mnemonic = "ptr";
+  let summary = "pointer to elements of a scalar type in an address space";
+  let description = [{
+    `!tile.ptr<f32>` points to fp32 elements in global memory (address space
+    1, the default); `!tile.ptr<bf16, 3>` points to bf16 in shared memory.
+    Tiles of pointers are tensors of this type.
+  }];
+  let parameters = (ins "::mlir::Type":$pointeeType,
+                        DefaultValuedParameter<"unsigned", "1">:$addressSpace);
+  let assemblyFormat = "`<` $pointeeType (`,` $addressSpace^)? `>`";
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "::mlir::Type":$pointeeType,
+                                        CArg<"unsigned", "1">:$addressSpace), [{
+      return $_get(pointeeType.getContext(), pointeeType, addressSpace);
+    }]>
+  ];
+  let genVerifyDecl = 1;
+}
+
+def Tile_Float : AnyTypeOf<[F32, F16, BF16, F64]>;
+def Tile_Int : AnyTypeOf<[I1, I8, I16, I32, I64]>;
+def Tile_Scalar : AnyTypeOf<[Tile_Float, Tile_Int, Tile_PointerType]>;
+def Tile_Tensor : RankedTensorOf<[Tile_Float, Tile_Int, Tile_PointerType]>;
+def Tile_Value : AnyTypeOf<[Tile_Scalar, Tile_Tensor]>;
+def Tile_PtrLike : AnyTypeOf<[Tile_PointerType, RankedTensorOf<[Tile_PointerType]>]>;
+def Tile_IntLike : AnyTypeOf<[Tile_Int, RankedTensorOf<[Tile_Int]>]>;
+def Tile_BoolLike : AnyTypeOf<[I1, RankedTensorOf<[I1]>]>;
+def Tile_FloatTensor : RankedTensorOf<[Tile_Float]>;
+
+#endif // KDA_TILE_TYPES
