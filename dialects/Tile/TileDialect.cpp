@@ -11,10 +11,7 @@ using namespace kda::tile;
 #include "Tile/TileEnums.cpp.inc"
 
 void TileDialect::initialize() {
-  addTypes<
-#define GET_TYPEDEF_LIST
-#include "Tile/TileTypes.cpp.inc"
-      >();
+  registerTypes();
   addOperations<
 #define GET_OP_LIST
 #include "Tile/TileOps.cpp.inc"

@@ -16,6 +16,9 @@ def Tile_Dialect : Dialect {
     access, reductions and matrix products.
   }];
   let useDefaultTypePrinterParser = 1;
+  let extraClassDeclaration = [{
+    void registerTypes();
+  }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 

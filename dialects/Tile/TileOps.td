@@ -165,7 +165,7 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
-def Tile_StoreOp : Tile_Op<"store", [AttrSizedOperandSegments,
+def Tile_StoreOp : Tile_Op<"store", [
     TypesMatchWith<"value holds the pointee type", "ptr", "value",
                    "::kda::tile::getPointeeLikeType($_self)">,
     TypesMatchWith<"mask has the shape of ptr", "ptr", "mask",

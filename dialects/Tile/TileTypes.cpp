@@ -10,6 +10,13 @@ using namespace kda::tile;
 #define GET_TYPEDEF_CLASSES
 #include "Tile/TileTypes.cpp.inc"
 
+void TileDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "Tile/TileTypes.cpp.inc"
+      >();
+}
+
 LogicalResult
 PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
                     Type pointeeType, unsigned addressSpace) {
