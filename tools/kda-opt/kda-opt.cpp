@@ -17,7 +17,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
-  kda::registerConversionPasses();
+  kda::registerKDAConversionPasses();
   kda::registerPipelines();
 
   mlir::DialectRegistry registry;

@@ -1,0 +1,25 @@
+//===- TileToCPU.h - tile to host lowering patterns -------------*- C++ -*-===//
+#ifndef KDA_CONVERSION_TILETOCPU_TILETOCPU_H
+#define KDA_CONVERSION_TILETOCPU_TILETOCPU_H
+
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace kda {
+/// Pointers (and tiles of pointers) become i64 addresses (tiles of i64).
+void populateTileToCPUTypeConversions(mlir::TypeConverter &converter);
+
+/// range, splat, broadcast, expand_dims, reshape, trans -> tensor/linalg.
+void populateTileShapeToTensorPatterns(const mlir::TypeConverter &converter,
+                                       mlir::RewritePatternSet &patterns);
+/// addptr, load, store -> arith on addresses, masked llvm.load/llvm.store.
+void populateTileMemoryToCPUPatterns(const mlir::TypeConverter &converter,
+                                     mlir::RewritePatternSet &patterns);
+/// reduce, dot -> linalg.reduce, linalg.matmul.
+void populateTileReduceDotToLinalgPatterns(
+    const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
+
+/// Size in bytes of one element of `type` in memory (i1 is stored as a byte).
+int64_t getStorageSizeInBytes(mlir::Type type);
+} // namespace kda
+
+#endif // KDA_CONVERSION_TILETOCPU_TILETOCPU_H

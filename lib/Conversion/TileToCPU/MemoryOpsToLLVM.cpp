@@ -1,0 +1,208 @@
+//===- MemoryOpsToLLVM.cpp - tile pointers and memory access on the host --===//
+//
+// On the host a pointer is an i64 address. Loads and stores visit their
+// tile element by element and guard each access with its mask, so lanes that
+// are masked off never touch memory.
+//
+//===----------------------------------------------------------------------===//
+#include "Tile/TileDialect.h"
+#include "kda/Conversion/TileToCPU/TileToCPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace kda;
+
+int64_t kda::getStorageSizeInBytes(Type type) {
+  return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
+}
+
+namespace {
+
+/// i1 lives in memory as a byte; everything else as itself.
+Type getMemoryType(Type type) {
+  if (type.isInteger(1))
+    return IntegerType::get(type.getContext(), 8);
+  return type;
+}
+
+Value loadScalar(OpBuilder &b, Location loc, Value address, Type type) {
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  Value ptr = LLVM::IntToPtrOp::create(b, loc, ptrTy, address);
+  Type memType = getMemoryType(type);
+  Value v = LLVM::LoadOp::create(b, loc, memType, ptr,
+                                 getStorageSizeInBytes(type));
+  if (memType != type) {
+    Value zero = arith::ConstantIntOp::create(b, loc, memType, 0);
+    v = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
+  }
+  return v;
+}
+
+void storeScalar(OpBuilder &b, Location loc, Value address, Value value) {
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+  Value ptr = LLVM::IntToPtrOp::create(b, loc, ptrTy, address);
+  Type type = value.getType();
+  Type memType = getMemoryType(type);
+  if (memType != type)
+    value = arith::ExtUIOp::create(b, loc, memType, value);
+  LLVM::StoreOp::create(b, loc, value, ptr, getStorageSizeInBytes(type));
+}
+
+/// `then()` when `mask` is true, `otherwise()` when false; without a mask,
+/// `then()` alone.
+Value buildMasked(OpBuilder &b, Location loc, Value mask, Type type,
+                  function_ref<Value(OpBuilder &, Location)> then,
+                  function_ref<Value(OpBuilder &, Location)> otherwise) {
+  if (!mask)
+    return then(b, loc);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, mask,
+                                /*addThenBlock=*/true, /*addElseBlock=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(b, loc, then(b, loc));
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(b, loc, otherwise(b, loc));
+  return ifOp.getResult(0);
+}
+
+struct AddPtrLowering : OpConversionPattern<tile::AddPtrOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::AddPtrOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type pointee = tile::getElementTypeOrSelf(tile::getPointeeLikeType(
+        op.getPtr().getType()));
+    Type addrType = adaptor.getPtr().getType();
+    Type i64 = rewriter.getI64Type();
+    Value offset = adaptor.getOffset();
+    auto offTensor = dyn_cast<RankedTensorType>(offset.getType());
+    Type offElem = tile::getElementTypeOrSelf(offset.getType());
+    if (offElem.getIntOrFloatBitWidth() < 64) {
+      Type wide = offTensor ? Type(offTensor.clone(i64)) : i64;
+      offset = offElem.isInteger(1)
+                   ? Value(arith::ExtUIOp::create(rewriter, loc, wide, offset))
+                   : Value(arith::ExtSIOp::create(rewriter, loc, wide, offset));
+    }
+    TypedAttr sizeAttr =
+        rewriter.getI64IntegerAttr(getStorageSizeInBytes(pointee));
+    if (offTensor)
+      sizeAttr = DenseElementsAttr::get(offTensor.clone(i64), sizeAttr);
+    Value size = arith::ConstantOp::create(rewriter, loc, sizeAttr);
+    Value bytes = arith::MulIOp::create(rewriter, loc, offset, size);
+    (void)addrType;
+    rewriter.replaceOpWithNewOp<arith::AddIOp>(op, adaptor.getPtr(), bytes);
+    return success();
+  }
+};
+
+struct LoadLowering : OpConversionPattern<tile::LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type resultType = op.getType();
+    Type elemType = tile::getElementTypeOrSelf(resultType);
+    auto zeroOf = [&](OpBuilder &b, Location l) -> Value {
+      return arith::ConstantOp::create(b, l, b.getZeroAttr(elemType));
+    };
+    Value mask = adaptor.getMask(), other = adaptor.getOther();
+    auto tensorType = dyn_cast<RankedTensorType>(resultType);
+    if (!tensorType) {
+      Value v = buildMasked(
+          rewriter, loc, mask, elemType,
+          [&](OpBuilder &b, Location l) {
+            return loadScalar(b, l, adaptor.getPtr(), elemType);
+          },
+          [&](OpBuilder &b, Location l) { return other ? other : zeroOf(b, l); });
+      rewriter.replaceOp(op, v);
+      return success();
+    }
+    auto gen = tensor::GenerateOp::create(rewriter, loc, tensorType,
+                                          ValueRange{});
+    int64_t rank = tensorType.getRank();
+    Block *body = rewriter.createBlock(
+        &gen.getBody(), {}, SmallVector<Type>(rank, rewriter.getIndexType()),
+        SmallVector<Location>(rank, loc));
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(body);
+      ValueRange idx = body->getArguments();
+      Value m = mask ? Value(tensor::ExtractOp::create(rewriter, loc, mask, idx))
+                     : Value();
+      Value v = buildMasked(
+          rewriter, loc, m, elemType,
+          [&](OpBuilder &b, Location l) {
+            Value addr = tensor::ExtractOp::create(b, l, adaptor.getPtr(), idx);
+            return loadScalar(b, l, addr, elemType);
+          },
+          [&](OpBuilder &b, Location l) -> Value {
+            if (other)
+              return tensor::ExtractOp::create(b, l, other, idx);
+            return zeroOf(b, l);
+          });
+      tensor::YieldOp::create(rewriter, loc, v);
+    }
+    rewriter.replaceOp(op, gen.getResult());
+    return success();
+  }
+};
+
+struct StoreLowering : OpConversionPattern<tile::StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value mask = adaptor.getMask();
+    auto emitStore = [&](OpBuilder &b, Location l, Value addr, Value value,
+                         Value m) {
+      if (!m) {
+        storeScalar(b, l, addr, value);
+        return;
+      }
+      scf::IfOp::create(b, l, m, [&](OpBuilder &tb, Location tl) {
+        storeScalar(tb, tl, addr, value);
+        scf::YieldOp::create(tb, tl);
+      });
+    };
+    auto tensorType = dyn_cast<RankedTensorType>(op.getValue().getType());
+    if (!tensorType) {
+      emitStore(rewriter, loc, adaptor.getPtr(), adaptor.getValue(), mask);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    // A loop nest over the tile, one guarded scalar store per element.
+    SmallVector<Value> ivs;
+    OpBuilder::InsertionGuard guard(rewriter);
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    for (int64_t dim : tensorType.getShape()) {
+      Value ub = arith::ConstantIndexOp::create(rewriter, loc, dim);
+      auto loop = scf::ForOp::create(rewriter, loc, zero, ub, one);
+      ivs.push_back(loop.getInductionVar());
+      rewriter.setInsertionPointToStart(loop.getBody());
+    }
+    Value addr = tensor::ExtractOp::create(rewriter, loc, adaptor.getPtr(), ivs);
+    Value value =
+        tensor::ExtractOp::create(rewriter, loc, adaptor.getValue(), ivs);
+    Value m = mask ? Value(tensor::ExtractOp::create(rewriter, loc, mask, ivs))
+                   : Value();
+    emitStore(rewriter, loc, addr, value, m);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void kda::populateTileMemoryToCPUPatterns(const TypeConverter &converter,
+                                          RewritePatternSet &patterns) {
+  patterns.add<AddPtrLowering, LoadLowering, StoreLowering>(
+      converter, patterns.getContext());
+}

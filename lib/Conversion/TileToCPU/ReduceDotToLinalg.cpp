@@ -1,0 +1,120 @@
+//===- ReduceDotToLinalg.cpp - tile reductions and dots to linalg ---------===//
+#include "Tile/TileDialect.h"
+#include "kda/Conversion/TileToCPU/TileToCPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace kda;
+
+namespace {
+
+/// The identity of a reduction: 0 for sum, -inf/+inf (or the integer
+/// extremes) for max/min.
+TypedAttr getReductionIdentity(OpBuilder &b, tile::ReduceKind kind,
+                               Type type) {
+  if (auto ft = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = ft.getFloatSemantics();
+    switch (kind) {
+    case tile::ReduceKind::Sum:
+      return b.getFloatAttr(type, 0.0);
+    case tile::ReduceKind::Max:
+      return b.getFloatAttr(type, APFloat::getInf(sem, /*Negative=*/true));
+    case tile::ReduceKind::Min:
+      return b.getFloatAttr(type, APFloat::getInf(sem, /*Negative=*/false));
+    }
+  }
+  unsigned width = type.getIntOrFloatBitWidth();
+  switch (kind) {
+  case tile::ReduceKind::Sum:
+    return b.getIntegerAttr(type, 0);
+  case tile::ReduceKind::Max:
+    return b.getIntegerAttr(type, width == 1 ? APInt(1, 0)
+                                             : APInt::getSignedMinValue(width));
+  case tile::ReduceKind::Min:
+    return b.getIntegerAttr(type, width == 1 ? APInt(1, 1)
+                                             : APInt::getSignedMaxValue(width));
+  }
+  llvm_unreachable("unknown reduction kind");
+}
+
+Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value lhs,
+              Value rhs) {
+  bool isFloat = isa<FloatType>(lhs.getType());
+  switch (kind) {
+  case tile::ReduceKind::Sum:
+    return isFloat ? Value(arith::AddFOp::create(b, loc, lhs, rhs))
+                   : Value(arith::AddIOp::create(b, loc, lhs, rhs));
+  case tile::ReduceKind::Max:
+    return isFloat ? Value(arith::MaximumFOp::create(b, loc, lhs, rhs))
+                   : Value(arith::MaxSIOp::create(b, loc, lhs, rhs));
+  case tile::ReduceKind::Min:
+    return isFloat ? Value(arith::MinimumFOp::create(b, loc, lhs, rhs))
+                   : Value(arith::MinSIOp::create(b, loc, lhs, rhs));
+  }
+  llvm_unreachable("unknown reduction kind");
+}
+
+struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto srcType = op.getSrc().getType();
+    Type elem = srcType.getElementType();
+    int64_t axis = op.getAxis();
+    SmallVector<int64_t> shape(srcType.getShape());
+    shape.erase(shape.begin() + axis);
+    auto initType = RankedTensorType::get(shape, elem);
+    Value empty = tensor::EmptyOp::create(rewriter, loc, shape, elem);
+    Value identity = arith::ConstantOp::create(
+        rewriter, loc, getReductionIdentity(rewriter, op.getKind(), elem));
+    Value init =
+        linalg::FillOp::create(rewriter, loc, identity, empty).getResult(0);
+    tile::ReduceKind kind = op.getKind();
+    auto reduce = linalg::ReduceOp::create(
+        rewriter, loc, adaptor.getSrc(), init, SmallVector<int64_t>{axis},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l, combine(b, l, kind, args[0], args[1]));
+        });
+    Value result = reduce.getResult(0);
+    if (initType.getRank() == 0)
+      result = tensor::ExtractOp::create(rewriter, loc, result, ValueRange{});
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct DotLowering : OpConversionPattern<tile::DotOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto widen = [&](Value v) -> Value {
+      auto type = cast<RankedTensorType>(v.getType());
+      if (type.getElementType().isF32())
+        return v;
+      auto f32Type = type.clone(rewriter.getF32Type());
+      if (type.getElementType().getIntOrFloatBitWidth() > 32)
+        return arith::TruncFOp::create(rewriter, loc, f32Type, v);
+      return arith::ExtFOp::create(rewriter, loc, f32Type, v);
+    };
+    auto matmul = linalg::MatmulOp::create(
+        rewriter, loc, TypeRange{op.getType()},
+        ValueRange{widen(adaptor.getA()), widen(adaptor.getB())},
+        ValueRange{adaptor.getAcc()});
+    rewriter.replaceOp(op, matmul.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void kda::populateTileReduceDotToLinalgPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<ReduceLowering, DotLowering>(converter, patterns.getContext());
+}

@@ -1,0 +1,167 @@
+//===- TileToCPU.cpp - the convert-tile-to-cpu pass -----------------------===//
+#include "Tile/TileDialect.h"
+#include "kda/Conversion/Passes.h"
+#include "kda/Conversion/TileToCPU/TileToCPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace kda {
+#define GEN_PASS_DEF_CONVERTTILETOCPU
+#include "kda/Conversion/Passes.h.inc"
+} // namespace kda
+
+using namespace mlir;
+using namespace kda;
+
+void kda::populateTileToCPUTypeConversions(TypeConverter &converter) {
+  converter.addConversion([](Type type) { return type; });
+  converter.addConversion([](tile::PointerType type) -> Type {
+    return IntegerType::get(type.getContext(), 64);
+  });
+  converter.addConversion([](RankedTensorType type) -> Type {
+    if (!isa<tile::PointerType>(type.getElementType()))
+      return type;
+    return type.clone(IntegerType::get(type.getContext(), 64));
+  });
+}
+
+namespace {
+
+constexpr unsigned kNumGridArgs = 6; // pid x/y/z, num x/y/z
+
+/// Selects between pointers: the same select on addresses.
+struct SelectTypeConversion : OpConversionPattern<arith::SelectOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::SelectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(
+        op, adaptor.getCondition(), adaptor.getTrueValue(),
+        adaptor.getFalseValue());
+    return success();
+  }
+};
+
+/// Appends the grid arguments to a kernel and replaces program ids with them.
+void materializeGridArguments(func::FuncOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  unsigned first = kernel.getNumArguments();
+  Type i32 = IntegerType::get(ctx, 32);
+  SmallVector<unsigned> positions(kNumGridArgs, first);
+  SmallVector<Type> types(kNumGridArgs, i32);
+  SmallVector<DictionaryAttr> attrs(kNumGridArgs, DictionaryAttr::get(ctx));
+  SmallVector<Location> locs(kNumGridArgs, kernel.getLoc());
+  (void)kernel.insertArguments(positions, types, attrs, locs);
+  kernel.walk([&](Operation *op) {
+    if (auto pid = dyn_cast<tile::ProgramIdOp>(op)) {
+      pid.replaceAllUsesWith(kernel.getArgument(first + pid.getAxis()));
+      pid.erase();
+    } else if (auto num = dyn_cast<tile::NumProgramsOp>(op)) {
+      num.replaceAllUsesWith(kernel.getArgument(first + 3 + num.getAxis()));
+      num.erase();
+    }
+  });
+  // Specialization hints mean nothing to the host backend.
+  for (unsigned i = 0; i < first; ++i)
+    kernel.removeArgAttr(i, StringAttr::get(ctx, "tile.divisibility"));
+}
+
+/// Emits `<kernel>__kda_cpu(ptr args, i32 pid_x, ..., i32 num_z)` which reads
+/// the i-th runtime argument from *args[i] and calls the kernel.
+void buildEntryPoint(OpBuilder &b, func::FuncOp kernel,
+                     ArrayRef<Type> runtimeTypes) {
+  MLIRContext *ctx = b.getContext();
+  Location loc = kernel.getLoc();
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  Type i32 = b.getI32Type();
+  SmallVector<Type> entryArgs{ptrTy};
+  entryArgs.append(kNumGridArgs, i32);
+  auto entry = func::FuncOp::create(b, loc, kernel.getName().str() + "__kda_cpu",
+                                    b.getFunctionType(entryArgs, {}));
+  Block *body = entry.addEntryBlock();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(body);
+  SmallVector<Value> callArgs;
+  for (auto [i, type] : llvm::enumerate(runtimeTypes)) {
+    Value slot = LLVM::GEPOp::create(b, loc, ptrTy, ptrTy, body->getArgument(0),
+                                     ArrayRef<LLVM::GEPArg>{int32_t(i)});
+    Value valuePtr = LLVM::LoadOp::create(b, loc, ptrTy, slot);
+    if (isa<tile::PointerType>(type)) {
+      Value p = LLVM::LoadOp::create(b, loc, ptrTy, valuePtr);
+      callArgs.push_back(LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), p));
+    } else if (type.isInteger(1)) {
+      Value byte = LLVM::LoadOp::create(b, loc, b.getI8Type(), valuePtr);
+      Value zero = arith::ConstantIntOp::create(b, loc, b.getI8Type(), 0);
+      callArgs.push_back(
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, byte, zero));
+    } else {
+      callArgs.push_back(LLVM::LoadOp::create(b, loc, type, valuePtr));
+    }
+  }
+  for (unsigned i = 0; i < kNumGridArgs; ++i)
+    callArgs.push_back(body->getArgument(1 + i));
+  func::CallOp::create(b, loc, kernel, callArgs);
+  func::ReturnOp::create(b, loc);
+}
+
+struct ConvertTileToCPUPass
+    : kda::impl::ConvertTileToCPUBase<ConvertTileToCPUPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+
+    SmallVector<std::pair<func::FuncOp, SmallVector<Type>>> kernels;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (!func->hasAttr("tile.kernel"))
+        continue;
+      kernels.push_back(
+          {func, SmallVector<Type>(func.getArgumentTypes().begin(),
+                                   func.getArgumentTypes().end())});
+      materializeGridArguments(func);
+    }
+
+    TypeConverter converter;
+    populateTileToCPUTypeConversions(converter);
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<tile::TileDialect>();
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           LLVM::LLVMDialect, scf::SCFDialect,
+                           tensor::TensorDialect>();
+    target.markUnknownOpDynamicallyLegal(
+        [&](Operation *op) { return converter.isLegal(op); });
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return converter.isSignatureLegal(op.getFunctionType()) &&
+             converter.isLegal(&op.getBody());
+    });
+
+    RewritePatternSet patterns(ctx);
+    populateTileShapeToTensorPatterns(converter, patterns);
+    populateTileMemoryToCPUPatterns(converter, patterns);
+    populateTileReduceDotToLinalgPatterns(converter, patterns);
+    patterns.add<SelectTypeConversion>(converter, ctx);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    scf::populateSCFStructuralTypeConversions(converter, patterns);
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+
+    OpBuilder b(ctx);
+    for (auto &[kernel, runtimeTypes] : kernels) {
+      b.setInsertionPointAfter(kernel);
+      buildEntryPoint(b, kernel, runtimeTypes);
+      kernel.setPrivate();
+      kernel->removeAttr("tile.kernel");
+    }
+  }
+};
+
+} // namespace
