@@ -1,0 +1,106 @@
+"""kdatile: a tile DSL compiler (Triton-style), Python side.
+
+    import kdatile as kt
+
+    @kt.jit
+    def add(x_ptr, y_ptr, out_ptr, n, BLOCK: kt.constexpr):
+        offs = kt.program_id(0) * BLOCK + kt.arange(0, BLOCK)
+        mask = offs < n
+        kt.store(out_ptr + offs, kt.load(x_ptr + offs, mask=mask) + kt.load(y_ptr + offs,
+                 mask=mask), mask=mask)
+
+    add[(kt.cdiv(n, 256),)](x, y, out, n, BLOCK=256)
+
+Kernels are compiled by the C++ compiler (libkda.so, loaded lazily with ctypes from
+$KDATILE_LIBRARY or the source tree's build/lib) from the text of the file that defines them.
+
+Arguments: NumPy arrays and torch CPU tensors become pointers to their first element (strides
+are not passed: pass them as integer arguments, non-contiguous arrays are fine). Python int ->
+i32 (i64 if it does not fit), float -> f32, bool -> i1, NumPy scalars by their dtype. dtypes:
+float32/16/64, int8/16/32/64, bool (one byte per element, as the compiler stores i1), and
+torch.bfloat16 -> bf16. NumPy has no bfloat16: a NumPy **uint16** array is passed as a pointer
+to bf16 (its elements are the bf16 bit patterns). Integer arguments equal to 1 are specialized
+as constexprs and multiples of 16 get a divisibility hint, as do pointers aligned to 16 bytes.
+
+Compiled kernels are cached in memory and on disk ($KDATILE_CACHE_DIR or ~/.cache/kdatile).
+"""
+
+from . import language
+from ._lib import CompilationError
+from ._lib import version as compiler_version
+from .jit import JITFunction, cache_dir, cache_stats, clear_cache, jit, reset_cache_stats
+from .language import (
+    abs,
+    arange,
+    barrier,
+    bfloat16,
+    broadcast_to,
+    cdiv,
+    constexpr,
+    convert_layout,
+    device_print,
+    dot,
+    dtype,
+    exp,
+    exp2,
+    expand_dims,
+    float16,
+    float32,
+    float64,
+    full,
+    int1,
+    int8,
+    int16,
+    int32,
+    int64,
+    load,
+    log,
+    log2,
+    max,
+    maximum,
+    min,
+    minimum,
+    num_programs,
+    program_id,
+    reshape,
+    rsqrt,
+    sigmoid,
+    sqrt,
+    static_assert,
+    static_range,
+    store,
+    sum,
+    trans,
+    where,
+    zeros,
+)
+from .runtime import CompiledKernel, load_compiled
+
+__version__ = "0.1.0"
+
+bool_ = int1
+
+_STDLIB_NAMES = ("softplus", "silu", "l2norm", "rmsnorm", "l2norm_rows", "rmsnorm_rows")
+
+
+def __getattr__(name):
+    # The DSL standard library (stdlib.py) is reachable as kt.<name>, as inside kernels.
+    if name in _STDLIB_NAMES:
+        from . import stdlib
+
+        return getattr(stdlib, name)
+    builtin = getattr(language, name, None)
+    if builtin is not None and name in language.BUILTIN_NAMES:
+        return builtin
+    raise AttributeError(f"module 'kdatile' has no attribute '{name}'")
+
+
+__all__ = [
+    "abs", "arange", "barrier", "bfloat16", "bool_", "broadcast_to", "cache_dir", "cache_stats",
+    "cdiv", "clear_cache", "CompilationError", "CompiledKernel", "compiler_version", "constexpr",
+    "convert_layout", "device_print", "dot", "dtype", "exp", "exp2", "expand_dims", "float16",
+    "float32", "float64", "full", "int1", "int16", "int32", "int64", "int8", "jit", "JITFunction",
+    "language", "load", "load_compiled", "log", "log2", "max", "maximum", "min", "minimum",
+    "num_programs", "program_id", "reset_cache_stats", "reshape", "rsqrt", "sigmoid", "sqrt",
+    "static_assert", "static_range", "store", "sum", "trans", "where", "zeros",
+]

@@ -1,0 +1,131 @@
+"""ctypes bindings of libkda (include/kda/CAPI/kda.h), loaded lazily on first use."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import threading
+
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+SOURCE_TREE_LIBRARY = os.path.normpath(
+    os.path.join(PACKAGE_DIR, "..", "..", "build", "lib", "libkda.so")
+)
+
+_lock = threading.Lock()
+_lib = None
+_version = None
+
+
+class CompilationError(Exception):
+    """A DSL error reported by the compiler.
+
+    `str(err)` is exactly the compiler's text: "file:line:col: error: message", the source line
+    and a caret under the column (possibly several such diagnostics).
+    """
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def library_path() -> str:
+    """Where libkda.so is looked for: $KDATILE_LIBRARY, else the source tree's build/lib."""
+    env = os.environ.get("KDATILE_LIBRARY")
+    if env:
+        if not os.path.isfile(env):
+            raise RuntimeError(
+                f"KDATILE_LIBRARY={env!r} does not name a file; point it at libkda.so"
+            )
+        return env
+    if os.path.isfile(SOURCE_TREE_LIBRARY):
+        return SOURCE_TREE_LIBRARY
+    raise RuntimeError(
+        "kdatile: cannot find libkda.so (the kdatile compiler library). Build it from the "
+        "repository root with `cmake -G Ninja -B build && ninja -C build` (it lands in "
+        f"{SOURCE_TREE_LIBRARY}), or set KDATILE_LIBRARY=/path/to/libkda.so"
+    )
+
+
+def lib() -> ctypes.CDLL:
+    """The loaded libkda, loading it on first call."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    with _lock:
+        if _lib is None:
+            path = library_path()
+            try:
+                handle = ctypes.CDLL(path)
+            except OSError as e:
+                raise RuntimeError(f"kdatile: failed to load {path}: {e}") from e
+            handle.kda_version.restype = ctypes.c_char_p
+            handle.kda_version.argtypes = []
+            for name in ("kda_compile", "kda_dependencies"):
+                fn = getattr(handle, name)
+                fn.restype = ctypes.c_int
+                fn.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+            handle.kda_cpu_launch.restype = ctypes.c_int
+            handle.kda_cpu_launch.argtypes = [
+                ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
+                ctypes.c_void_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p),
+            ]
+            handle.kda_free.restype = None
+            handle.kda_free.argtypes = [ctypes.c_void_p]
+            _lib = handle
+    return _lib
+
+
+def version() -> str:
+    """The compiler build id (kda_version())."""
+    global _version
+    if _version is None:
+        _version = lib().kda_version().decode()
+    return _version
+
+
+def _take_string(ptr: ctypes.c_void_p) -> str:
+    if not ptr.value:
+        return ""
+    try:
+        return ctypes.string_at(ptr.value).decode("utf-8", errors="replace")
+    finally:
+        lib().kda_free(ptr)
+
+
+def _call_json(fn_name: str, request: dict) -> dict:
+    fn = getattr(lib(), fn_name)
+    out = ctypes.c_void_p()
+    rc = fn(json.dumps(request).encode(), ctypes.byref(out))
+    text = _take_string(out)
+    try:
+        response = json.loads(text) if text else {}
+    except json.JSONDecodeError:
+        response = {"ok": False, "error": text}
+    if rc != 0 or not response.get("ok", False):
+        raise CompilationError(response.get("error") or f"{fn_name} failed (code {rc})")
+    return response
+
+
+def compile(request: dict) -> dict:  # noqa: A001 - mirrors kda_compile
+    """kda_compile: returns the response dict or raises CompilationError."""
+    return _call_json("kda_compile", request)
+
+
+def dependencies(request: dict) -> list[str]:
+    """kda_dependencies: the DSL files the kernel may read."""
+    return list(_call_json("kda_dependencies", request).get("files", []))
+
+
+def cpu_launch(entry: int, grid: tuple[int, int, int], args, num_threads: int) -> None:
+    err = ctypes.c_void_p()
+    rc = lib().kda_cpu_launch(entry, grid[0], grid[1], grid[2], args, num_threads,
+                              ctypes.byref(err))
+    if rc != 0:
+        msg = _take_string(err)
+        raise RuntimeError(f"kdatile: kernel launch failed: {msg or f'code {rc}'}")
+    if err.value:
+        lib().kda_free(err)

@@ -1,0 +1,141 @@
+"""The `kt` language namespace as seen from Python.
+
+Kernels are compiled by the C++ frontend from their source text; nothing here builds IR. This
+module provides the names a kernel file needs in order to import as plain Python (`kt.constexpr`,
+the dtype objects, the builtins) and the few of them that are also useful on the host
+(`cdiv`, the dtypes).
+"""
+
+from __future__ import annotations
+
+import builtins as _builtins
+
+
+class constexpr:  # noqa: N801 - Triton spelling
+    """Annotation marking a compile-time parameter: `BLOCK: kt.constexpr`."""
+
+    def __init__(self, value=None):
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"constexpr({self.value!r})"
+
+
+class dtype:  # noqa: N801 - Triton spelling
+    """A scalar element type of the DSL (`kt.float32`, `kt.bfloat16`, ...).
+
+    `name` is the long spelling (`"float32"`), `short` the compiler's canonical one (`"f32"`).
+    """
+
+    __slots__ = ("name", "short", "itemsize", "is_floating")
+
+    def __init__(self, name: str, short: str, itemsize: int, is_floating: bool):
+        self.name = name
+        self.short = short
+        self.itemsize = itemsize
+        self.is_floating = is_floating
+
+    def __repr__(self) -> str:
+        return f"kt.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, dtype):
+            return self.short == other.short
+        if isinstance(other, str):
+            return other in (self.name, self.short)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.short)
+
+    def __reduce__(self):
+        return (_dtype_by_short, (self.short,))
+
+
+float32 = dtype("float32", "f32", 4, True)
+float16 = dtype("float16", "f16", 2, True)
+bfloat16 = dtype("bfloat16", "bf16", 2, True)
+float64 = dtype("float64", "f64", 8, True)
+int1 = dtype("int1", "i1", 1, False)
+int8 = dtype("int8", "i8", 1, False)
+int16 = dtype("int16", "i16", 2, False)
+int32 = dtype("int32", "i32", 4, False)
+int64 = dtype("int64", "i64", 8, False)
+
+ALL_DTYPES = (float32, float16, bfloat16, float64, int1, int8, int16, int32, int64)
+_BY_NAME = {}
+for _d in ALL_DTYPES:
+    _BY_NAME[_d.name] = _d
+    _BY_NAME[_d.short] = _d
+_BY_NAME.update({"bool": int1, "fp32": float32, "fp16": float16, "fp64": float64})
+
+
+def _dtype_by_short(short: str) -> dtype:
+    return _BY_NAME[short]
+
+
+def to_dtype(value) -> dtype | None:
+    """A kt dtype from a kt dtype, a name ("bf16", "float32"), a NumPy or a torch dtype."""
+    if isinstance(value, dtype):
+        return value
+    if isinstance(value, str):
+        return _BY_NAME.get(value)
+    mod = type(value).__module__
+    if mod.startswith("torch"):
+        return _BY_NAME.get(str(value).removeprefix("torch.")) if str(value) != "torch.bool" \
+            else int1
+    if mod.startswith("numpy") or (isinstance(value, type) and value.__module__ == "numpy"):
+        import numpy as np
+
+        try:
+            npd = np.dtype(value)
+        except TypeError:
+            return None
+        if npd == np.bool_:
+            return int1
+        return _BY_NAME.get(npd.name)
+    return None
+
+
+def cdiv(a, b):
+    """Ceiling division: `cdiv(10, 4) == 3`. Also a DSL builtin."""
+    return -(-a // b)
+
+
+class _Builtin:
+    """A DSL builtin. It exists so kernel files import as Python; calling it on the host raises."""
+
+    def __init__(self, name: str):
+        self.__name__ = name
+        self.__qualname__ = name
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            f"kt.{self.__name__} can only be used inside a @kt.jit kernel (it is compiled by the "
+            "kdatile frontend, not executed by Python)"
+        )
+
+    def __repr__(self) -> str:
+        return f"<kdatile builtin kt.{self.__name__}>"
+
+
+BUILTIN_NAMES = (
+    "program_id", "num_programs", "arange", "zeros", "full", "load", "store", "sum", "max", "min",
+    "dot", "where", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sigmoid", "abs", "maximum",
+    "minimum", "broadcast_to", "reshape", "trans", "expand_dims", "static_assert", "device_print",
+    "convert_layout", "barrier", "alloc_shared", "make_tensor_descriptor", "async_copy",
+    "async_wait", "fma", "cos", "sin", "tanh", "floor", "ceil", "erf",
+)
+
+_ns = globals()
+for _name in BUILTIN_NAMES:
+    _ns[_name] = _Builtin(_name)
+del _ns
+
+
+def static_range(*args):
+    """`for i in kt.static_range(N)`: unrolled by the compiler; a plain `range` on the host."""
+    return _builtins.range(*args)

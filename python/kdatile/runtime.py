@@ -1,0 +1,271 @@
+"""Kernel arguments on the host and launching compiled CPU kernels.
+
+Shared by the JIT (`@kt.jit`) and by ahead-of-time users (`kt.load_compiled`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import sys
+
+from . import _lib
+from .language import _BY_NAME, dtype, to_dtype
+
+I32_MIN, I32_MAX = -(2**31), 2**31 - 1
+I64_MIN, I64_MAX = -(2**63), 2**63 - 1
+
+# NumPy dtype name -> compiler short name. NumPy has no bfloat16: a uint16 array carries bf16
+# bits. NumPy bool arrays hold one byte per element, which is how the compiler stores i1.
+NUMPY_DTYPES = {
+    "float32": "f32", "float16": "f16", "float64": "f64", "int8": "i8", "int16": "i16",
+    "int32": "i32", "int64": "i64", "bool": "i1", "uint16": "bf16",
+}
+TORCH_DTYPES = {
+    "torch.float32": "f32", "torch.float16": "f16", "torch.bfloat16": "bf16",
+    "torch.float64": "f64", "torch.int8": "i8", "torch.int16": "i16", "torch.int32": "i32",
+    "torch.int64": "i64", "torch.bool": "i1",
+}
+
+SCALAR_CTYPES = {
+    "i1": ctypes.c_bool, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64, "f32": ctypes.c_float, "f64": ctypes.c_double,
+    "f16": ctypes.c_uint16, "bf16": ctypes.c_uint16,
+}
+
+
+class ArgKind:
+    POINTER = "pointer"
+    SCALAR = "scalar"
+
+
+def _np():
+    return sys.modules.get("numpy")
+
+
+def is_torch_tensor(value) -> bool:
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.Tensor)
+
+
+def describe_pointer(name: str, value):
+    """(short dtype, address) of an array argument, or None when `value` is not an array.
+
+    Raises TypeError/ValueError naming the parameter for unsupported arrays.
+    """
+    np = _np()
+    if np is not None and isinstance(value, np.ndarray):
+        short = NUMPY_DTYPES.get(value.dtype.name)
+        if short is None:
+            raise TypeError(
+                f"argument '{name}': unsupported NumPy dtype {value.dtype.name} (supported: "
+                "float16/32/64, int8/16/32/64, bool, and uint16 as bfloat16 bits)"
+            )
+        return short, value.ctypes.data
+    if is_torch_tensor(value):
+        if value.device.type != "cpu":
+            raise ValueError(
+                f"argument '{name}': tensor is on device '{value.device}', but only the 'cpu' "
+                "target exists; move it with .cpu()"
+            )
+        short = TORCH_DTYPES.get(str(value.dtype))
+        if short is None:
+            raise TypeError(f"argument '{name}': unsupported torch dtype {value.dtype}")
+        return short, value.data_ptr()
+    return None
+
+
+def describe_scalar(name: str, value):
+    """Short dtype of a host scalar (Python or NumPy), or None if `value` is not a scalar."""
+    if isinstance(value, bool):
+        return "i1"
+    if isinstance(value, int):
+        if I32_MIN <= value <= I32_MAX:
+            return "i32"
+        if I64_MIN <= value <= I64_MAX:
+            return "i64"
+        raise OverflowError(f"argument '{name}': integer {value} does not fit in 64 bits")
+    if isinstance(value, float):
+        return "f32"
+    np = _np()
+    if np is not None and isinstance(value, np.generic):
+        short = NUMPY_DTYPES.get(value.dtype.name)
+        if short is None or short == "bf16":
+            raise TypeError(f"argument '{name}': unsupported NumPy scalar type {value.dtype.name}")
+        return short
+    return None
+
+
+def what_is(value) -> str:
+    if value is None:
+        return "None"
+    np = _np()
+    if np is not None and isinstance(value, np.ndarray):
+        return f"a NumPy array ({value.dtype.name})"
+    if is_torch_tensor(value):
+        return f"a torch tensor ({value.dtype})"
+    return f"a {type(value).__name__}"
+
+
+def make_scalar(short: str, value, name: str = "?"):
+    """A ctypes object holding `value` as a scalar of type `short`."""
+    if short in ("f16", "bf16"):
+        np = _np()
+        if np is None:
+            raise TypeError(f"argument '{name}': {short} scalars need NumPy")
+        if short == "f16":
+            bits = int(np.asarray(value, dtype=np.float16).view(np.uint16))
+        else:
+            f32 = np.asarray(value, dtype=np.float32).view(np.uint32)
+            bits = int(((int(f32) + 0x7FFF + ((int(f32) >> 16) & 1)) >> 16) & 0xFFFF)
+        return ctypes.c_uint16(bits)
+    if short in ("f32", "f64"):
+        return SCALAR_CTYPES[short](float(value))
+    if short == "i1":
+        return ctypes.c_bool(bool(value))
+    return SCALAR_CTYPES[short](int(value))
+
+
+def normalize_grid(grid, meta=None) -> tuple[int, int, int]:
+    if callable(grid):
+        grid = grid(meta if meta is not None else {})
+    if isinstance(grid, int):
+        grid = (grid,)
+    try:
+        dims = tuple(grid)
+    except TypeError:
+        raise TypeError(
+            f"grid must be a tuple of 1 to 3 ints or a callable, got {grid!r}"
+        ) from None
+    if not 1 <= len(dims) <= 3:
+        raise TypeError(f"grid must have 1 to 3 dimensions, got {dims!r}")
+    out = []
+    for d in dims:
+        if isinstance(d, bool) or not isinstance(d, int):
+            np = _np()
+            if np is not None and isinstance(d, np.integer):
+                d = int(d)
+            else:
+                raise TypeError(f"grid dimensions must be ints, got {dims!r}")
+        if d < 0 or d > I32_MAX:
+            raise ValueError(f"grid dimension {d} is out of range [0, 2^31)")
+        out.append(d)
+    while len(out) < 3:
+        out.append(1)
+    return out[0], out[1], out[2]
+
+
+_SIG_RE = re.compile(r"^\s*(\w+)\s*=\s*(\*?)\s*(\w+)\s*(?::\s*(\d+))?\s*$")
+
+
+def parse_signature(text: str) -> list[dict]:
+    """"x=*f32:16, n=i32" -> [{"name": "x", "kind": "pointer", "dtype": "f32"}, ...]."""
+    params = []
+    for item in filter(None, (s.strip() for s in text.split(","))):
+        m = _SIG_RE.match(item)
+        if not m or m.group(3) not in _BY_NAME:
+            raise ValueError(f"bad signature entry {item!r} (expected e.g. 'x=*f32' or 'n=i32')")
+        params.append({
+            "name": m.group(1),
+            "kind": ArgKind.POINTER if m.group(2) else ArgKind.SCALAR,
+            "dtype": _BY_NAME[m.group(3)].short,
+        })
+    return params
+
+
+class CompiledKernel:
+    """A compiled CPU kernel: `kernel[grid](*args, num_threads=None)`.
+
+    `params` lists the runtime parameters in the order the entry point takes them, as in
+    kda_compile's response: [{"name", "kind": "pointer"|"scalar", "dtype": "f32"}, ...].
+    """
+
+    def __init__(self, path: str, entry: str, params: list[dict], library=None):
+        self.path = path
+        self.entry_name = entry
+        self.params = [dict(p) for p in params]
+        for p in self.params:
+            short = to_dtype(p.get("dtype", ""))
+            if short is None or p.get("kind") not in (ArgKind.POINTER, ArgKind.SCALAR):
+                raise ValueError(f"bad parameter description {p!r}")
+            p["dtype"] = short.short
+        self._lib = library if library is not None else ctypes.CDLL(path)
+        try:
+            fn = getattr(self._lib, entry)
+        except AttributeError:
+            raise RuntimeError(f"{path}: no entry symbol '{entry}'") from None
+        self.entry = ctypes.cast(fn, ctypes.c_void_p).value
+        self._nargs = len(self.params)
+        self._argv_type = ctypes.c_void_p * max(1, self._nargs)
+        self._is_ptr = [p["kind"] == ArgKind.POINTER for p in self.params]
+        self._dtypes = [p["dtype"] for p in self.params]
+
+    def __repr__(self) -> str:
+        return f"<CompiledKernel {self.entry_name} from {self.path}>"
+
+    def __getitem__(self, grid):
+        def launcher(*args, num_threads=None):
+            self.run(grid, args, num_threads=num_threads)
+
+        return launcher
+
+    def run(self, grid, args, num_threads=None):
+        """Validates `args` against `params` and launches over `grid`."""
+        if len(args) != self._nargs:
+            names = ", ".join(p["name"] for p in self.params)
+            raise TypeError(f"{self.entry_name} takes {self._nargs} arguments ({names}), "
+                            f"got {len(args)}")
+        values = []
+        for p, v in zip(self.params, args):
+            name = p["name"]
+            if v is None:
+                raise TypeError(f"argument '{name}' is None")
+            ptr = describe_pointer(name, v)
+            if p["kind"] == ArgKind.POINTER:
+                if ptr is None:
+                    raise TypeError(f"argument '{name}' must be an array (pointer to "
+                                    f"{p['dtype']}), got {what_is(v)}")
+                if ptr[0] != p["dtype"]:
+                    raise TypeError(f"argument '{name}': expected elements of {p['dtype']}, got "
+                                    f"{what_is(v)}")
+                values.append(ptr[1])
+            else:
+                if ptr is not None:
+                    raise TypeError(f"argument '{name}' must be a scalar ({p['dtype']}), got "
+                                    f"{what_is(v)}")
+                if describe_scalar(name, v) is None:
+                    raise TypeError(f"argument '{name}': unsupported type {type(v).__name__}")
+                values.append(v)
+        self.launch(normalize_grid(grid, {p["name"]: v for p, v in zip(self.params, args)}),
+                    values, num_threads)
+
+    def launch(self, grid3, values, num_threads=None):
+        """Launches with already validated values (addresses for pointers)."""
+        if grid3[0] == 0 or grid3[1] == 0 or grid3[2] == 0:
+            return  # an empty grid runs no program
+        argv = self._argv_type()
+        keep = []
+        for i in range(self._nargs):
+            if self._is_ptr[i]:
+                obj = ctypes.c_void_p(values[i])
+            else:
+                obj = make_scalar(self._dtypes[i], values[i], self.params[i]["name"])
+            keep.append(obj)
+            argv[i] = ctypes.addressof(obj)
+        _lib.cpu_launch(self.entry, grid3, argv, 0 if num_threads is None else int(num_threads))
+
+
+def load_compiled(path: str, entry: str, params) -> CompiledKernel:
+    """Loads an ahead-of-time compiled kernel (`kda-compile ... --emit so -o path`).
+
+    `params` is the runtime signature, either as text ("x=*f32, n=i32", as given to
+    `kda-compile --signature` minus the parameters specialized away) or as the "params" list of a
+    kda_compile response. Launch with `kernel[grid](*args)`.
+    """
+    if isinstance(params, str):
+        params = parse_signature(params)
+    return CompiledKernel(path, entry, list(params))
+
+
+def is_dtype_like(value) -> bool:
+    return isinstance(value, dtype) or to_dtype(value) is not None

@@ -1,0 +1,46 @@
+"""Small DSL kernels used by the tests (DSL-only file: the frontend parses all of it)."""
+
+import kdatile as kt
+
+
+@kt.jit
+def scale_add(x_ptr, out_ptr, n, alpha: kt.float32, BLOCK: kt.constexpr):
+    offs = kt.program_id(0) * BLOCK + kt.arange(0, BLOCK)
+    mask = offs < n
+    x = kt.load(x_ptr + offs, mask=mask, other=0.0)
+    kt.store(out_ptr + offs, x * alpha + 1.0, mask=mask)
+
+
+@kt.jit
+def fill_scalar(out_ptr, value, BLOCK: kt.constexpr):
+    offs = kt.arange(0, BLOCK)
+    kt.store(out_ptr + offs, kt.full((BLOCK,), 0, kt.float32) + value)
+
+
+@kt.jit
+def copy_cast(x_ptr, out_ptr, n, BLOCK: kt.constexpr, OUT: kt.constexpr):
+    offs = kt.program_id(0) * BLOCK + kt.arange(0, BLOCK)
+    mask = offs < n
+    x = kt.load(x_ptr + offs, mask=mask)
+    kt.store(out_ptr + offs, x.to(OUT), mask=mask)
+
+
+@kt.jit
+def grid_ids(out_ptr):
+    px = kt.program_id(0)
+    py = kt.program_id(1)
+    pz = kt.program_id(2)
+    nx = kt.num_programs(0)
+    ny = kt.num_programs(1)
+    idx = (pz * ny + py) * nx + px
+    kt.store(out_ptr + idx, idx + 1)
+
+
+@kt.jit
+def stdlib_ops(x_ptr, out_ptr, BLOCK: kt.constexpr):
+    offs = kt.arange(0, BLOCK)
+    x = kt.load(x_ptr + offs)
+    kt.store(out_ptr + offs, kt.softplus(x))
+    kt.store(out_ptr + BLOCK + offs, kt.silu(x))
+    kt.store(out_ptr + 2 * BLOCK + offs, kt.l2norm(x))
+    kt.store(out_ptr + 3 * BLOCK + offs, kt.l2norm(x, eps=0.5))

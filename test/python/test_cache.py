@@ -1,0 +1,141 @@
+"""In-memory and on-disk caches of compiled specializations."""
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import kdatile as kt
+
+from conftest import ROOT, requires_lib
+
+pytestmark = requires_lib
+
+
+def _import_file(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+KERNEL = """\
+import kdatile as kt
+
+
+@kt.jit
+def helper(x):
+    return x * {factor}
+
+
+@kt.jit
+def scaled_copy(x_ptr, out_ptr, n, BLOCK: kt.constexpr):
+    offs = kt.program_id(0) * BLOCK + kt.arange(0, BLOCK)
+    mask = offs < n
+    kt.store(out_ptr + offs, helper(kt.load(x_ptr + offs, mask=mask)), mask=mask)
+"""
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    monkeypatch.setenv("KDATILE_CACHE_DIR", str(d))
+    kt.reset_cache_stats()
+    return d
+
+
+def _run(mod, n=50, block=32):
+    x = np.arange(n, dtype=np.float32)
+    out = np.zeros(n, np.float32)
+    mod.scaled_copy[(kt.cdiv(n, block),)](x, out, n, BLOCK=block)
+    return x, out
+
+
+def test_memory_hit_and_constexpr(tmp_path, cache):
+    path = tmp_path / "k_mem.py"
+    path.write_text(KERNEL.format(factor="2.0"))
+    mod = _import_file(str(path), "k_mem")
+    _run(mod)
+    assert kt.cache_stats() == {"memory_hits": 0, "disk_hits": 0, "compiles": 1}
+    x, out = _run(mod)
+    np.testing.assert_array_equal(out, 2 * x)
+    assert kt.cache_stats() == {"memory_hits": 1, "disk_hits": 0, "compiles": 1}
+    _run(mod, block=64)  # another constexpr: another kernel
+    assert kt.cache_stats()["compiles"] == 2
+    _run(mod, n=64)  # n % 16 == 0: another specialization
+    assert kt.cache_stats()["compiles"] == 3
+    entries = [p for p in cache.rglob("meta.json")]
+    assert len(entries) == 3
+    meta = json.loads(entries[0].read_text())
+    assert {"entry", "params", "signature", "constexprs"} <= meta.keys()
+    assert not list(cache.rglob(".tmp-*"))
+
+
+def test_disk_hit_in_new_process(tmp_path, cache):
+    path = tmp_path / "k_disk.py"
+    path.write_text(KERNEL.format(factor="3.0"))
+    _run(_import_file(str(path), "k_disk"))
+    assert kt.cache_stats()["compiles"] == 1
+    code = (
+        "import sys, numpy as np, importlib.util, kdatile as kt\n"
+        f"spec = importlib.util.spec_from_file_location('k_disk', {str(path)!r})\n"
+        "mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)\n"
+        "x = np.arange(50, dtype=np.float32); out = np.zeros(50, np.float32)\n"
+        "mod.scaled_copy[(2,)](x, out, 50, BLOCK=32)\n"
+        "assert (out == 3 * x).all()\n"
+        "print(kt.cache_stats())\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str({"memory_hits": 0, "disk_hits": 1, "compiles": 0})
+
+
+def test_editing_helper_recompiles(tmp_path, cache):
+    path = tmp_path / "k_edit.py"
+    path.write_text(KERNEL.format(factor="2.0"))
+    x, out = _run(_import_file(str(path), "k_edit"))
+    np.testing.assert_array_equal(out, 2 * x)
+    path.write_text(KERNEL.format(factor="5.0"))
+    x, out = _run(_import_file(str(path), "k_edit"))
+    np.testing.assert_array_equal(out, 5 * x)
+    assert kt.cache_stats()["compiles"] == 2
+    path.write_text(KERNEL.format(factor="2.0"))  # back to the first text: a disk hit
+    x, out = _run(_import_file(str(path), "k_edit"))
+    np.testing.assert_array_equal(out, 2 * x)
+    assert kt.cache_stats() == {"memory_hits": 0, "disk_hits": 1, "compiles": 2}
+
+
+def test_editing_imported_module_recompiles(tmp_path, cache):
+    (tmp_path / "mylib_k.py").write_text(
+        "import kdatile as kt\n\n\n@kt.jit\ndef helper(x):\n    return x * 2.0\n")
+    main = tmp_path / "k_import.py"
+    main.write_text(KERNEL.split("@kt.jit\ndef helper")[0] + "from mylib_k import helper\n\n\n"
+                    + "@kt.jit\ndef scaled_copy" + KERNEL.split("def scaled_copy")[1])
+    sys.path.insert(0, str(tmp_path))
+    try:
+        x, out = _run(_import_file(str(main), "k_import"))
+        np.testing.assert_array_equal(out, 2 * x)
+        (tmp_path / "mylib_k.py").write_text(
+            "import kdatile as kt\n\n\n@kt.jit\ndef helper(x):\n    return x * 7.0\n")
+        x, out = _run(_import_file(str(main), "k_import"))
+        np.testing.assert_array_equal(out, 7 * x)
+        assert kt.cache_stats()["compiles"] == 2
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("mylib_k", None)
+
+
+def test_clear_cache(tmp_path, cache):
+    path = tmp_path / "k_clear.py"
+    path.write_text(KERNEL.format(factor="2.0"))
+    mod = _import_file(str(path), "k_clear")
+    _run(mod)
+    kt.clear_cache()
+    assert not cache.exists()
+    _run(mod)
+    assert kt.cache_stats()["compiles"] == 2
