@@ -1,0 +1,64 @@
+//===- Compiler.h - one kernel from DSL source to an artifact ---*- C++ -*-===//
+//
+// The single compile flow shared by kda-compile and the C API (and so by the
+// Python JIT): frontend, named pipelines, host code generation.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KDA_DRIVER_COMPILER_H
+#define KDA_DRIVER_COMPILER_H
+
+#include "kda/Frontend/Frontend.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mlir {
+class MLIRContext;
+}
+
+namespace kda {
+
+/// What to produce: tile IR after the frontend and clean-up, the lowered
+/// LLVM-dialect module, LLVM IR, assembly, an object, a shared library.
+enum class EmitKind { Tile, MLIR, LLVM, Asm, Obj, SO };
+std::optional<EmitKind> parseEmitKind(llvm::StringRef name);
+/// Whether the artifact is text (returned inline) or binary (written out).
+bool isTextEmit(EmitKind kind);
+
+struct CompileOptions {
+  frontend::CompileRequest request;
+  std::string target = "cpu";
+  EmitKind emit = EmitKind::SO;
+  /// Where binary artifacts go; text artifacts are returned in `text`.
+  std::string outputPath;
+};
+
+struct CompileResult {
+  bool ok = false;
+  std::string error;
+  std::string text;
+  /// Symbol of the CPU entry point, `<kernel>__kda_cpu`.
+  std::string entrySymbol;
+  /// The runtime parameters in the order the entry point reads them.
+  std::vector<frontend::ParamSpec> params;
+  /// Seconds spent per stage, in order.
+  std::vector<std::pair<std::string, double>> timings;
+};
+
+/// Targets kda-compile accepts today.
+bool isSupportedTarget(llvm::StringRef target);
+
+/// Registers what compileKernel needs in a fresh context.
+void prepareContext(mlir::MLIRContext &ctx);
+
+CompileResult compileKernel(mlir::MLIRContext &ctx,
+                            const CompileOptions &options);
+
+/// The compiler build id: version, LLVM version and host CPU.
+const std::string &getCompilerVersion();
+
+} // namespace kda
+
+#endif // KDA_DRIVER_COMPILER_H

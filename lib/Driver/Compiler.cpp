@@ -1,0 +1,189 @@
+//===- Compiler.cpp - one kernel from DSL source to an artifact -----------===//
+#include "kda/Driver/Compiler.h"
+#include "kda/Pipelines/Pipelines.h"
+#include "kda/Target/HostCodegen.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace kda;
+
+#ifndef KDA_VERSION
+#define KDA_VERSION "0.1.0"
+#endif
+#ifndef KDA_GIT_REVISION
+#define KDA_GIT_REVISION "unknown"
+#endif
+
+std::optional<EmitKind> kda::parseEmitKind(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<EmitKind>>(name)
+      .Case("tile", EmitKind::Tile)
+      .Case("mlir", EmitKind::MLIR)
+      .Case("llvm", EmitKind::LLVM)
+      .Case("asm", EmitKind::Asm)
+      .Case("obj", EmitKind::Obj)
+      .Case("so", EmitKind::SO)
+      .Default(std::nullopt);
+}
+
+bool kda::isTextEmit(EmitKind kind) {
+  return kind != EmitKind::Obj && kind != EmitKind::SO;
+}
+
+bool kda::isSupportedTarget(llvm::StringRef target) { return target == "cpu"; }
+
+const std::string &kda::getCompilerVersion() {
+  static const std::string version = std::string("kdatile ") + KDA_VERSION +
+                                     " (" + KDA_GIT_REVISION + ", LLVM " +
+                                     LLVM_VERSION_STRING + ", " +
+                                     getHostCPUDescription() + ")";
+  return version;
+}
+
+void kda::prepareContext(mlir::MLIRContext &ctx) {
+  mlir::DialectRegistry registry;
+  registerCompilerDialects(registry);
+  ctx.appendDialectRegistry(registry);
+  ctx.loadAllAvailableDialects();
+}
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+class StageTimer {
+public:
+  explicit StageTimer(CompileResult &result) : result(result) {}
+  void done(llvm::StringRef stage) {
+    auto now = Clock::now();
+    result.timings.emplace_back(
+        stage.str(), std::chrono::duration<double>(now - last).count());
+    last = now;
+  }
+
+private:
+  CompileResult &result;
+  Clock::time_point last = Clock::now();
+};
+
+std::string printOp(mlir::Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os);
+  return text;
+}
+
+/// Runs a pipeline, turning MLIR diagnostics into an internal-error message:
+/// the frontend has already reported user errors at their source lines.
+bool runPipeline(mlir::MLIRContext &ctx, mlir::ModuleOp module,
+                 void (*build)(mlir::OpPassManager &), llvm::StringRef name,
+                 std::string &error) {
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
+    llvm::raw_string_ostream os(diagnostics);
+    os << diag.getLocation() << ": " << diag << "\n";
+    return mlir::success();
+  });
+  mlir::PassManager pm(&ctx);
+  build(pm);
+  if (mlir::succeeded(pm.run(module)))
+    return true;
+  error = "internal compiler error in pipeline '" + name.str() +
+          "' (please report it with the kernel):\n" + diagnostics;
+  return false;
+}
+} // namespace
+
+CompileResult kda::compileKernel(mlir::MLIRContext &ctx,
+                                 const CompileOptions &options) {
+  CompileResult result;
+  StageTimer timer(result);
+  if (!isSupportedTarget(options.target)) {
+    result.error = "error: unsupported target '" + options.target +
+                   "' (supported: cpu)";
+    return result;
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      frontend::emitKernel(ctx, options.request, result.error);
+  if (!module)
+    return result;
+  timer.done("frontend");
+
+  result.entrySymbol = options.request.kernelName + "__kda_cpu";
+  result.params = options.request.signature.params;
+
+  if (!runPipeline(ctx, *module, buildTileSimplifyPipeline,
+                   "kda-tile-simplify", result.error))
+    return result;
+  timer.done("kda-tile-simplify");
+  if (options.emit == EmitKind::Tile) {
+    result.text = printOp(*module);
+    result.ok = true;
+    return result;
+  }
+
+  if (!runPipeline(ctx, *module, buildCPULoweringPipeline, "kda-cpu-lower",
+                   result.error))
+    return result;
+  timer.done("kda-cpu-lower");
+  if (options.emit == EmitKind::MLIR) {
+    result.text = printOp(*module);
+    result.ok = true;
+    return result;
+  }
+
+  llvm::LLVMContext llvmCtx;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateToHostLLVMIR(*module, llvmCtx, result.error);
+  if (!llvmModule)
+    return result;
+  timer.done("llvm-opt");
+  if (options.emit == EmitKind::LLVM) {
+    llvm::raw_string_ostream os(result.text);
+    llvmModule->print(os, nullptr);
+    result.ok = true;
+    return result;
+  }
+
+  std::string code;
+  bool object = options.emit != EmitKind::Asm;
+  if (!emitHostCode(*llvmModule, object, code, result.error))
+    return result;
+  timer.done("codegen");
+  if (options.emit == EmitKind::Asm) {
+    result.text = std::move(code);
+    result.ok = true;
+    return result;
+  }
+
+  std::string objectPath = options.emit == EmitKind::Obj
+                               ? options.outputPath
+                               : options.outputPath + ".o.tmp";
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(objectPath, ec, llvm::sys::fs::OF_None);
+    if (ec) {
+      result.error = "error: cannot write '" + objectPath + "': " + ec.message();
+      return result;
+    }
+    os << code;
+  }
+  if (options.emit == EmitKind::SO) {
+    bool linked =
+        linkHostSharedObject(objectPath, options.outputPath, result.error);
+    llvm::sys::fs::remove(objectPath);
+    if (!linked)
+      return result;
+    timer.done("link");
+  }
+  result.ok = true;
+  return result;
+}

@@ -1,0 +1,22 @@
+# lit configuration for kdatile: .mlir and DSL (.py) tests under test/.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "kdatile"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kda_obj_root, "test")
+# Python tests, unit tests and helper inputs are not lit tests.
+config.excludes = ["python", "unit", "Inputs", "lit.cfg.py", "lit.site.cfg.py"]
+
+config.substitutions.append(("%kda_src", config.kda_src_root))
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(
+    [ToolSubst("kda-opt", unresolved="fatal"), ToolSubst("kda-compile", unresolved="fatal")],
+    [config.kda_tools_dir],
+)
