@@ -147,7 +147,7 @@ class JITFunction:
             ))
         self._by_name = {p.name: p for p in self.params}
         self._load_source(fn)
-        self.search_paths = [os.path.dirname(self.filename)] if self.filename else []
+        self.search_paths = [os.path.dirname(self.filename)] if os.path.isfile(self.filename) else []
         self.search_paths += [os.path.abspath(s) for s in search_paths]
         _all_jit_functions.append(self)
 
@@ -176,7 +176,10 @@ class JITFunction:
             ) from None
         self.source = textwrap.dedent("".join(lines))
         self.line_offset = max(0, first - 1)
-        self.filename = os.path.abspath(path) if path else (fn.__code__.co_filename or "<kernel>")
+        if path and os.path.isfile(path):
+            self.filename = os.path.abspath(path)
+        else:
+            self.filename = path or fn.__code__.co_filename or "<kernel>"
         self.whole_file = False
 
     # -- binding -------------------------------------------------------------------------

@@ -27,6 +27,8 @@ TORCH_DTYPES = {
     "torch.int64": "i64", "torch.bool": "i1",
 }
 
+_NUMPY_BY_CHAR: dict = {}  # dtype.char -> short name, filled on first sight (fast path)
+
 SCALAR_CTYPES = {
     "i1": ctypes.c_bool, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "i32": ctypes.c_int32,
     "i64": ctypes.c_int64, "f32": ctypes.c_float, "f64": ctypes.c_double,
@@ -55,10 +57,16 @@ def describe_pointer(name: str, value):
     """
     np = _np()
     if np is not None and isinstance(value, np.ndarray):
-        short = NUMPY_DTYPES.get(value.dtype.name)
+        dt = value.dtype
+        short = _NUMPY_BY_CHAR.get(dt.char)
         if short is None:
+            short = NUMPY_DTYPES.get(dt.name)
+            if short is not None and dt.isnative:
+                _NUMPY_BY_CHAR[dt.char] = short
+        if short is None or not dt.isnative:
             raise TypeError(
-                f"argument '{name}': unsupported NumPy dtype {value.dtype.name} (supported: "
+                f"argument '{name}': unsupported NumPy dtype {dt.name}"
+                f"{'' if dt.isnative else ' (non-native byte order)'} (supported: "
                 "float16/32/64, int8/16/32/64, bool, and uint16 as bfloat16 bits)"
             )
         return short, value.ctypes.data

@@ -191,7 +191,7 @@ def test_compilation_error_in_exec_code():
     import inspect
 
     kernel = make()
-    line = inspect.getsourcelines(make)[1] + 5
+    line = inspect.getsourcelines(make)[1] + 4
     with pytest.raises(kt.CompilationError, match=rf"test_errors.py:{line}:\d+: error:"):
         kernel[(1,)](X, BLOCK=16)
 
