@@ -147,7 +147,9 @@ class JITFunction:
             ))
         self._by_name = {p.name: p for p in self.params}
         self._load_source(fn)
-        self.search_paths = [os.path.dirname(self.filename)] if os.path.isfile(self.filename) else []
+        self.search_paths = []
+        if os.path.isfile(self.filename):
+            self.search_paths.append(os.path.dirname(self.filename))
         self.search_paths += [os.path.abspath(s) for s in search_paths]
         _all_jit_functions.append(self)
 
