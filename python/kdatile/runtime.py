@@ -36,6 +36,10 @@ SCALAR_CTYPES = {
 }
 
 
+# The compiler names the CPU entry point of kernel `k` "k__kda_cpu".
+CPU_ENTRY_SUFFIX = "__kda_cpu"
+
+
 class ArgKind:
     POINTER = "pointer"
     SCALAR = "scalar"
@@ -198,10 +202,16 @@ class CompiledKernel:
                 raise ValueError(f"bad parameter description {p!r}")
             p["dtype"] = short.short
         self._lib = library if library is not None else ctypes.CDLL(path)
-        try:
-            fn = getattr(self._lib, entry)
-        except AttributeError:
-            raise RuntimeError(f"{path}: no entry symbol '{entry}'") from None
+        fn = None
+        for symbol in (entry, entry + CPU_ENTRY_SUFFIX):
+            try:
+                fn = getattr(self._lib, symbol)
+                break
+            except AttributeError:
+                continue
+        if fn is None:
+            raise RuntimeError(f"{path}: no entry symbol '{entry}' (nor "
+                               f"'{entry}{CPU_ENTRY_SUFFIX}')")
         self.entry = ctypes.cast(fn, ctypes.c_void_p).value
         self._nargs = len(self.params)
         self._argv_type = ctypes.c_void_p * max(1, self._nargs)
@@ -266,9 +276,10 @@ class CompiledKernel:
 def load_compiled(path: str, entry: str, params) -> CompiledKernel:
     """Loads an ahead-of-time compiled kernel (`kda-compile ... --emit so -o path`).
 
-    `params` is the runtime signature, either as text ("x=*f32, n=i32", as given to
-    `kda-compile --signature` minus the parameters specialized away) or as the "params" list of a
-    kda_compile response. Launch with `kernel[grid](*args)`.
+    `entry` is the entry symbol, or the kernel name (the compiler's CPU entry point of kernel
+    `k` is `k__kda_cpu`). `params` is the runtime signature, either as text ("x=*f32, n=i32",
+    as given to `kda-compile --signature` minus the parameters specialized away) or as the
+    "params" list of a kda_compile response. Launch with `kernel[grid](*args)`.
     """
     if isinstance(params, str):
         params = parse_signature(params)
