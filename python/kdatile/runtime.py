@@ -215,8 +215,20 @@ class CompiledKernel:
         self.entry = ctypes.cast(fn, ctypes.c_void_p).value
         self._nargs = len(self.params)
         self._argv_type = ctypes.c_void_p * max(1, self._nargs)
-        self._is_ptr = [p["kind"] == ArgKind.POINTER for p in self.params]
-        self._dtypes = [p["dtype"] for p in self.params]
+        self._makers = [self._maker(p) for p in self.params]
+
+    @staticmethod
+    def _maker(param):
+        """The function turning a validated value into the ctypes object the entry reads."""
+        if param["kind"] == ArgKind.POINTER:
+            return ctypes.c_void_p
+        short, name = param["dtype"], param["name"]
+        if short in ("f32", "f64"):
+            return SCALAR_CTYPES[short]
+        if short in ("f16", "bf16", "i1"):
+            return lambda v: make_scalar(short, v, name)
+        ctype = SCALAR_CTYPES[short]
+        return lambda v: ctype(int(v))
 
     def __repr__(self) -> str:
         return f"<CompiledKernel {self.entry_name} from {self.path}>"
@@ -262,14 +274,10 @@ class CompiledKernel:
         if grid3[0] == 0 or grid3[1] == 0 or grid3[2] == 0:
             return  # an empty grid runs no program
         argv = self._argv_type()
-        keep = []
-        for i in range(self._nargs):
-            if self._is_ptr[i]:
-                obj = ctypes.c_void_p(values[i])
-            else:
-                obj = make_scalar(self._dtypes[i], values[i], self.params[i]["name"])
-            keep.append(obj)
-            argv[i] = ctypes.addressof(obj)
+        keep = [make(v) for make, v in zip(self._makers, values)]
+        addressof = ctypes.addressof
+        for i, obj in enumerate(keep):
+            argv[i] = addressof(obj)
         _lib.cpu_launch(self.entry, grid3, argv, 0 if num_threads is None else int(num_threads))
 
 
