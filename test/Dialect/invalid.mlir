@@ -1,0 +1,449 @@
+// RUN: kda-opt %s -split-input-file -verify-diagnostics
+
+// One case per diagnostic of the tile dialect verifiers (TileOps.cpp,
+// TileTypes.cpp) and of the ODS constraints they rely on.
+
+//===----------------------------------------------------------------------===//
+// Pointer type
+//===----------------------------------------------------------------------===//
+
+// expected-error @below {{pointee must be an integer or float type, got 'tensor<4xf32>'}}
+func.func @ptr_to_tensor(%p: !tile.ptr<tensor<4xf32>>) {
+  return
+}
+
+// -----
+
+// expected-error @below {{pointee must be an integer or float type, got '!tile.ptr<f32>'}}
+func.func @ptr_to_ptr(%p: !tile.ptr<!tile.ptr<f32>>) {
+  return
+}
+
+// -----
+
+// expected-error @below {{pointee must be an integer or float type, got 'index'}}
+func.func @ptr_to_index(%p: !tile.ptr<index>) {
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// program_id / num_programs
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @program_id_axis_too_large() -> i32 {
+  // expected-error @below {{attribute 'axis' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 0 whose maximum value is 2}}
+  %0 = tile.program_id 3
+  return %0 : i32
+}
+
+// -----
+
+func.func @program_id_axis_negative() -> i32 {
+  // expected-error @below {{attribute 'axis' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 0}}
+  %0 = tile.program_id -1
+  return %0 : i32
+}
+
+// -----
+
+func.func @num_programs_axis_too_large() -> i32 {
+  // expected-error @below {{attribute 'axis' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 0 whose maximum value is 2}}
+  %0 = tile.num_programs 3
+  return %0 : i32
+}
+
+//===----------------------------------------------------------------------===//
+// range
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @range_empty() -> tensor<1xi32> {
+  // expected-error @below {{'tile.range' op end (4) must be greater than start (4)}}
+  %0 = tile.range 4, 4 : tensor<1xi32>
+  return %0 : tensor<1xi32>
+}
+
+// -----
+
+func.func @range_reversed() -> tensor<4xi32> {
+  // expected-error @below {{'tile.range' op end (0) must be greater than start (4)}}
+  %0 = tile.range 4, 0 : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @range_wrong_size() -> tensor<16xi32> {
+  // expected-error @below {{'tile.range' op result has 16 elements but the range holds 8}}
+  %0 = tile.range 0, 8 : tensor<16xi32>
+  return %0 : tensor<16xi32>
+}
+
+// -----
+
+func.func @range_not_1d() -> tensor<2x4xi32> {
+  // expected-error @below {{'tile.range' op result must be a 1-D tile, got 'tensor<2x4xi32>'}}
+  %0 = tile.range 0, 8 : tensor<2x4xi32>
+  return %0 : tensor<2x4xi32>
+}
+
+// -----
+
+func.func @range_not_i32() -> tensor<8xi64> {
+  // expected-error @below {{'tile.range' op result #0 must be ranked tensor of 32-bit signless integer values}}
+  %0 = "tile.range"() <{start = 0 : i32, end = 8 : i32}> : () -> tensor<8xi64>
+  return %0 : tensor<8xi64>
+}
+
+//===----------------------------------------------------------------------===//
+// splat
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @splat_elem_mismatch(%x: f32) -> tensor<4xf16> {
+  // expected-error @below {{'tile.splat' op failed to verify that result element type matches the scalar}}
+  %0 = "tile.splat"(%x) : (f32) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+//===----------------------------------------------------------------------===//
+// broadcast
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @broadcast_bad_dim(%x: tensor<2x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{'tile.broadcast' op dimension 0 of size 2 cannot broadcast to 4}}
+  %0 = tile.broadcast %x : tensor<2x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @broadcast_rank(%x: tensor<8xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{'tile.broadcast' op source rank 1 differs from result rank 2}}
+  %0 = tile.broadcast %x : tensor<8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @broadcast_elem(%x: tensor<1x8xf32>) -> tensor<4x8xf16> {
+  // expected-error @below {{'tile.broadcast' op element types differ: 'f32' vs 'f16'}}
+  %0 = tile.broadcast %x : tensor<1x8xf32> -> tensor<4x8xf16>
+  return %0 : tensor<4x8xf16>
+}
+
+//===----------------------------------------------------------------------===//
+// expand_dims
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @expand_dims_axis_too_large(%x: tensor<4xf32>) -> tensor<4x1xf32> {
+  // expected-error @below {{'tile.expand_dims' op axis 2 out of range [0, 1]}}
+  %0 = tile.expand_dims %x {axis = 2 : i32} : tensor<4xf32> -> tensor<4x1xf32>
+  return %0 : tensor<4x1xf32>
+}
+
+// -----
+
+func.func @expand_dims_wrong_shape(%x: tensor<4xf32>) -> tensor<4x1xf32> {
+  // expected-error @below {{'tile.expand_dims' op expected result type 'tensor<1x4xf32>', got 'tensor<4x1xf32>'}}
+  %0 = tile.expand_dims %x {axis = 0 : i32} : tensor<4xf32> -> tensor<4x1xf32>
+  return %0 : tensor<4x1xf32>
+}
+
+// -----
+
+func.func @expand_dims_wrong_elem(%x: tensor<4xf32>) -> tensor<4x1xf16> {
+  // expected-error @below {{'tile.expand_dims' op expected result type 'tensor<4x1xf32>', got 'tensor<4x1xf16>'}}
+  %0 = tile.expand_dims %x {axis = 1 : i32} : tensor<4xf32> -> tensor<4x1xf16>
+  return %0 : tensor<4x1xf16>
+}
+
+//===----------------------------------------------------------------------===//
+// reshape
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reshape_count(%x: tensor<4x8xf32>) -> tensor<16xf32> {
+  // expected-error @below {{'tile.reshape' op source has 32 elements but result has 16}}
+  %0 = tile.reshape %x : tensor<4x8xf32> -> tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+
+// -----
+
+func.func @reshape_elem(%x: tensor<4x8xf32>) -> tensor<32xi32> {
+  // expected-error @below {{'tile.reshape' op element types differ}}
+  %0 = tile.reshape %x : tensor<4x8xf32> -> tensor<32xi32>
+  return %0 : tensor<32xi32>
+}
+
+//===----------------------------------------------------------------------===//
+// trans
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @trans_order_size(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  // expected-error @below {{'tile.trans' op order has 3 entries for a rank-2 tile}}
+  %0 = tile.trans %x {order = array<i32: 1, 0, 2>} : tensor<4x8xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @trans_repeated(%x: tensor<4x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @below {{'tile.trans' op order is not a permutation}}
+  %0 = tile.trans %x {order = array<i32: 1, 1>} : tensor<4x8xf32> -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @trans_out_of_range(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  // expected-error @below {{'tile.trans' op order is not a permutation}}
+  %0 = tile.trans %x {order = array<i32: 2, 0>} : tensor<4x8xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @trans_negative(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  // expected-error @below {{'tile.trans' op order is not a permutation}}
+  %0 = tile.trans %x {order = array<i32: -1, 0>} : tensor<4x8xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @trans_wrong_result(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @below {{'tile.trans' op expected result type 'tensor<8x4xf32>', got 'tensor<4x8xf32>'}}
+  %0 = tile.trans %x {order = array<i32: 1, 0>} : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// addptr
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @addptr_shape(%p: tensor<128x!tile.ptr<f32>>, %o: tensor<64xi32>) -> tensor<128x!tile.ptr<f32>> {
+  // expected-error @below {{'tile.addptr' op pointer shape and offset shape differ}}
+  %0 = tile.addptr %p, %o : tensor<128x!tile.ptr<f32>>, tensor<64xi32>
+  return %0 : tensor<128x!tile.ptr<f32>>
+}
+
+// -----
+
+func.func @addptr_tile_ptr_scalar_offset(%p: tensor<128x!tile.ptr<f32>>, %o: i32) -> tensor<128x!tile.ptr<f32>> {
+  // expected-error @below {{'tile.addptr' op pointer and offset must both be tiles or both scalars}}
+  %0 = tile.addptr %p, %o : tensor<128x!tile.ptr<f32>>, i32
+  return %0 : tensor<128x!tile.ptr<f32>>
+}
+
+// -----
+
+func.func @addptr_scalar_ptr_tile_offset(%p: !tile.ptr<f32>, %o: tensor<4xi32>) -> !tile.ptr<f32> {
+  // expected-error @below {{'tile.addptr' op pointer and offset must both be tiles or both scalars}}
+  %0 = tile.addptr %p, %o : !tile.ptr<f32>, tensor<4xi32>
+  return %0 : !tile.ptr<f32>
+}
+
+// -----
+
+func.func @addptr_float_offset(%p: !tile.ptr<f32>, %o: f32) -> !tile.ptr<f32> {
+  // expected-error @below {{'tile.addptr' op operand #1 must be}}
+  %0 = tile.addptr %p, %o : !tile.ptr<f32>, f32
+  return %0 : !tile.ptr<f32>
+}
+
+// -----
+
+func.func @addptr_result_type(%p: !tile.ptr<f32>, %o: i32) -> !tile.ptr<f16> {
+  // expected-error @below {{'tile.addptr' op failed to verify that all of {ptr, result} have same type}}
+  %0 = "tile.addptr"(%p, %o) : (!tile.ptr<f32>, i32) -> !tile.ptr<f16>
+  return %0 : !tile.ptr<f16>
+}
+
+//===----------------------------------------------------------------------===//
+// load / store
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// 'other' without a mask. (Uses an i1 pointee: see the report for the
+// diagnostic emitted for other pointee types.)
+func.func @load_other_without_mask(%p: tensor<4x!tile.ptr<i1>>, %o: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @below {{'tile.load' op 'other' requires a mask}}
+  %0 = tile.load %p other %o : tensor<4x!tile.ptr<i1>>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+func.func @load_result_type(%p: tensor<4x!tile.ptr<f32>>) -> tensor<4xf16> {
+  // expected-error @below {{'tile.load' op failed to verify that result holds the pointee type}}
+  %0 = "tile.load"(%p) <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (tensor<4x!tile.ptr<f32>>) -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+func.func @load_mask_shape(%p: tensor<4x!tile.ptr<f32>>, %m: tensor<8xi1>) -> tensor<4xf32> {
+  // expected-error @below {{'tile.load' op failed to verify that mask has the shape of ptr}}
+  %0 = "tile.load"(%p, %m) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (tensor<4x!tile.ptr<f32>>, tensor<8xi1>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @load_other_type(%p: tensor<4x!tile.ptr<f32>>, %m: tensor<4xi1>, %o: tensor<4xf16>) -> tensor<4xf32> {
+  // expected-error @below {{'tile.load' op failed to verify that other has the result type}}
+  %0 = "tile.load"(%p, %m, %o) <{operandSegmentSizes = array<i32: 1, 1, 1>}> : (tensor<4x!tile.ptr<f32>>, tensor<4xi1>, tensor<4xf16>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @load_not_pointer(%p: tensor<4xi64>) -> tensor<4xi64> {
+  // expected-error @below {{'tile.load' op operand #0 must be}}
+  %0 = "tile.load"(%p) <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (tensor<4xi64>) -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+func.func @store_value_type(%p: tensor<4x!tile.ptr<f32>>, %v: tensor<4xf16>) {
+  // expected-error @below {{'tile.store' op failed to verify that value holds the pointee type}}
+  "tile.store"(%p, %v) : (tensor<4x!tile.ptr<f32>>, tensor<4xf16>) -> ()
+  return
+}
+
+// -----
+
+func.func @store_mask_shape(%p: tensor<4x!tile.ptr<f32>>, %v: tensor<4xf32>, %m: tensor<2x2xi1>) {
+  // expected-error @below {{'tile.store' op failed to verify that mask has the shape of ptr}}
+  "tile.store"(%p, %v, %m) : (tensor<4x!tile.ptr<f32>>, tensor<4xf32>, tensor<2x2xi1>) -> ()
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// reduce
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reduce_axis_too_large(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error @below {{'tile.reduce' op axis 2 out of range for a rank-2 tile}}
+  %0 = tile.reduce sum %x {axis = 2 : i32} : tensor<4x8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @reduce_result_shape(%x: tensor<4x8xf32>) -> tensor<8xf32> {
+  // expected-error @below {{'tile.reduce' op expected result type 'tensor<4xf32>', got 'tensor<8xf32>'}}
+  %0 = tile.reduce max %x {axis = 1 : i32} : tensor<4x8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @reduce_1d_to_tensor(%x: tensor<8xi32>) -> tensor<1xi32> {
+  // expected-error @below {{'tile.reduce' op expected result type 'i32', got 'tensor<1xi32>'}}
+  %0 = tile.reduce min %x {axis = 0 : i32} : tensor<8xi32> -> tensor<1xi32>
+  return %0 : tensor<1xi32>
+}
+
+// -----
+
+func.func @reduce_result_elem(%x: tensor<4x8xf32>) -> tensor<4xf16> {
+  // expected-error @below {{'tile.reduce' op expected result type 'tensor<4xf32>', got 'tensor<4xf16>'}}
+  %0 = tile.reduce sum %x {axis = 1 : i32} : tensor<4x8xf32> -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+func.func @reduce_pointers(%x: tensor<8x!tile.ptr<f32>>) -> !tile.ptr<f32> {
+  // expected-error @below {{'tile.reduce' op cannot reduce a tile of pointers}}
+  %0 = tile.reduce sum %x {axis = 0 : i32} : tensor<8x!tile.ptr<f32>> -> !tile.ptr<f32>
+  return %0 : !tile.ptr<f32>
+}
+
+// -----
+
+func.func @reduce_bad_kind(%x: tensor<8xf32>) -> f32 {
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min]}}
+  %0 = tile.reduce prod %x {axis = 0 : i32} : tensor<8xf32> -> f32
+  return %0 : f32
+}
+
+//===----------------------------------------------------------------------===//
+// dot
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @dot_not_2d(%a: tensor<16xf32>, %b: tensor<16x8xf32>, %c: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @below {{'tile.dot' op operands must be 2-D tiles}}
+  %0 = tile.dot %a, %b, %c : tensor<16xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @dot_acc_not_2d(%a: tensor<16x4xf32>, %b: tensor<4x8xf32>, %c: tensor<2x16x8xf32>) -> tensor<2x16x8xf32> {
+  // expected-error @below {{'tile.dot' op operands must be 2-D tiles}}
+  %0 = tile.dot %a, %b, %c : tensor<16x4xf32>, tensor<4x8xf32> -> tensor<2x16x8xf32>
+  return %0 : tensor<2x16x8xf32>
+}
+
+// -----
+
+func.func @dot_contraction(%a: tensor<16x32xbf16>, %b: tensor<16x8xbf16>, %c: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @below {{'tile.dot' op contraction sizes differ: a is 16x32, b is 16x8}}
+  %0 = tile.dot %a, %b, %c : tensor<16x32xbf16>, tensor<16x8xbf16> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @dot_acc_shape(%a: tensor<16x32xbf16>, %b: tensor<32x8xbf16>, %c: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  // expected-error @below {{'tile.dot' op accumulator must be 16x8}}
+  %0 = tile.dot %a, %b, %c : tensor<16x32xbf16>, tensor<32x8xbf16> -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+func.func @dot_elem_mismatch(%a: tensor<16x32xbf16>, %b: tensor<32x8xf16>, %c: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @below {{'tile.dot' op a and b element types differ: 'bf16' vs 'f16'}}
+  %0 = tile.dot %a, %b, %c : tensor<16x32xbf16>, tensor<32x8xf16> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @dot_int_operands(%a: tensor<16x32xi8>, %b: tensor<32x8xi8>, %c: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @below {{'tile.dot' op operand #0 must be ranked tensor of}}
+  %0 = tile.dot %a, %b, %c : tensor<16x32xi8>, tensor<32x8xi8> -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @dot_acc_not_f32(%a: tensor<16x32xbf16>, %b: tensor<32x8xbf16>, %c: tensor<16x8xbf16>) -> tensor<16x8xbf16> {
+  // expected-error @below {{'tile.dot' op operand #2 must be ranked tensor of 32-bit float values}}
+  %0 = tile.dot %a, %b, %c : tensor<16x32xbf16>, tensor<32x8xbf16> -> tensor<16x8xbf16>
+  return %0 : tensor<16x8xbf16>
+}

@@ -1,0 +1,182 @@
+// RUN: kda-opt %s -split-input-file | kda-opt -split-input-file | FileCheck %s
+// RUN: kda-opt %s -split-input-file -mlir-print-op-generic | kda-opt -split-input-file | FileCheck %s
+
+// Round-trip of every tile op and of the pointer type, in custom and generic
+// form.
+
+// CHECK-LABEL: func.func @pointer_types
+// CHECK-SAME: %{{.*}}: !tile.ptr<f32>
+// CHECK-SAME: %{{.*}}: !tile.ptr<bf16, 3>
+// CHECK-SAME: %{{.*}}: !tile.ptr<i1>
+// CHECK-SAME: %{{.*}}: !tile.ptr<f64>
+// CHECK-SAME: %{{.*}}: tensor<4x8x!tile.ptr<f16>>
+// CHECK-SAME: -> !tile.ptr<i8>
+func.func @pointer_types(%a: !tile.ptr<f32>, %b: !tile.ptr<bf16, 3>,
+                         %c: !tile.ptr<i1>, %d: !tile.ptr<f64>,
+                         %e: tensor<4x8x!tile.ptr<f16>>,
+                         %f: !tile.ptr<i8, 1>) -> !tile.ptr<i8> {
+  return %f : !tile.ptr<i8>
+}
+
+// -----
+
+// The default address space (1) is elided; others are printed.
+// CHECK-LABEL: func.func @address_space_default
+// CHECK-SAME: (%{{.*}}: !tile.ptr<i32>, %{{.*}}: !tile.ptr<i32, 0>)
+func.func @address_space_default(%a: !tile.ptr<i32, 1>, %b: !tile.ptr<i32, 0>) {
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @grid
+// CHECK: [[P0:%.*]] = tile.program_id 0
+// CHECK: [[P2:%.*]] = tile.program_id 2
+// CHECK: [[N1:%.*]] = tile.num_programs 1
+// CHECK: return [[P0]], [[P2]], [[N1]] : i32, i32, i32
+func.func @grid() -> (i32, i32, i32) {
+  %0 = tile.program_id 0
+  %1 = tile.program_id 2
+  %2 = tile.num_programs 1
+  return %0, %1, %2 : i32, i32, i32
+}
+
+// -----
+
+// CHECK-LABEL: func.func @range
+// CHECK: tile.range 0, 128 : tensor<128xi32>
+// CHECK: tile.range 4, 12 : tensor<8xi32>
+func.func @range() -> (tensor<128xi32>, tensor<8xi32>) {
+  %0 = tile.range 0, 128 : tensor<128xi32>
+  %1 = tile.range 4, 12 : tensor<8xi32>
+  return %0, %1 : tensor<128xi32>, tensor<8xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @splat
+// CHECK-SAME: ([[X:%.*]]: f32, [[P:%.*]]: !tile.ptr<bf16>, [[B:%.*]]: i1)
+// CHECK: tile.splat [[X]] : tensor<4x8xf32>
+// CHECK: tile.splat [[P]] : tensor<16x!tile.ptr<bf16>>
+// CHECK: tile.splat [[B]] : tensor<2xi1>
+func.func @splat(%x: f32, %p: !tile.ptr<bf16>, %b: i1)
+    -> (tensor<4x8xf32>, tensor<16x!tile.ptr<bf16>>, tensor<2xi1>) {
+  %0 = tile.splat %x : tensor<4x8xf32>
+  %1 = tile.splat %p : tensor<16x!tile.ptr<bf16>>
+  %2 = tile.splat %b : tensor<2xi1>
+  return %0, %1, %2 : tensor<4x8xf32>, tensor<16x!tile.ptr<bf16>>, tensor<2xi1>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @shape_ops
+// CHECK-SAME: ([[X:%.*]]: tensor<4xf32>, [[Y:%.*]]: tensor<4x8xf32>)
+// CHECK: [[E:%.*]] = tile.expand_dims [[X]] {axis = 1 : i32} : tensor<4xf32> -> tensor<4x1xf32>
+// CHECK: tile.broadcast [[E]] : tensor<4x1xf32> -> tensor<4x8xf32>
+// CHECK: tile.expand_dims [[X]] {axis = 0 : i32} : tensor<4xf32> -> tensor<1x4xf32>
+// CHECK: tile.reshape [[Y]] : tensor<4x8xf32> -> tensor<32xf32>
+// CHECK: tile.reshape [[Y]] : tensor<4x8xf32> -> tensor<2x2x8xf32>
+// CHECK: tile.trans [[Y]] {order = array<i32: 1, 0>} : tensor<4x8xf32> -> tensor<8x4xf32>
+func.func @shape_ops(%x: tensor<4xf32>, %y: tensor<4x8xf32>)
+    -> (tensor<4x8xf32>, tensor<1x4xf32>, tensor<32xf32>, tensor<2x2x8xf32>,
+        tensor<8x4xf32>) {
+  %e = tile.expand_dims %x {axis = 1 : i32} : tensor<4xf32> -> tensor<4x1xf32>
+  %b = tile.broadcast %e : tensor<4x1xf32> -> tensor<4x8xf32>
+  %e0 = tile.expand_dims %x {axis = 0 : i32} : tensor<4xf32> -> tensor<1x4xf32>
+  %r = tile.reshape %y : tensor<4x8xf32> -> tensor<32xf32>
+  %r3 = tile.reshape %y : tensor<4x8xf32> -> tensor<2x2x8xf32>
+  %t = tile.trans %y {order = array<i32: 1, 0>} : tensor<4x8xf32> -> tensor<8x4xf32>
+  return %b, %e0, %r, %r3, %t
+      : tensor<4x8xf32>, tensor<1x4xf32>, tensor<32xf32>, tensor<2x2x8xf32>,
+        tensor<8x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @trans_3d
+// CHECK: tile.trans %{{.*}} {order = array<i32: 2, 0, 1>} : tensor<2x3x4xi32> -> tensor<4x2x3xi32>
+func.func @trans_3d(%x: tensor<2x3x4xi32>) -> tensor<4x2x3xi32> {
+  %t = tile.trans %x {order = array<i32: 2, 0, 1>} : tensor<2x3x4xi32> -> tensor<4x2x3xi32>
+  return %t : tensor<4x2x3xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @addptr
+// CHECK-SAME: ([[P:%.*]]: !tile.ptr<f32>, [[PS:%.*]]: tensor<128x!tile.ptr<f32>>, [[O:%.*]]: tensor<128xi32>, [[I:%.*]]: i64)
+// CHECK: tile.addptr [[PS]], [[O]] : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+// CHECK: tile.addptr [[P]], [[I]] : !tile.ptr<f32>, i64
+func.func @addptr(%p: !tile.ptr<f32>, %ps: tensor<128x!tile.ptr<f32>>,
+                  %o: tensor<128xi32>, %i: i64)
+    -> (tensor<128x!tile.ptr<f32>>, !tile.ptr<f32>) {
+  %0 = tile.addptr %ps, %o : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %1 = tile.addptr %p, %i : !tile.ptr<f32>, i64
+  return %0, %1 : tensor<128x!tile.ptr<f32>>, !tile.ptr<f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @load
+// CHECK-SAME: ([[P:%.*]]: tensor<128x!tile.ptr<f32>>, [[M:%.*]]: tensor<128xi1>, [[O:%.*]]: tensor<128xf32>, [[S:%.*]]: !tile.ptr<bf16>, [[SM:%.*]]: i1, [[SO:%.*]]: bf16)
+// CHECK: tile.load [[P]] : tensor<128x!tile.ptr<f32>>
+// CHECK: tile.load [[P]] mask [[M]] : tensor<128x!tile.ptr<f32>>
+// CHECK: tile.load [[P]] mask [[M]] other [[O]] : tensor<128x!tile.ptr<f32>>
+// CHECK: tile.load [[S]] : !tile.ptr<bf16>
+// CHECK: tile.load [[S]] mask [[SM]] other [[SO]] : !tile.ptr<bf16>
+func.func @load(%p: tensor<128x!tile.ptr<f32>>, %m: tensor<128xi1>,
+                %o: tensor<128xf32>, %s: !tile.ptr<bf16>, %sm: i1, %so: bf16)
+    -> (tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, bf16, bf16) {
+  %0 = tile.load %p : tensor<128x!tile.ptr<f32>>
+  %1 = tile.load %p mask %m : tensor<128x!tile.ptr<f32>>
+  %2 = tile.load %p mask %m other %o : tensor<128x!tile.ptr<f32>>
+  %3 = tile.load %s : !tile.ptr<bf16>
+  %4 = tile.load %s mask %sm other %so : !tile.ptr<bf16>
+  return %0, %1, %2, %3, %4
+      : tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, bf16, bf16
+}
+
+// -----
+
+// CHECK-LABEL: func.func @store
+// CHECK-SAME: ([[P:%.*]]: tensor<4x8x!tile.ptr<i1>>, [[V:%.*]]: tensor<4x8xi1>, [[M:%.*]]: tensor<4x8xi1>, [[S:%.*]]: !tile.ptr<f16>, [[SV:%.*]]: f16, [[SM:%.*]]: i1)
+// CHECK: tile.store [[P]], [[V]] : tensor<4x8x!tile.ptr<i1>>
+// CHECK: tile.store [[P]], [[V]] mask [[M]] : tensor<4x8x!tile.ptr<i1>>
+// CHECK: tile.store [[S]], [[SV]] : !tile.ptr<f16>
+// CHECK: tile.store [[S]], [[SV]] mask [[SM]] : !tile.ptr<f16>
+func.func @store(%p: tensor<4x8x!tile.ptr<i1>>, %v: tensor<4x8xi1>,
+                 %m: tensor<4x8xi1>, %s: !tile.ptr<f16>, %sv: f16, %sm: i1) {
+  tile.store %p, %v : tensor<4x8x!tile.ptr<i1>>
+  tile.store %p, %v mask %m : tensor<4x8x!tile.ptr<i1>>
+  tile.store %s, %sv : !tile.ptr<f16>
+  tile.store %s, %sv mask %sm : !tile.ptr<f16>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reduce
+// CHECK-SAME: ([[X:%.*]]: tensor<4x8xf32>, [[Y:%.*]]: tensor<16xi32>)
+// CHECK: tile.reduce sum [[X]] {axis = 1 : i32} : tensor<4x8xf32> -> tensor<4xf32>
+// CHECK: tile.reduce max [[X]] {axis = 0 : i32} : tensor<4x8xf32> -> tensor<8xf32>
+// CHECK: tile.reduce min [[Y]] {axis = 0 : i32} : tensor<16xi32> -> i32
+func.func @reduce(%x: tensor<4x8xf32>, %y: tensor<16xi32>)
+    -> (tensor<4xf32>, tensor<8xf32>, i32) {
+  %0 = tile.reduce sum %x {axis = 1 : i32} : tensor<4x8xf32> -> tensor<4xf32>
+  %1 = tile.reduce max %x {axis = 0 : i32} : tensor<4x8xf32> -> tensor<8xf32>
+  %2 = tile.reduce min %y {axis = 0 : i32} : tensor<16xi32> -> i32
+  return %0, %1, %2 : tensor<4xf32>, tensor<8xf32>, i32
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dot
+// CHECK-SAME: ([[A:%.*]]: tensor<16x32xbf16>, [[B:%.*]]: tensor<32x8xbf16>, [[C:%.*]]: tensor<16x8xf32>, [[F:%.*]]: tensor<16x32xf32>, [[G:%.*]]: tensor<32x8xf32>)
+// CHECK: tile.dot [[A]], [[B]], [[C]] : tensor<16x32xbf16>, tensor<32x8xbf16> -> tensor<16x8xf32>
+// CHECK: tile.dot [[F]], [[G]], [[C]] : tensor<16x32xf32>, tensor<32x8xf32> -> tensor<16x8xf32>
+func.func @dot(%a: tensor<16x32xbf16>, %b: tensor<32x8xbf16>, %c: tensor<16x8xf32>,
+               %f: tensor<16x32xf32>, %g: tensor<32x8xf32>)
+    -> (tensor<16x8xf32>, tensor<16x8xf32>) {
+  %0 = tile.dot %a, %b, %c : tensor<16x32xbf16>, tensor<32x8xbf16> -> tensor<16x8xf32>
+  %1 = tile.dot %f, %g, %c : tensor<16x32xf32>, tensor<32x8xf32> -> tensor<16x8xf32>
+  return %0, %1 : tensor<16x8xf32>, tensor<16x8xf32>
+}
