@@ -1,0 +1,754 @@
+//===- Builtins.cpp - the kt.* builtins and Python builtins ---------------===//
+//
+// Each builtin binds its arguments by Triton's parameter names, checks
+// compile-time requirements (axes, shapes, dtypes) and emits tile, arith or
+// math ops. Python builtins (min, max, len, ...) work on constexprs only.
+//
+//===----------------------------------------------------------------------===//
+#include "Emitter.h"
+#include "Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace kda::frontend;
+using namespace kda::frontend::detail;
+using kda::tile::PointerType;
+
+namespace {
+struct BuiltinSpec {
+  const char *name;
+  std::vector<const char *> params;
+  unsigned numRequired;
+};
+} // namespace
+
+/// Parameter names follow Triton; trailing optional ones that only tune
+/// code generation there (cache_modifier, ...) are accepted and ignored.
+static const BuiltinSpec kBuiltins[] = {
+    {"program_id", {"axis"}, 1},
+    {"num_programs", {"axis"}, 1},
+    {"arange", {"start", "end"}, 2},
+    {"zeros", {"shape", "dtype"}, 2},
+    {"zeros_like", {"input", "dtype"}, 1},
+    {"full", {"shape", "value", "dtype"}, 3},
+    {"load",
+     {"pointer", "mask", "other", "cache_modifier", "eviction_policy",
+      "volatile"},
+     1},
+    {"store", {"pointer", "value", "mask", "cache_modifier", "eviction_policy"},
+     2},
+    {"sum", {"input", "axis", "keep_dims"}, 1},
+    {"max", {"input", "axis", "keep_dims"}, 1},
+    {"min", {"input", "axis", "keep_dims"}, 1},
+    {"dot",
+     {"input", "other", "acc", "input_precision", "allow_tf32",
+      "max_num_imprecise_acc", "out_dtype"},
+     2},
+    {"where", {"condition", "x", "y"}, 3},
+    {"exp", {"x"}, 1},
+    {"exp2", {"x"}, 1},
+    {"log", {"x"}, 1},
+    {"log2", {"x"}, 1},
+    {"sqrt", {"x"}, 1},
+    {"rsqrt", {"x"}, 1},
+    {"sigmoid", {"x"}, 1},
+    {"cos", {"x"}, 1},
+    {"sin", {"x"}, 1},
+    {"abs", {"x"}, 1},
+    {"maximum", {"x", "y", "propagate_nan"}, 2},
+    {"minimum", {"x", "y", "propagate_nan"}, 2},
+    {"cdiv", {"x", "div"}, 2},
+    {"broadcast_to", {"input", "shape"}, 2},
+    {"reshape", {"input", "shape", "can_reorder"}, 2},
+    {"trans", {"input", "dims"}, 1},
+    {"expand_dims", {"input", "axis"}, 2},
+    {"static_range", {"start", "end", "step"}, 1},
+    {"static_assert", {"cond", "msg"}, 1},
+    {"constexpr", {"value"}, 1},
+    {"to", {"input", "dtype", "fp_downcast_rounding", "bitcast"}, 2},
+    {"py.range", {"start", "stop", "step"}, 1},
+    {"py.min", {}, 0},
+    {"py.max", {}, 0},
+    {"py.abs", {"x"}, 1},
+    {"py.int", {"x"}, 1},
+    {"py.float", {"x"}, 1},
+    {"py.bool", {"x"}, 1},
+    {"py.len", {"obj"}, 1},
+    {"py.print", {}, 0},
+};
+
+static const BuiltinSpec *findBuiltin(llvm::StringRef name) {
+  for (const BuiltinSpec &spec : kBuiltins)
+    if (name == spec.name)
+      return &spec;
+  return nullptr;
+}
+
+bool Emitter::isBuiltinName(llvm::StringRef name) const {
+  return !name.starts_with("py.") && name != "to" && findBuiltin(name);
+}
+
+bool Emitter::bindArgs(llvm::StringRef fnName,
+                       llvm::ArrayRef<const char *> params,
+                       unsigned numRequired, std::vector<Arg> &positional,
+                       std::vector<std::pair<std::string, Arg>> &kw,
+                       SourceLoc at, BoundArgs &bound) {
+  bound.assign(params.size(), std::nullopt);
+  if (positional.size() > params.size()) {
+    error(at, fnName + " takes at most " + std::to_string(params.size()) +
+                  " arguments (" + std::to_string(positional.size()) +
+                  " given)");
+    return false;
+  }
+  for (size_t i = 0; i < positional.size(); ++i)
+    bound[i] = positional[i];
+  for (auto &[kwName, arg] : kw) {
+    const std::string &name = kwName;
+    auto it = std::find_if(params.begin(), params.end(),
+                           [&](const char *p) { return name == p; });
+    if (it == params.end()) {
+      error(arg.loc, fnName + " got an unexpected keyword argument '" + name +
+                         "'");
+      return false;
+    }
+    size_t index = it - params.begin();
+    if (bound[index]) {
+      error(arg.loc,
+            fnName + " got multiple values for argument '" + name + "'");
+      return false;
+    }
+    bound[index] = arg;
+  }
+  for (unsigned i = 0; i < numRequired; ++i)
+    if (!bound[i]) {
+      error(at, fnName + " missing required argument '" + params[i] + "'");
+      return false;
+    }
+  // `None` passed explicitly means "absent", as in Python defaults.
+  for (std::optional<Arg> &a : bound)
+    if (a && a->value.isConstKind(Constant::Kind::None))
+      a.reset();
+  return true;
+}
+
+static std::string shapeText(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::optional<DValue>
+Emitter::callBuiltin(const std::string &name, DValue *self,
+                     std::vector<Arg> &positional,
+                     std::vector<std::pair<std::string, Arg>> &kw,
+                     SourceLoc at) {
+  const BuiltinSpec *spec = findBuiltin(name);
+  if (!spec)
+    return error(at, "unknown builtin '" + name + "'");
+  bool isPython = llvm::StringRef(name).starts_with("py.");
+  std::string fnName =
+      (isPython ? name.substr(3) : self ? name : "kt." + name) + "()";
+  if (self)
+    positional.insert(positional.begin(), Arg{*self, at});
+  // Shapes and permutations may be passed as separate arguments.
+  if ((name == "reshape" || name == "broadcast_to" || name == "trans") &&
+      positional.size() > 2) {
+    std::vector<DValue> dims;
+    for (size_t i = 1; i < positional.size(); ++i)
+      dims.push_back(positional[i].value);
+    Arg packed{DValue::tuple(std::move(dims)), positional[1].loc};
+    positional.resize(1);
+    positional.push_back(packed);
+  }
+  if (name == "py.min" || name == "py.max") {
+    std::vector<Constant> values;
+    for (Arg &a : positional) {
+      std::optional<Constant> c = asConstant(a.value);
+      if (!c)
+        return error(a.loc, fnName + " needs compile-time values; use "
+                                     "kt.minimum/kt.maximum for tiles");
+      values.push_back(*c);
+    }
+    if (values.size() == 1 && values[0].kind == Constant::Kind::Tuple)
+      values = values[0].elements;
+    if (values.empty() || !kw.empty())
+      return error(at, fnName + " needs at least one argument");
+    Constant best = values[0];
+    for (const Constant &v : values) {
+      std::string message;
+      std::optional<Constant> less =
+          evalBinary(BinOp::Lt, v, best, message);
+      if (!less)
+        return error(at, message);
+      if ((name == "py.min") == isTruthy(*less) && !(v == best))
+        best = v;
+    }
+    return fromConstant(best);
+  }
+  if (name == "py.print")
+    return error(at, "unsupported construct: print() in a kernel");
+  BoundArgs args;
+  if (!bindArgs(fnName, spec->params, spec->numRequired, positional, kw, at,
+                args))
+    return std::nullopt;
+  auto has = [&](size_t i) { return args[i].has_value(); };
+  auto argv = [&](size_t i) -> DValue & { return args[i]->value; };
+  auto argloc = [&](size_t i) { return args[i]->loc; };
+  Location l = loc(at);
+
+  if (name == "py.range" || name == "static_range")
+    return error(at, fnName + " can only be used as the iterable of a for "
+                              "loop");
+  if (name == "constexpr")
+    return argv(0);
+  if (name == "static_assert") {
+    std::optional<Constant> c = asConstant(argv(0));
+    if (!c)
+      return error(argloc(0), "kt.static_assert() needs a compile-time "
+                              "condition, got " + describe(argv(0)));
+    if (!isTruthy(*c)) {
+      std::string msg = "static assertion failed";
+      if (has(1) && argv(1).isConstKind(Constant::Kind::Str) &&
+          !argv(1).constant.str.empty())
+        msg += ": " + argv(1).constant.str;
+      return error(argloc(0), msg);
+    }
+    return DValue::of(Constant::none());
+  }
+  if (isPython) {
+    std::optional<Constant> c = asConstant(argv(0));
+    if (!c)
+      return error(argloc(0), fnName + " needs a compile-time value, got " +
+                                  describe(argv(0)));
+    if (name == "py.len") {
+      if (c->kind != Constant::Kind::Tuple && c->kind != Constant::Kind::Str)
+        return error(argloc(0), "len() needs a tuple");
+      return DValue::of(Constant::ofInt(c->kind == Constant::Kind::Str
+                                            ? c->str.size()
+                                            : c->elements.size()));
+    }
+    if (name == "py.bool")
+      return DValue::of(Constant::ofBool(isTruthy(*c)));
+    if (!c->isNumber())
+      return error(argloc(0), fnName + " needs a number, got " +
+                                  describe(argv(0)));
+    double d = c->kind == Constant::Kind::Float ? c->floatValue
+                                                : double(c->intValue);
+    if (name == "py.float")
+      return DValue::of(Constant::ofFloat(d));
+    if (name == "py.int") {
+      if (c->kind != Constant::Kind::Float)
+        return DValue::of(Constant::ofInt(c->intValue));
+      if (!std::isfinite(d) || std::fabs(d) > 9.2e18)
+        return error(argloc(0), "cannot convert float to int");
+      return DValue::of(Constant::ofInt(static_cast<int64_t>(d)));
+    }
+    // py.abs
+    if (c->kind == Constant::Kind::Float)
+      return DValue::of(Constant::ofFloat(std::fabs(d)));
+    if (c->intValue == INT64_MIN)
+      return error(at, "integer overflow in compile-time expression");
+    return DValue::of(Constant::ofInt(std::llabs(c->intValue)));
+  }
+
+  if (name == "program_id" || name == "num_programs") {
+    std::optional<int64_t> axis = requireInt(argv(0), argloc(0), "axis");
+    if (!axis)
+      return std::nullopt;
+    if (*axis < 0 || *axis > 2)
+      return error(argloc(0), fnName + " axis must be 0, 1 or 2, got " +
+                                  std::to_string(*axis));
+    auto axisAttr = builder.getI32IntegerAttr(*axis);
+    if (name == "program_id")
+      return DValue::of(kda::tile::ProgramIdOp::create(
+                            builder, l, builder.getI32Type(), axisAttr)
+                            .getResult());
+    return DValue::of(kda::tile::NumProgramsOp::create(
+                          builder, l, builder.getI32Type(), axisAttr)
+                          .getResult());
+  }
+  if (name == "arange") {
+    std::optional<int64_t> start = requireInt(argv(0), argloc(0),
+                                              "kt.arange() start");
+    if (!start)
+      return std::nullopt;
+    std::optional<int64_t> end = requireInt(argv(1), argloc(1),
+                                            "kt.arange() end");
+    if (!end)
+      return std::nullopt;
+    int64_t n = *end - *start;
+    if (*start < INT32_MIN || *end > INT32_MAX || n <= 0 || (n & (n - 1)))
+      return error(at, "kt.arange() length must be a power of two, got " +
+                           std::to_string(n) + " (" + std::to_string(*start) +
+                           " to " + std::to_string(*end) + ")");
+    auto type = RankedTensorType::get({n}, builder.getI32Type());
+    return DValue::of(kda::tile::RangeOp::create(
+                          builder, l, type, builder.getI32IntegerAttr(*start),
+                          builder.getI32IntegerAttr(*end))
+                          .getResult());
+  }
+  if (name == "zeros" || name == "full" || name == "zeros_like") {
+    SmallVector<int64_t> shape;
+    Type elem;
+    if (name == "zeros_like") {
+      if (!argv(0).isRuntime())
+        return error(argloc(0), "kt.zeros_like() needs a tile, got " +
+                                    describe(argv(0)));
+      shape = shapeOf(argv(0));
+      elem = elementTypeOf(argv(0));
+    } else {
+      std::optional<SmallVector<int64_t>> s =
+          requireShape(argv(0), argloc(0), fnName + " shape");
+      if (!s)
+        return std::nullopt;
+      shape = *s;
+    }
+    size_t dtypeIndex = name == "full" ? 2 : 1;
+    if (has(dtypeIndex)) {
+      std::optional<DType> dt =
+          requireDType(argv(dtypeIndex), argloc(dtypeIndex), fnName + " dtype");
+      if (!dt)
+        return std::nullopt;
+      elem = dtypeToMLIR(ctx, *dt);
+    }
+    if (name == "zeros" || name == "zeros_like")
+      return DValue::of(splatConstant(elem, shape, 0, 0, at));
+    if (argv(1).isRuntime() && !shapeOf(argv(1)).empty())
+      return error(argloc(1), "kt.full() value must be a scalar, got " +
+                                  describe(argv(1)));
+    std::optional<Value> v = coerce(argv(1), elem, shape, argloc(1));
+    if (!v)
+      return std::nullopt;
+    return DValue::of(*v);
+  }
+  if (name == "load" || name == "store") {
+    bool isLoad = name == "load";
+    if (!argv(0).isRuntime() ||
+        !isa<PointerType>(kda::tile::getElementTypeOrSelf(
+            argv(0).value.getType())))
+      return error(argloc(0), fnName + " needs a pointer or a tile of "
+                                       "pointers, got " + describe(argv(0)));
+    size_t maskIndex = isLoad ? 1 : 2;
+    if (isLoad && has(2) && !has(1))
+      return error(argloc(2), "kt.load(): 'other' requires a mask");
+    SmallVector<int64_t> shape = shapeOf(argv(0));
+    if (has(maskIndex)) {
+      DValue &mask = argv(maskIndex);
+      bool isBool = mask.isConstKind(Constant::Kind::Bool) ||
+                    (mask.isRuntime() && elementTypeOf(mask).isInteger(1));
+      if (!isBool)
+        return error(argloc(maskIndex),
+                     fnName + " mask must be a boolean (i1) scalar or tile, "
+                              "got " + describe(mask));
+      std::optional<SmallVector<int64_t>> s =
+          broadcastShapes(shape, shapeOf(mask), argloc(maskIndex));
+      if (!s)
+        return std::nullopt;
+      shape = *s;
+    }
+    std::optional<Value> ptr = broadcastTo(argv(0).value, shape, argloc(0));
+    if (!ptr)
+      return std::nullopt;
+    Value mask;
+    if (has(maskIndex)) {
+      std::optional<Value> m = coerce(argv(maskIndex), builder.getI1Type(),
+                                      shape, argloc(maskIndex));
+      if (!m)
+        return std::nullopt;
+      mask = *m;
+    }
+    auto ptrType =
+        cast<PointerType>(kda::tile::getElementTypeOrSelf(ptr->getType()));
+    Type pointee = ptrType.getPointeeType();
+    if (isLoad) {
+      Value other;
+      if (has(2)) {
+        if (argv(2).isRuntime() &&
+            shapeOf(argv(2)).size() > shape.size())
+          return error(argloc(2), "kt.load() 'other' of shape " +
+                                      shapeText(shapeOf(argv(2))) +
+                                      " does not fit the pointer shape " +
+                                      shapeText(shape));
+        std::optional<Value> o = coerce(argv(2), pointee, shape, argloc(2));
+        if (!o)
+          return std::nullopt;
+        other = *o;
+      }
+      Type resultType = shape.empty()
+                            ? pointee
+                            : Type(RankedTensorType::get(shape, pointee));
+      return DValue::of(
+          kda::tile::LoadOp::create(builder, l, resultType, *ptr, mask, other)
+              .getResult());
+    }
+    std::optional<Value> value = coerce(argv(1), pointee, shape, argloc(1));
+    if (!value)
+      return std::nullopt;
+    kda::tile::StoreOp::create(builder, l, *ptr, *value, mask);
+    return DValue::of(Constant::none());
+  }
+  if (name == "sum" || name == "max" || name == "min") {
+    DValue &input = argv(0);
+    if (!input.isRuntime() || shapeOf(input).empty() ||
+        isa<PointerType>(elementTypeOf(input)))
+      return error(argloc(0), fnName + " needs a tile of numbers, got " +
+                                  describe(input));
+    Value x = input.value;
+    auto type = cast<RankedTensorType>(x.getType());
+    bool keepDims = false;
+    if (has(2)) {
+      std::optional<Constant> k = asConstant(argv(2));
+      if (!k)
+        return error(argloc(2), "keep_dims must be a compile-time bool");
+      keepDims = isTruthy(*k);
+    }
+    int64_t rank = type.getRank();
+    int64_t axis = 0;
+    if (!has(1)) {
+      if (rank > 1) {
+        auto flat = RankedTensorType::get({type.getNumElements()},
+                                          type.getElementType());
+        x = kda::tile::ReshapeOp::create(builder, l, flat, x);
+      }
+    } else {
+      std::optional<int64_t> a = requireInt(argv(1), argloc(1), "axis");
+      if (!a)
+        return std::nullopt;
+      axis = *a < 0 ? *a + rank : *a;
+      if (axis < 0 || axis >= rank)
+        return error(argloc(1), "axis " + std::to_string(*a) +
+                                    " is out of range for a tile of rank " +
+                                    std::to_string(rank));
+    }
+    Type elem = type.getElementType();
+    if (name == "sum" && elem.isInteger() && elem.getIntOrFloatBitWidth() < 32) {
+      elem = builder.getI32Type();
+      x = *convert(x, elem, at);
+    }
+    auto src = cast<RankedTensorType>(x.getType());
+    SmallVector<int64_t> outShape(src.getShape());
+    outShape.erase(outShape.begin() + axis);
+    Type resultType =
+        outShape.empty() ? elem : Type(RankedTensorType::get(outShape, elem));
+    auto kind = name == "sum"   ? kda::tile::ReduceKind::Sum
+                : name == "max" ? kda::tile::ReduceKind::Max
+                                : kda::tile::ReduceKind::Min;
+    Value result = kda::tile::ReduceOp::create(builder, l, resultType, kind, x,
+                                               static_cast<uint32_t>(axis));
+    if (keepDims) {
+      SmallVector<int64_t> kept(type.getShape());
+      if (!has(1))
+        kept.assign(rank, 1);
+      else
+        kept[axis] = 1;
+      std::optional<Value> v = broadcastTo(result, {}, at);
+      auto keptType = RankedTensorType::get(kept, elem);
+      if (outShape.empty())
+        result = kda::tile::SplatOp::create(builder, l, keptType, *v);
+      else
+        result = kda::tile::ExpandDimsOp::create(
+            builder, l, keptType, result, builder.getI32IntegerAttr(axis));
+    }
+    return DValue::of(result);
+  }
+  if (name == "dot") {
+    for (size_t i = 0; i < 2; ++i) {
+      DValue &v = argv(i);
+      if (!v.isRuntime() || shapeOf(v).size() != 2 ||
+          !isa<FloatType>(elementTypeOf(v)))
+        return error(argloc(i), "kt.dot() needs 2-D floating-point tiles, "
+                                "got " + describe(v));
+    }
+    SmallVector<int64_t> sa = shapeOf(argv(0)), sb = shapeOf(argv(1));
+    if (sa[1] != sb[0])
+      return error(at, "kt.dot() inner dimensions differ: " + shapeText(sa) +
+                           " @ " + shapeText(sb));
+    std::optional<Type> elem = promote(argv(0), argv(1), at, "kt.dot()");
+    if (!elem)
+      return std::nullopt;
+    std::optional<Value> a = convert(argv(0).value, *elem, argloc(0));
+    std::optional<Value> b = convert(argv(1).value, *elem, argloc(1));
+    if (!a || !b)
+      return std::nullopt;
+    SmallVector<int64_t> outShape{sa[0], sb[1]};
+    Type f32 = builder.getF32Type();
+    std::optional<Value> acc;
+    if (has(2)) {
+      if (argv(2).isRuntime() && shapeOf(argv(2)) != outShape &&
+          !shapeOf(argv(2)).empty())
+        return error(argloc(2), "kt.dot() acc must have shape " +
+                                    shapeText(outShape) + ", got " +
+                                    shapeText(shapeOf(argv(2))));
+      acc = coerce(argv(2), f32, outShape, argloc(2));
+    } else {
+      acc = splatConstant(f32, outShape, 0, 0, at);
+    }
+    if (!acc)
+      return std::nullopt;
+    return DValue::of(kda::tile::DotOp::create(builder, l, acc->getType(), *a,
+                                               *b, *acc)
+                          .getResult());
+  }
+  if (name == "where") {
+    DValue &c = argv(0);
+    if (std::optional<Constant> k = asConstant(c))
+      return isTruthy(*k) ? argv(1) : argv(2);
+    if (!c.isRuntime() || !elementTypeOf(c).isInteger())
+      return error(argloc(0), "kt.where() condition must be a boolean tile "
+                              "or scalar, got " + describe(c));
+    std::optional<Type> type = promote(argv(1), argv(2), at, "kt.where()");
+    if (!type)
+      return std::nullopt;
+    std::optional<SmallVector<int64_t>> s1 =
+        broadcastShapes(shapeOf(c), shapeOf(argv(1)), at);
+    if (!s1)
+      return std::nullopt;
+    std::optional<SmallVector<int64_t>> shape =
+        broadcastShapes(*s1, shapeOf(argv(2)), at);
+    if (!shape)
+      return std::nullopt;
+    std::optional<Value> cv = coerce(c, builder.getI1Type(), *shape, argloc(0));
+    std::optional<Value> x = coerce(argv(1), *type, *shape, argloc(1));
+    std::optional<Value> y = coerce(argv(2), *type, *shape, argloc(2));
+    if (!cv || !x || !y)
+      return std::nullopt;
+    return DValue::of(
+        arith::SelectOp::create(builder, l, *cv, *x, *y).getResult());
+  }
+  if (name == "maximum" || name == "minimum" || name == "cdiv") {
+    if (name == "cdiv") {
+      std::optional<Constant> a = asConstant(argv(0)), b = asConstant(argv(1));
+      if (a && b) {
+        std::string message;
+        std::optional<Constant> sum1 =
+            evalBinary(BinOp::Add, *a, *b, message);
+        std::optional<Constant> num =
+            sum1 ? evalBinary(BinOp::Sub, *sum1, Constant::ofInt(1), message)
+                 : std::nullopt;
+        std::optional<Constant> q =
+            num ? evalBinary(BinOp::FloorDiv, *num, *b, message) : std::nullopt;
+        if (!q)
+          return error(at, message);
+        return fromConstant(*q);
+      }
+    }
+    std::optional<Type> type = promote(argv(0), argv(1), at, fnName.c_str());
+    if (!type)
+      return std::nullopt;
+    std::optional<SmallVector<int64_t>> shape =
+        broadcastShapes(shapeOf(argv(0)), shapeOf(argv(1)), at);
+    if (!shape)
+      return std::nullopt;
+    if (argv(0).isConst() && argv(1).isConst())
+      type = defaultType(argv(0).constant);
+    std::optional<Value> x = coerce(argv(0), *type, *shape, argloc(0));
+    std::optional<Value> y = coerce(argv(1), *type, *shape, argloc(1));
+    if (!x || !y)
+      return std::nullopt;
+    bool isFloat = isa<FloatType>(*type);
+    if (name == "cdiv") {
+      if (isFloat)
+        return error(at, "kt.cdiv() needs integer operands, got " +
+                             typeString(*type));
+      return DValue::of(
+          arith::CeilDivSIOp::create(builder, l, *x, *y).getResult());
+    }
+    Value r;
+    if (name == "maximum")
+      r = isFloat ? Value(arith::MaximumFOp::create(builder, l, *x, *y))
+                  : Value(arith::MaxSIOp::create(builder, l, *x, *y));
+    else
+      r = isFloat ? Value(arith::MinimumFOp::create(builder, l, *x, *y))
+                  : Value(arith::MinSIOp::create(builder, l, *x, *y));
+    return DValue::of(r);
+  }
+  if (name == "to") {
+    std::optional<DType> dt = requireDType(argv(1), argloc(1), ".to() dtype");
+    if (!dt)
+      return std::nullopt;
+    std::optional<Value> v = convert(argv(0).value, dtypeToMLIR(ctx, *dt), at);
+    if (!v)
+      return std::nullopt;
+    return DValue::of(*v);
+  }
+  if (name == "broadcast_to" || name == "reshape" || name == "trans" ||
+      name == "expand_dims") {
+    std::optional<Value> x = toRuntime(argv(0), argloc(0));
+    if (!x)
+      return std::nullopt;
+    auto type = dyn_cast<RankedTensorType>(x->getType());
+    if (name == "broadcast_to") {
+      std::optional<SmallVector<int64_t>> shape =
+          requireShape(argv(1), argloc(1), "kt.broadcast_to() shape");
+      if (!shape)
+        return std::nullopt;
+      std::optional<Value> r = broadcastTo(*x, *shape, at);
+      if (!r)
+        return std::nullopt;
+      return DValue::of(*r);
+    }
+    if (name == "expand_dims") {
+      SmallVector<int64_t> axes;
+      if (argv(1).kind == DValue::Kind::Tuple) {
+        std::optional<SmallVector<int64_t>> a =
+            requireShape(argv(1), argloc(1), "axis");
+        if (!a)
+          return std::nullopt;
+        axes = *a;
+      } else {
+        std::optional<int64_t> a = requireInt(argv(1), argloc(1), "axis");
+        if (!a)
+          return std::nullopt;
+        axes.push_back(*a);
+      }
+      Value v = *x;
+      for (int64_t a : axes) {
+        auto t = dyn_cast<RankedTensorType>(v.getType());
+        int64_t rank = t ? t.getRank() : 0;
+        int64_t axis = a < 0 ? a + rank + 1 : a;
+        if (axis < 0 || axis > rank)
+          return error(argloc(1), "axis " + std::to_string(a) +
+                                      " is out of range for kt.expand_dims() "
+                                      "of a rank-" + std::to_string(rank) +
+                                      " value");
+        if (!t) {
+          v = *broadcastTo(v, {1}, at);
+          continue;
+        }
+        SmallVector<int64_t> shape(t.getShape());
+        shape.insert(shape.begin() + axis, 1);
+        v = kda::tile::ExpandDimsOp::create(builder, l, t.clone(shape), v,
+                                            builder.getI32IntegerAttr(axis));
+      }
+      return DValue::of(v);
+    }
+    if (!type)
+      return error(argloc(0), fnName + " needs a tile, got " +
+                                  describe(argv(0)));
+    if (name == "reshape") {
+      std::optional<SmallVector<int64_t>> shape =
+          requireShape(argv(1), argloc(1), "kt.reshape() shape");
+      if (!shape)
+        return std::nullopt;
+      int64_t n = 1;
+      for (int64_t d : *shape)
+        n *= d;
+      if (n != type.getNumElements())
+        return error(at, "kt.reshape() cannot reshape " +
+                             shapeText(type.getShape()) + " (" +
+                             std::to_string(type.getNumElements()) +
+                             " elements) to " + shapeText(*shape) + " (" +
+                             std::to_string(n) + " elements)");
+      return DValue::of(kda::tile::ReshapeOp::create(
+                            builder, l, type.clone(*shape), *x)
+                            .getResult());
+    }
+    // trans
+    SmallVector<int32_t> order;
+    if (!has(1)) {
+      if (type.getRank() != 2)
+        return error(at, fnName + " without a permutation needs a 2-D tile, "
+                                  "got " + shapeText(type.getShape()));
+      order = {1, 0};
+    } else {
+      std::optional<SmallVector<int64_t>> dims;
+      SmallVector<int64_t> raw;
+      if (argv(1).kind == DValue::Kind::Tuple) {
+        for (DValue &d : argv(1).elements) {
+          std::optional<int64_t> k = requireInt(d, argloc(1), "permutation");
+          if (!k)
+            return std::nullopt;
+          raw.push_back(*k);
+        }
+      } else {
+        std::optional<int64_t> k = requireInt(argv(1), argloc(1), "permutation");
+        if (!k)
+          return std::nullopt;
+        raw.push_back(*k);
+      }
+      SmallVector<bool> seen(type.getRank(), false);
+      bool ok = static_cast<int64_t>(raw.size()) == type.getRank();
+      for (int64_t d : raw) {
+        ok = ok && d >= 0 && d < type.getRank() && !seen[d];
+        if (ok)
+          seen[d] = true;
+        order.push_back(static_cast<int32_t>(d));
+      }
+      if (!ok)
+        return error(argloc(1), fnName + " permutation " + shapeText(raw) +
+                                    " is not a permutation of the " +
+                                    std::to_string(type.getRank()) +
+                                    " dimensions");
+    }
+    SmallVector<int64_t> shape;
+    for (int32_t d : order)
+      shape.push_back(type.getDimSize(d));
+    return DValue::of(kda::tile::TransOp::create(
+                          builder, l, type.clone(shape), *x,
+                          builder.getDenseI32ArrayAttr(order))
+                          .getResult());
+  }
+
+  // Elementwise math: abs and the float functions.
+  DValue &input = argv(0);
+  if (name == "abs" && input.isConst()) {
+    std::string message;
+    if (!input.constant.isNumber())
+      return error(argloc(0), "kt.abs() needs a number");
+    std::vector<Arg> one{args[0].value()};
+    std::vector<std::pair<std::string, Arg>> none;
+    return callBuiltin("py.abs", nullptr, one, none, at);
+  }
+  std::optional<Value> x = toRuntime(input, argloc(0));
+  if (!x)
+    return std::nullopt;
+  Type elem = kda::tile::getElementTypeOrSelf(x->getType());
+  if (name == "abs") {
+    if (isa<PointerType>(elem))
+      return error(argloc(0), "kt.abs() needs numbers, got " + describe(input));
+    if (isa<FloatType>(elem))
+      return DValue::of(math::AbsFOp::create(builder, l, *x).getResult());
+    return DValue::of(math::AbsIOp::create(builder, l, *x).getResult());
+  }
+  if (!isa<FloatType>(elem))
+    return error(argloc(0), fnName + " requires a floating-point argument, "
+                                     "got " + typeString(elem));
+  // Half-precision math is computed in f32 and rounded back.
+  bool narrow = elem.getIntOrFloatBitWidth() < 32;
+  Value v = narrow ? *convert(*x, builder.getF32Type(), at) : *x;
+  Value r;
+  if (name == "exp")
+    r = math::ExpOp::create(builder, l, v);
+  else if (name == "exp2")
+    r = math::Exp2Op::create(builder, l, v);
+  else if (name == "log")
+    r = math::LogOp::create(builder, l, v);
+  else if (name == "log2")
+    r = math::Log2Op::create(builder, l, v);
+  else if (name == "sqrt")
+    r = math::SqrtOp::create(builder, l, v);
+  else if (name == "rsqrt")
+    r = math::RsqrtOp::create(builder, l, v);
+  else if (name == "cos")
+    r = math::CosOp::create(builder, l, v);
+  else if (name == "sin")
+    r = math::SinOp::create(builder, l, v);
+  else if (name == "sigmoid") {
+    Type vt = kda::tile::getElementTypeOrSelf(v.getType());
+    Value one = splatConstant(vt, shapeOf(DValue::of(v)), 1.0, 1, at);
+    Value e = math::ExpOp::create(builder, l,
+                                  arith::NegFOp::create(builder, l, v));
+    r = arith::DivFOp::create(builder, l, one,
+                              arith::AddFOp::create(builder, l, one, e));
+  } else {
+    return error(at, "unknown builtin '" + name + "'");
+  }
+  if (narrow)
+    r = *convert(r, elem, at);
+  return DValue::of(r);
+}

@@ -1,0 +1,551 @@
+//===- Emitter.cpp - statements and control flow --------------------------===//
+//
+// Compile-time conditions and static_range loops are evaluated and unrolled
+// in place. Runtime `if`/`for`/`while` become scf ops whose results are the
+// variables (re)assigned inside them, found syntactically (loops) or by
+// comparing the scopes after each branch (if).
+//
+//===----------------------------------------------------------------------===//
+#include "Emitter.h"
+#include "Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace kda::frontend;
+using namespace kda::frontend::detail;
+
+static void collectTargetNames(const Expr &target,
+                               std::vector<std::string> &names) {
+  if (target.kind == ExprKind::Name) {
+    if (std::find(names.begin(), names.end(), target.name) == names.end())
+      names.push_back(target.name);
+    return;
+  }
+  for (const ExprPtr &e : target.operands)
+    collectTargetNames(*e, names);
+}
+
+void kda::frontend::detail::collectAssignedNames(
+    const std::vector<StmtPtr> &body, std::vector<std::string> &names) {
+  for (const StmtPtr &s : body) {
+    for (const ExprPtr &t : s->targets)
+      if (s->kind != StmtKind::AnnAssign || s->value)
+        collectTargetNames(*t, names);
+    collectAssignedNames(s->body, names);
+    collectAssignedNames(s->orelse, names);
+  }
+}
+
+/// Whether two bindings are the same value (so a branch left it unchanged).
+static bool sameValue(const DValue &a, const DValue &b) {
+  if (a.kind != b.kind)
+    return false;
+  switch (a.kind) {
+  case DValue::Kind::Const:
+    return a.constant.kind == b.constant.kind && a.constant == b.constant;
+  case DValue::Kind::Runtime:
+    return a.value == b.value;
+  case DValue::Kind::Tuple:
+    if (a.elements.size() != b.elements.size())
+      return false;
+    for (size_t i = 0; i < a.elements.size(); ++i)
+      if (!sameValue(a.elements[i], b.elements[i]))
+        return false;
+    return true;
+  default:
+    return a.name == b.name && a.module == b.module &&
+           a.function == b.function && a.value == b.value;
+  }
+}
+
+LogicalResult Emitter::emitBody(const std::vector<StmtPtr> &body) {
+  for (const StmtPtr &stmt : body) {
+    if (frame->returned)
+      break; // unreachable after a return
+    if (failed(emitStmt(*stmt)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult Emitter::assign(const Expr &target, DValue value,
+                              SourceLoc valueLoc) {
+  if (target.kind == ExprKind::Name) {
+    frame->locals[target.name] = std::move(value);
+    return success();
+  }
+  if (value.kind != DValue::Kind::Tuple)
+    return fail(valueLoc, "cannot unpack " + describe(value) + " into " +
+                              std::to_string(target.operands.size()) +
+                              " names");
+  if (value.elements.size() != target.operands.size())
+    return fail(valueLoc, "cannot unpack a tuple of " +
+                              std::to_string(value.elements.size()) +
+                              " values into " +
+                              std::to_string(target.operands.size()) +
+                              " names");
+  for (size_t i = 0; i < value.elements.size(); ++i)
+    if (failed(assign(*target.operands[i], value.elements[i], valueLoc)))
+      return failure();
+  return success();
+}
+
+LogicalResult Emitter::emitStmt(const Stmt &stmt) {
+  switch (stmt.kind) {
+  case StmtKind::Pass:
+    return success();
+  case StmtKind::Expr:
+    if (stmt.value->kind == ExprKind::Str)
+      return success(); // docstring
+    return success(emitExpr(*stmt.value).has_value());
+  case StmtKind::Assign: {
+    std::optional<DValue> value = emitExpr(*stmt.value);
+    if (!value)
+      return failure();
+    for (const ExprPtr &target : stmt.targets)
+      if (failed(assign(*target, *value, stmt.value->loc)))
+        return failure();
+    return success();
+  }
+  case StmtKind::AnnAssign: {
+    if (!stmt.value)
+      return success();
+    std::optional<DValue> value = emitExpr(*stmt.value);
+    if (!value)
+      return failure();
+    const Expr *ann = stmt.annotation.get();
+    if ((ann->kind == ExprKind::Name || ann->kind == ExprKind::Attribute) &&
+        ann->name == "constexpr" && !asConstant(*value))
+      return fail(stmt.value->loc,
+                  "value of constexpr variable '" + stmt.targets[0]->name +
+                      "' must be a compile-time constant, got " +
+                      describe(*value));
+    return assign(*stmt.targets[0], *value, stmt.value->loc);
+  }
+  case StmtKind::AugAssign: {
+    const Expr &target = *stmt.targets[0];
+    std::optional<DValue> current = lookupName(target.name, target.loc);
+    if (!current)
+      return failure();
+    std::optional<DValue> rhs = emitExpr(*stmt.value);
+    if (!rhs)
+      return failure();
+    std::optional<DValue> result =
+        emitBinary(stmt.binOp, *current, *rhs, stmt.loc);
+    if (!result)
+      return failure();
+    return assign(target, *result, stmt.loc);
+  }
+  case StmtKind::If:
+    return emitIf(stmt);
+  case StmtKind::For:
+    return emitFor(stmt);
+  case StmtKind::While:
+    return emitWhile(stmt);
+  case StmtKind::Return: {
+    if (frame->runtimeDepth > 0)
+      return fail(stmt.loc, "'return' inside runtime control flow is not "
+                            "supported; return at the end of the function");
+    DValue value = DValue::of(Constant::none());
+    if (stmt.value) {
+      std::optional<DValue> v = emitExpr(*stmt.value);
+      if (!v)
+        return failure();
+      value = *v;
+    }
+    frame->returnValue = value;
+    frame->returned = true;
+    return success();
+  }
+  }
+  return success();
+}
+
+LogicalResult Emitter::emitIf(const Stmt &stmt) {
+  std::optional<DValue> cond = emitExpr(*stmt.value);
+  if (!cond)
+    return failure();
+  if (std::optional<Constant> c = asConstant(*cond))
+    return emitBody(isTruthy(*c) ? stmt.body : stmt.orelse);
+  if (!cond->isRuntime())
+    return fail(stmt.value->loc, "condition must be a scalar or a "
+                                 "compile-time constant, got " +
+                                     describe(*cond));
+  if (isa<RankedTensorType>(cond->value.getType()))
+    return fail(stmt.value->loc,
+                "condition of 'if' must be a scalar, got a " +
+                    describe(*cond) + "; use kt.where for tiles");
+  std::optional<Value> i1 = convert(cond->value, builder.getI1Type(),
+                                 stmt.value->loc);
+  if (!i1)
+    return failure();
+  return emitRuntimeIf(stmt, *i1);
+}
+
+LogicalResult Emitter::emitRuntimeIf(const Stmt &stmt, Value cond) {
+  Location l = loc(stmt.loc);
+  auto before = frame->locals;
+  auto ifOp = scf::IfOp::create(builder, l, TypeRange{}, cond,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(builder);
+  ++frame->runtimeDepth;
+  builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  if (failed(emitBody(stmt.body)))
+    return failure();
+  auto thenLocals = frame->locals;
+  frame->locals = before;
+  builder.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+  if (failed(emitBody(stmt.orelse)))
+    return failure();
+  auto elseLocals = frame->locals;
+  --frame->runtimeDepth;
+
+  // Variables to merge: changed in a branch and live before, or defined in
+  // both branches.
+  std::vector<std::string> names;
+  SmallVector<Value> thenYields, elseYields;
+  SmallVector<Type> types;
+  for (auto &[name, thenValue] : thenLocals) {
+    auto elseIt = elseLocals.find(name);
+    if (elseIt == elseLocals.end())
+      continue;
+    const DValue &elseValue = elseIt->second;
+    auto beforeIt = before.find(name);
+    if (beforeIt != before.end() && sameValue(thenValue, beforeIt->second) &&
+        sameValue(elseValue, beforeIt->second))
+      continue;
+    if (sameValue(thenValue, elseValue)) {
+      names.push_back(name);
+      thenYields.push_back({});
+      elseYields.push_back({});
+      types.push_back({});
+      continue;
+    }
+    auto mergeable = [](const DValue &v) {
+      return v.isRuntime() || (v.isConst() && v.constant.isNumber());
+    };
+    if (!mergeable(thenValue) || !mergeable(elseValue)) {
+      if (beforeIt == before.end())
+        continue; // branch-local names that differ are simply not visible
+      return fail(stmt.loc, "variable '" + name +
+                                "' is assigned different non-tile values in "
+                                "the branches of a runtime 'if'");
+    }
+    Type type = thenValue.isRuntime() ? thenValue.value.getType()
+                : elseValue.isRuntime()
+                    ? elseValue.value.getType()
+                    : defaultType(thenValue.constant);
+    Type otherType = elseValue.isRuntime() ? elseValue.value.getType()
+                     : thenValue.isRuntime()
+                         ? type
+                         : defaultType(elseValue.constant);
+    if (type != otherType)
+      return fail(stmt.loc, "variable '" + name + "' has type " +
+                                typeString(type) +
+                                " in the 'if' branch but " +
+                                typeString(otherType) + " in the 'else' branch");
+    auto shape = isa<RankedTensorType>(type)
+                     ? cast<RankedTensorType>(type).getShape()
+                     : ArrayRef<int64_t>();
+    Type elem = kda::tile::getElementTypeOrSelf(type);
+    builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    std::optional<Value> tv = coerce(thenValue, elem, shape, stmt.loc);
+    builder.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    std::optional<Value> ev = coerce(elseValue, elem, shape, stmt.loc);
+    if (!tv || !ev)
+      return failure();
+    names.push_back(name);
+    thenYields.push_back(*tv);
+    elseYields.push_back(*ev);
+    types.push_back(type);
+  }
+
+  SmallVector<Type> resultTypes;
+  SmallVector<Value> thenOperands, elseOperands;
+  for (size_t i = 0; i < names.size(); ++i)
+    if (types[i]) {
+      resultTypes.push_back(types[i]);
+      thenOperands.push_back(thenYields[i]);
+      elseOperands.push_back(elseYields[i]);
+    }
+  builder.setInsertionPoint(ifOp);
+  auto newIf = scf::IfOp::create(builder, l, resultTypes, cond,
+                                 /*withElseRegion=*/true);
+  newIf.getThenRegion().takeBody(ifOp.getThenRegion());
+  newIf.getElseRegion().takeBody(ifOp.getElseRegion());
+  ifOp.erase();
+  for (auto [block, operands] :
+       {std::pair{newIf.thenBlock(), &thenOperands},
+        std::pair{newIf.elseBlock(), &elseOperands}}) {
+    block->getTerminator()->erase();
+    builder.setInsertionPointToEnd(block);
+    scf::YieldOp::create(builder, l, *operands);
+  }
+  frame->locals = before;
+  unsigned result = 0;
+  for (size_t i = 0; i < names.size(); ++i)
+    frame->locals[names[i]] = types[i]
+                                  ? DValue::of(newIf.getResult(result++))
+                                  : thenLocals[names[i]];
+  return success();
+}
+
+LogicalResult Emitter::loopCarried(const std::vector<StmtPtr> &body,
+                                   SourceLoc at,
+                                   std::vector<std::string> &names,
+                                   SmallVectorImpl<Value> &inits) {
+  std::vector<std::string> assigned;
+  collectAssignedNames(body, assigned);
+  for (const std::string &name : assigned) {
+    auto it = frame->locals.find(name);
+    if (it == frame->locals.end())
+      continue;
+    const DValue &v = it->second;
+    if (v.isRuntime()) {
+      inits.push_back(v.value);
+    } else if (v.isConst() && v.constant.isNumber()) {
+      std::optional<Value> c = constant(v.constant, defaultType(v.constant), at);
+      if (!c)
+        return failure();
+      inits.push_back(*c);
+    } else {
+      return fail(at, "variable '" + name + "' holds a " + describe(v) +
+                          " and cannot be reassigned inside a runtime loop");
+    }
+    names.push_back(name);
+  }
+  return success();
+}
+
+/// Converts the values of `names` at the end of a loop body into the values
+/// to yield, checking that their types did not change.
+static LogicalResult loopYields(Emitter &e, const std::vector<std::string> &names,
+                                ValueRange carried, SourceLoc at,
+                                SmallVectorImpl<Value> &yields) {
+  for (auto [name, init] : llvm::zip(names, carried)) {
+    const DValue &v = e.frame->locals[name];
+    Type type = init.getType();
+    if (v.isRuntime() && v.value.getType() != type)
+      return e.fail(at, "loop-carried variable '" + name +
+                            "' changes type from " + e.typeString(type) +
+                            " to " + e.typeString(v.value.getType()) +
+                            " inside the loop");
+    if (!v.isRuntime() && !(v.isConst() && v.constant.isNumber()))
+      return e.fail(at, "loop-carried variable '" + name +
+                            "' is assigned a " + e.describe(v) +
+                            " inside the loop");
+    auto shape = isa<RankedTensorType>(type)
+                     ? cast<RankedTensorType>(type).getShape()
+                     : ArrayRef<int64_t>();
+    std::optional<Value> y =
+        e.coerce(v, kda::tile::getElementTypeOrSelf(type), shape, at);
+    if (!y)
+      return failure();
+    yields.push_back(*y);
+  }
+  return success();
+}
+
+LogicalResult Emitter::emitFor(const Stmt &stmt) {
+  const Expr &iter = *stmt.value;
+  std::optional<DValue> callee;
+  if (iter.kind == ExprKind::Call)
+    callee = emitExpr(*iter.operands[0]);
+  else if (!(callee = emitExpr(iter)))
+    return failure();
+  if (!callee)
+    return failure();
+  bool isRange = callee->kind == DValue::Kind::Builtin &&
+                 callee->name == "py.range";
+  bool isStatic = callee->kind == DValue::Kind::Builtin &&
+                  callee->name == "static_range";
+  if (iter.kind != ExprKind::Call || (!isRange && !isStatic))
+    return fail(iter.loc, "unsupported construct: for loop over " +
+                              describe(*callee) +
+                              "; use range() or kt.static_range()");
+  if (!iter.keywords.empty())
+    return fail(iter.loc, "range() takes no keyword arguments");
+  size_t n = iter.numPositional();
+  if (n < 1 || n > 3)
+    return fail(iter.loc, std::string(isRange ? "range" : "kt.static_range") +
+                              "() takes 1 to 3 arguments (" +
+                              std::to_string(n) + " given)");
+  if (isStatic)
+    return emitStaticFor(stmt, iter);
+
+  std::vector<DValue> bounds;
+  std::vector<SourceLoc> locs;
+  for (size_t i = 1; i <= n; ++i) {
+    std::optional<DValue> v = emitExpr(*iter.operands[i]);
+    if (!v)
+      return failure();
+    bool ok = (v->isConst() && (v->constant.kind == Constant::Kind::Int ||
+                                v->constant.kind == Constant::Kind::Bool)) ||
+              (v->isRuntime() && v->value.getType().isInteger() &&
+               v->value.getType().getIntOrFloatBitWidth() > 1);
+    if (!ok)
+      return fail(iter.operands[i]->loc,
+                  "range() bounds must be integer scalars, got " +
+                      describe(*v));
+    bounds.push_back(*v);
+    locs.push_back(iter.operands[i]->loc);
+  }
+  if (n == 1) {
+    bounds.insert(bounds.begin(), DValue::of(Constant::ofInt(0)));
+    locs.insert(locs.begin(), iter.loc);
+  }
+  if (bounds.size() == 2) {
+    bounds.push_back(DValue::of(Constant::ofInt(1)));
+    locs.push_back(iter.loc);
+  }
+  if (bounds[2].isConst() && bounds[2].constant.intValue <= 0)
+    return fail(locs[2], bounds[2].constant.intValue == 0
+                             ? "range() step must not be zero"
+                             : "range() with a negative step is not "
+                               "supported in runtime loops");
+  unsigned width = 32;
+  for (const DValue &b : bounds)
+    width = std::max(width, elementTypeOf(b).getIntOrFloatBitWidth());
+  Type ivType = builder.getIntegerType(width);
+  SmallVector<Value> indexBounds;
+  for (size_t i = 0; i < 3; ++i) {
+    std::optional<Value> v = coerce(bounds[i], ivType, {}, locs[i]);
+    if (!v)
+      return failure();
+    indexBounds.push_back(arith::IndexCastOp::create(
+        builder, loc(locs[i]), builder.getIndexType(), *v));
+  }
+
+  const std::string &var = stmt.targets[0]->name;
+  std::vector<std::string> names;
+  SmallVector<Value> inits;
+  std::vector<StmtPtr> none;
+  if (failed(loopCarried(stmt.body, stmt.loc, names, inits)))
+    return failure();
+  auto varIt = std::find(names.begin(), names.end(), var);
+  if (varIt != names.end()) {
+    inits.erase(inits.begin() + (varIt - names.begin()));
+    names.erase(varIt);
+  }
+  Location l = loc(stmt.loc);
+  auto forOp = scf::ForOp::create(builder, l, indexBounds[0], indexBounds[1],
+                                  indexBounds[2], inits);
+  auto before = frame->locals;
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    Block *body = forOp.getBody();
+    builder.setInsertionPointToStart(body);
+    Value iv = arith::IndexCastOp::create(builder, loc(stmt.targets[0]->loc),
+                                          ivType, forOp.getInductionVar());
+    frame->locals[var] = DValue::of(iv);
+    for (auto [name, arg] : llvm::zip(names, forOp.getRegionIterArgs()))
+      frame->locals[name] = DValue::of(arg);
+    ++frame->runtimeDepth;
+    if (failed(emitBody(stmt.body)))
+      return failure();
+    --frame->runtimeDepth;
+    SmallVector<Value> yields;
+    if (body->mightHaveTerminator())
+      body->getTerminator()->erase();
+    builder.setInsertionPointToEnd(body);
+    if (failed(loopYields(*this, names, forOp.getRegionIterArgs(), stmt.loc,
+                          yields)))
+      return failure();
+    scf::YieldOp::create(builder, l, yields);
+  }
+  frame->locals = before;
+  for (auto [name, result] : llvm::zip(names, forOp.getResults()))
+    frame->locals[name] = DValue::of(result);
+  return success();
+}
+
+LogicalResult Emitter::emitStaticFor(const Stmt &stmt, const Expr &iter) {
+  int64_t args[3] = {0, 0, 1};
+  size_t n = iter.numPositional();
+  for (size_t i = 0; i < n; ++i) {
+    std::optional<DValue> v = emitExpr(*iter.operands[i + 1]);
+    if (!v)
+      return failure();
+    std::optional<int64_t> k =
+        requireInt(*v, iter.operands[i + 1]->loc, "kt.static_range() bound");
+    if (!k)
+      return failure();
+    args[n == 1 ? 1 : i] = *k;
+  }
+  if (args[2] == 0)
+    return fail(iter.loc, "kt.static_range() step must not be zero");
+  const std::string &var = stmt.targets[0]->name;
+  for (int64_t i = args[0]; args[2] > 0 ? i < args[1] : i > args[1];
+       i += args[2]) {
+    if (++unrolledIterations > 65536)
+      return fail(iter.loc, "kt.static_range() unrolls more than 65536 "
+                            "iterations; use range() for a runtime loop");
+    frame->locals[var] = DValue::of(Constant::ofInt(i));
+    if (failed(emitBody(stmt.body)))
+      return failure();
+    if (frame->returned)
+      break;
+  }
+  return success();
+}
+
+LogicalResult Emitter::emitWhile(const Stmt &stmt) {
+  std::vector<std::string> names;
+  SmallVector<Value> inits;
+  if (failed(loopCarried(stmt.body, stmt.loc, names, inits)))
+    return failure();
+  SmallVector<Type> types;
+  SmallVector<Location> locs;
+  for (Value v : inits) {
+    types.push_back(v.getType());
+    locs.push_back(loc(stmt.loc));
+  }
+  Location l = loc(stmt.loc);
+  auto whileOp = scf::WhileOp::create(builder, l, types, inits);
+  auto before = frame->locals;
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    Block *cond = builder.createBlock(&whileOp.getBefore(), {}, types, locs);
+    for (auto [name, arg] : llvm::zip(names, cond->getArguments()))
+      frame->locals[name] = DValue::of(arg);
+    ++frame->runtimeDepth;
+    std::optional<DValue> c = emitExpr(*stmt.value);
+    if (!c)
+      return failure();
+    if (std::optional<Constant> k = asConstant(*c)) {
+      if (isTruthy(*k))
+        return fail(stmt.value->loc, "'while' condition is always true (there "
+                                     "is no 'break'): the loop never ends");
+      --frame->runtimeDepth;
+      frame->locals = before;
+      whileOp.erase();
+      return success();
+    }
+    if (!c->isRuntime() || isa<RankedTensorType>(c->value.getType()))
+      return fail(stmt.value->loc,
+                  "'while' condition must be a scalar, got " + describe(*c));
+    std::optional<Value> i1 =
+        convert(c->value, builder.getI1Type(), stmt.value->loc);
+    if (!i1)
+      return failure();
+    scf::ConditionOp::create(builder, l, *i1, cond->getArguments());
+
+    Block *body = builder.createBlock(&whileOp.getAfter(), {}, types, locs);
+    for (auto [name, arg] : llvm::zip(names, body->getArguments()))
+      frame->locals[name] = DValue::of(arg);
+    if (failed(emitBody(stmt.body)))
+      return failure();
+    --frame->runtimeDepth;
+    SmallVector<Value> yields;
+    if (failed(loopYields(*this, names, body->getArguments(), stmt.loc,
+                          yields)))
+      return failure();
+    scf::YieldOp::create(builder, l, yields);
+  }
+  frame->locals = before;
+  for (auto [name, result] : llvm::zip(names, whileOp.getResults()))
+    frame->locals[name] = DValue::of(result);
+  return success();
+}

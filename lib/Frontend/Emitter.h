@@ -1,0 +1,246 @@
+//===- Emitter.h - DSL syntax tree to tile IR -------------------*- C++ -*-===//
+//
+// Private to lib/Frontend. The emitter walks a kernel's syntax tree with an
+// OpBuilder, evaluating compile-time values as it goes and inlining every
+// DSL callee at its call site. Its methods are split by concern:
+//   Kernel.cpp         entry points, kernel arguments, diagnostics
+//   Emitter.cpp        statements and control flow
+//   ExprEmitter.cpp    expressions, names, attributes, calls/inlining
+//   Builtins.cpp       kt.* builtins
+//   TypePromotion.cpp  constants, casts, promotion, broadcasting
+//
+//===----------------------------------------------------------------------===//
+#ifndef KDA_LIB_FRONTEND_EMITTER_H
+#define KDA_LIB_FRONTEND_EMITTER_H
+
+#include "kda/Frontend/ConstexprEval.h"
+#include "kda/Frontend/ModuleLoader.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <map>
+#include <optional>
+
+namespace kda::frontend::detail {
+
+/// A value of the DSL while emitting: a compile-time constant, an SSA value
+/// (scalar or tile), a tuple, or a name bound to a module, function or
+/// builtin.
+struct DValue {
+  enum class Kind {
+    Const,    ///< constant
+    Runtime,  ///< value (scalar int/float/pointer, or a ranked tensor)
+    Tuple,    ///< elements
+    Module,   ///< module (a DSL file) or name (language / package / external)
+    Function, ///< function in module
+    Builtin,  ///< name, a member of the language module or a Python builtin
+    Method,   ///< name bound to the runtime value `value` (`x.to`)
+    NonDSL,   ///< name of something Python-only (undecorated def, class...)
+  };
+  enum class ModuleKind { Language, DSL, Package, External };
+
+  Kind kind = Kind::Const;
+  Constant constant;
+  mlir::Value value;
+  std::vector<DValue> elements;
+  LoadedModule *module = nullptr;
+  ModuleKind moduleKind = ModuleKind::DSL;
+  FunctionDef *function = nullptr;
+  std::string name;
+  /// Package / External modules: `module` is the importer and this the
+  /// relative level, so that submodules resolve like the original import.
+  unsigned importLevel = 0;
+
+  static DValue of(Constant c) {
+    DValue v;
+    v.constant = std::move(c);
+    return v;
+  }
+  static DValue of(mlir::Value value) {
+    DValue v;
+    v.kind = Kind::Runtime;
+    v.value = value;
+    return v;
+  }
+  static DValue tuple(std::vector<DValue> elems) {
+    DValue v;
+    v.kind = Kind::Tuple;
+    v.elements = std::move(elems);
+    return v;
+  }
+  static DValue builtin(std::string name) {
+    DValue v;
+    v.kind = Kind::Builtin;
+    v.name = std::move(name);
+    return v;
+  }
+  bool isConst() const { return kind == Kind::Const; }
+  bool isRuntime() const { return kind == Kind::Runtime; }
+  bool isConstKind(Constant::Kind k) const {
+    return kind == Kind::Const && constant.kind == k;
+  }
+};
+
+/// An argument at a call site.
+struct Arg {
+  DValue value;
+  SourceLoc loc;
+};
+
+/// Arguments bound to a callee's parameters (null slots are absent).
+using BoundArgs = std::vector<std::optional<Arg>>;
+
+/// One function being emitted (the kernel or an inlined callee).
+struct Frame {
+  LoadedModule *module = nullptr;
+  FunctionDef *function = nullptr;
+  std::map<std::string, DValue> locals;
+  /// MLIR location of the call, already wrapped for outer frames.
+  std::optional<mlir::Location> callSiteLoc;
+  Frame *caller = nullptr;
+  SourceLoc callLoc; ///< in caller->module
+  std::optional<DValue> returnValue;
+  bool returned = false;
+  /// Number of enclosing runtime (scf) regions within this function.
+  int runtimeDepth = 0;
+};
+
+class Emitter {
+public:
+  Emitter(mlir::MLIRContext &ctx, ModuleLoader &loader,
+          std::string &diagnostics);
+
+  mlir::OwningOpRef<mlir::ModuleOp> emitKernel(const CompileRequest &request);
+
+  // --- Kernel.cpp: diagnostics and locations.
+  std::nullopt_t error(SourceLoc loc, const llvm::Twine &message);
+  mlir::Location loc(SourceLoc loc);
+  mlir::LogicalResult fail(SourceLoc at, const llvm::Twine &message) {
+    error(at, message);
+    return mlir::failure();
+  }
+
+  // --- Emitter.cpp: statements.
+  mlir::LogicalResult emitBody(const std::vector<StmtPtr> &body);
+  mlir::LogicalResult emitStmt(const Stmt &stmt);
+  mlir::LogicalResult assign(const Expr &target, DValue value,
+                             SourceLoc valueLoc);
+  mlir::LogicalResult emitIf(const Stmt &stmt);
+  mlir::LogicalResult emitRuntimeIf(const Stmt &stmt, mlir::Value cond);
+  mlir::LogicalResult emitFor(const Stmt &stmt);
+  mlir::LogicalResult emitStaticFor(const Stmt &stmt, const Expr &call);
+  mlir::LogicalResult emitWhile(const Stmt &stmt);
+  /// Carried variables of a loop body: assigned in it and live before it,
+  /// materialized as SSA values.
+  mlir::LogicalResult
+  loopCarried(const std::vector<StmtPtr> &body, SourceLoc at,
+              std::vector<std::string> &names,
+              llvm::SmallVectorImpl<mlir::Value> &inits);
+
+  // --- ExprEmitter.cpp: expressions.
+  std::optional<DValue> emitExpr(const Expr &expr);
+  std::optional<DValue> lookupName(const std::string &name, SourceLoc at);
+  /// A top-level name of a DSL module; sets `*missing` (without an error)
+  /// when the module does not define it.
+  std::optional<DValue> moduleMember(LoadedModule *module,
+                                     const std::string &name, SourceLoc at,
+                                     bool *missing);
+  std::optional<DValue> emitAttribute(const Expr &expr);
+  std::optional<DValue> emitSubscript(const Expr &expr);
+  std::optional<DValue> emitCall(const Expr &expr);
+  std::optional<DValue> emitBinary(BinOp op, const DValue &lhs,
+                                   const DValue &rhs, SourceLoc at);
+  std::optional<DValue> emitUnary(UnaryOp op, const DValue &operand,
+                                  SourceLoc at);
+  std::optional<DValue> emitBoolOp(const Expr &expr);
+  std::optional<DValue> emitCompare(const Expr &expr);
+  std::optional<DValue> inlineCall(const DValue &callee,
+                                   std::vector<Arg> &positional,
+                                   std::vector<std::pair<std::string, Arg>> &kw,
+                                   SourceLoc at);
+  /// Evaluates a module-level expression (a global or a default value); it
+  /// must be a compile-time value.
+  std::optional<DValue> evalInModule(LoadedModule *module, const Expr &expr,
+                                     const std::string &what);
+  std::optional<DValue> resolveModule(const std::string &dotted,
+                                      unsigned level, LoadedModule *importer,
+                                      SourceLoc at);
+  std::optional<DValue> languageMember(const std::string &name, SourceLoc at,
+                                       const std::string &shownModule);
+  std::optional<DValue> ifExpr(const Expr &expr);
+
+  // --- Builtins.cpp.
+  std::optional<DValue> callBuiltin(const std::string &name, DValue *self,
+                                    std::vector<Arg> &positional,
+                                    std::vector<std::pair<std::string, Arg>> &kw,
+                                    SourceLoc at);
+  bool isBuiltinName(llvm::StringRef name) const;
+  bool bindArgs(llvm::StringRef fnName, llvm::ArrayRef<const char *> params,
+                unsigned numRequired, std::vector<Arg> &positional,
+                std::vector<std::pair<std::string, Arg>> &kw, SourceLoc at,
+                BoundArgs &bound);
+
+  // --- TypePromotion.cpp.
+  mlir::Type defaultType(const Constant &c);
+  std::optional<mlir::Value> constant(const Constant &c, mlir::Type type,
+                                      SourceLoc at);
+  /// A runtime value of `value` (constants get their default type).
+  std::optional<mlir::Value> toRuntime(const DValue &value, SourceLoc at);
+  /// Elementwise conversion to `elemType`, keeping the shape.
+  std::optional<mlir::Value> convert(mlir::Value value, mlir::Type elemType,
+                                  SourceLoc at);
+  /// Converts `value` (constant or runtime) to `elemType` and broadcasts it
+  /// to `shape` (empty shape: scalar).
+  std::optional<mlir::Value> coerce(const DValue &value, mlir::Type elemType,
+                                    llvm::ArrayRef<int64_t> shape,
+                                    SourceLoc at);
+  std::optional<mlir::Value> broadcastTo(mlir::Value value,
+                                         llvm::ArrayRef<int64_t> shape,
+                                         SourceLoc at);
+  std::optional<llvm::SmallVector<int64_t>>
+  broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
+                  SourceLoc at);
+  /// The element type two operands are computed in (Triton's rules).
+  std::optional<mlir::Type> promote(const DValue &a, const DValue &b,
+                                    SourceLoc at, const char *what);
+  /// Shape of a runtime value (empty for scalars) or of a constant (empty).
+  llvm::SmallVector<int64_t> shapeOf(const DValue &value);
+  mlir::Type elementTypeOf(const DValue &value);
+  std::string typeString(mlir::Type type);
+  std::string describe(const DValue &value);
+  /// A constant int (bool accepted) required at compile time.
+  std::optional<int64_t> requireInt(const DValue &value, SourceLoc at,
+                                    const llvm::Twine &what);
+  /// A compile-time shape: an int or a tuple/list of ints.
+  std::optional<llvm::SmallVector<int64_t>>
+  requireShape(const DValue &value, SourceLoc at, const llvm::Twine &what);
+  std::optional<DType> requireDType(const DValue &value, SourceLoc at,
+                                    const llvm::Twine &what);
+  /// A tuple of constants as one Constant, or std::nullopt.
+  std::optional<Constant> asConstant(const DValue &value);
+  DValue fromConstant(const Constant &c);
+  mlir::Value splatConstant(mlir::Type elemType, llvm::ArrayRef<int64_t> shape,
+                            double fvalue, int64_t ivalue, SourceLoc at);
+
+  mlir::MLIRContext &ctx;
+  ModuleLoader &loader;
+  std::string &diagnostics;
+  mlir::OpBuilder builder;
+  Frame *frame = nullptr;
+  /// Functions being inlined, to reject recursion.
+  std::vector<FunctionDef *> callStack;
+  /// Evaluated globals per module, and those being evaluated (cycles).
+  std::map<std::pair<LoadedModule *, std::string>, DValue> globalCache;
+  std::vector<std::pair<LoadedModule *, std::string>> globalsInProgress;
+  /// Counts unrolled static_range iterations to bound compile time.
+  int64_t unrolledIterations = 0;
+};
+
+/// Names assigned anywhere in `body` (recursively), in first-seen order.
+void collectAssignedNames(const std::vector<StmtPtr> &body,
+                          std::vector<std::string> &names);
+
+} // namespace kda::frontend::detail
+
+#endif // KDA_LIB_FRONTEND_EMITTER_H

@@ -1,0 +1,241 @@
+//===- Kernel.cpp - frontend entry points ---------------------------------===//
+//
+// emitKernel builds the kernel's func.func from the request (runtime
+// parameters become arguments, constexpr parameters become compile-time
+// values) and hands the body to the statement emitter. Diagnostics are
+// collected as text; the first error stops emission.
+//
+//===----------------------------------------------------------------------===//
+#include "Emitter.h"
+#include "Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace kda::frontend;
+using namespace kda::frontend::detail;
+
+Emitter::Emitter(MLIRContext &ctx, ModuleLoader &loader,
+                 std::string &diagnostics)
+    : ctx(ctx), loader(loader), diagnostics(diagnostics), builder(&ctx) {}
+
+std::nullopt_t Emitter::error(SourceLoc at, const llvm::Twine &message) {
+  // Only the first error is reported: later ones are usually consequences.
+  if (diagnostics.find(": error: ") != std::string::npos)
+    return std::nullopt;
+  LoadedModule *module = frame ? frame->module : loader.mainModule(diagnostics);
+  if (!module) {
+    diagnostics += "error: " + message.str() + "\n";
+    return std::nullopt;
+  }
+  diagnostics += formatDiagnostic(*module, at, "error", message.str());
+  for (Frame *f = frame; f && f->caller; f = f->caller)
+    diagnostics += formatDiagnostic(*f->caller->module, f->callLoc, "note",
+                                    "in call from here");
+  return std::nullopt;
+}
+
+Location Emitter::loc(SourceLoc at) {
+  if (!frame)
+    return UnknownLoc::get(&ctx);
+  Location fileLoc = FileLineColLoc::get(
+      &ctx, frame->module->displayName, at.line + frame->module->lineOffset,
+      at.col);
+  if (frame->callSiteLoc)
+    return CallSiteLoc::get(fileLoc, *frame->callSiteLoc);
+  return fileLoc;
+}
+
+/// `X: kt.constexpr` (any module alias) or `X: constexpr`.
+static bool isConstexprAnnotation(const Expr *annotation) {
+  if (!annotation)
+    return false;
+  if (annotation->kind == ExprKind::Name)
+    return annotation->name == "constexpr";
+  if (annotation->kind == ExprKind::Attribute)
+    return annotation->name == "constexpr";
+  return false;
+}
+
+OwningOpRef<ModuleOp> Emitter::emitKernel(const CompileRequest &request) {
+  LoadedModule *main = loader.mainModule(diagnostics);
+  if (!main)
+    return nullptr;
+  auto it = main->parsed.symbols.find(request.kernelName);
+  if (it == main->parsed.symbols.end() ||
+      it->second.kind == SymbolKind::Global ||
+      it->second.kind == SymbolKind::OtherGlobal ||
+      it->second.kind == SymbolKind::Import ||
+      it->second.kind == SymbolKind::ImportFrom) {
+    diagnostics += "error: no @kt.jit function named '" + request.kernelName +
+                   "' in " + request.filename + "\n";
+    return nullptr;
+  }
+  Frame kernelFrame;
+  kernelFrame.module = main;
+  frame = &kernelFrame;
+  const ModuleSymbol &sym = it->second;
+  if (sym.kind == SymbolKind::OtherFunction) {
+    error(sym.loc, "'" + request.kernelName +
+                       "' is not a @kt.jit function (missing decorator?)");
+    return nullptr;
+  }
+  if (sym.kind == SymbolKind::BrokenFunction) {
+    error(sym.errorLoc, sym.error);
+    return nullptr;
+  }
+  FunctionDef *fn = sym.function;
+  kernelFrame.function = fn;
+  callStack.push_back(fn);
+
+  ctx.loadDialect<func::FuncDialect, arith::ArithDialect, math::MathDialect,
+                  scf::SCFDialect, kda::tile::TileDialect>();
+
+  std::set<std::string> paramNames;
+  for (const Param &p : fn->params)
+    paramNames.insert(p.name);
+  for (const ParamSpec &spec : request.signature.params)
+    if (!paramNames.count(spec.name)) {
+      error(fn->loc, "the signature names '" + spec.name +
+                         "', which is not a parameter of '" + fn->name + "'");
+      return nullptr;
+    }
+
+  // Classify parameters; runtime ones become function arguments.
+  std::vector<const ParamSpec *> runtimeSpecs;
+  std::vector<bool> isConstexpr;
+  SmallVector<Type> argTypes;
+  for (const Param &p : fn->params) {
+    bool constexprParam = isConstexprAnnotation(p.annotation.get()) ||
+                          request.constexprs.count(p.name);
+    isConstexpr.push_back(constexprParam);
+    if (constexprParam)
+      continue;
+    const ParamSpec *spec = request.signature.find(p.name);
+    if (!spec) {
+      error(p.loc, "runtime parameter '" + p.name +
+                       "' is missing from the signature");
+      return nullptr;
+    }
+    Type elem = dtypeToMLIR(ctx, spec->type);
+    argTypes.push_back(spec->isPointer ? kda::tile::PointerType::get(elem)
+                                       : elem);
+    runtimeSpecs.push_back(spec);
+  }
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc(fn->loc));
+  builder.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(builder, loc(fn->loc), fn->name,
+                                   builder.getFunctionType(argTypes, {}));
+  func->setAttr("tile.kernel", builder.getUnitAttr());
+  for (auto [i, spec] : llvm::enumerate(runtimeSpecs))
+    if (spec->divisibility > 1)
+      func.setArgAttr(i, "tile.divisibility",
+                      builder.getI32IntegerAttr(spec->divisibility));
+  Block *entry = func.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+
+  unsigned argIndex = 0;
+  for (auto [i, p] : llvm::enumerate(fn->params)) {
+    if (!isConstexpr[i]) {
+      kernelFrame.locals[p.name] = DValue::of(entry->getArgument(argIndex++));
+      continue;
+    }
+    auto given = request.constexprs.find(p.name);
+    if (given != request.constexprs.end()) {
+      kernelFrame.locals[p.name] =
+          DValue::of(Constant::fromConstexprValue(given->second));
+      continue;
+    }
+    if (!p.defaultValue) {
+      error(p.loc, "constexpr parameter '" + p.name + "' needs a value");
+      return nullptr;
+    }
+    std::optional<DValue> value =
+        evalInModule(main, *p.defaultValue, "the default of '" + p.name + "'");
+    if (!value)
+      return nullptr;
+    kernelFrame.locals[p.name] = *value;
+  }
+
+  if (failed(emitBody(fn->body)))
+    return nullptr;
+  if (kernelFrame.returnValue &&
+      !kernelFrame.returnValue->isConstKind(Constant::Kind::None)) {
+    error(fn->loc, "kernel '" + fn->name + "' must not return a value");
+    return nullptr;
+  }
+  builder.setInsertionPointToEnd(&func.getBody().back());
+  func::ReturnOp::create(builder, loc(fn->loc));
+
+  std::string verifyErrors;
+  {
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error)
+        verifyErrors += diag.str() + "\n";
+      return success();
+    });
+    if (failed(verify(*module))) {
+      diagnostics += "error: internal error: the frontend produced invalid "
+                     "IR (please report this): " +
+                     (verifyErrors.empty() ? "verification failed\n"
+                                           : verifyErrors);
+      return nullptr;
+    }
+  }
+  return module;
+}
+
+OwningOpRef<ModuleOp>
+kda::frontend::emitKernel(MLIRContext &ctx, const CompileRequest &request,
+                          std::string &diagnostics) {
+  ModuleLoader loader(request);
+  Emitter emitter(ctx, loader, diagnostics);
+  OwningOpRef<ModuleOp> module = emitter.emitKernel(request);
+  if (!module && diagnostics.empty())
+    diagnostics = "error: internal error: emission failed without a message\n";
+  return module;
+}
+
+bool kda::frontend::listDependencies(const CompileRequest &request,
+                                     std::vector<std::string> &files,
+                                     std::string &diagnostics) {
+  ModuleLoader loader(request);
+  LoadedModule *main = loader.mainModule(diagnostics);
+  if (!main)
+    return false;
+  // Breadth-first over imports; modules that are not files on the search
+  // path (numpy, torch, ...) are not DSL dependencies.
+  for (size_t i = 0; i < loader.modules().size(); ++i) {
+    LoadedModule *module = loader.modules()[i].get();
+    auto imports = module->parsed.imports;
+    for (auto &[dotted, level] : imports) {
+      if (level == 0 && (isLanguageModule(dotted) ||
+                         llvm::StringRef(dotted).starts_with("kdatile.")))
+        continue;
+      std::string error;
+      loader.findModule(dotted, level, module, error);
+      if (!error.empty()) {
+        diagnostics += error;
+        return false;
+      }
+    }
+  }
+  std::string error;
+  loader.stdlib(error);
+  if (!error.empty()) {
+    diagnostics += error;
+    return false;
+  }
+  files.clear();
+  for (auto &module : loader.modules())
+    files.push_back(module->absolutePath);
+  return true;
+}
