@@ -21,7 +21,8 @@ LogicalResult RangeOp::verify() {
   auto type = getResult().getType();
   if (type.getRank() != 1)
     return emitOpError("result must be a 1-D tile, got ") << type;
-  int64_t start = getStart(), end = getEnd();
+  // I32Attr getters are unsigned: read the attributes as signed values.
+  int64_t start = getStartAttr().getInt(), end = getEndAttr().getInt();
   if (end <= start)
     return emitOpError("end (") << end << ") must be greater than start ("
                                 << start << ")";
@@ -57,7 +58,7 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor) {
 LogicalResult ExpandDimsOp::verify() {
   auto src = getSrc().getType();
   auto dst = cast<RankedTensorType>(getResult().getType());
-  int64_t axis = getAxis();
+  int64_t axis = getAxisAttr().getInt();
   if (axis < 0 || axis > src.getRank())
     return emitOpError("axis ") << axis << " out of range [0, "
                                 << src.getRank() << "]";
@@ -145,13 +146,15 @@ void LoadOp::getEffects(
 
 LogicalResult ReduceOp::verify() {
   auto src = getSrc().getType();
-  int64_t axis = getAxis();
+  int64_t axis = getAxisAttr().getInt();
   if (axis < 0 || axis >= src.getRank())
     return emitOpError("axis ") << axis << " out of range for a rank-"
                                 << src.getRank() << " tile";
   Type elem = src.getElementType();
   if (isa<PointerType>(elem))
     return emitOpError("cannot reduce a tile of pointers");
+  if (elem.isInteger(1) && getKind() == ReduceKind::Sum)
+    return emitOpError("cannot sum i1 values: widen them to an integer type");
   Type expected = elem;
   if (src.getRank() > 1) {
     SmallVector<int64_t> shape(src.getShape());

@@ -145,9 +145,11 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
     TypesMatchWith<"result holds the pointee type", "ptr", "result",
                    "::kda::tile::getPointeeLikeType($_self)">,
     TypesMatchWith<"mask has the shape of ptr", "ptr", "mask",
-                   "::kda::tile::getI1LikeType($_self)", "($_op.getOperands().size() <= 1) || std::equal_to<>()">,
+                   "::kda::tile::getI1LikeType($_self)",
+                   "!::llvm::cast<::kda::tile::LoadOp>(&$_op).getMask() || std::equal_to<>()">,
     TypesMatchWith<"other has the result type", "ptr", "other",
-                   "::kda::tile::getPointeeLikeType($_self)", "($_op.getOperands().size() <= 2) || std::equal_to<>()">,
+                   "::kda::tile::getPointeeLikeType($_self)",
+                   "!::llvm::cast<::kda::tile::LoadOp>(&$_op).getOther() || std::equal_to<>()">,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "masked load of a pointer tile";
   let description = [{
@@ -200,7 +202,8 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let summary = "reduce a tile along one axis";
   let description = [{
     Reducing the only axis of a 1-D tile yields a scalar. Float max/min
-    propagate NaN.
+    propagate NaN; on i1, max is "any" and min is "all" (sum is rejected:
+    widen to an integer first).
     ```mlir
     %s = tile.reduce sum %x {axis = 1 : i32} : tensor<4x8xf32> -> tensor<4xf32>
     ```

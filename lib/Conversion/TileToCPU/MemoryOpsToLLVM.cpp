@@ -69,6 +69,20 @@ Value buildMasked(OpBuilder &b, Location loc, Value mask, Type type,
   return ifOp.getResult(0);
 }
 
+/// Constant bounds of a loop nest visiting every element of `shape`.
+void getElementLoopBounds(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                          SmallVectorImpl<Value> &lbs,
+                          SmallVectorImpl<Value> &ubs,
+                          SmallVectorImpl<Value> &steps) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t dim : shape) {
+    lbs.push_back(zero);
+    ubs.push_back(arith::ConstantIndexOp::create(b, loc, dim));
+    steps.push_back(one);
+  }
+}
+
 struct AddPtrLowering : OpConversionPattern<tile::AddPtrOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -123,32 +137,34 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
       rewriter.replaceOp(op, v);
       return success();
     }
-    auto gen = tensor::GenerateOp::create(rewriter, loc, tensorType,
-                                          ValueRange{});
-    int64_t rank = tensorType.getRank();
-    Block *body = rewriter.createBlock(
-        &gen.getBody(), {}, SmallVector<Type>(rank, rewriter.getIndexType()),
-        SmallVector<Location>(rank, loc));
-    {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(body);
-      ValueRange idx = body->getArguments();
-      Value m = mask ? Value(tensor::ExtractOp::create(rewriter, loc, mask, idx))
-                     : Value();
-      Value v = buildMasked(
-          rewriter, loc, m, elemType,
-          [&](OpBuilder &b, Location l) {
-            Value addr = tensor::ExtractOp::create(b, l, adaptor.getPtr(), idx);
-            return loadScalar(b, l, addr, elemType);
-          },
-          [&](OpBuilder &b, Location l) -> Value {
-            if (other)
-              return tensor::ExtractOp::create(b, l, other, idx);
-            return zeroOf(b, l);
-          });
-      tensor::YieldOp::create(rewriter, loc, v);
-    }
-    rewriter.replaceOp(op, gen.getResult());
+    // An explicit loop nest filling a tensor, rather than tensor.generate:
+    // upstream folds tensor.extract(tensor.generate) by cloning the body to
+    // the use, which could move the read past a store to the same address.
+    SmallVector<Value> lbs, ubs, steps;
+    getElementLoopBounds(rewriter, loc, tensorType.getShape(), lbs, ubs, steps);
+    Value init = tensor::EmptyOp::create(rewriter, loc, tensorType.getShape(),
+                                         elemType);
+    scf::LoopNest nest = scf::buildLoopNest(
+        rewriter, loc, lbs, ubs, steps, ValueRange{init},
+        [&](OpBuilder &b, Location l, ValueRange idx,
+            ValueRange carried) -> scf::ValueVector {
+          Value m =
+              mask ? Value(tensor::ExtractOp::create(b, l, mask, idx)) : Value();
+          Value v = buildMasked(
+              b, l, m, elemType,
+              [&](OpBuilder &tb, Location tl) {
+                Value addr =
+                    tensor::ExtractOp::create(tb, tl, adaptor.getPtr(), idx);
+                return loadScalar(tb, tl, addr, elemType);
+              },
+              [&](OpBuilder &eb, Location el) -> Value {
+                if (other)
+                  return tensor::ExtractOp::create(eb, el, other, idx);
+                return zeroOf(eb, el);
+              });
+          return {tensor::InsertOp::create(b, l, v, carried[0], idx)};
+        });
+    rewriter.replaceOp(op, nest.results[0]);
     return success();
   }
 };
@@ -178,22 +194,17 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
       return success();
     }
     // A loop nest over the tile, one guarded scalar store per element.
-    SmallVector<Value> ivs;
-    OpBuilder::InsertionGuard guard(rewriter);
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    for (int64_t dim : tensorType.getShape()) {
-      Value ub = arith::ConstantIndexOp::create(rewriter, loc, dim);
-      auto loop = scf::ForOp::create(rewriter, loc, zero, ub, one);
-      ivs.push_back(loop.getInductionVar());
-      rewriter.setInsertionPointToStart(loop.getBody());
-    }
-    Value addr = tensor::ExtractOp::create(rewriter, loc, adaptor.getPtr(), ivs);
-    Value value =
-        tensor::ExtractOp::create(rewriter, loc, adaptor.getValue(), ivs);
-    Value m = mask ? Value(tensor::ExtractOp::create(rewriter, loc, mask, ivs))
-                   : Value();
-    emitStore(rewriter, loc, addr, value, m);
+    SmallVector<Value> lbs, ubs, steps;
+    getElementLoopBounds(rewriter, loc, tensorType.getShape(), lbs, ubs, steps);
+    scf::buildLoopNest(
+        rewriter, loc, lbs, ubs, steps,
+        [&](OpBuilder &b, Location l, ValueRange ivs) {
+          Value addr = tensor::ExtractOp::create(b, l, adaptor.getPtr(), ivs);
+          Value value = tensor::ExtractOp::create(b, l, adaptor.getValue(), ivs);
+          Value m =
+              mask ? Value(tensor::ExtractOp::create(b, l, mask, ivs)) : Value();
+          emitStore(b, l, addr, value, m);
+        });
     rewriter.eraseOp(op);
     return success();
   }

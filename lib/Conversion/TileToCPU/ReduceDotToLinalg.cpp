@@ -43,6 +43,11 @@ TypedAttr getReductionIdentity(OpBuilder &b, tile::ReduceKind kind,
 Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value lhs,
               Value rhs) {
   bool isFloat = isa<FloatType>(lhs.getType());
+  // Signed max/min would treat true as -1: i1 max is "any", min is "all".
+  if (lhs.getType().isInteger(1))
+    return kind == tile::ReduceKind::Max
+               ? Value(arith::OrIOp::create(b, loc, lhs, rhs))
+               : Value(arith::AndIOp::create(b, loc, lhs, rhs));
   switch (kind) {
   case tile::ReduceKind::Sum:
     return isFloat ? Value(arith::AddFOp::create(b, loc, lhs, rhs))
@@ -65,7 +70,7 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
     Location loc = op.getLoc();
     auto srcType = op.getSrc().getType();
     Type elem = srcType.getElementType();
-    int64_t axis = op.getAxis();
+    int64_t axis = op.getAxisAttr().getInt();
     SmallVector<int64_t> shape(srcType.getShape());
     shape.erase(shape.begin() + axis);
     auto initType = RankedTensorType::get(shape, elem);

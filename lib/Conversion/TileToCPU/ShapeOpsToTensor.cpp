@@ -59,7 +59,7 @@ struct RangeLowering : OpConversionPattern<tile::RangeOp> {
   LogicalResult
   matchAndRewrite(tile::RangeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    int32_t start = op.getStart();
+    int64_t start = op.getStartAttr().getInt();
     Value result = buildGenerate(
         rewriter, op.getLoc(), op.getType(),
         [&](OpBuilder &b, Location loc, ValueRange idx) -> Value {

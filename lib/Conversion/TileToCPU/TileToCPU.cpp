@@ -49,6 +49,19 @@ struct SelectTypeConversion : OpConversionPattern<arith::SelectOp> {
   }
 };
 
+/// Kernel arguments are passed by value through an argument array: only
+/// scalars and pointers can be.
+LogicalResult verifyKernelSignature(func::FuncOp kernel) {
+  for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
+    if (!type.isIntOrFloat() && !isa<tile::PointerType>(type))
+      return kernel.emitOpError("kernel argument #")
+             << i << " has type " << type
+             << "; kernels take scalars and pointers only";
+  if (kernel.getNumResults() != 0)
+    return kernel.emitOpError("kernels return nothing");
+  return success();
+}
+
 /// Appends the grid arguments to a kernel and replaces program ids with them.
 void materializeGridArguments(func::FuncOp kernel) {
   MLIRContext *ctx = kernel.getContext();
@@ -119,8 +132,20 @@ struct ConvertTileToCPUPass
 
     SmallVector<std::pair<func::FuncOp, SmallVector<Type>>> kernels;
     for (auto func : module.getOps<func::FuncOp>()) {
-      if (!func->hasAttr("tile.kernel"))
+      if (!func->hasAttr("tile.kernel")) {
+        WalkResult grid = func.walk([](Operation *op) {
+          if (isa<tile::ProgramIdOp, tile::NumProgramsOp>(op)) {
+            op->emitOpError("needs a grid: use it in a 'tile.kernel' function");
+            return WalkResult::interrupt();
+          }
+          return WalkResult::advance();
+        });
+        if (grid.wasInterrupted())
+          return signalPassFailure();
         continue;
+      }
+      if (failed(verifyKernelSignature(func)))
+        return signalPassFailure();
       kernels.push_back(
           {func, SmallVector<Type>(func.getArgumentTypes().begin(),
                                    func.getArgumentTypes().end())});
@@ -131,8 +156,10 @@ struct ConvertTileToCPUPass
     populateTileToCPUTypeConversions(converter);
     ConversionTarget target(*ctx);
     target.addIllegalDialect<tile::TileDialect>();
-    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           LLVM::LLVMDialect, scf::SCFDialect,
+    // Ops this pass creates always have host types; ops of other dialects
+    // (arith.select, scf.for carrying pointers, ...) are legal once their
+    // types are.
+    target.addLegalDialect<linalg::LinalgDialect, LLVM::LLVMDialect,
                            tensor::TensorDialect>();
     target.markUnknownOpDynamicallyLegal(
         [&](Operation *op) { return converter.isLegal(op); });
@@ -150,7 +177,8 @@ struct ConvertTileToCPUPass
                                                                    converter);
     populateCallOpTypeConversionPattern(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
-    scf::populateSCFStructuralTypeConversions(converter, patterns);
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                         target);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 
