@@ -176,8 +176,20 @@ class JITFunction:
                 f"@kt.jit: cannot get the source of '{fn.__name__}' ({e}); define kernels in a "
                 "file, or exec code registered in linecache"
             ) from None
-        self.source = textwrap.dedent("".join(lines))
-        self.line_offset = max(0, first - 1)
+        # The fragment needs the DSL namespace imported under the names the function uses;
+        # the import lines go before it, and the line offset accounts for them.
+        import sys
+
+        pkg = sys.modules[__package__]
+        aliases = sorted(k for k, v in getattr(fn, "__globals__", {}).items() if v is pkg)
+        header = "".join(f"import kdatile as {a}\n" for a in aliases if a != "kdatile")
+        if "kdatile" in aliases:
+            header += "import kdatile\n"
+        nheader = header.count("\n")
+        if first - 1 < nheader:
+            header, nheader = "", 0
+        self.source = header + textwrap.dedent("".join(lines))
+        self.line_offset = first - 1 - nheader
         if path and os.path.isfile(path):
             self.filename = os.path.abspath(path)
         else:

@@ -203,7 +203,11 @@ class CompiledKernel:
             p["dtype"] = short.short
         self._lib = library if library is not None else ctypes.CDLL(path)
         fn = None
-        for symbol in (entry, entry + CPU_ENTRY_SUFFIX):
+        # A kernel name: the .so also exports the kernel function itself under that name (with
+        # a different C signature), so the entry wrapper must be looked up first.
+        candidates = (entry,) if entry.endswith(CPU_ENTRY_SUFFIX) else (
+            entry + CPU_ENTRY_SUFFIX, entry)
+        for symbol in candidates:
             try:
                 fn = getattr(self._lib, symbol)
                 break
