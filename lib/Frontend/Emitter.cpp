@@ -241,6 +241,9 @@ LogicalResult Emitter::emitRuntimeIf(const Stmt &stmt, Value cond) {
                      : thenValue.isRuntime()
                          ? type
                          : defaultType(elseValue.constant);
+    if (thenValue.isConst() != elseValue.isConst() &&
+        isa<RankedTensorType>(type))
+      otherType = kda::tile::getElementTypeOrSelf(type);
     if (type != otherType)
       return fail(stmt.loc, "variable '" + name + "' has type " +
                                 typeString(type) +

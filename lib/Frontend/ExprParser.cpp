@@ -306,7 +306,7 @@ ExprPtr Parser::parsePrimary() {
       e = std::move(call);
     } else if (tok().isOp("[")) {
       consume();
-      auto sub = std::make_unique<Expr>(ExprKind::Subscript, loc);
+      auto sub = std::make_unique<Expr>(ExprKind::Subscript, e->loc);
       sub->operands.push_back(std::move(e));
       while (!tok().isOp("]")) {
         ExprPtr item = parseSubscriptItem();
