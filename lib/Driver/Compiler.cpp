@@ -7,6 +7,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Config/llvm-config.h"
@@ -102,6 +103,92 @@ bool runPipeline(mlir::MLIRContext &ctx, mlir::ModuleOp module,
 }
 } // namespace
 
+namespace {
+/// The kernel as tile IR: from the DSL frontend, or parsed from a `.mlir`
+/// file (tile IR or any later stage, to resume a pipeline).
+mlir::OwningOpRef<mlir::ModuleOp> loadKernel(mlir::MLIRContext &ctx,
+                                             const CompileOptions &options,
+                                             std::string &error) {
+  const frontend::CompileRequest &req = options.request;
+  if (!llvm::StringRef(req.filename).ends_with(".mlir"))
+    return frontend::emitKernel(ctx, req, error);
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
+    llvm::raw_string_ostream os(diagnostics);
+    os << diag.getLocation() << ": error: " << diag << "\n";
+    return mlir::success();
+  });
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(
+      req.source, mlir::ParserConfig(&ctx), req.filename);
+  if (!module)
+    error = diagnostics;
+  return module;
+}
+
+/// Host code: kda-cpu-lower, then LLVM IR, assembly, object or .so.
+void compileForHost(mlir::MLIRContext &ctx, mlir::ModuleOp module,
+                    const CompileOptions &options, CompileResult &result,
+                    StageTimer &timer) {
+  result.entrySymbol = options.request.kernelName + "__kda_cpu";
+  if (!runPipeline(ctx, module, buildCPULoweringPipeline, "kda-cpu-lower",
+                   result.error))
+    return;
+  timer.done("kda-cpu-lower");
+  if (options.emit == EmitKind::MLIR) {
+    result.text = printOp(module);
+    result.ok = true;
+    return;
+  }
+
+  llvm::LLVMContext llvmCtx;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateToHostLLVMIR(module, llvmCtx, result.error);
+  if (!llvmModule)
+    return;
+  timer.done("llvm-opt");
+  if (options.emit == EmitKind::LLVM) {
+    llvm::raw_string_ostream os(result.text);
+    llvmModule->print(os, nullptr);
+    result.ok = true;
+    return;
+  }
+
+  std::string code;
+  bool object = options.emit != EmitKind::Asm;
+  if (!emitHostCode(*llvmModule, object, code, result.error))
+    return;
+  timer.done("codegen");
+  if (options.emit == EmitKind::Asm) {
+    result.text = std::move(code);
+    result.ok = true;
+    return;
+  }
+
+  std::string objectPath = options.emit == EmitKind::Obj
+                               ? options.outputPath
+                               : options.outputPath + ".o.tmp";
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(objectPath, ec, llvm::sys::fs::OF_None);
+    if (ec) {
+      result.error =
+          "error: cannot write '" + objectPath + "': " + ec.message();
+      return;
+    }
+    os << code;
+  }
+  if (options.emit == EmitKind::SO) {
+    bool linked =
+        linkHostSharedObject(objectPath, options.outputPath, result.error);
+    llvm::sys::fs::remove(objectPath);
+    if (!linked)
+      return;
+    timer.done("link");
+  }
+  result.ok = true;
+}
+} // namespace
+
 CompileResult kda::compileKernel(mlir::MLIRContext &ctx,
                                  const CompileOptions &options) {
   CompileResult result;
@@ -112,12 +199,10 @@ CompileResult kda::compileKernel(mlir::MLIRContext &ctx,
     return result;
   }
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      frontend::emitKernel(ctx, options.request, result.error);
+      loadKernel(ctx, options, result.error);
   if (!module)
     return result;
   timer.done("frontend");
-
-  result.entrySymbol = options.request.kernelName + "__kda_cpu";
   result.params = options.request.signature.params;
 
   if (!runPipeline(ctx, *module, buildTileSimplifyPipeline,
@@ -129,61 +214,6 @@ CompileResult kda::compileKernel(mlir::MLIRContext &ctx,
     result.ok = true;
     return result;
   }
-
-  if (!runPipeline(ctx, *module, buildCPULoweringPipeline, "kda-cpu-lower",
-                   result.error))
-    return result;
-  timer.done("kda-cpu-lower");
-  if (options.emit == EmitKind::MLIR) {
-    result.text = printOp(*module);
-    result.ok = true;
-    return result;
-  }
-
-  llvm::LLVMContext llvmCtx;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateToHostLLVMIR(*module, llvmCtx, result.error);
-  if (!llvmModule)
-    return result;
-  timer.done("llvm-opt");
-  if (options.emit == EmitKind::LLVM) {
-    llvm::raw_string_ostream os(result.text);
-    llvmModule->print(os, nullptr);
-    result.ok = true;
-    return result;
-  }
-
-  std::string code;
-  bool object = options.emit != EmitKind::Asm;
-  if (!emitHostCode(*llvmModule, object, code, result.error))
-    return result;
-  timer.done("codegen");
-  if (options.emit == EmitKind::Asm) {
-    result.text = std::move(code);
-    result.ok = true;
-    return result;
-  }
-
-  std::string objectPath = options.emit == EmitKind::Obj
-                               ? options.outputPath
-                               : options.outputPath + ".o.tmp";
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(objectPath, ec, llvm::sys::fs::OF_None);
-    if (ec) {
-      result.error = "error: cannot write '" + objectPath + "': " + ec.message();
-      return result;
-    }
-    os << code;
-  }
-  if (options.emit == EmitKind::SO) {
-    bool linked =
-        linkHostSharedObject(objectPath, options.outputPath, result.error);
-    llvm::sys::fs::remove(objectPath);
-    if (!linked)
-      return result;
-    timer.done("link");
-  }
-  result.ok = true;
+  compileForHost(ctx, *module, options, result, timer);
   return result;
 }
