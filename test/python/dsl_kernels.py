@@ -44,3 +44,16 @@ def stdlib_ops(x_ptr, out_ptr, BLOCK: kt.constexpr):
     kt.store(out_ptr + BLOCK + offs, kt.silu(x))
     kt.store(out_ptr + 2 * BLOCK + offs, kt.l2norm(x))
     kt.store(out_ptr + 3 * BLOCK + offs, kt.l2norm(x, eps=0.5))
+
+
+@kt.jit
+def stdlib_norms(x_ptr, w_ptr, out_ptr, R: kt.constexpr, C: kt.constexpr):
+    offs = kt.arange(0, C)
+    x = kt.load(x_ptr + offs)
+    w = kt.load(w_ptr + offs)
+    kt.store(out_ptr + offs, kt.rmsnorm(x, w, 1e-5))
+    rows = kt.arange(0, R)
+    x2 = kt.load(x_ptr + rows[:, None] * C + offs[None, :])
+    base = out_ptr + C + rows[:, None] * C + offs[None, :]
+    kt.store(base, kt.l2norm_rows(x2))
+    kt.store(base + R * C, kt.rmsnorm_rows(x2, w, 1e-5))

@@ -132,3 +132,21 @@ def test_torch_cpu_tensors():
     back = torch.empty(n)
     copy_cast[(kt.cdiv(n, 128),)](xb, back, n, BLOCK=128, OUT=torch.float32)
     assert torch.equal(back, xb.float())
+
+
+def test_stdlib_norms():
+    from dsl_kernels import stdlib_norms
+
+    R, C = 4, 32
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((R, C)).astype(np.float32)
+    w = rng.standard_normal(C).astype(np.float32)
+    out = np.zeros(C + 2 * R * C, np.float32)
+    stdlib_norms[(1,)](x, w, out, R=R, C=C)
+    xd, wd = x.astype(np.float64), w.astype(np.float64)
+    rms = xd[0] / np.sqrt(np.mean(xd[0] ** 2) + 1e-5) * wd
+    np.testing.assert_allclose(out[:C], rms, rtol=1e-5, atol=1e-6)
+    l2 = xd / np.sqrt(np.sum(xd * xd, axis=1, keepdims=True) + 1e-6)
+    np.testing.assert_allclose(out[C:C + R * C].reshape(R, C), l2, rtol=1e-5, atol=1e-6)
+    rms_rows = xd / np.sqrt(np.mean(xd * xd, axis=1, keepdims=True) + 1e-5) * wd
+    np.testing.assert_allclose(out[C + R * C:].reshape(R, C), rms_rows, rtol=1e-5, atol=1e-6)
