@@ -61,6 +61,8 @@ from .language import (
     min,
     minimum,
     num_programs,
+    pointer,
+    pointer_type,
     program_id,
     reshape,
     rsqrt,
@@ -101,6 +103,7 @@ __all__ = [
     "convert_layout", "device_print", "dot", "dtype", "exp", "exp2", "expand_dims", "float16",
     "float32", "float64", "full", "int1", "int16", "int32", "int64", "int8", "jit", "JITFunction",
     "language", "load", "load_compiled", "log", "log2", "max", "maximum", "min", "minimum",
-    "num_programs", "program_id", "reset_cache_stats", "reshape", "rsqrt", "sigmoid", "sqrt",
-    "static_assert", "static_range", "store", "sum", "trans", "where", "zeros",
+    "num_programs", "pointer", "pointer_type", "program_id", "reset_cache_stats", "reshape",
+    "rsqrt", "sigmoid", "sqrt", "static_assert", "static_range", "store", "sum", "trans", "where",
+    "zeros",
 ]

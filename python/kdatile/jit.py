@@ -13,7 +13,7 @@ import textwrap
 import threading
 
 from . import _lib
-from .language import constexpr, dtype, to_dtype
+from .language import constexpr, dtype, pointer_type, to_dtype
 from .runtime import (
     CompiledKernel,
     describe_pointer,
@@ -69,15 +69,26 @@ def _scalar_annotation(ann):
     return None
 
 
-class _Param:
-    __slots__ = ("name", "index", "is_constexpr", "default", "scalar_type", "specialize")
+def _pointer_annotation(ann):
+    """The kt.pointer_type a parameter is annotated with (`x: kt.pointer`), or None."""
+    if isinstance(ann, pointer_type):
+        return ann
+    if isinstance(ann, str) and ann.split(".")[-1] == "pointer":
+        return pointer_type()
+    return None
 
-    def __init__(self, name, index, is_constexpr, default, scalar_type, specialize):
+
+class _Param:
+    __slots__ = ("name", "index", "is_constexpr", "default", "scalar_type", "pointer",
+                 "specialize")
+
+    def __init__(self, name, index, is_constexpr, default, annotation, specialize):
         self.name = name
         self.index = index
         self.is_constexpr = is_constexpr
         self.default = default
-        self.scalar_type = scalar_type
+        self.scalar_type = None if is_constexpr else _scalar_annotation(annotation)
+        self.pointer = None if is_constexpr else _pointer_annotation(annotation)
         self.specialize = specialize
 
 
@@ -141,10 +152,8 @@ class JITFunction:
                 raise TypeError(f"@kt.jit kernel '{fn.__name__}': parameter '{p.name}' must be a "
                                 "plain positional-or-keyword parameter")
             is_ce = _is_constexpr_annotation(p.annotation)
-            self.params.append(_Param(
-                p.name, i, is_ce, p.default, None if is_ce else _scalar_annotation(p.annotation),
-                p.name not in do_not_specialize,
-            ))
+            self.params.append(_Param(p.name, i, is_ce, p.default, p.annotation,
+                                      p.name not in do_not_specialize))
         self._by_name = {p.name: p for p in self.params}
         self._load_source(fn)
         self.search_paths = []
@@ -244,9 +253,16 @@ class JITFunction:
                 if p.scalar_type is not None:
                     raise TypeError(f"argument '{name}' must be a scalar ({p.scalar_type.name}), "
                                     f"got {what_is(v)}")
+                want = p.pointer.element_ty if p.pointer is not None else None
+                if want is not None and want.short != ptr[0]:
+                    raise TypeError(f"argument '{name}' must point to {want.name}, got "
+                                    f"{what_is(v)}")
                 payloads[p.index] = ptr[1]
                 key.append(("p", ptr[0], ptr[1] % 16 == 0))
                 continue
+            if p.pointer is not None:
+                raise TypeError(f"argument '{name}' must be an array or tensor ({p.pointer!r}), "
+                                f"got {what_is(v)}")
             short = describe_scalar(name, v)
             if short is None:
                 raise TypeError(f"argument '{name}': unsupported type {type(v).__name__} (expected "

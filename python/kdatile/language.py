@@ -100,6 +100,23 @@ def to_dtype(value) -> dtype | None:
     return None
 
 
+class pointer_type:  # noqa: N801 - Triton spelling
+    """Annotation of a pointer parameter: `x_ptr: kt.pointer_type(kt.float32)`, or `kt.pointer`
+    for any element type. The compiler takes pointer types from the arguments; the JIT uses the
+    annotation to reject scalars (and arrays of another dtype) before compiling."""
+
+    def __init__(self, element_ty=None):
+        self.element_ty = None if element_ty is None else to_dtype(element_ty)
+        if element_ty is not None and self.element_ty is None:
+            raise TypeError(f"pointer_type: unknown element type {element_ty!r}")
+
+    def __repr__(self) -> str:
+        return f"kt.pointer_type({self.element_ty!r})" if self.element_ty else "kt.pointer"
+
+
+pointer = pointer_type()
+
+
 def cdiv(a, b):
     """Ceiling division: `cdiv(10, 4) == 3`. Also a DSL builtin."""
     return -(-a // b)

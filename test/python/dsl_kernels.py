@@ -57,3 +57,11 @@ def stdlib_norms(x_ptr, w_ptr, out_ptr, R: kt.constexpr, C: kt.constexpr):
     base = out_ptr + C + rows[:, None] * C + offs[None, :]
     kt.store(base, kt.l2norm_rows(x2))
     kt.store(base + R * C, kt.rmsnorm_rows(x2, w, 1e-5))
+
+
+@kt.jit
+def annotated_ptrs(x_ptr: kt.pointer_type(kt.float32), out_ptr: kt.pointer, n: kt.int32,
+                   BLOCK: kt.constexpr = 16):
+    offs = kt.arange(0, BLOCK)
+    mask = offs < n
+    kt.store(out_ptr + offs, kt.load(x_ptr + offs, mask=mask).to(kt.float64), mask=mask)

@@ -208,3 +208,24 @@ def test_compilation_error_in_exec_string(tmp_path):
     exec(compile(code, fname, "exec"), ns)
     with pytest.raises(kt.CompilationError, match=r"<generated-kernels>:8:\d+: error:"):
         ns["bad"][(1,)](X, BLOCK=16)
+
+
+def test_pointer_annotations():
+    from dsl_kernels import annotated_ptrs
+
+    with pytest.raises(TypeError, match=r"'out_ptr' must be an array or tensor \(kt.pointer\)"):
+        annotated_ptrs[(1,)](X, 3, 16)
+    with pytest.raises(TypeError, match="'x_ptr' must point to float32, got a NumPy array"):
+        annotated_ptrs[(1,)](X.astype(np.float64), X, 16)
+    with pytest.raises(TypeError, match="'n' must be a scalar"):
+        annotated_ptrs[(1,)](X, X, X)
+
+
+@requires_lib
+def test_pointer_annotations_run():
+    from dsl_kernels import annotated_ptrs
+
+    x = np.arange(10, dtype=np.float32)
+    out = np.zeros(10, np.float64)
+    annotated_ptrs[(1,)](x, out, 10)  # BLOCK from its default
+    np.testing.assert_array_equal(out, x)
