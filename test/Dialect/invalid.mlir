@@ -68,6 +68,22 @@ func.func @range_empty() -> tensor<1xi32> {
 
 // -----
 
+func.func @range_negative_empty() -> tensor<1xi32> {
+  // expected-error @below {{'tile.range' op end (-4) must be greater than start (-4)}}
+  %0 = tile.range -4, -4 : tensor<1xi32>
+  return %0 : tensor<1xi32>
+}
+
+// -----
+
+func.func @range_negative_wrong_size() -> tensor<4xi32> {
+  // expected-error @below {{'tile.range' op result has 4 elements but the range holds 8}}
+  %0 = tile.range -4, 4 : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
 func.func @range_reversed() -> tensor<4xi32> {
   // expected-error @below {{'tile.range' op end (0) must be greater than start (4)}}
   %0 = tile.range 4, 0 : tensor<4xi32>
@@ -148,6 +164,15 @@ func.func @expand_dims_axis_too_large(%x: tensor<4xf32>) -> tensor<4x1xf32> {
   // expected-error @below {{'tile.expand_dims' op axis 2 out of range [0, 1]}}
   %0 = tile.expand_dims %x {axis = 2 : i32} : tensor<4xf32> -> tensor<4x1xf32>
   return %0 : tensor<4x1xf32>
+}
+
+// -----
+
+// Attributes are signed: a negative axis is reported as such.
+func.func @expand_dims_axis_negative(%x: tensor<4xf32>) -> tensor<1x4xf32> {
+  // expected-error @below {{'tile.expand_dims' op axis -1 out of range [0, 1]}}
+  %0 = tile.expand_dims %x {axis = -1 : i32} : tensor<4xf32> -> tensor<1x4xf32>
+  return %0 : tensor<1x4xf32>
 }
 
 // -----
@@ -280,12 +305,36 @@ func.func @addptr_result_type(%p: !tile.ptr<f32>, %o: i32) -> !tile.ptr<f16> {
 
 // -----
 
-// 'other' without a mask. (Uses an i1 pointee: see the report for the
-// diagnostic emitted for other pointee types.)
+// 'other' without a mask, for any pointee type, tile or scalar, custom or
+// generic form.
 func.func @load_other_without_mask(%p: tensor<4x!tile.ptr<i1>>, %o: tensor<4xi1>) -> tensor<4xi1> {
   // expected-error @below {{'tile.load' op 'other' requires a mask}}
   %0 = tile.load %p other %o : tensor<4x!tile.ptr<i1>>
   return %0 : tensor<4xi1>
+}
+
+// -----
+
+func.func @load_other_without_mask_f32(%p: tensor<4x!tile.ptr<f32>>, %o: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{'tile.load' op 'other' requires a mask}}
+  %0 = tile.load %p other %o : tensor<4x!tile.ptr<f32>>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @load_other_without_mask_scalar(%p: !tile.ptr<f32>, %o: f32) -> f32 {
+  // expected-error @below {{'tile.load' op 'other' requires a mask}}
+  %0 = tile.load %p other %o : !tile.ptr<f32>
+  return %0 : f32
+}
+
+// -----
+
+func.func @load_other_without_mask_generic(%p: !tile.ptr<i32>, %o: i32) -> i32 {
+  // expected-error @below {{'tile.load' op 'other' requires a mask}}
+  %0 = "tile.load"(%p, %o) <{operandSegmentSizes = array<i32: 1, 0, 1>}> : (!tile.ptr<i32>, i32) -> i32
+  return %0 : i32
 }
 
 // -----
@@ -346,6 +395,31 @@ func.func @reduce_axis_too_large(%x: tensor<4x8xf32>) -> tensor<4xf32> {
   // expected-error @below {{'tile.reduce' op axis 2 out of range for a rank-2 tile}}
   %0 = tile.reduce sum %x {axis = 2 : i32} : tensor<4x8xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @reduce_axis_negative(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  // expected-error @below {{'tile.reduce' op axis -1 out of range for a rank-2 tile}}
+  %0 = tile.reduce sum %x {axis = -1 : i32} : tensor<4x8xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// i1 max/min are any/all; a sum of i1 has no sensible result type.
+func.func @reduce_sum_i1(%x: tensor<8xi1>) -> i1 {
+  // expected-error @below {{'tile.reduce' op cannot sum i1 values: widen them to an integer type}}
+  %0 = tile.reduce sum %x {axis = 0 : i32} : tensor<8xi1> -> i1
+  return %0 : i1
+}
+
+// -----
+
+func.func @reduce_sum_i1_2d(%x: tensor<2x8xi1>) -> tensor<2xi1> {
+  // expected-error @below {{'tile.reduce' op cannot sum i1 values: widen them to an integer type}}
+  %0 = tile.reduce sum %x {axis = 1 : i32} : tensor<2x8xi1> -> tensor<2xi1>
+  return %0 : tensor<2xi1>
 }
 
 // -----

@@ -46,10 +46,15 @@ func.func @grid() -> (i32, i32, i32) {
 // CHECK-LABEL: func.func @range
 // CHECK: tile.range 0, 128 : tensor<128xi32>
 // CHECK: tile.range 4, 12 : tensor<8xi32>
-func.func @range() -> (tensor<128xi32>, tensor<8xi32>) {
+// CHECK: tile.range -4, 4 : tensor<8xi32>
+// CHECK: tile.range -8, -4 : tensor<4xi32>
+func.func @range() -> (tensor<128xi32>, tensor<8xi32>, tensor<8xi32>, tensor<4xi32>) {
   %0 = tile.range 0, 128 : tensor<128xi32>
   %1 = tile.range 4, 12 : tensor<8xi32>
-  return %0, %1 : tensor<128xi32>, tensor<8xi32>
+  // Negative bounds are signed values.
+  %2 = tile.range -4, 4 : tensor<8xi32>
+  %3 = tile.range -8, -4 : tensor<4xi32>
+  return %0, %1, %2, %3 : tensor<128xi32>, tensor<8xi32>, tensor<8xi32>, tensor<4xi32>
 }
 
 // -----
@@ -165,6 +170,19 @@ func.func @reduce(%x: tensor<4x8xf32>, %y: tensor<16xi32>)
   %1 = tile.reduce max %x {axis = 0 : i32} : tensor<4x8xf32> -> tensor<8xf32>
   %2 = tile.reduce min %y {axis = 0 : i32} : tensor<16xi32> -> i32
   return %0, %1, %2 : tensor<4xf32>, tensor<8xf32>, i32
+}
+
+// -----
+
+// i1 max/min (any/all) are valid.
+// CHECK-LABEL: func.func @reduce_i1
+// CHECK-SAME: ([[B:%.*]]: tensor<2x8xi1>)
+// CHECK: tile.reduce max [[B]] {axis = 1 : i32} : tensor<2x8xi1> -> tensor<2xi1>
+// CHECK: tile.reduce min [[B]] {axis = 0 : i32} : tensor<2x8xi1> -> tensor<8xi1>
+func.func @reduce_i1(%b: tensor<2x8xi1>) -> (tensor<2xi1>, tensor<8xi1>) {
+  %0 = tile.reduce max %b {axis = 1 : i32} : tensor<2x8xi1> -> tensor<2xi1>
+  %1 = tile.reduce min %b {axis = 0 : i32} : tensor<2x8xi1> -> tensor<8xi1>
+  return %0, %1 : tensor<2xi1>, tensor<8xi1>
 }
 
 // -----

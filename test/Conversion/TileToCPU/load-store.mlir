@@ -2,12 +2,17 @@
 // RUN: kda-opt %s --kda-cpu-pipeline -split-input-file | FileCheck %s --check-prefix=LLVM
 // RUN: kda-opt %s --kda-cpu-pipeline -split-input-file | FileCheck %s --check-prefix=PURE
 
-// Masked load with 'other': each element's llvm.load sits in the then-branch
-// of an scf.if on that element's mask; the else-branch yields 'other'.
+// Masked load with 'other': a loop over the tile filling a tensor.empty
+// through tensor.insert; each element's llvm.load sits in the then-branch of
+// an scf.if on that element's mask, and the else-branch yields 'other'.
 // CHECK-LABEL: func.func @load_mask_other(
 // CHECK-SAME: [[P:%[^:]*]]: tensor<4xi64>, [[M:%[^:]*]]: tensor<4xi1>, [[O:%[^:]*]]: tensor<4xf32>)
-// CHECK: [[G:%.*]] = tensor.generate {
-// CHECK-NEXT: ^bb0([[I:%.*]]: index):
+// CHECK-NOT: tensor.generate
+// CHECK-DAG: [[C0:%.*]] = arith.constant 0 : index
+// CHECK-DAG: [[C1:%.*]] = arith.constant 1 : index
+// CHECK-DAG: [[C4:%.*]] = arith.constant 4 : index
+// CHECK-DAG: [[E:%.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: [[G:%.*]] = scf.for [[I:%.*]] = [[C0]] to [[C4]] step [[C1]] iter_args([[ACC:%.*]] = [[E]]) -> (tensor<4xf32>) {
 // CHECK-NEXT: [[MI:%.*]] = tensor.extract [[M]][[[I]]] : tensor<4xi1>
 // CHECK-NEXT: [[V:%.*]] = scf.if [[MI]] -> (f32) {
 // CHECK-NEXT: [[A:%.*]] = tensor.extract [[P]][[[I]]] : tensor<4xi64>
@@ -19,9 +24,10 @@
 // CHECK-NEXT: [[OI:%.*]] = tensor.extract [[O]][[[I]]] : tensor<4xf32>
 // CHECK-NEXT: scf.yield [[OI]] : f32
 // CHECK-NEXT: }
-// CHECK-NEXT: tensor.yield [[V]] : f32
-// CHECK-NEXT: } : tensor<4xf32>
-// CHECK: return [[G]]
+// CHECK-NEXT: [[INS:%.*]] = tensor.insert [[V]] into [[ACC]][[[I]]] : tensor<4xf32>
+// CHECK-NEXT: scf.yield [[INS]] : tensor<4xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: return [[G]]
 func.func @load_mask_other(%p: tensor<4x!tile.ptr<f32>>, %m: tensor<4xi1>, %o: tensor<4xf32>) -> tensor<4xf32> {
   %v = tile.load %p mask %m other %o : tensor<4x!tile.ptr<f32>>
   return %v : tensor<4xf32>
@@ -30,22 +36,34 @@ func.func @load_mask_other(%p: tensor<4x!tile.ptr<f32>>, %m: tensor<4xi1>, %o: t
 // -----
 
 // Masked load without 'other': masked-off lanes read as zero. bf16 loads are
-// 2-byte aligned.
+// 2-byte aligned. A 2-D tile is a nest of two loops threading the tensor.
 // CHECK-LABEL: func.func @load_mask_2d(
 // CHECK-SAME: [[P:%[^:]*]]: tensor<2x4xi64>, [[M:%[^:]*]]: tensor<2x4xi1>)
-// CHECK: tensor.generate {
-// CHECK-NEXT: ^bb0([[I:%.*]]: index, [[J:%.*]]: index):
+// CHECK-NOT: tensor.generate
+// CHECK-DAG: [[C0:%.*]] = arith.constant 0 : index
+// CHECK-DAG: [[C1:%.*]] = arith.constant 1 : index
+// CHECK-DAG: [[C2:%.*]] = arith.constant 2 : index
+// CHECK-DAG: [[C4:%.*]] = arith.constant 4 : index
+// CHECK-DAG: [[E:%.*]] = tensor.empty() : tensor<2x4xbf16>
+// CHECK: [[R:%.*]] = scf.for [[I:%.*]] = [[C0]] to [[C2]] step [[C1]] iter_args([[ACC0:%.*]] = [[E]]) -> (tensor<2x4xbf16>) {
+// CHECK-NEXT: [[R1:%.*]] = scf.for [[J:%.*]] = [[C0]] to [[C4]] step [[C1]] iter_args([[ACC1:%.*]] = [[ACC0]]) -> (tensor<2x4xbf16>) {
 // CHECK-NEXT: [[MI:%.*]] = tensor.extract [[M]][[[I]], [[J]]] : tensor<2x4xi1>
-// CHECK-NEXT: scf.if [[MI]] -> (bf16) {
+// CHECK-NEXT: [[V:%.*]] = scf.if [[MI]] -> (bf16) {
 // CHECK-NEXT: [[A:%.*]] = tensor.extract [[P]][[[I]], [[J]]] : tensor<2x4xi64>
 // CHECK-NEXT: [[PTR:%.*]] = llvm.inttoptr [[A]] : i64 to !llvm.ptr
 // CHECK-NEXT: [[L:%.*]] = llvm.load [[PTR]] {alignment = 2 : i64} : !llvm.ptr -> bf16
 // CHECK-NEXT: scf.yield [[L]] : bf16
 // CHECK-NEXT: } else {
+// CHECK-NOT: llvm.load
 // CHECK-NEXT: [[Z:%.*]] = arith.constant 0.000000e+00 : bf16
 // CHECK-NEXT: scf.yield [[Z]] : bf16
 // CHECK-NEXT: }
-// CHECK: } : tensor<2x4xbf16>
+// CHECK-NEXT: [[INS:%.*]] = tensor.insert [[V]] into [[ACC1]][[[I]], [[J]]] : tensor<2x4xbf16>
+// CHECK-NEXT: scf.yield [[INS]] : tensor<2x4xbf16>
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.yield [[R1]] : tensor<2x4xbf16>
+// CHECK-NEXT: }
+// CHECK-NEXT: return [[R]]
 func.func @load_mask_2d(%p: tensor<2x4x!tile.ptr<bf16>>, %m: tensor<2x4xi1>) -> tensor<2x4xbf16> {
   %v = tile.load %p mask %m : tensor<2x4x!tile.ptr<bf16>>
   return %v : tensor<2x4xbf16>
@@ -56,13 +74,16 @@ func.func @load_mask_2d(%p: tensor<2x4x!tile.ptr<bf16>>, %m: tensor<2x4xi1>) -> 
 // Unmasked load: no scf.if.
 // CHECK-LABEL: func.func @load_unmasked(
 // CHECK-SAME: [[P:%[^:]*]]: tensor<4xi64>)
-// CHECK: tensor.generate {
-// CHECK-NEXT: ^bb0([[I:%.*]]: index):
+// CHECK-NOT: tensor.generate
+// CHECK: [[E:%.*]] = tensor.empty() : tensor<4xi32>
+// CHECK: [[R:%.*]] = scf.for [[I:%.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args([[ACC:%.*]] = [[E]]) -> (tensor<4xi32>) {
 // CHECK-NEXT: [[A:%.*]] = tensor.extract [[P]][[[I]]] : tensor<4xi64>
 // CHECK-NEXT: [[PTR:%.*]] = llvm.inttoptr [[A]] : i64 to !llvm.ptr
 // CHECK-NEXT: [[L:%.*]] = llvm.load [[PTR]] {alignment = 4 : i64} : !llvm.ptr -> i32
-// CHECK-NEXT: tensor.yield [[L]] : i32
-// CHECK-NEXT: } : tensor<4xi32>
+// CHECK-NEXT: [[INS:%.*]] = tensor.insert [[L]] into [[ACC]][[[I]]] : tensor<4xi32>
+// CHECK-NEXT: scf.yield [[INS]] : tensor<4xi32>
+// CHECK-NEXT: }
+// CHECK-NEXT: return [[R]]
 func.func @load_unmasked(%p: tensor<4x!tile.ptr<i32>>) -> tensor<4xi32> {
   %v = tile.load %p : tensor<4x!tile.ptr<i32>>
   return %v : tensor<4xi32>
@@ -73,15 +94,18 @@ func.func @load_unmasked(%p: tensor<4x!tile.ptr<i32>>) -> tensor<4xi32> {
 // i1 lives in memory as a byte: load i8 and compare with zero.
 // CHECK-LABEL: func.func @load_i1(
 // CHECK-SAME: [[P:%[^:]*]]: tensor<4xi64>)
-// CHECK: tensor.generate {
-// CHECK-NEXT: ^bb0([[I:%.*]]: index):
+// CHECK-NOT: tensor.generate
+// CHECK: [[E:%.*]] = tensor.empty() : tensor<4xi1>
+// CHECK: [[R:%.*]] = scf.for [[I:%.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args([[ACC:%.*]] = [[E]]) -> (tensor<4xi1>) {
 // CHECK-NEXT: [[A:%.*]] = tensor.extract [[P]][[[I]]] : tensor<4xi64>
 // CHECK-NEXT: [[PTR:%.*]] = llvm.inttoptr [[A]] : i64 to !llvm.ptr
 // CHECK-NEXT: [[B:%.*]] = llvm.load [[PTR]] {alignment = 1 : i64} : !llvm.ptr -> i8
 // CHECK-NEXT: [[Z:%.*]] = arith.constant 0 : i8
 // CHECK-NEXT: [[C:%.*]] = arith.cmpi ne, [[B]], [[Z]] : i8
-// CHECK-NEXT: tensor.yield [[C]] : i1
-// CHECK-NEXT: } : tensor<4xi1>
+// CHECK-NEXT: [[INS:%.*]] = tensor.insert [[C]] into [[ACC]][[[I]]] : tensor<4xi1>
+// CHECK-NEXT: scf.yield [[INS]] : tensor<4xi1>
+// CHECK-NEXT: }
+// CHECK-NEXT: return [[R]]
 func.func @load_i1(%p: tensor<4x!tile.ptr<i1>>) -> tensor<4xi1> {
   %v = tile.load %p : tensor<4x!tile.ptr<i1>>
   return %v : tensor<4xi1>
@@ -139,9 +163,9 @@ func.func @load_scalar_i1(%p: !tile.ptr<i1>, %m: i1) -> i1 {
 // CHECK-DAG: [[C0:%.*]] = arith.constant 0 : index
 // CHECK-DAG: [[C1:%.*]] = arith.constant 1 : index
 // CHECK-DAG: [[C2:%.*]] = arith.constant 2 : index
+// CHECK-DAG: [[C4:%.*]] = arith.constant 4 : index
 // CHECK: scf.for [[I:%.*]] = [[C0]] to [[C2]] step [[C1]] {
-// CHECK: [[C4:%.*]] = arith.constant 4 : index
-// CHECK: scf.for [[J:%.*]] = [[C0]] to [[C4]] step [[C1]] {
+// CHECK-NEXT: scf.for [[J:%.*]] = [[C0]] to [[C4]] step [[C1]] {
 // CHECK-DAG: [[A:%.*]] = tensor.extract [[P]][[[I]], [[J]]] : tensor<2x4xi64>
 // CHECK-DAG: [[X:%.*]] = tensor.extract [[V]][[[I]], [[J]]] : tensor<2x4xf32>
 // CHECK-DAG: [[MI:%.*]] = tensor.extract [[M]][[[I]], [[J]]] : tensor<2x4xi1>

@@ -92,6 +92,53 @@ func.func @reduce_to_scalar(%x: tensor<16xf16>, %y: tensor<8xi64>) -> (f16, i64)
 
 // -----
 
+// i1 reductions: signed max/min would treat true as -1, so max is "any"
+// (arith.ori from false) and min is "all" (arith.andi from true).
+// CHECK-LABEL: func.func @reduce_i1(
+// CHECK-SAME: [[B:%[^:]*]]: tensor<8xi1>, [[C:%[^:]*]]: tensor<2x8xi1>) -> (i1, i1, tensor<2xi1>, tensor<8xi1>)
+// CHECK: [[E0:%.*]] = tensor.empty() : tensor<i1>
+// CHECK: [[F:%.*]] = arith.constant false
+// CHECK: [[I0:%.*]] = linalg.fill ins([[F]] : i1) outs([[E0]] : tensor<i1>) -> tensor<i1>
+// CHECK: [[R0:%.*]] = linalg.reduce ins([[B]] : tensor<8xi1>) outs([[I0]] : tensor<i1>) dimensions = [0]
+// CHECK-NEXT: ([[IN0:%.*]]: i1, [[ACC0:%.*]]: i1) {
+// CHECK-NEXT: [[O0:%.*]] = arith.ori [[IN0]], [[ACC0]] : i1
+// CHECK-NEXT: linalg.yield [[O0]] : i1
+// CHECK: [[S0:%.*]] = tensor.extract [[R0]][] : tensor<i1>
+// CHECK: [[E1:%.*]] = tensor.empty() : tensor<i1>
+// CHECK: [[T:%.*]] = arith.constant true
+// CHECK: [[I1:%.*]] = linalg.fill ins([[T]] : i1) outs([[E1]] : tensor<i1>) -> tensor<i1>
+// CHECK: [[R1:%.*]] = linalg.reduce ins([[B]] : tensor<8xi1>) outs([[I1]] : tensor<i1>) dimensions = [0]
+// CHECK-NEXT: ([[IN1:%.*]]: i1, [[ACC1:%.*]]: i1) {
+// CHECK-NEXT: [[A1:%.*]] = arith.andi [[IN1]], [[ACC1]] : i1
+// CHECK-NEXT: linalg.yield [[A1]] : i1
+// CHECK: [[S1:%.*]] = tensor.extract [[R1]][] : tensor<i1>
+// CHECK: [[E2:%.*]] = tensor.empty() : tensor<2xi1>
+// CHECK: [[F2:%.*]] = arith.constant false
+// CHECK: [[I2:%.*]] = linalg.fill ins([[F2]] : i1) outs([[E2]] : tensor<2xi1>) -> tensor<2xi1>
+// CHECK: [[R2:%.*]] = linalg.reduce ins([[C]] : tensor<2x8xi1>) outs([[I2]] : tensor<2xi1>) dimensions = [1]
+// CHECK-NEXT: ([[IN2:%.*]]: i1, [[ACC2:%.*]]: i1) {
+// CHECK-NEXT: [[O2:%.*]] = arith.ori [[IN2]], [[ACC2]] : i1
+// CHECK-NEXT: linalg.yield [[O2]] : i1
+// CHECK: [[E3:%.*]] = tensor.empty() : tensor<8xi1>
+// CHECK: [[T3:%.*]] = arith.constant true
+// CHECK: [[I3:%.*]] = linalg.fill ins([[T3]] : i1) outs([[E3]] : tensor<8xi1>) -> tensor<8xi1>
+// CHECK: [[R3:%.*]] = linalg.reduce ins([[C]] : tensor<2x8xi1>) outs([[I3]] : tensor<8xi1>) dimensions = [0]
+// CHECK-NEXT: ([[IN3:%.*]]: i1, [[ACC3:%.*]]: i1) {
+// CHECK-NEXT: [[A3:%.*]] = arith.andi [[IN3]], [[ACC3]] : i1
+// CHECK-NEXT: linalg.yield [[A3]] : i1
+// CHECK: return [[S0]], [[S1]], [[R2]], [[R3]] : i1, i1, tensor<2xi1>, tensor<8xi1>
+// CHECK-NOT: arith.maxsi
+// CHECK-NOT: arith.minsi
+func.func @reduce_i1(%b: tensor<8xi1>, %c: tensor<2x8xi1>) -> (i1, i1, tensor<2xi1>, tensor<8xi1>) {
+  %0 = tile.reduce max %b {axis = 0 : i32} : tensor<8xi1> -> i1
+  %1 = tile.reduce min %b {axis = 0 : i32} : tensor<8xi1> -> i1
+  %2 = tile.reduce max %c {axis = 1 : i32} : tensor<2x8xi1> -> tensor<2xi1>
+  %3 = tile.reduce min %c {axis = 0 : i32} : tensor<2x8xi1> -> tensor<8xi1>
+  return %0, %1, %2, %3 : i1, i1, tensor<2xi1>, tensor<8xi1>
+}
+
+// -----
+
 // dot: linalg.matmul accumulating into the f32 acc; bf16 operands are
 // widened to f32 first, f32 operands are used as they are.
 // CHECK-LABEL: func.func @dot(
@@ -161,6 +208,16 @@ func.func @matmul_rowsum(%pa: !tile.ptr<bf16>, %pb: !tile.ptr<bf16>, %po: !tile.
 // LLVM: llvm.icmp "slt" %{{.*}}, %{{.*}} : i32
 // LLVM-LABEL: llvm.func @reduce_to_scalar(
 // LLVM-SAME: -> !llvm.struct<(f16, i64)>
+// LLVM-LABEL: llvm.func @reduce_i1(
+// LLVM-NOT: llvm.icmp {{.*}} : i1
+// LLVM: llvm.or %{{.*}}, %{{.*}} : i1
+// LLVM-NOT: llvm.icmp {{.*}} : i1
+// LLVM: llvm.and %{{.*}}, %{{.*}} : i1
+// LLVM-NOT: llvm.icmp {{.*}} : i1
+// LLVM: llvm.or %{{.*}}, %{{.*}} : i1
+// LLVM-NOT: llvm.icmp {{.*}} : i1
+// LLVM: llvm.and %{{.*}}, %{{.*}} : i1
+// LLVM-NOT: llvm.icmp {{.*}} : i1
 // LLVM-LABEL: llvm.func @dot(
 // LLVM: llvm.fmul %{{.*}}, %{{.*}} : f32
 // LLVM-NEXT: llvm.fadd %{{.*}}, %{{.*}} : f32

@@ -19,6 +19,23 @@ func.func @range() -> tensor<8xi32> {
 
 // -----
 
+// A negative start is a signed value, not its unsigned reinterpretation.
+// CHECK-LABEL: func.func @range_negative
+// CHECK: [[G:%.*]] = tensor.generate {
+// CHECK-NEXT: ^bb0([[I:%.*]]: index):
+// CHECK-NEXT: [[C:%.*]] = arith.index_cast [[I]] : index to i32
+// CHECK-NEXT: [[S:%.*]] = arith.constant -4 : i32
+// CHECK-NEXT: [[V:%.*]] = arith.addi [[C]], [[S]] : i32
+// CHECK-NEXT: tensor.yield [[V]] : i32
+// CHECK-NEXT: } : tensor<8xi32>
+// CHECK: return [[G]]
+func.func @range_negative() -> tensor<8xi32> {
+  %0 = tile.range -4, 4 : tensor<8xi32>
+  return %0 : tensor<8xi32>
+}
+
+// -----
+
 // splat: tensor.splat; a tile of pointers is a tile of i64 addresses.
 // CHECK-LABEL: func.func @splat(
 // CHECK-SAME: [[X:%[^:]*]]: f32, [[P:%[^:]*]]: i64) -> (tensor<4x8xf32>, tensor<16xi64>)
@@ -143,6 +160,8 @@ func.func @shapes_kernel(%out: !tile.ptr<i32>) attributes {tile.kernel} {
 }
 
 // LLVM-LABEL: llvm.func @range()
+// LLVM-LABEL: llvm.func @range_negative()
+// LLVM: llvm.mlir.constant(-4 : i32) : i32
 // LLVM-LABEL: llvm.func @splat(
 // LLVM-LABEL: llvm.func @broadcast(
 // LLVM-LABEL: llvm.func @broadcast_ptr_leading(
