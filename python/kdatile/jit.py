@@ -356,15 +356,17 @@ class JITFunction:
         kdir = os.path.join(cache_dir(), digest[:2], digest)
         so_path = os.path.join(kdir, f"{self.__name__}.so")
         meta_path = os.path.join(kdir, "meta.json")
-        meta = None
+        kernel = None
         if os.path.isfile(meta_path) and os.path.isfile(so_path):
             try:
                 with open(meta_path, encoding="utf-8") as f:
                     meta = json.load(f)
+                kernel = CompiledKernel(so_path, meta["entry"], meta["params"],
+                                        library=ctypes.CDLL(so_path))
                 _stats["disk_hits"] += 1
-            except (OSError, json.JSONDecodeError):
-                meta = None
-        if meta is None:
+            except (OSError, ValueError, KeyError, TypeError, RuntimeError):
+                kernel = None  # unreadable or damaged entry: compile it again
+        if kernel is None:
             os.makedirs(kdir, exist_ok=True)
             fd, tmp_so = tempfile.mkstemp(prefix=".tmp-", suffix=".so", dir=kdir)
             os.close(fd)
@@ -387,8 +389,8 @@ class JITFunction:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump(meta, f, indent=1)
             os.replace(tmp_meta, meta_path)
-        kernel = CompiledKernel(so_path, meta["entry"], meta["params"],
-                                library=ctypes.CDLL(so_path))
+            kernel = CompiledKernel(so_path, meta["entry"], meta["params"],
+                                    library=ctypes.CDLL(so_path))
         indices = []
         for p in kernel.params:
             jp = self._by_name.get(p["name"])

@@ -139,3 +139,25 @@ def test_clear_cache(tmp_path, cache):
     assert not cache.exists()
     _run(mod)
     assert kt.cache_stats()["compiles"] == 2
+
+
+def test_damaged_entry_recompiles(tmp_path, cache):
+    path = tmp_path / "k_damaged.py"
+    path.write_text(KERNEL.format(factor="4.0"))
+    # Fill the cache from another process: a .so loaded here must not be overwritten in place.
+    code = (
+        "import numpy as np, importlib.util, kdatile as kt\n"
+        f"spec = importlib.util.spec_from_file_location('k_damaged', {str(path)!r})\n"
+        "mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)\n"
+        "x = np.arange(50, dtype=np.float32); out = np.zeros(50, np.float32)\n"
+        "mod.scaled_copy[(2,)](x, out, 50, BLOCK=32)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    sos = list(cache.rglob("*.so"))
+    assert len(sos) == 1
+    sos[0].write_bytes(b"not an ELF file")
+    x, out = _run(_import_file(str(path), "k_damaged"))
+    np.testing.assert_array_equal(out, 4 * x)
+    assert kt.cache_stats() == {"memory_hits": 0, "disk_hits": 0, "compiles": 1}
