@@ -165,18 +165,19 @@ bool Parser::isJitDecorator(const ParsedModule &module, size_t begin,
   if (i < end && !tokens[i].isOp("("))
     return false;
   auto it = module.symbols.find(parts.front());
-  if (parts.size() == 1)
-    return it == module.symbols.end() ||
-           (it->second.kind == SymbolKind::ImportFrom &&
-            isLanguageModule(it->second.module));
   if (it == module.symbols.end())
     return true;
-  if (it->second.kind != SymbolKind::Import)
+  // Spell the decorator with the full module path it was imported from.
+  std::string full;
+  if (it->second.kind == SymbolKind::Import)
+    full = it->second.module;
+  else if (it->second.kind == SymbolKind::ImportFrom && it->second.level == 0)
+    full = it->second.module + "." + it->second.member;
+  else
     return false;
-  std::string full = it->second.module;
-  for (size_t p = 1; p + 1 < parts.size(); ++p)
+  for (size_t p = 1; p < parts.size(); ++p)
     full += "." + parts[p];
-  return isLanguageModule(full);
+  return full == "kdatile.jit" || full == "kdatile.language.jit";
 }
 
 void Parser::parseDecorated(ParsedModule &module) {

@@ -1,0 +1,42 @@
+# Reductions and matrix products.
+# RUN: kda-compile %s --kernel red --target cpu --signature 'x=*f32,o=*f32' \
+# RUN:   --emit tile -o - | FileCheck %s
+# RUN: kda-compile %s --kernel mm --target cpu --signature 'a=*bf16,b=*bf16,o=*f32' \
+# RUN:   --emit tile -o - | FileCheck %s --check-prefix=DOT
+
+import kdatile.language as kt
+
+
+@kt.jit
+def red(x, o):
+    r = kt.arange(0, 4)
+    c = kt.arange(0, 8)
+    t = kt.load(x + r[:, None] * 8 + c[None, :])
+    # CHECK: tile.reduce sum %{{.*}} {axis = 1 : i32} : tensor<4x8xf32> -> tensor<4xf32>
+    rows = kt.sum(t, axis=-1)
+    # CHECK: tile.reduce max %{{.*}} {axis = 0 : i32} : tensor<4x8xf32> -> tensor<8xf32>
+    cols = kt.max(t, 0)
+    # axis=None reduces everything to a scalar.
+    # CHECK: tile.reshape %{{.*}} : tensor<4x8xf32> -> tensor<32xf32>
+    # CHECK: tile.reduce min %{{.*}} {axis = 0 : i32} : tensor<32xf32> -> f32
+    lo = kt.min(t)
+    # CHECK: tile.reduce sum %{{.*}} {axis = 1 : i32} : tensor<4x8xf32> -> tensor<4xf32>
+    # CHECK: tile.expand_dims %{{.*}} {axis = 1 : i32} : tensor<4xf32> -> tensor<4x1xf32>
+    kept = t.sum(1, keep_dims=True)
+    kt.store(o + r, rows + lo)
+    kt.store(o + c, cols + kt.sum(kept))
+
+
+@kt.jit
+def mm(a, b, o):
+    i = kt.arange(0, 16)
+    k = kt.arange(0, 32)
+    j = kt.arange(0, 8)
+    ta = kt.load(a + i[:, None] * 32 + k[None, :])
+    tb = kt.load(b + k[:, None] * 8 + j[None, :])
+    # DOT: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<16x8xf32>
+    # DOT: %[[D:.*]] = tile.dot %{{.*}}, %{{.*}}, %[[Z]] : tensor<16x32xbf16>, tensor<32x8xbf16> -> tensor<16x8xf32>
+    acc = kt.dot(ta, tb)
+    # DOT: tile.dot %{{.*}}, %{{.*}}, %[[D]] : tensor<16x32xbf16>, tensor<32x8xbf16> -> tensor<16x8xf32>
+    acc = kt.dot(ta, tb, acc=acc)
+    kt.store(o + i[:, None] * 8 + j[None, :], acc)
