@@ -16,7 +16,7 @@
 # RUN: not kda-compile %s --kernel no_such_kernel --target cpu --signature 'o=*f32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=MISSING
 # RUN: not kda-compile %s --kernel needs_block --target cpu --signature 'o=*f32' \
-# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=BLOCK
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=NEEDS-VALUE
 # RUN: not kda-compile %s --kernel needs_block --target cpu --signature '' -D BLOCK=4 \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=SIG
 # RUN: not kda-compile %s --kernel broken_helper_user --target cpu --signature 'o=*f32' \
@@ -101,7 +101,7 @@ def use_numpy(o, n):
 
 
 @kt.jit
-# BLOCK: errors_calls.py:[[@LINE+2]]:20: error: constexpr parameter 'BLOCK' needs a value
+# NEEDS-VALUE: errors_calls.py:[[@LINE+2]]:20: error: constexpr parameter 'BLOCK' needs a value
 # SIG: errors_calls.py:[[@LINE+1]]:17: error: runtime parameter 'o' is missing from the signature
 def needs_block(o, BLOCK: kt.constexpr):
     pass
