@@ -111,13 +111,13 @@ bool Emitter::bindArgs(llvm::StringRef fnName,
     auto it = std::find_if(params.begin(), params.end(),
                            [&](const char *p) { return name == p; });
     if (it == params.end()) {
-      error(arg.loc, fnName + " got an unexpected keyword argument '" + name +
-                         "'");
+      error(arg.keywordLoc, fnName + " got an unexpected keyword argument '" +
+                                name + "'");
       return false;
     }
     size_t index = it - params.begin();
     if (bound[index]) {
-      error(arg.loc,
+      error(arg.keywordLoc,
             fnName + " got multiple values for argument '" + name + "'");
       return false;
     }
@@ -220,6 +220,25 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
     }
     return DValue::of(Constant::none());
   }
+  if (isPython && argv(0).isRuntime()) {
+    // abs/float/int/bool of runtime values are elementwise conversions.
+    if (name == "py.abs") {
+      DValue self = argv(0);
+      std::vector<Arg> noArgs;
+      std::vector<std::pair<std::string, Arg>> noKeywords;
+      return callBuiltin("abs", &self, noArgs, noKeywords, at);
+    }
+    Type target = name == "py.float" ? Type(builder.getF32Type())
+                  : name == "py.int" ? Type(builder.getI32Type())
+                  : name == "py.bool" ? Type(builder.getI1Type())
+                                      : Type();
+    if (target && !isa<PointerType>(elementTypeOf(argv(0)))) {
+      std::optional<Value> v = convert(argv(0).value, target, at);
+      if (!v)
+        return std::nullopt;
+      return DValue::of(*v);
+    }
+  }
   if (isPython) {
     std::optional<Constant> c = asConstant(argv(0));
     if (!c)
@@ -301,6 +320,9 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
                                     describe(argv(0)));
       shape = shapeOf(argv(0));
       elem = elementTypeOf(argv(0));
+      if (isa<PointerType>(elem) && !has(1))
+        return error(argloc(0), "kt.zeros_like() of a pointer tile needs a "
+                                "dtype");
     } else {
       std::optional<SmallVector<int64_t>> s =
           requireShape(argv(0), argloc(0), fnName + " shape");

@@ -32,10 +32,14 @@ std::optional<DValue> Emitter::emitCall(const Expr &expr) {
     if (!v)
       return std::nullopt;
     Arg arg{*v, argExpr.loc};
-    if (i <= numPositional)
+    if (i <= numPositional) {
       positional.push_back(arg);
-    else
-      keywords.push_back({expr.keywords[i - 1 - numPositional], arg});
+    } else {
+      // Keyword errors (unknown, repeated) point at the keyword itself.
+      size_t k = i - 1 - numPositional;
+      arg.keywordLoc = expr.keywordLocs[k];
+      keywords.push_back({expr.keywords[k], arg});
+    }
   }
   switch (callee->kind) {
   case DValue::Kind::Builtin:
@@ -81,11 +85,12 @@ Emitter::inlineCall(const DValue &callee, std::vector<Arg> &positional,
     auto it = std::find_if(fn->params.begin(), fn->params.end(),
                            [&](const Param &p) { return p.name == name; });
     if (it == fn->params.end())
-      return error(arg.loc, fnName + " got an unexpected keyword argument '" +
-                                name + "'");
+      return error(arg.keywordLoc, fnName +
+                                       " got an unexpected keyword argument '" +
+                                       name + "'");
     size_t index = it - fn->params.begin();
     if (bound[index])
-      return error(arg.loc,
+      return error(arg.keywordLoc,
                    fnName + " got multiple values for argument '" + name + "'");
     bound[index] = arg;
   }

@@ -73,7 +73,9 @@ std::string Constant::str_() const {
       s += ".0";
     return s;
   }
-  case Kind::DType: return dtypeName(dtype).str();
+  case Kind::DType:
+    return pointerTo ? "pointer<" + dtypeName(dtype).str() + ">"
+                     : dtypeName(dtype).str();
   case Kind::Str: return "'" + str + "'";
   case Kind::Tuple: {
     std::string s = "(";
@@ -111,7 +113,7 @@ bool kda::frontend::operator==(const Constant &a, const Constant &b) {
     return false;
   switch (a.kind) {
   case Kind::None: return true;
-  case Kind::DType: return a.dtype == b.dtype;
+  case Kind::DType: return a.dtype == b.dtype && a.pointerTo == b.pointerTo;
   case Kind::Str: return a.str == b.str;
   case Kind::Tuple: return a.elements == b.elements;
   default: return false;

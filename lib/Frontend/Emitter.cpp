@@ -242,8 +242,11 @@ LogicalResult Emitter::emitRuntimeIf(const Stmt &stmt, Value cond) {
                          ? type
                          : defaultType(elseValue.constant);
     if (thenValue.isConst() != elseValue.isConst() &&
-        isa<RankedTensorType>(type))
-      otherType = kda::tile::getElementTypeOrSelf(type);
+        isa<RankedTensorType>(type)) {
+      // A constant merges with a runtime scalar, not with a tile.
+      Type scalar = kda::tile::getElementTypeOrSelf(type);
+      (thenValue.isConst() ? type : otherType) = scalar;
+    }
     if (type != otherType)
       return fail(stmt.loc, "variable '" + name + "' has type " +
                                 typeString(type) +

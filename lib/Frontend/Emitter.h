@@ -86,6 +86,7 @@ struct DValue {
 struct Arg {
   DValue value;
   SourceLoc loc;
+  SourceLoc keywordLoc; ///< keyword arguments: where the keyword is
 };
 
 /// Arguments bound to a callee's parameters (null slots are absent).

@@ -386,11 +386,14 @@ std::optional<DValue> Emitter::emitAttribute(const Expr &expr) {
     Type type = obj->value.getType();
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (attr == "dtype") {
-      std::optional<DType> dt =
-          toDType(kda::tile::getElementTypeOrSelf(type));
+      Type elem = kda::tile::getElementTypeOrSelf(type);
+      auto ptr = dyn_cast<kda::tile::PointerType>(elem);
+      std::optional<DType> dt = toDType(ptr ? ptr.getPointeeType() : elem);
       if (!dt)
-        return error(expr.loc, "'.dtype' of a pointer is not supported");
-      return DValue::of(Constant::ofDType(*dt));
+        return error(expr.loc, "unsupported element type " + typeString(elem));
+      Constant c = Constant::ofDType(*dt);
+      c.pointerTo = static_cast<bool>(ptr);
+      return DValue::of(c);
     }
     if (attr == "shape") {
       std::vector<DValue> dims;
@@ -423,6 +426,14 @@ std::optional<DValue> Emitter::emitAttribute(const Expr &expr) {
       }
     return error(expr.loc, std::string(tensor ? "tile" : "scalar") +
                                " has no attribute '" + attr + "'");
+  }
+  if (obj->isConstKind(Constant::Kind::DType)) {
+    const Constant &dt = obj->constant;
+    if (attr == "element_ty" && dt.pointerTo)
+      return DValue::of(Constant::ofDType(dt.dtype));
+    if (attr == "primitive_bitwidth" && !dt.pointerTo)
+      return DValue::of(Constant::ofInt(
+          dtypeToMLIR(ctx, dt.dtype).getIntOrFloatBitWidth()));
   }
   return error(expr.loc, describe(*obj) + " has no attribute '" + attr + "'");
 }

@@ -249,6 +249,7 @@ bool Parser::parseCallArgs(Expr &call) {
       if (!value)
         return false;
       call.keywords.push_back(name);
+      call.keywordLocs.push_back(loc);
       call.operands.push_back(std::move(value));
     } else {
       SourceLoc loc = tok().loc;

@@ -333,7 +333,7 @@ Emitter::requireShape(const DValue &value, SourceLoc at,
 
 std::optional<DType> Emitter::requireDType(const DValue &value, SourceLoc at,
                                            const llvm::Twine &what) {
-  if (value.isConstKind(Constant::Kind::DType))
+  if (value.isConstKind(Constant::Kind::DType) && !value.constant.pointerTo)
     return value.constant.dtype;
   return error(at, what + " must be a dtype such as kt.float32, got " +
                        describe(value));

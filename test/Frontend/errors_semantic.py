@@ -105,9 +105,9 @@ def missing_arg(o, n):
 
 @kt.jit
 def unknown_keyword(o, n):
-    # UNKNOWN_KEYWORD: errors_semantic.py:[[@LINE+3]]:24: error: kt.load() got an unexpected keyword argument 'msk'
+    # UNKNOWN_KEYWORD: errors_semantic.py:[[@LINE+3]]:20: error: kt.load() got an unexpected keyword argument 'msk'
     # UNKNOWN_KEYWORD-NEXT: {{^}}    x = kt.load(o, msk=None)
-    # UNKNOWN_KEYWORD-NEXT: {{^}}                       ^
+    # UNKNOWN_KEYWORD-NEXT: {{^}}                   ^
     x = kt.load(o, msk=None)
 
 @kt.jit

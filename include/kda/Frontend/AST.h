@@ -65,6 +65,8 @@ struct Expr {
   std::vector<BinOp> compareOps;
   std::vector<ExprPtr> operands;
   std::vector<std::string> keywords;
+  /// Where each keyword argument's name is (parallel to `keywords`).
+  std::vector<SourceLoc> keywordLocs;
   /// For lists: `[a, b]` parses as a Tuple with this flag set.
   bool isList = false;
 

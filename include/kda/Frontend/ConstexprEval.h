@@ -22,6 +22,8 @@ struct Constant {
   int64_t intValue = 0; ///< Int, and Bool as 0/1
   double floatValue = 0;
   DType dtype = DType::F32;
+  /// DType: the type of a pointer to `dtype` (`p.dtype` of a pointer).
+  bool pointerTo = false;
   std::string str;
   std::vector<Constant> elements;
 
