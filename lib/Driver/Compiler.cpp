@@ -1,6 +1,8 @@
 //===- Compiler.cpp - one kernel from DSL source to an artifact -----------===//
 #include "kda/Driver/Compiler.h"
+#include "kda/Driver/GPUCompile.h"
 #include "kda/Pipelines/Pipelines.h"
+#include "kda/Target/GPUTarget.h"
 #include "kda/Target/HostCodegen.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -33,14 +35,25 @@ std::optional<EmitKind> kda::parseEmitKind(llvm::StringRef name) {
       .Case("asm", EmitKind::Asm)
       .Case("obj", EmitKind::Obj)
       .Case("so", EmitKind::SO)
+      .Case("gpu", EmitKind::Gpu)
+      .Case("hsaco", EmitKind::Hsaco)
+      .Case("ptx", EmitKind::Ptx)
+      .Case("cubin", EmitKind::Cubin)
       .Default(std::nullopt);
 }
 
 bool kda::isTextEmit(EmitKind kind) {
-  return kind != EmitKind::Obj && kind != EmitKind::SO;
+  return kind != EmitKind::Obj && kind != EmitKind::SO &&
+         kind != EmitKind::Hsaco && kind != EmitKind::Cubin;
 }
 
-bool kda::isSupportedTarget(llvm::StringRef target) { return target == "cpu"; }
+bool kda::isSupportedTarget(llvm::StringRef target) {
+  return target == "cpu" || lookupGPUTarget(target).has_value();
+}
+
+std::string kda::getSupportedTargetList() {
+  return "cpu, " + getGPUTargetList();
+}
 
 const std::string &kda::getCompilerVersion() {
   static const std::string version = std::string("kdatile ") + KDA_VERSION +
@@ -195,7 +208,12 @@ CompileResult kda::compileKernel(mlir::MLIRContext &ctx,
   StageTimer timer(result);
   if (!isSupportedTarget(options.target)) {
     result.error = "error: unsupported target '" + options.target +
-                   "' (supported: cpu)";
+                   "' (supported: " + getSupportedTargetList() + ")";
+    return result;
+  }
+  if (std::string why = checkEmitForTarget(options.emit, options.target);
+      !why.empty()) {
+    result.error = why;
     return result;
   }
   mlir::OwningOpRef<mlir::ModuleOp> module =
@@ -212,6 +230,10 @@ CompileResult kda::compileKernel(mlir::MLIRContext &ctx,
   if (options.emit == EmitKind::Tile) {
     result.text = printOp(*module);
     result.ok = true;
+    return result;
+  }
+  if (std::optional<GPUTargetInfo> gpu = lookupGPUTarget(options.target)) {
+    compileForGPU(ctx, *module, *gpu, options, result);
     return result;
   }
   compileForHost(ctx, *module, options, result, timer);

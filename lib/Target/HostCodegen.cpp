@@ -100,9 +100,7 @@ bool kda::emitHostCode(llvm::Module &module, bool object, std::string &out,
   return true;
 }
 
-bool kda::linkHostSharedObject(llvm::StringRef objectPath,
-                               llvm::StringRef outputPath,
-                               std::string &error) {
+bool kda::runLLD(llvm::ArrayRef<llvm::StringRef> args, std::string &error) {
   std::string lld;
   if (const char *env = std::getenv("KDA_LLD"))
     lld = env;
@@ -115,8 +113,24 @@ bool kda::linkHostSharedObject(llvm::StringRef objectPath,
             "or set KDA_LLD to its path";
     return false;
   }
-  llvm::SmallVector<llvm::StringRef> args = {lld, "-shared", "--as-needed",
-                                             "-o", outputPath, objectPath};
+  llvm::SmallVector<llvm::StringRef> argv = {lld};
+  argv.append(args.begin(), args.end());
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(lld, argv, std::nullopt, {}, 0, 0,
+                                     &message);
+  if (rc != 0) {
+    error = "ld.lld failed (exit " + std::to_string(rc) + ")" +
+            (message.empty() ? "" : ": " + message);
+    return false;
+  }
+  return true;
+}
+
+bool kda::linkHostSharedObject(llvm::StringRef objectPath,
+                               llvm::StringRef outputPath,
+                               std::string &error) {
+  llvm::SmallVector<llvm::StringRef> args = {"-shared", "--as-needed", "-o",
+                                             outputPath, objectPath};
   // Kernels call libm (expf, logf, ...): record the dependency so the
   // library also loads into programs that do not link libm themselves.
   for (llvm::StringRef libm : {"/lib/x86_64-linux-gnu/libm.so.6",
@@ -126,13 +140,5 @@ bool kda::linkHostSharedObject(llvm::StringRef objectPath,
       args.push_back(libm);
       break;
     }
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(lld, args, std::nullopt, {}, 0, 0,
-                                     &message);
-  if (rc != 0) {
-    error = "ld.lld failed (exit " + std::to_string(rc) + ")" +
-            (message.empty() ? "" : ": " + message);
-    return false;
-  }
-  return true;
+  return runLLD(args, error);
 }

@@ -15,7 +15,7 @@ using namespace llvm;
 static cl::OptionCategory category("kda-compile options");
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
-                                      cl::desc("<kernel file.py>"),
+                                      cl::desc("<kernel file.py | module.mlir>"),
                                       cl::cat(category));
 static cl::opt<std::string>
     kernelName("kernel", cl::Required,
@@ -23,7 +23,8 @@ static cl::opt<std::string>
                cl::value_desc("name"), cl::cat(category));
 static cl::opt<std::string>
     target("target", cl::init("cpu"),
-           cl::desc("Target: cpu (GPU targets come with the GPU backend)"),
+           cl::desc("Target: cpu, gfx950 (AMD MI355X, wave64), gfx1250 (AMD, "
+                    "wave32), sm_90a (NVIDIA H100/H200; sm_90 is an alias)"),
            cl::cat(category));
 static cl::list<std::string>
     defines("D", cl::Prefix,
@@ -49,24 +50,58 @@ static cl::opt<std::string> stdlibDir(
 static cl::opt<std::string>
     emit("emit", cl::init("so"),
          cl::desc("What to produce: tile (tile IR), mlir (LLVM dialect), "
-                  "llvm (LLVM IR), asm, obj, so (shared library)"),
+                  "llvm (LLVM IR), asm, obj, so (shared library; the cpu "
+                  "default); GPU targets: gpu (the module at the GPU "
+                  "LLVM-dialect stage), llvm, asm (AMDGPU assembly; PTX on "
+                  "NVIDIA), obj (AMD relocatable object), hsaco (AMD code "
+                  "object; the AMD default), ptx, cubin (the NVIDIA default)"),
          cl::cat(category));
 static cl::opt<std::string> outputFile("o", cl::init("-"),
                                        cl::desc("Output file ('-': stdout)"),
                                        cl::value_desc("file"),
                                        cl::cat(category));
+// Registered as "kda-stats" and renamed to "stats" in main: LLVM owns an
+// option of that name (statistics of asserting builds) that it registers
+// late.
+static cl::opt<bool>
+    printStats("kda-stats",
+               cl::desc("GPU targets: print the resource usage of each kernel "
+                        "(registers, shared memory, spills, occupancy) to "
+                        "stderr"),
+               cl::cat(category));
+static cl::opt<bool> failOnSpill(
+    "fail-on-spill",
+    cl::desc("GPU targets: fail when a kernel spills registers"),
+    cl::cat(category));
+static cl::opt<unsigned> codeObjectVersion(
+    "code-object-version",
+    cl::desc("AMD targets: code object version, 5 or 6 (default: LLVM's, 6)"),
+    cl::value_desc("5|6"), cl::init(0), cl::cat(category));
 static cl::opt<bool> printTimings("time",
                                   cl::desc("Print the time of each stage"),
                                   cl::cat(category));
 
 static const char *overview = R"(kdatile ahead-of-time compiler
 
-Compiles one @kt.jit kernel of a DSL source file.
+Compiles one @kt.jit kernel of a DSL source file, or resumes from a .mlir
+module at any stage (tile IR, or LLVM-dialect GPU kernels marked
+rocdl.kernel / nvvm.kernel for the GPU targets).
 
-Example:
+Targets: cpu, gfx950 (AMD, wave64), gfx1250 (AMD, wave32), sm_90a (NVIDIA).
+
+Examples:
   kda-compile kernels/vector_add.py --kernel vector_add --target cpu \
       --signature 'x_ptr=*f32,y_ptr=*f32,out_ptr=*f32,n=i32' -D BLOCK=1024 \
       --emit so -o vector_add.so
+  kda-compile kernel.mlir --kernel k --target gfx950 --emit asm
+  kda-compile kernel.mlir --kernel k --target gfx950 --emit hsaco \
+      --code-object-version=5 --stats -o k.hsaco
+  kda-compile kernel.mlir --kernel k --target sm_90a --emit cubin --stats \
+      --fail-on-spill -o k.cubin
+
+Text emits (tile, mlir, gpu, llvm, asm, ptx) go to -o or stdout; binary ones
+(obj, so, hsaco, cubin) need -o. PTX is assembled with ptxas ($KDA_PTXAS,
+/usr/local/cuda/bin/ptxas or PATH); code objects are linked with ld.lld.
 
 The CPU shared library exports `<kernel>__kda_cpu(void **args, int pid_x,
 int pid_y, int pid_z, int num_x, int num_y, int num_z)`; args[i] points to the
@@ -77,6 +112,12 @@ output.
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  {
+    auto &options = cl::getRegisteredOptions();
+    if (auto it = options.find("stats"); it != options.end())
+      it->second->setArgStr("llvm-stats");
+    printStats.setArgStr("stats");
+  }
   cl::HideUnrelatedOptions(category);
   cl::AddExtraVersionPrinter([](raw_ostream &os) {
     os << kda::getCompilerVersion() << "\n";
@@ -88,12 +129,20 @@ int main(int argc, char **argv) {
     return 1;
   };
 
+  if (!kda::isSupportedTarget(target))
+    return fail("unsupported --target '" + target +
+                "' (supported: " + kda::getSupportedTargetList() + ")");
+  // GPU targets default to their loadable code object.
+  if (emit.getNumOccurrences() == 0 && target != "cpu")
+    emit = StringRef(target).starts_with("sm_") ? "cubin" : "hsaco";
   auto emitKind = kda::parseEmitKind(emit);
   if (!emitKind)
     return fail("unknown --emit '" + emit +
-                "' (expected tile, mlir, llvm, asm, obj or so)");
-  if (!kda::isSupportedTarget(target))
-    return fail("unsupported --target '" + target + "' (supported: cpu)");
+                "' (expected tile, mlir, llvm, asm, obj, so, gpu, hsaco, ptx "
+                "or cubin)");
+  if (codeObjectVersion != 0 && codeObjectVersion != 5 &&
+      codeObjectVersion != 6)
+    return fail("--code-object-version must be 5 or 6");
   if (!kda::isTextEmit(*emitKind) && outputFile == "-")
     return fail("--emit " + emit + " writes a binary file: give -o FILE");
 
@@ -106,6 +155,9 @@ int main(int argc, char **argv) {
   options.target = target;
   options.emit = *emitKind;
   options.outputPath = outputFile;
+  options.codeObjectVersion = codeObjectVersion;
+  options.resourceReport = printStats;
+  options.failOnSpill = failOnSpill;
   kda::frontend::CompileRequest &req = options.request;
   req.source = (*buffer)->getBuffer().str();
   req.filename = inputFile;
@@ -136,6 +188,8 @@ int main(int argc, char **argv) {
   if (printTimings)
     for (auto &[stage, seconds] : result.timings)
       errs() << format("  %-20s %8.2f ms\n", stage.c_str(), seconds * 1e3);
+  if (printStats && result.resourceReport)
+    errs() << *result.resourceReport;
   if (!result.ok) {
     errs() << result.error;
     if (!StringRef(result.error).ends_with("\n"))

@@ -21,8 +21,10 @@ class MLIRContext;
 namespace kda {
 
 /// What to produce: tile IR after the frontend and clean-up, the lowered
-/// LLVM-dialect module, LLVM IR, assembly, an object, a shared library.
-enum class EmitKind { Tile, MLIR, LLVM, Asm, Obj, SO };
+/// LLVM-dialect module, LLVM IR, assembly, an object, a shared library;
+/// for GPU targets also the module at the GPU LLVM-dialect stage (Gpu), an
+/// AMD code object (Hsaco), PTX and a cubin.
+enum class EmitKind { Tile, MLIR, LLVM, Asm, Obj, SO, Gpu, Hsaco, Ptx, Cubin };
 std::optional<EmitKind> parseEmitKind(llvm::StringRef name);
 /// Whether the artifact is text (returned inline) or binary (written out).
 bool isTextEmit(EmitKind kind);
@@ -33,6 +35,13 @@ struct CompileOptions {
   EmitKind emit = EmitKind::SO;
   /// Where binary artifacts go; text artifacts are returned in `text`.
   std::string outputPath;
+  /// AMD GPU targets: code object version (4, 5 or 6); 0: LLVM's default.
+  unsigned codeObjectVersion = 0;
+  /// GPU targets: also produce a resource report when that costs an extra
+  /// tool run (PTX emits run ptxas for it); otherwise it comes for free.
+  bool resourceReport = false;
+  /// GPU targets: a kernel that spills registers is an error.
+  bool failOnSpill = false;
 };
 
 struct CompileResult {
@@ -43,12 +52,16 @@ struct CompileResult {
   std::string entrySymbol;
   /// The runtime parameters in the order the entry point reads them.
   std::vector<frontend::ParamSpec> params;
+  /// GPU targets: the back end's resource usage per kernel, as a table.
+  std::optional<std::string> resourceReport;
   /// Seconds spent per stage, in order.
   std::vector<std::pair<std::string, double>> timings;
 };
 
-/// Targets kda-compile accepts today.
+/// Targets kda-compile accepts today: cpu and the GPU targets.
 bool isSupportedTarget(llvm::StringRef target);
+/// "cpu, gfx950, gfx1250, sm_90a".
+std::string getSupportedTargetList();
 
 /// Registers what compileKernel needs in a fresh context.
 void prepareContext(mlir::MLIRContext &ctx);

@@ -3,6 +3,7 @@
 #define KDA_TARGET_HOSTCODEGEN_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
@@ -24,6 +25,10 @@ bool emitHostCode(llvm::Module &module, bool object, std::string &out,
 /// configured default, or ld.lld on PATH).
 bool linkHostSharedObject(llvm::StringRef objectPath,
                           llvm::StringRef outputPath, std::string &error);
+
+/// Runs ld.lld ($KDA_LLD, the configured default, or ld.lld on PATH) with
+/// `args` (not including argv[0]); also links GPU code objects.
+bool runLLD(llvm::ArrayRef<llvm::StringRef> args, std::string &error);
 
 /// The host CPU name the code is tuned for (part of cache keys).
 std::string getHostCPUDescription();
