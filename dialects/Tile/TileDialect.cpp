@@ -12,6 +12,7 @@ using namespace kda::tile;
 
 void TileDialect::initialize() {
   registerTypes();
+  registerAttributes();
   addOperations<
 #define GET_OP_LIST
 #include "Tile/TileOps.cpp.inc"

@@ -5,6 +5,7 @@
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TensorEncoding.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
@@ -12,6 +13,9 @@
 
 #include "Tile/TileDialect.h.inc"
 #include "Tile/TileEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "Tile/TileAttrs.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "Tile/TileTypes.h.inc"
@@ -22,6 +26,12 @@ namespace kda::tile {
 mlir::Type getPointeeLikeType(mlir::Type ptrLike);
 /// i1, or a tensor of i1 shaped like `type` when it is a tensor.
 mlir::Type getI1LikeType(mlir::Type type);
+/// Whether `attr` says which thread holds which element (blocked, slice).
+bool isDistributedLayout(mlir::Attribute attr);
+/// Whether `attr` is a shared-memory layout (swizzled, padded).
+bool isSharedLayout(mlir::Attribute attr);
+/// The rank of the tiles a distributed layout applies to.
+unsigned getLayoutRank(mlir::Attribute layout);
 /// The element type of a tensor, or the type itself for scalars.
 mlir::Type getElementTypeOrSelf(mlir::Type type);
 } // namespace kda::tile

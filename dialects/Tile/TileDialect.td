@@ -16,8 +16,10 @@ def Tile_Dialect : Dialect {
     access, reductions and matrix products.
   }];
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{
     void registerTypes();
+    void registerAttributes();
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

@@ -3,6 +3,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/Support/InterleavedRange.h"
 
 using namespace mlir;
 using namespace kda::tile;
@@ -64,10 +65,18 @@ LogicalResult ExpandDimsOp::verify() {
                                 << src.getRank() << "]";
   SmallVector<int64_t> expected(src.getShape());
   expected.insert(expected.begin() + axis, 1);
-  if (dst.getShape() != ArrayRef<int64_t>(expected) ||
-      dst.getElementType() != src.getElementType())
-    return emitOpError("expected result type ")
-           << src.clone(expected) << ", got " << dst;
+  if (dst.getElementType() != src.getElementType())
+    return emitOpError("element types differ: ")
+           << src.getElementType() << " vs " << dst.getElementType();
+  if (dst.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError("expected result shape ")
+           << llvm::interleaved(expected, "x") << ", got " << dst;
+  // Expanding a slice gives back its parent layout.
+  if (auto slice = dyn_cast_or_null<SliceLayoutAttr>(src.getEncoding()))
+    if (slice.getDim() != axis || slice.getParent() != dst.getEncoding())
+      return emitOpError("expanding a tile with layout ")
+             << slice << " at axis " << axis << " must give layout "
+             << slice.getParent() << " at axis " << slice.getDim();
   return success();
 }
 
@@ -109,6 +118,22 @@ LogicalResult TransOp::verify() {
     return emitOpError("expected result type ")
            << src.clone(expected) << ", got " << dst;
   return success();
+}
+
+LogicalResult ConvertLayoutOp::verify() {
+  auto src = getSrc().getType();
+  auto dst = cast<RankedTensorType>(getResult().getType());
+  if (src.getShape() != dst.getShape() ||
+      src.getElementType() != dst.getElementType())
+    return emitOpError("source and result differ in more than their layout: ")
+           << src << " vs " << dst;
+  return success();
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
+  if (getSrc().getType() == getResult().getType())
+    return getSrc();
+  return {};
 }
 
 LogicalResult AddPtrOp::verify() {
@@ -159,7 +184,11 @@ LogicalResult ReduceOp::verify() {
   if (src.getRank() > 1) {
     SmallVector<int64_t> shape(src.getShape());
     shape.erase(shape.begin() + axis);
-    expected = src.clone(shape);
+    // A distributed source's reduction lives on the threads that held it.
+    Attribute layout;
+    if (Attribute parent = src.getEncoding())
+      layout = SliceLayoutAttr::get(getContext(), axis, parent);
+    expected = RankedTensorType::get(shape, elem, layout);
   }
   if (getResult().getType() != expected)
     return emitOpError("expected result type ")

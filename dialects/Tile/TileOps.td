@@ -3,6 +3,7 @@
 #define KDA_TILE_OPS
 
 include "Tile/TileDialect.td"
+include "Tile/TileAttrs.td"
 include "Tile/TileTypes.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -120,6 +121,22 @@ def Tile_TransOp : Tile_Op<"trans", [Pure]> {
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
+}
+
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
+  let summary = "move a tile's elements to another layout";
+  let description = [{
+    Same shape and element type, different layout. Lowering moves data
+    between registers, lanes or warps (through shared memory when needed).
+    ```mlir
+    %y = tile.convert_layout %x : tensor<128xf32, #a> -> tensor<128xf32, #b>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//

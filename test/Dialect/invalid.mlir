@@ -178,7 +178,7 @@ func.func @expand_dims_axis_negative(%x: tensor<4xf32>) -> tensor<1x4xf32> {
 // -----
 
 func.func @expand_dims_wrong_shape(%x: tensor<4xf32>) -> tensor<4x1xf32> {
-  // expected-error @below {{'tile.expand_dims' op expected result type 'tensor<1x4xf32>', got 'tensor<4x1xf32>'}}
+  // expected-error @below {{'tile.expand_dims' op expected result shape 1x4, got 'tensor<4x1xf32>'}}
   %0 = tile.expand_dims %x {axis = 0 : i32} : tensor<4xf32> -> tensor<4x1xf32>
   return %0 : tensor<4x1xf32>
 }
@@ -186,7 +186,7 @@ func.func @expand_dims_wrong_shape(%x: tensor<4xf32>) -> tensor<4x1xf32> {
 // -----
 
 func.func @expand_dims_wrong_elem(%x: tensor<4xf32>) -> tensor<4x1xf16> {
-  // expected-error @below {{'tile.expand_dims' op expected result type 'tensor<4x1xf32>', got 'tensor<4x1xf16>'}}
+  // expected-error @below {{'tile.expand_dims' op element types differ: 'f32' vs 'f16'}}
   %0 = tile.expand_dims %x {axis = 1 : i32} : tensor<4xf32> -> tensor<4x1xf16>
   return %0 : tensor<4x1xf16>
 }

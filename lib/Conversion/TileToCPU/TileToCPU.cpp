@@ -186,7 +186,11 @@ struct ConvertTileToCPUPass
     for (auto &[kernel, runtimeTypes] : kernels) {
       b.setInsertionPointAfter(kernel);
       buildEntryPoint(b, kernel, runtimeTypes);
+      // Only the entry point is exported: the kernel's own calling
+      // convention is an implementation detail.
       kernel.setPrivate();
+      kernel->setAttr("llvm.linkage",
+                      LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
       kernel->removeAttr("tile.kernel");
     }
   }

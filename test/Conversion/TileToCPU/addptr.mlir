@@ -105,7 +105,7 @@ func.func @addptr_kernel(%p: !tile.ptr<bf16>, %v: bf16) attributes {tile.kernel}
 // LLVM-SAME: %{{.*}}: i64, %{{.*}}: i16) -> i64
 // LLVM: llvm.sext %{{.*}} : i16 to i64
 // LLVM-LABEL: llvm.func @addptr_offset_widths(
-// LLVM-LABEL: llvm.func @addptr_kernel(
+// LLVM-LABEL: llvm.func internal @addptr_kernel(
 // LLVM: llvm.store %{{.*}}, %{{.*}} {alignment = 2 : i64} : {{(bf16|i16)}}, !llvm.ptr
 // LLVM-LABEL: llvm.func @addptr_kernel__kda_cpu(
 // LLVM: llvm.call @addptr_kernel(

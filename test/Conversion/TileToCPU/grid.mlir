@@ -52,7 +52,7 @@ func.func @k(%p: !tile.ptr<i32> {tile.divisibility = 16 : i32}) attributes {tile
 }
 
 // The full CPU pipeline leaves only the LLVM dialect.
-// LLVM-LABEL: llvm.func @k(
+// LLVM-LABEL: llvm.func internal @k(
 // LLVM-SAME: %{{.*}}: i64, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
 // LLVM: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr
 // LLVM-LABEL: llvm.func @k__kda_cpu(
@@ -105,7 +105,7 @@ func.func @scalars(%n: i32, %f: f32, %b: i1, %h: bf16, %p: !tile.ptr<f32>) attri
 }
 
 // LLVM-LABEL: llvm.func @helper(
-// LLVM-LABEL: llvm.func @scalars(
+// LLVM-LABEL: llvm.func internal @scalars(
 // LLVM-LABEL: llvm.func @scalars__kda_cpu(
 // LLVM: llvm.icmp "ne"
 // LLVM: llvm.call @scalars(

@@ -45,7 +45,7 @@ func.func @shift_right(%p: !tile.ptr<f32>) attributes {tile.kernel} {
 // the body of one loop; its back edge is followed by the exit block, and the
 // user store (the only 4-byte-aligned f32 store) comes after it, storing a
 // value re-read from the buffer rather than the loaded value itself.
-// LLVM-LABEL: llvm.func @shift_right(
+// LLVM-LABEL: llvm.func internal @shift_right(
 // LLVM-NOT: llvm.store {{.*}}{alignment = 4 : i64} : f32
 // LLVM: [[L:%.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> f32
 // LLVM-NOT: {{^ *\^bb}}
@@ -102,7 +102,7 @@ func.func @reverse_masked(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} 
   return
 }
 
-// LLVM-LABEL: llvm.func @reverse_masked(
+// LLVM-LABEL: llvm.func internal @reverse_masked(
 // LLVM-NOT: llvm.store {{.*}}{alignment = 4 : i64} : f32
 // LLVM: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> f32
 // LLVM-NOT: llvm.store {{.*}}{alignment = 4 : i64} : f32

@@ -230,7 +230,7 @@ func.func @copy_kernel(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attribut
   return
 }
 
-// LLVM-LABEL: llvm.func @copy_kernel(
+// LLVM-LABEL: llvm.func internal @copy_kernel(
 // LLVM: [[M:%.*]] = llvm.load %{{.*}} : !llvm.ptr -> i1
 // LLVM-NEXT: llvm.cond_br [[M]], ^[[BB:bb[0-9]+]], ^{{bb[0-9]+}}
 // LLVM-NEXT: ^[[BB]]:

@@ -167,11 +167,11 @@ func.func @store_select(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %c: i1) attribut
 // LLVM-LABEL: llvm.func @if_ptr(
 // LLVM-LABEL: llvm.func @if_ptr_tile(
 // LLVM-LABEL: llvm.func @while_ptr(
-// LLVM-LABEL: llvm.func @store_loop(
+// LLVM-LABEL: llvm.func internal @store_loop(
 // LLVM: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr
 // LLVM-LABEL: llvm.func @store_loop__kda_cpu(
 // LLVM: llvm.call @store_loop(
-// LLVM-LABEL: llvm.func @store_select(
+// LLVM-LABEL: llvm.func internal @store_select(
 // LLVM: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, i64
 // LLVM: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr
 // LLVM-LABEL: llvm.func @store_select__kda_cpu(

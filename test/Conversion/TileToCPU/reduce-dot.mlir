@@ -223,7 +223,7 @@ func.func @matmul_rowsum(%pa: !tile.ptr<bf16>, %pb: !tile.ptr<bf16>, %po: !tile.
 // LLVM-NEXT: llvm.fadd %{{.*}}, %{{.*}} : f32
 // LLVM-LABEL: llvm.func @dot_f16(
 // LLVM: llvm.fpext %{{.*}} : f16 to f32
-// LLVM-LABEL: llvm.func @matmul_rowsum(
+// LLVM-LABEL: llvm.func internal @matmul_rowsum(
 // LLVM: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr -> bf16
 // LLVM: llvm.fmul %{{.*}}, %{{.*}} : f32
 // LLVM: llvm.fcmp "ugt" %{{.*}}, %{{.*}} : f32

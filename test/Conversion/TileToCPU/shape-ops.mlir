@@ -169,7 +169,7 @@ func.func @shapes_kernel(%out: !tile.ptr<i32>) attributes {tile.kernel} {
 // LLVM-LABEL: llvm.func @expand_dims_2d(
 // LLVM-LABEL: llvm.func @reshape(
 // LLVM-LABEL: llvm.func @trans(
-// LLVM-LABEL: llvm.func @shapes_kernel(
+// LLVM-LABEL: llvm.func internal @shapes_kernel(
 // LLVM-SAME: %{{.*}}: i64
 // LLVM: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr
 // LLVM-LABEL: llvm.func @shapes_kernel__kda_cpu(

@@ -1,0 +1,151 @@
+//===- TileAttrs.cpp - tile layouts ---------------------------------------===//
+#include "Tile/TileDialect.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace kda::tile;
+
+#define GET_ATTRDEF_CLASSES
+#include "Tile/TileAttrs.cpp.inc"
+
+void TileDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "Tile/TileAttrs.cpp.inc"
+      >();
+}
+
+static LogicalResult
+verifyPermutation(function_ref<InFlightDiagnostic()> emitError,
+                  ArrayRef<unsigned> order) {
+  SmallVector<bool> seen(order.size(), false);
+  for (unsigned d : order) {
+    if (d >= order.size() || seen[d])
+      return emitError() << "order must be a permutation of [0, "
+                         << order.size() << ")";
+    seen[d] = true;
+  }
+  return success();
+}
+
+static LogicalResult
+verifyPowersOfTwo(function_ref<InFlightDiagnostic()> emitError,
+                  StringRef name, ArrayRef<unsigned> values) {
+  for (unsigned v : values)
+    if (v == 0 || !llvm::isPowerOf2_32(v))
+      return emitError() << name << " entries must be powers of two, got "
+                         << v;
+  return success();
+}
+
+LogicalResult
+BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          ArrayRef<unsigned> sizePerThread,
+                          ArrayRef<unsigned> threadsPerWarp,
+                          ArrayRef<unsigned> warpsPerCTA,
+                          ArrayRef<unsigned> order) {
+  size_t rank = order.size();
+  if (rank == 0)
+    return emitError() << "blocked layout needs at least one dimension";
+  if (sizePerThread.size() != rank || threadsPerWarp.size() != rank ||
+      warpsPerCTA.size() != rank)
+    return emitError() << "sizePerThread, threadsPerWarp, warpsPerCTA and "
+                          "order must have the same length";
+  if (failed(verifyPowersOfTwo(emitError, "sizePerThread", sizePerThread)) ||
+      failed(verifyPowersOfTwo(emitError, "threadsPerWarp", threadsPerWarp)) ||
+      failed(verifyPowersOfTwo(emitError, "warpsPerCTA", warpsPerCTA)))
+    return failure();
+  return verifyPermutation(emitError, order);
+}
+
+unsigned BlockedLayoutAttr::getNumWarps() const {
+  unsigned n = 1;
+  for (unsigned w : getWarpsPerCTA())
+    n *= w;
+  return n;
+}
+
+unsigned BlockedLayoutAttr::getWaveSize() const {
+  unsigned n = 1;
+  for (unsigned t : getThreadsPerWarp())
+    n *= t;
+  return n;
+}
+
+LogicalResult
+SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        unsigned dim, Attribute parent) {
+  if (!isDistributedLayout(parent))
+    return emitError() << "slice parent must be a distributed layout, got "
+                       << parent;
+  unsigned parentRank = getLayoutRank(parent);
+  if (parentRank < 2)
+    return emitError() << "cannot slice a rank-" << parentRank << " layout";
+  if (dim >= parentRank)
+    return emitError() << "slice dim " << dim << " out of range for a rank-"
+                       << parentRank << " parent";
+  return success();
+}
+
+LogicalResult SwizzledSharedLayoutAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, unsigned vec,
+    unsigned perPhase, unsigned maxPhase, ArrayRef<unsigned> order) {
+  if (failed(verifyPowersOfTwo(emitError, "vec/perPhase/maxPhase",
+                               {vec, perPhase, maxPhase})))
+    return failure();
+  return verifyPermutation(emitError, order);
+}
+
+LogicalResult
+PaddedSharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               unsigned interval, unsigned padding,
+                               ArrayRef<unsigned> order) {
+  if (failed(verifyPowersOfTwo(emitError, "interval", {interval})))
+    return failure();
+  return verifyPermutation(emitError, order);
+}
+
+static LogicalResult
+verifyLayoutRank(function_ref<InFlightDiagnostic()> emitError,
+                 Attribute layout, ArrayRef<int64_t> shape) {
+  if (getLayoutRank(layout) != shape.size())
+    return emitError() << "layout " << layout << " has rank "
+                       << getLayoutRank(layout) << " but the tile has rank "
+                       << shape.size();
+  return success();
+}
+
+LogicalResult BlockedLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyLayoutRank(emitError, *this, shape);
+}
+
+LogicalResult SliceLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyLayoutRank(emitError, *this, shape);
+}
+
+bool kda::tile::isDistributedLayout(Attribute attr) {
+  return isa_and_nonnull<BlockedLayoutAttr, SliceLayoutAttr>(attr);
+}
+
+bool kda::tile::isSharedLayout(Attribute attr) {
+  return isa_and_nonnull<SwizzledSharedLayoutAttr, PaddedSharedLayoutAttr>(
+      attr);
+}
+
+unsigned kda::tile::getLayoutRank(Attribute layout) {
+  if (auto blocked = dyn_cast<BlockedLayoutAttr>(layout))
+    return blocked.getRank();
+  if (auto slice = dyn_cast<SliceLayoutAttr>(layout))
+    return getLayoutRank(slice.getParent()) - 1;
+  if (auto swizzled = dyn_cast<SwizzledSharedLayoutAttr>(layout))
+    return swizzled.getOrder().size();
+  if (auto padded = dyn_cast<PaddedSharedLayoutAttr>(layout))
+    return padded.getOrder().size();
+  return 0;
+}

@@ -1,0 +1,96 @@
+//===- TileAttrs.td - tile layouts -------------------------*- tablegen -*-===//
+//
+// Layouts say which thread of a program holds which element of a tile
+// (distributed layouts) or how a buffer is arranged in shared memory (shared
+// layouts). They live in the encoding slot of the tile's tensor type.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KDA_TILE_ATTRS
+#define KDA_TILE_ATTRS
+
+include "Tile/TileDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/TensorEncoding.td"
+
+class Tile_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Tile_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def Tile_BlockedLayoutAttr : Tile_Attr<"BlockedLayout", "blocked",
+    [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let summary = "elements spread over registers, lanes and warps in blocks";
+  let description = [{
+    Each thread holds `sizePerThread` contiguous elements per dimension; the
+    lanes of a warp tile `threadsPerWarp`, the warps of a program tile
+    `warpsPerCTA`; `order` lists dimensions fastest first. A tile larger than
+    the resulting block repeats it in more registers; a smaller one is
+    replicated. All sizes are powers of two and the lanes multiply to the
+    wave size.
+    ```mlir
+    #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4],
+                   warpsPerCTA = [4, 1], order = [1, 0]}>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$sizePerThread,
+                        ArrayRefParameter<"unsigned">:$threadsPerWarp,
+                        ArrayRefParameter<"unsigned">:$warpsPerCTA,
+                        ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = "`<` `{` struct(params) `}` `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    unsigned getRank() const { return getOrder().size(); }
+    unsigned getNumWarps() const;
+    unsigned getWaveSize() const;
+  }];
+}
+
+def Tile_SliceLayoutAttr : Tile_Attr<"SliceLayout", "slice",
+    [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let summary = "a parent layout with one dimension removed";
+  let description = [{
+    The layout of a reduction's result: the threads that held the reduced
+    dimension hold copies of each result element.
+    ```mlir
+    #tile.slice<{dim = 1, parent = #tile.blocked<{...}>}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$dim, "::mlir::Attribute":$parent);
+  let assemblyFormat = "`<` `{` struct(params) `}` `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tile_SwizzledSharedLayoutAttr
+    : Tile_Attr<"SwizzledSharedLayout", "swizzled_shared"> {
+  let summary = "shared-memory layout with XOR swizzling";
+  let description = [{
+    Rows (along `order[0]`) are split into `vec`-element groups whose index
+    is XORed with `(row / perPhase) % maxPhase` to spread bank accesses.
+    ```mlir
+    #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$vec, "unsigned":$perPhase,
+                        "unsigned":$maxPhase,
+                        ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = "`<` `{` struct(params) `}` `>`";
+  let genVerifyDecl = 1;
+}
+
+def Tile_PaddedSharedLayoutAttr
+    : Tile_Attr<"PaddedSharedLayout", "padded_shared"> {
+  let summary = "shared-memory layout with padding";
+  let description = [{
+    Row-major along `order`, with `padding` unused elements inserted after
+    every `interval` elements to spread bank accesses.
+    ```mlir
+    #tile.padded_shared<{interval = 32, padding = 1, order = [1, 0]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$interval, "unsigned":$padding,
+                        ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = "`<` `{` struct(params) `}` `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // KDA_TILE_ATTRS
