@@ -20,3 +20,7 @@ llvm_config.add_tool_substitutions(
     [ToolSubst("kda-opt", unresolved="fatal"), ToolSubst("kda-compile", unresolved="fatal")],
     [config.kda_tools_dir],
 )
+
+# GPU back-end tests that assemble PTX need ptxas (CUDA toolkit).
+if os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")
