@@ -39,7 +39,8 @@ static const BuiltinSpec kBuiltins[] = {
      {"pointer", "mask", "other", "cache_modifier", "eviction_policy",
       "volatile"},
      1},
-    {"store", {"pointer", "value", "mask", "cache_modifier", "eviction_policy"},
+    {"store",
+     {"pointer", "value", "mask", "cache_modifier", "eviction_policy"},
      2},
     {"sum", {"input", "axis", "keep_dims"}, 1},
     {"max", {"input", "axis", "keep_dims"}, 1},
@@ -111,8 +112,8 @@ bool Emitter::bindArgs(llvm::StringRef fnName,
     auto it = std::find_if(params.begin(), params.end(),
                            [&](const char *p) { return name == p; });
     if (it == params.end()) {
-      error(arg.keywordLoc, fnName + " got an unexpected keyword argument '" +
-                                name + "'");
+      error(arg.keywordLoc,
+            fnName + " got an unexpected keyword argument '" + name + "'");
       return false;
     }
     size_t index = it - params.begin();
@@ -142,17 +143,17 @@ static std::string shapeText(ArrayRef<int64_t> shape) {
   return s + "]";
 }
 
-std::optional<DValue>
-Emitter::callBuiltin(const std::string &name, DValue *self,
-                     std::vector<Arg> &positional,
-                     std::vector<std::pair<std::string, Arg>> &kw,
-                     SourceLoc at) {
+std::optional<DValue> Emitter::callBuiltin(
+    const std::string &name, DValue *self, std::vector<Arg> &positional,
+    std::vector<std::pair<std::string, Arg>> &kw, SourceLoc at) {
   const BuiltinSpec *spec = findBuiltin(name);
   if (!spec)
     return error(at, "unknown builtin '" + name + "'");
   bool isPython = llvm::StringRef(name).starts_with("py.");
-  std::string fnName =
-      (isPython ? name.substr(3) : self ? name : "kt." + name) + "()";
+  std::string fnName = (isPython ? name.substr(3)
+                        : self   ? name
+                                 : "kt." + name) +
+                       "()";
   if (self)
     positional.insert(positional.begin(), Arg{*self, at});
   // Shapes and permutations may be passed as separate arguments.
@@ -181,8 +182,7 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
     Constant best = values[0];
     for (const Constant &v : values) {
       std::string message;
-      std::optional<Constant> less =
-          evalBinary(BinOp::Lt, v, best, message);
+      std::optional<Constant> less = evalBinary(BinOp::Lt, v, best, message);
       if (!less)
         return error(at, message);
       if ((name == "py.min") == isTruthy(*less) && !(v == best))
@@ -210,7 +210,8 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
     std::optional<Constant> c = asConstant(argv(0));
     if (!c)
       return error(argloc(0), "kt.static_assert() needs a compile-time "
-                              "condition, got " + describe(argv(0)));
+                              "condition, got " +
+                                  describe(argv(0)));
     if (!isTruthy(*c)) {
       std::string msg = "static assertion failed";
       if (has(1) && argv(1).isConstKind(Constant::Kind::Str) &&
@@ -228,8 +229,8 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
       std::vector<std::pair<std::string, Arg>> noKeywords;
       return callBuiltin("abs", &self, noArgs, noKeywords, at);
     }
-    Type target = name == "py.float" ? Type(builder.getF32Type())
-                  : name == "py.int" ? Type(builder.getI32Type())
+    Type target = name == "py.float"  ? Type(builder.getF32Type())
+                  : name == "py.int"  ? Type(builder.getI32Type())
                   : name == "py.bool" ? Type(builder.getI1Type())
                                       : Type();
     if (target && !isa<PointerType>(elementTypeOf(argv(0)))) {
@@ -247,17 +248,16 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
     if (name == "py.len") {
       if (c->kind != Constant::Kind::Tuple && c->kind != Constant::Kind::Str)
         return error(argloc(0), "len() needs a tuple");
-      return DValue::of(Constant::ofInt(c->kind == Constant::Kind::Str
-                                            ? c->str.size()
-                                            : c->elements.size()));
+      return DValue::of(Constant::ofInt(
+          c->kind == Constant::Kind::Str ? c->str.size() : c->elements.size()));
     }
     if (name == "py.bool")
       return DValue::of(Constant::ofBool(isTruthy(*c)));
     if (!c->isNumber())
-      return error(argloc(0), fnName + " needs a number, got " +
-                                  describe(argv(0)));
-    double d = c->kind == Constant::Kind::Float ? c->floatValue
-                                                : double(c->intValue);
+      return error(argloc(0),
+                   fnName + " needs a number, got " + describe(argv(0)));
+    double d =
+        c->kind == Constant::Kind::Float ? c->floatValue : double(c->intValue);
     if (name == "py.float")
       return DValue::of(Constant::ofFloat(d));
     if (name == "py.int") {
@@ -292,12 +292,12 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
                           .getResult());
   }
   if (name == "arange") {
-    std::optional<int64_t> start = requireInt(argv(0), argloc(0),
-                                              "kt.arange() start");
+    std::optional<int64_t> start =
+        requireInt(argv(0), argloc(0), "kt.arange() start");
     if (!start)
       return std::nullopt;
-    std::optional<int64_t> end = requireInt(argv(1), argloc(1),
-                                            "kt.arange() end");
+    std::optional<int64_t> end =
+        requireInt(argv(1), argloc(1), "kt.arange() end");
     if (!end)
       return std::nullopt;
     int64_t n = *end - *start;
@@ -316,8 +316,8 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
     Type elem;
     if (name == "zeros_like") {
       if (!argv(0).isRuntime())
-        return error(argloc(0), "kt.zeros_like() needs a tile, got " +
-                                    describe(argv(0)));
+        return error(argloc(0),
+                     "kt.zeros_like() needs a tile, got " + describe(argv(0)));
       shape = shapeOf(argv(0));
       elem = elementTypeOf(argv(0));
       if (isa<PointerType>(elem) && !has(1))
@@ -351,10 +351,12 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
   if (name == "load" || name == "store") {
     bool isLoad = name == "load";
     if (!argv(0).isRuntime() ||
-        !isa<PointerType>(kda::tile::getElementTypeOrSelf(
-            argv(0).value.getType())))
-      return error(argloc(0), fnName + " needs a pointer or a tile of "
-                                       "pointers, got " + describe(argv(0)));
+        !isa<PointerType>(
+            kda::tile::getElementTypeOrSelf(argv(0).value.getType())))
+      return error(argloc(0), fnName +
+                                  " needs a pointer or a tile of "
+                                  "pointers, got " +
+                                  describe(argv(0)));
     size_t maskIndex = isLoad ? 1 : 2;
     if (isLoad && has(2) && !has(1))
       return error(argloc(2), "kt.load(): 'other' requires a mask");
@@ -365,8 +367,10 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
                     (mask.isRuntime() && elementTypeOf(mask).isInteger(1));
       if (!isBool)
         return error(argloc(maskIndex),
-                     fnName + " mask must be a boolean (i1) scalar or tile, "
-                              "got " + describe(mask));
+                     fnName +
+                         " mask must be a boolean (i1) scalar or tile, "
+                         "got " +
+                         describe(mask));
       std::optional<SmallVector<int64_t>> s =
           broadcastShapes(shape, shapeOf(mask), argloc(maskIndex));
       if (!s)
@@ -390,8 +394,7 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
     if (isLoad) {
       Value other;
       if (has(2)) {
-        if (argv(2).isRuntime() &&
-            shapeOf(argv(2)).size() > shape.size())
+        if (argv(2).isRuntime() && shapeOf(argv(2)).size() > shape.size())
           return error(argloc(2), "kt.load() 'other' of shape " +
                                       shapeText(shapeOf(argv(2))) +
                                       " does not fit the pointer shape " +
@@ -401,9 +404,8 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
           return std::nullopt;
         other = *o;
       }
-      Type resultType = shape.empty()
-                            ? pointee
-                            : Type(RankedTensorType::get(shape, pointee));
+      Type resultType =
+          shape.empty() ? pointee : Type(RankedTensorType::get(shape, pointee));
       return DValue::of(
           kda::tile::LoadOp::create(builder, l, resultType, *ptr, mask, other)
               .getResult());
@@ -418,8 +420,8 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
     DValue &input = argv(0);
     if (!input.isRuntime() || shapeOf(input).empty() ||
         isa<PointerType>(elementTypeOf(input)))
-      return error(argloc(0), fnName + " needs a tile of numbers, got " +
-                                  describe(input));
+      return error(argloc(0),
+                   fnName + " needs a tile of numbers, got " + describe(input));
     Value x = input.value;
     auto type = cast<RankedTensorType>(x.getType());
     bool keepDims = false;
@@ -448,7 +450,8 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
                                     std::to_string(rank));
     }
     Type elem = type.getElementType();
-    if (name == "sum" && elem.isInteger() && elem.getIntOrFloatBitWidth() < 32) {
+    if (name == "sum" && elem.isInteger() &&
+        elem.getIntOrFloatBitWidth() < 32) {
       elem = builder.getI32Type();
       x = *convert(x, elem, at);
     }
@@ -484,7 +487,8 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
       if (!v.isRuntime() || shapeOf(v).size() != 2 ||
           !isa<FloatType>(elementTypeOf(v)))
         return error(argloc(i), "kt.dot() needs 2-D floating-point tiles, "
-                                "got " + describe(v));
+                                "got " +
+                                    describe(v));
     }
     SmallVector<int64_t> sa = shapeOf(argv(0)), sb = shapeOf(argv(1));
     if (sa[1] != sb[0])
@@ -512,9 +516,9 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
     }
     if (!acc)
       return std::nullopt;
-    return DValue::of(kda::tile::DotOp::create(builder, l, acc->getType(), *a,
-                                               *b, *acc)
-                          .getResult());
+    return DValue::of(
+        kda::tile::DotOp::create(builder, l, acc->getType(), *a, *b, *acc)
+            .getResult());
   }
   if (name == "where") {
     DValue &c = argv(0);
@@ -522,7 +526,8 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
       return isTruthy(*k) ? argv(1) : argv(2);
     if (!c.isRuntime() || !elementTypeOf(c).isInteger())
       return error(argloc(0), "kt.where() condition must be a boolean tile "
-                              "or scalar, got " + describe(c));
+                              "or scalar, got " +
+                                  describe(c));
     std::optional<Type> type = promote(argv(1), argv(2), at, "kt.where()");
     if (!type)
       return std::nullopt;
@@ -547,8 +552,7 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
       std::optional<Constant> a = asConstant(argv(0)), b = asConstant(argv(1));
       if (a && b) {
         std::string message;
-        std::optional<Constant> sum1 =
-            evalBinary(BinOp::Add, *a, *b, message);
+        std::optional<Constant> sum1 = evalBinary(BinOp::Add, *a, *b, message);
         std::optional<Constant> num =
             sum1 ? evalBinary(BinOp::Sub, *sum1, Constant::ofInt(1), message)
                  : std::nullopt;
@@ -599,178 +603,7 @@ Emitter::callBuiltin(const std::string &name, DValue *self,
     return DValue::of(*v);
   }
   if (name == "broadcast_to" || name == "reshape" || name == "trans" ||
-      name == "expand_dims") {
-    std::optional<Value> x = toRuntime(argv(0), argloc(0));
-    if (!x)
-      return std::nullopt;
-    auto type = dyn_cast<RankedTensorType>(x->getType());
-    if (name == "broadcast_to") {
-      std::optional<SmallVector<int64_t>> shape =
-          requireShape(argv(1), argloc(1), "kt.broadcast_to() shape");
-      if (!shape)
-        return std::nullopt;
-      std::optional<Value> r = broadcastTo(*x, *shape, at);
-      if (!r)
-        return std::nullopt;
-      return DValue::of(*r);
-    }
-    if (name == "expand_dims") {
-      SmallVector<int64_t> axes;
-      if (argv(1).kind == DValue::Kind::Tuple) {
-        std::optional<SmallVector<int64_t>> a =
-            requireShape(argv(1), argloc(1), "axis");
-        if (!a)
-          return std::nullopt;
-        axes = *a;
-      } else {
-        std::optional<int64_t> a = requireInt(argv(1), argloc(1), "axis");
-        if (!a)
-          return std::nullopt;
-        axes.push_back(*a);
-      }
-      Value v = *x;
-      for (int64_t a : axes) {
-        auto t = dyn_cast<RankedTensorType>(v.getType());
-        int64_t rank = t ? t.getRank() : 0;
-        int64_t axis = a < 0 ? a + rank + 1 : a;
-        if (axis < 0 || axis > rank)
-          return error(argloc(1), "axis " + std::to_string(a) +
-                                      " is out of range for kt.expand_dims() "
-                                      "of a rank-" + std::to_string(rank) +
-                                      " value");
-        if (!t) {
-          v = *broadcastTo(v, {1}, at);
-          continue;
-        }
-        SmallVector<int64_t> shape(t.getShape());
-        shape.insert(shape.begin() + axis, 1);
-        v = kda::tile::ExpandDimsOp::create(builder, l, t.clone(shape), v,
-                                            builder.getI32IntegerAttr(axis));
-      }
-      return DValue::of(v);
-    }
-    if (!type)
-      return error(argloc(0), fnName + " needs a tile, got " +
-                                  describe(argv(0)));
-    if (name == "reshape") {
-      std::optional<SmallVector<int64_t>> shape =
-          requireShape(argv(1), argloc(1), "kt.reshape() shape");
-      if (!shape)
-        return std::nullopt;
-      int64_t n = 1;
-      for (int64_t d : *shape)
-        n *= d;
-      if (n != type.getNumElements())
-        return error(at, "kt.reshape() cannot reshape " +
-                             shapeText(type.getShape()) + " (" +
-                             std::to_string(type.getNumElements()) +
-                             " elements) to " + shapeText(*shape) + " (" +
-                             std::to_string(n) + " elements)");
-      return DValue::of(kda::tile::ReshapeOp::create(
-                            builder, l, type.clone(*shape), *x)
-                            .getResult());
-    }
-    // trans
-    SmallVector<int32_t> order;
-    if (!has(1)) {
-      if (type.getRank() != 2)
-        return error(at, fnName + " without a permutation needs a 2-D tile, "
-                                  "got " + shapeText(type.getShape()));
-      order = {1, 0};
-    } else {
-      std::optional<SmallVector<int64_t>> dims;
-      SmallVector<int64_t> raw;
-      if (argv(1).kind == DValue::Kind::Tuple) {
-        for (DValue &d : argv(1).elements) {
-          std::optional<int64_t> k = requireInt(d, argloc(1), "permutation");
-          if (!k)
-            return std::nullopt;
-          raw.push_back(*k);
-        }
-      } else {
-        std::optional<int64_t> k = requireInt(argv(1), argloc(1), "permutation");
-        if (!k)
-          return std::nullopt;
-        raw.push_back(*k);
-      }
-      SmallVector<bool> seen(type.getRank(), false);
-      bool ok = static_cast<int64_t>(raw.size()) == type.getRank();
-      for (int64_t d : raw) {
-        ok = ok && d >= 0 && d < type.getRank() && !seen[d];
-        if (ok)
-          seen[d] = true;
-        order.push_back(static_cast<int32_t>(d));
-      }
-      if (!ok)
-        return error(argloc(1), fnName + " permutation " + shapeText(raw) +
-                                    " is not a permutation of the " +
-                                    std::to_string(type.getRank()) +
-                                    " dimensions");
-    }
-    SmallVector<int64_t> shape;
-    for (int32_t d : order)
-      shape.push_back(type.getDimSize(d));
-    return DValue::of(kda::tile::TransOp::create(
-                          builder, l, type.clone(shape), *x,
-                          builder.getDenseI32ArrayAttr(order))
-                          .getResult());
-  }
-
-  // Elementwise math: abs and the float functions.
-  DValue &input = argv(0);
-  if (name == "abs" && input.isConst()) {
-    std::string message;
-    if (!input.constant.isNumber())
-      return error(argloc(0), "kt.abs() needs a number");
-    std::vector<Arg> one{args[0].value()};
-    std::vector<std::pair<std::string, Arg>> none;
-    return callBuiltin("py.abs", nullptr, one, none, at);
-  }
-  std::optional<Value> x = toRuntime(input, argloc(0));
-  if (!x)
-    return std::nullopt;
-  Type elem = kda::tile::getElementTypeOrSelf(x->getType());
-  if (name == "abs") {
-    if (isa<PointerType>(elem))
-      return error(argloc(0), "kt.abs() needs numbers, got " + describe(input));
-    if (isa<FloatType>(elem))
-      return DValue::of(math::AbsFOp::create(builder, l, *x).getResult());
-    return DValue::of(math::AbsIOp::create(builder, l, *x).getResult());
-  }
-  if (!isa<FloatType>(elem))
-    return error(argloc(0), fnName + " requires a floating-point argument, "
-                                     "got " + typeString(elem));
-  // Half-precision math is computed in f32 and rounded back.
-  bool narrow = elem.getIntOrFloatBitWidth() < 32;
-  Value v = narrow ? *convert(*x, builder.getF32Type(), at) : *x;
-  Value r;
-  if (name == "exp")
-    r = math::ExpOp::create(builder, l, v);
-  else if (name == "exp2")
-    r = math::Exp2Op::create(builder, l, v);
-  else if (name == "log")
-    r = math::LogOp::create(builder, l, v);
-  else if (name == "log2")
-    r = math::Log2Op::create(builder, l, v);
-  else if (name == "sqrt")
-    r = math::SqrtOp::create(builder, l, v);
-  else if (name == "rsqrt")
-    r = math::RsqrtOp::create(builder, l, v);
-  else if (name == "cos")
-    r = math::CosOp::create(builder, l, v);
-  else if (name == "sin")
-    r = math::SinOp::create(builder, l, v);
-  else if (name == "sigmoid") {
-    Type vt = kda::tile::getElementTypeOrSelf(v.getType());
-    Value one = splatConstant(vt, shapeOf(DValue::of(v)), 1.0, 1, at);
-    Value e = math::ExpOp::create(builder, l,
-                                  arith::NegFOp::create(builder, l, v));
-    r = arith::DivFOp::create(builder, l, one,
-                              arith::AddFOp::create(builder, l, one, e));
-  } else {
-    return error(at, "unknown builtin '" + name + "'");
-  }
-  if (narrow)
-    r = *convert(r, elem, at);
-  return DValue::of(r);
+      name == "expand_dims")
+    return shapeBuiltin(name, fnName, args, at);
+  return mathBuiltin(name, fnName, args, at);
 }

@@ -101,9 +101,10 @@ Emitter::inlineCall(const DValue &callee, std::vector<Arg> &positional,
     if (bound[i] && isConstexprAnnotation(p.annotation.get()) &&
         !asConstant(bound[i]->value) &&
         bound[i]->value.kind == DValue::Kind::Runtime)
-      return error(bound[i]->loc, "argument '" + p.name + "' of " + fnName +
-                                      " must be a constexpr, got a runtime " +
-                                      typeString(bound[i]->value.value.getType()));
+      return error(bound[i]->loc,
+                   "argument '" + p.name + "' of " + fnName +
+                       " must be a constexpr, got a runtime " +
+                       typeString(bound[i]->value.value.getType()));
   }
 
   Frame calleeFrame;

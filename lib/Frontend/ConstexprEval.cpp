@@ -61,9 +61,12 @@ Constant Constant::fromConstexprValue(const ConstexprValue &v) {
 
 std::string Constant::str_() const {
   switch (kind) {
-  case Kind::None: return "None";
-  case Kind::Int: return std::to_string(intValue);
-  case Kind::Bool: return intValue ? "True" : "False";
+  case Kind::None:
+    return "None";
+  case Kind::Int:
+    return std::to_string(intValue);
+  case Kind::Bool:
+    return intValue ? "True" : "False";
   case Kind::Float: {
     std::ostringstream os;
     os.precision(17);
@@ -76,7 +79,8 @@ std::string Constant::str_() const {
   case Kind::DType:
     return pointerTo ? "pointer<" + dtypeName(dtype).str() + ">"
                      : dtypeName(dtype).str();
-  case Kind::Str: return "'" + str + "'";
+  case Kind::Str:
+    return "'" + str + "'";
   case Kind::Tuple: {
     std::string s = "(";
     for (size_t i = 0; i < elements.size(); ++i)
@@ -89,13 +93,20 @@ std::string Constant::str_() const {
 
 const char *kda::frontend::constantTypeName(const Constant &value) {
   switch (value.kind) {
-  case Kind::None: return "NoneType";
-  case Kind::Int: return "int";
-  case Kind::Float: return "float";
-  case Kind::Bool: return "bool";
-  case Kind::DType: return "dtype";
-  case Kind::Str: return "str";
-  case Kind::Tuple: return "tuple";
+  case Kind::None:
+    return "NoneType";
+  case Kind::Int:
+    return "int";
+  case Kind::Float:
+    return "float";
+  case Kind::Bool:
+    return "bool";
+  case Kind::DType:
+    return "dtype";
+  case Kind::Str:
+    return "str";
+  case Kind::Tuple:
+    return "tuple";
   }
   return "?";
 }
@@ -112,23 +123,34 @@ bool kda::frontend::operator==(const Constant &a, const Constant &b) {
   if (a.kind != b.kind)
     return false;
   switch (a.kind) {
-  case Kind::None: return true;
-  case Kind::DType: return a.dtype == b.dtype && a.pointerTo == b.pointerTo;
-  case Kind::Str: return a.str == b.str;
-  case Kind::Tuple: return a.elements == b.elements;
-  default: return false;
+  case Kind::None:
+    return true;
+  case Kind::DType:
+    return a.dtype == b.dtype && a.pointerTo == b.pointerTo;
+  case Kind::Str:
+    return a.str == b.str;
+  case Kind::Tuple:
+    return a.elements == b.elements;
+  default:
+    return false;
   }
 }
 
 bool kda::frontend::isTruthy(const Constant &value) {
   switch (value.kind) {
-  case Kind::None: return false;
+  case Kind::None:
+    return false;
   case Kind::Int:
-  case Kind::Bool: return value.intValue != 0;
-  case Kind::Float: return value.floatValue != 0;
-  case Kind::DType: return true;
-  case Kind::Str: return !value.str.empty();
-  case Kind::Tuple: return !value.elements.empty();
+  case Kind::Bool:
+    return value.intValue != 0;
+  case Kind::Float:
+    return value.floatValue != 0;
+  case Kind::DType:
+    return true;
+  case Kind::Str:
+    return !value.str.empty();
+  case Kind::Tuple:
+    return !value.elements.empty();
   }
   return false;
 }
@@ -172,16 +194,19 @@ static std::optional<Constant> compare(BinOp op, const Constant &a,
           : a.elements.size() > b.elements.size() ? 1
                                                   : 0;
   } else {
-    error = std::string("'") + binOpSpelling(op) +
-            "' not supported between '" + constantTypeName(a) + "' and '" +
-            constantTypeName(b) + "'";
+    error = std::string("'") + binOpSpelling(op) + "' not supported between '" +
+            constantTypeName(a) + "' and '" + constantTypeName(b) + "'";
     return std::nullopt;
   }
   switch (op) {
-  case BinOp::Lt: return Constant::ofBool(cmp < 0);
-  case BinOp::Le: return Constant::ofBool(cmp <= 0);
-  case BinOp::Gt: return Constant::ofBool(cmp > 0);
-  default: return Constant::ofBool(cmp >= 0);
+  case BinOp::Lt:
+    return Constant::ofBool(cmp < 0);
+  case BinOp::Le:
+    return Constant::ofBool(cmp <= 0);
+  case BinOp::Gt:
+    return Constant::ofBool(cmp > 0);
+  default:
+    return Constant::ofBool(cmp >= 0);
   }
 }
 
@@ -236,9 +261,12 @@ static std::optional<Constant> intArith(BinOp op, int64_t x, int64_t y,
       result = -1;
     return Constant::ofInt(result);
   }
-  case BinOp::BitAnd: return Constant::ofInt(x & y);
-  case BinOp::BitOr: return Constant::ofInt(x | y);
-  case BinOp::BitXor: return Constant::ofInt(x ^ y);
+  case BinOp::BitAnd:
+    return Constant::ofInt(x & y);
+  case BinOp::BitOr:
+    return Constant::ofInt(x | y);
+  case BinOp::BitXor:
+    return Constant::ofInt(x ^ y);
   case BinOp::Shl:
   case BinOp::Shr:
     if (y < 0) {
@@ -260,9 +288,12 @@ static std::optional<Constant> intArith(BinOp op, int64_t x, int64_t y,
 static std::optional<Constant> floatArith(BinOp op, double x, double y,
                                           std::string &error) {
   switch (op) {
-  case BinOp::Add: return Constant::ofFloat(x + y);
-  case BinOp::Sub: return Constant::ofFloat(x - y);
-  case BinOp::Mul: return Constant::ofFloat(x * y);
+  case BinOp::Add:
+    return Constant::ofFloat(x + y);
+  case BinOp::Sub:
+    return Constant::ofFloat(x - y);
+  case BinOp::Mul:
+    return Constant::ofFloat(x * y);
   case BinOp::Div:
     if (y == 0) {
       error = "float division by zero";
@@ -272,7 +303,8 @@ static std::optional<Constant> floatArith(BinOp op, double x, double y,
   case BinOp::FloorDiv:
   case BinOp::Mod: {
     if (y == 0) {
-      error = op == BinOp::Mod ? "float modulo by zero" : "float floor division by zero";
+      error = op == BinOp::Mod ? "float modulo by zero"
+                               : "float floor division by zero";
       return std::nullopt;
     }
     double m = std::fmod(x, y);
@@ -282,8 +314,10 @@ static std::optional<Constant> floatArith(BinOp op, double x, double y,
       return Constant::ofFloat(m);
     return Constant::ofFloat(std::floor(x / y));
   }
-  case BinOp::Pow: return Constant::ofFloat(std::pow(x, y));
-  default: break;
+  case BinOp::Pow:
+    return Constant::ofFloat(std::pow(x, y));
+  default:
+    break;
   }
   error = std::string("unsupported operand types for ") + binOpSpelling(op) +
           ": 'float'";
@@ -294,16 +328,22 @@ std::optional<Constant> kda::frontend::evalBinary(BinOp op, const Constant &a,
                                                   const Constant &b,
                                                   std::string &error) {
   switch (op) {
-  case BinOp::Lt: case BinOp::Le: case BinOp::Gt: case BinOp::Ge:
-  case BinOp::Eq: case BinOp::Ne: case BinOp::Is: case BinOp::IsNot:
+  case BinOp::Lt:
+  case BinOp::Le:
+  case BinOp::Gt:
+  case BinOp::Ge:
+  case BinOp::Eq:
+  case BinOp::Ne:
+  case BinOp::Is:
+  case BinOp::IsNot:
     return compare(op, a, b, error);
   default:
     break;
   }
   if (a.isNumber() && b.isNumber()) {
     bool bothBool = a.kind == Kind::Bool && b.kind == Kind::Bool;
-    if (bothBool && (op == BinOp::BitAnd || op == BinOp::BitOr ||
-                     op == BinOp::BitXor)) {
+    if (bothBool &&
+        (op == BinOp::BitAnd || op == BinOp::BitOr || op == BinOp::BitXor)) {
       std::optional<Constant> r = intArith(op, a.intValue, b.intValue, error);
       return Constant::ofBool(r->intValue != 0);
     }

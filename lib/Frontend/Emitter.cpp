@@ -81,11 +81,10 @@ LogicalResult Emitter::assign(const Expr &target, DValue value,
                               std::to_string(target.operands.size()) +
                               " names");
   if (value.elements.size() != target.operands.size())
-    return fail(valueLoc, "cannot unpack a tuple of " +
-                              std::to_string(value.elements.size()) +
-                              " values into " +
-                              std::to_string(target.operands.size()) +
-                              " names");
+    return fail(valueLoc,
+                "cannot unpack a tuple of " +
+                    std::to_string(value.elements.size()) + " values into " +
+                    std::to_string(target.operands.size()) + " names");
   for (size_t i = 0; i < value.elements.size(); ++i)
     if (failed(assign(*target.operands[i], value.elements[i], valueLoc)))
       return failure();
@@ -174,11 +173,11 @@ LogicalResult Emitter::emitIf(const Stmt &stmt) {
                                  "compile-time constant, got " +
                                      describe(*cond));
   if (isa<RankedTensorType>(cond->value.getType()))
-    return fail(stmt.value->loc,
-                "condition of 'if' must be a scalar, got a " +
-                    describe(*cond) + "; use kt.where for tiles");
-  std::optional<Value> i1 = convert(cond->value, builder.getI1Type(),
-                                 stmt.value->loc);
+    return fail(stmt.value->loc, "condition of 'if' must be a scalar, got a " +
+                                     describe(*cond) +
+                                     "; use kt.where for tiles");
+  std::optional<Value> i1 =
+      convert(cond->value, builder.getI1Type(), stmt.value->loc);
   if (!i1)
     return failure();
   return emitRuntimeIf(stmt, *i1);
@@ -233,14 +232,12 @@ LogicalResult Emitter::emitRuntimeIf(const Stmt &stmt, Value cond) {
                                 "' is assigned different non-tile values in "
                                 "the branches of a runtime 'if'");
     }
-    Type type = thenValue.isRuntime() ? thenValue.value.getType()
-                : elseValue.isRuntime()
-                    ? elseValue.value.getType()
-                    : defaultType(thenValue.constant);
-    Type otherType = elseValue.isRuntime() ? elseValue.value.getType()
-                     : thenValue.isRuntime()
-                         ? type
-                         : defaultType(elseValue.constant);
+    Type type = thenValue.isRuntime()   ? thenValue.value.getType()
+                : elseValue.isRuntime() ? elseValue.value.getType()
+                                        : defaultType(thenValue.constant);
+    Type otherType = elseValue.isRuntime()   ? elseValue.value.getType()
+                     : thenValue.isRuntime() ? type
+                                             : defaultType(elseValue.constant);
     if (thenValue.isConst() != elseValue.isConst() &&
         isa<RankedTensorType>(type)) {
       // A constant merges with a runtime scalar, not with a tile.
@@ -249,9 +246,9 @@ LogicalResult Emitter::emitRuntimeIf(const Stmt &stmt, Value cond) {
     }
     if (type != otherType)
       return fail(stmt.loc, "variable '" + name + "' has type " +
-                                typeString(type) +
-                                " in the 'if' branch but " +
-                                typeString(otherType) + " in the 'else' branch");
+                                typeString(type) + " in the 'if' branch but " +
+                                typeString(otherType) +
+                                " in the 'else' branch");
     auto shape = isa<RankedTensorType>(type)
                      ? cast<RankedTensorType>(type).getShape()
                      : ArrayRef<int64_t>();
@@ -282,9 +279,8 @@ LogicalResult Emitter::emitRuntimeIf(const Stmt &stmt, Value cond) {
   newIf.getThenRegion().takeBody(ifOp.getThenRegion());
   newIf.getElseRegion().takeBody(ifOp.getElseRegion());
   ifOp.erase();
-  for (auto [block, operands] :
-       {std::pair{newIf.thenBlock(), &thenOperands},
-        std::pair{newIf.elseBlock(), &elseOperands}}) {
+  for (auto [block, operands] : {std::pair{newIf.thenBlock(), &thenOperands},
+                                 std::pair{newIf.elseBlock(), &elseOperands}}) {
     block->getTerminator()->erase();
     builder.setInsertionPointToEnd(block);
     scf::YieldOp::create(builder, l, *operands);
@@ -292,9 +288,8 @@ LogicalResult Emitter::emitRuntimeIf(const Stmt &stmt, Value cond) {
   frame->locals = before;
   unsigned result = 0;
   for (size_t i = 0; i < names.size(); ++i)
-    frame->locals[names[i]] = types[i]
-                                  ? DValue::of(newIf.getResult(result++))
-                                  : thenLocals[names[i]];
+    frame->locals[names[i]] =
+        types[i] ? DValue::of(newIf.getResult(result++)) : thenLocals[names[i]];
   return success();
 }
 
@@ -312,7 +307,8 @@ LogicalResult Emitter::loopCarried(const std::vector<StmtPtr> &body,
     if (v.isRuntime()) {
       inits.push_back(v.value);
     } else if (v.isConst() && v.constant.isNumber()) {
-      std::optional<Value> c = constant(v.constant, defaultType(v.constant), at);
+      std::optional<Value> c =
+          constant(v.constant, defaultType(v.constant), at);
       if (!c)
         return failure();
       inits.push_back(*c);
@@ -327,7 +323,8 @@ LogicalResult Emitter::loopCarried(const std::vector<StmtPtr> &body,
 
 /// Converts the values of `names` at the end of a loop body into the values
 /// to yield, checking that their types did not change.
-static LogicalResult loopYields(Emitter &e, const std::vector<std::string> &names,
+static LogicalResult loopYields(Emitter &e,
+                                const std::vector<std::string> &names,
                                 ValueRange carried, SourceLoc at,
                                 SmallVectorImpl<Value> &yields) {
   for (auto [name, init] : llvm::zip(names, carried)) {
@@ -339,9 +336,8 @@ static LogicalResult loopYields(Emitter &e, const std::vector<std::string> &name
                             " to " + e.typeString(v.value.getType()) +
                             " inside the loop");
     if (!v.isRuntime() && !(v.isConst() && v.constant.isNumber()))
-      return e.fail(at, "loop-carried variable '" + name +
-                            "' is assigned a " + e.describe(v) +
-                            " inside the loop");
+      return e.fail(at, "loop-carried variable '" + name + "' is assigned a " +
+                            e.describe(v) + " inside the loop");
     auto shape = isa<RankedTensorType>(type)
                      ? cast<RankedTensorType>(type).getShape()
                      : ArrayRef<int64_t>();
@@ -363,10 +359,10 @@ LogicalResult Emitter::emitFor(const Stmt &stmt) {
     return failure();
   if (!callee)
     return failure();
-  bool isRange = callee->kind == DValue::Kind::Builtin &&
-                 callee->name == "py.range";
-  bool isStatic = callee->kind == DValue::Kind::Builtin &&
-                  callee->name == "static_range";
+  bool isRange =
+      callee->kind == DValue::Kind::Builtin && callee->name == "py.range";
+  bool isStatic =
+      callee->kind == DValue::Kind::Builtin && callee->name == "static_range";
   if (iter.kind != ExprKind::Call || (!isRange && !isStatic))
     return fail(iter.loc, "unsupported construct: for loop over " +
                               describe(*callee) +
@@ -545,8 +541,8 @@ LogicalResult Emitter::emitWhile(const Stmt &stmt) {
       return failure();
     --frame->runtimeDepth;
     SmallVector<Value> yields;
-    if (failed(loopYields(*this, names, body->getArguments(), stmt.loc,
-                          yields)))
+    if (failed(
+            loopYields(*this, names, body->getArguments(), stmt.loc, yields)))
       return failure();
     scf::YieldOp::create(builder, l, yields);
   }

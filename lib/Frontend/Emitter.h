@@ -21,6 +21,7 @@
 
 #include <map>
 #include <optional>
+#include <tuple>
 
 namespace kda::frontend::detail {
 
@@ -84,6 +85,8 @@ struct DValue {
 
 /// An argument at a call site.
 struct Arg {
+  Arg() = default;
+  Arg(DValue value, SourceLoc loc) : value(std::move(value)), loc(loc) {}
   DValue value;
   SourceLoc loc;
   SourceLoc keywordLoc; ///< keyword arguments: where the keyword is
@@ -134,10 +137,9 @@ public:
   mlir::LogicalResult emitWhile(const Stmt &stmt);
   /// Carried variables of a loop body: assigned in it and live before it,
   /// materialized as SSA values.
-  mlir::LogicalResult
-  loopCarried(const std::vector<StmtPtr> &body, SourceLoc at,
-              std::vector<std::string> &names,
-              llvm::SmallVectorImpl<mlir::Value> &inits);
+  mlir::LogicalResult loopCarried(const std::vector<StmtPtr> &body,
+                                  SourceLoc at, std::vector<std::string> &names,
+                                  llvm::SmallVectorImpl<mlir::Value> &inits);
 
   // --- ExprEmitter.cpp: expressions.
   std::optional<DValue> emitExpr(const Expr &expr);
@@ -164,17 +166,22 @@ public:
   /// must be a compile-time value.
   std::optional<DValue> evalInModule(LoadedModule *module, const Expr &expr,
                                      const std::string &what);
-  std::optional<DValue> resolveModule(const std::string &dotted,
-                                      unsigned level, LoadedModule *importer,
-                                      SourceLoc at);
+  std::optional<DValue> resolveModule(const std::string &dotted, unsigned level,
+                                      LoadedModule *importer, SourceLoc at);
   std::optional<DValue> languageMember(const std::string &name, SourceLoc at,
                                        const std::string &shownModule);
   std::optional<DValue> ifExpr(const Expr &expr);
 
   // --- Builtins.cpp.
-  std::optional<DValue> callBuiltin(const std::string &name, DValue *self,
-                                    std::vector<Arg> &positional,
-                                    std::vector<std::pair<std::string, Arg>> &kw,
+  std::optional<DValue>
+  callBuiltin(const std::string &name, DValue *self,
+              std::vector<Arg> &positional,
+              std::vector<std::pair<std::string, Arg>> &kw, SourceLoc at);
+  std::optional<DValue> shapeBuiltin(const std::string &name,
+                                     const std::string &fnName, BoundArgs &args,
+                                     SourceLoc at);
+  std::optional<DValue> mathBuiltin(const std::string &name,
+                                    const std::string &fnName, BoundArgs &args,
                                     SourceLoc at);
   bool isBuiltinName(llvm::StringRef name) const;
   bool bindArgs(llvm::StringRef fnName, llvm::ArrayRef<const char *> params,
@@ -190,15 +197,14 @@ public:
   std::optional<mlir::Value> toRuntime(const DValue &value, SourceLoc at);
   /// Elementwise conversion to `elemType`, keeping the shape.
   std::optional<mlir::Value> convert(mlir::Value value, mlir::Type elemType,
-                                  SourceLoc at);
+                                     SourceLoc at);
   /// Converts `value` (constant or runtime) to `elemType` and broadcasts it
   /// to `shape` (empty shape: scalar).
   std::optional<mlir::Value> coerce(const DValue &value, mlir::Type elemType,
                                     llvm::ArrayRef<int64_t> shape,
                                     SourceLoc at);
-  std::optional<mlir::Value> broadcastTo(mlir::Value value,
-                                         llvm::ArrayRef<int64_t> shape,
-                                         SourceLoc at);
+  std::optional<mlir::Value>
+  broadcastTo(mlir::Value value, llvm::ArrayRef<int64_t> shape, SourceLoc at);
   std::optional<llvm::SmallVector<int64_t>>
   broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,
                   SourceLoc at);
@@ -234,6 +240,10 @@ public:
   /// Evaluated globals per module, and those being evaluated (cycles).
   std::map<std::pair<LoadedModule *, std::string>, DValue> globalCache;
   std::vector<std::pair<LoadedModule *, std::string>> globalsInProgress;
+  /// Resolved imports, keyed by (dotted name, level, importer): resolving
+  /// touches the file system.
+  std::map<std::tuple<std::string, unsigned, LoadedModule *>, DValue>
+      moduleCache;
   /// Counts unrolled static_range iterations to bound compile time.
   int64_t unrolledIterations = 0;
 };

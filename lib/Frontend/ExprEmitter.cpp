@@ -16,15 +16,24 @@ using namespace kda::frontend;
 using namespace kda::frontend::detail;
 
 static std::optional<DType> toDType(Type t) {
-  if (t.isF32()) return DType::F32;
-  if (t.isF16()) return DType::F16;
-  if (t.isBF16()) return DType::BF16;
-  if (t.isF64()) return DType::F64;
-  if (t.isInteger(1)) return DType::I1;
-  if (t.isInteger(8)) return DType::I8;
-  if (t.isInteger(16)) return DType::I16;
-  if (t.isInteger(32)) return DType::I32;
-  if (t.isInteger(64)) return DType::I64;
+  if (t.isF32())
+    return DType::F32;
+  if (t.isF16())
+    return DType::F16;
+  if (t.isBF16())
+    return DType::BF16;
+  if (t.isF64())
+    return DType::F64;
+  if (t.isInteger(1))
+    return DType::I1;
+  if (t.isInteger(8))
+    return DType::I8;
+  if (t.isInteger(16))
+    return DType::I16;
+  if (t.isInteger(32))
+    return DType::I32;
+  if (t.isInteger(64))
+    return DType::I64;
   return std::nullopt;
 }
 
@@ -161,6 +170,9 @@ std::optional<DValue> Emitter::resolveModule(const std::string &dotted,
     v.moduleKind = DValue::ModuleKind::Language;
     return v;
   }
+  auto key = std::make_tuple(dotted, level, importer);
+  if (auto it = moduleCache.find(key); it != moduleCache.end())
+    return it->second;
   std::string loadErrors;
   LoadedModule *found = loader.findModule(dotted, level, importer, loadErrors);
   if (!loadErrors.empty()) {
@@ -173,6 +185,7 @@ std::optional<DValue> Emitter::resolveModule(const std::string &dotted,
                  : loader.isPackage(dotted, level, importer)
                      ? DValue::ModuleKind::Package
                      : DValue::ModuleKind::External;
+  moduleCache[key] = v;
   return v;
 }
 
@@ -233,7 +246,8 @@ std::optional<DValue> Emitter::moduleMember(LoadedModule *module,
   case SymbolKind::ImportFrom: {
     if (sym.level == 0 && isLanguageModule(sym.module))
       return languageMember(sym.member, at, sym.module);
-    std::optional<DValue> from = resolveModule(sym.module, sym.level, module, at);
+    std::optional<DValue> from =
+        resolveModule(sym.module, sym.level, module, at);
     if (!from)
       return std::nullopt;
     if (from->moduleKind == DValue::ModuleKind::DSL && !sym.module.empty()) {
@@ -243,10 +257,9 @@ std::optional<DValue> Emitter::moduleMember(LoadedModule *module,
       if (!notThere)
         return member;
     }
-    std::string sub = sym.module.empty() ? sym.member
-                                         : sym.module + "." + sym.member;
-    std::optional<DValue> subModule =
-        resolveModule(sub, sym.level, module, at);
+    std::string sub =
+        sym.module.empty() ? sym.member : sym.module + "." + sym.member;
+    std::optional<DValue> subModule = resolveModule(sub, sym.level, module, at);
     if (!subModule)
       return std::nullopt;
     if (subModule->moduleKind != DValue::ModuleKind::External)
@@ -266,12 +279,12 @@ std::optional<DValue> Emitter::moduleMember(LoadedModule *module,
 
 static bool isDTypeName(llvm::StringRef name, DType &type) {
   static const std::pair<const char *, DType> kNames[] = {
-      {"float32", DType::F32}, {"float16", DType::F16},
+      {"float32", DType::F32},   {"float16", DType::F16},
       {"bfloat16", DType::BF16}, {"float64", DType::F64},
-      {"int1", DType::I1},     {"int8", DType::I8},
-      {"int16", DType::I16},   {"int32", DType::I32},
-      {"int64", DType::I64},   {"fp32", DType::F32},
-      {"fp16", DType::F16},    {"bf16", DType::BF16},
+      {"int1", DType::I1},       {"int8", DType::I8},
+      {"int16", DType::I16},     {"int32", DType::I32},
+      {"int64", DType::I64},     {"fp32", DType::F32},
+      {"fp16", DType::F16},      {"bf16", DType::BF16},
       {"fp64", DType::F64}};
   for (auto &[n, t] : kNames)
     if (name == n) {
@@ -348,8 +361,7 @@ std::optional<DValue> Emitter::emitAttribute(const Expr &expr) {
   if (!obj)
     return std::nullopt;
   const std::string &attr = expr.name;
-  std::string shown =
-      objExpr.kind == ExprKind::Name ? objExpr.name : obj->name;
+  std::string shown = objExpr.kind == ExprKind::Name ? objExpr.name : obj->name;
   if (obj->kind == DValue::Kind::Module) {
     switch (obj->moduleKind) {
     case DValue::ModuleKind::Language:
@@ -372,8 +384,8 @@ std::optional<DValue> Emitter::emitAttribute(const Expr &expr) {
         return std::nullopt;
       if (sub->moduleKind != DValue::ModuleKind::External)
         return sub;
-      return error(expr.loc, "module '" + shown + "' has no attribute '" +
-                                 attr + "'");
+      return error(expr.loc,
+                   "module '" + shown + "' has no attribute '" + attr + "'");
     }
     case DValue::ModuleKind::External:
       return error(expr.loc,
@@ -405,17 +417,16 @@ std::optional<DValue> Emitter::emitAttribute(const Expr &expr) {
     if (attr == "ndim")
       return DValue::of(Constant::ofInt(tensor ? tensor.getRank() : 0));
     if (attr == "numel")
-      return DValue::of(
-          Constant::ofInt(tensor ? tensor.getNumElements() : 1));
+      return DValue::of(Constant::ofInt(tensor ? tensor.getNumElements() : 1));
     if (attr == "T") {
       std::vector<Arg> args;
       std::vector<std::pair<std::string, Arg>> kw;
       return callBuiltin("trans", &*obj, args, kw, expr.loc);
     }
     static const char *const kMethods[] = {
-        "to", "sum", "max", "min", "reshape", "trans", "broadcast_to",
-        "expand_dims", "exp", "exp2", "log", "log2", "sqrt", "rsqrt",
-        "sigmoid", "abs"};
+        "to",           "sum",         "max",     "min",  "reshape", "trans",
+        "broadcast_to", "expand_dims", "exp",     "exp2", "log",     "log2",
+        "sqrt",         "rsqrt",       "sigmoid", "abs"};
     for (const char *m : kMethods)
       if (attr == m) {
         DValue method;
@@ -432,8 +443,8 @@ std::optional<DValue> Emitter::emitAttribute(const Expr &expr) {
     if (attr == "element_ty" && dt.pointerTo)
       return DValue::of(Constant::ofDType(dt.dtype));
     if (attr == "primitive_bitwidth" && !dt.pointerTo)
-      return DValue::of(Constant::ofInt(
-          dtypeToMLIR(ctx, dt.dtype).getIntOrFloatBitWidth()));
+      return DValue::of(
+          Constant::ofInt(dtypeToMLIR(ctx, dt.dtype).getIntOrFloatBitWidth()));
   }
   return error(expr.loc, describe(*obj) + " has no attribute '" + attr + "'");
 }
@@ -476,8 +487,8 @@ std::optional<DValue> Emitter::emitSubscript(const Expr &expr) {
                              "':' and None are allowed in subscripts)");
   }
   if (slices > rank)
-    return error(expr.loc, "too many indices for a tile of rank " +
-                               std::to_string(rank));
+    return error(expr.loc,
+                 "too many indices for a tile of rank " + std::to_string(rank));
   if (!tensor) {
     SmallVector<int64_t> ones(numItems, 1);
     return DValue::of(*broadcastTo(value, ones, expr.loc));

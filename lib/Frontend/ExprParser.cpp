@@ -20,9 +20,10 @@ using namespace kda::frontend::detail;
 static bool endsExprList(const Token &t) {
   return t.is(TokenKind::Newline) || t.is(TokenKind::EndOfFile) ||
          t.isOp("=") || t.isOp(")") || t.isOp(":") || t.isOp(";") ||
-         t.isOp("]") || (t.kind == TokenKind::Op && t.text.size() >= 2 &&
-                         t.text.back() == '=' && t.text != "==" &&
-                         t.text != "<=" && t.text != ">=" && t.text != "!=");
+         t.isOp("]") ||
+         (t.kind == TokenKind::Op && t.text.size() >= 2 &&
+          t.text.back() == '=' && t.text != "==" && t.text != "<=" &&
+          t.text != ">=" && t.text != "!=");
 }
 
 ExprPtr Parser::parseExprList() {
@@ -137,7 +138,8 @@ ExprPtr Parser::parseComparison() {
                .Default(std::nullopt);
     else if (t.isKeyword("is"))
       op = tok(1).isKeyword("not") ? BinOp::IsNot : BinOp::Is;
-    else if (t.isKeyword("in") || (t.isKeyword("not") && tok(1).isKeyword("in")))
+    else if (t.isKeyword("in") ||
+             (t.isKeyword("not") && tok(1).isKeyword("in")))
       return unsupported(t.loc, "'in' operator");
     if (!op)
       break;
@@ -254,8 +256,7 @@ bool Parser::parseCallArgs(Expr &call) {
     } else {
       SourceLoc loc = tok().loc;
       if (!call.keywords.empty())
-        return fail(loc, "positional argument follows keyword argument"),
-               false;
+        return fail(loc, "positional argument follows keyword argument"), false;
       ExprPtr value = parseExpr();
       if (!value)
         return false;
@@ -400,8 +401,8 @@ ExprPtr Parser::parseAtom() {
     if (!item)
       return nullptr;
     if (tok().isKeyword("for"))
-      return unsupported(tok().loc, list ? "list comprehension"
-                                         : "generator expression");
+      return unsupported(tok().loc,
+                         list ? "list comprehension" : "generator expression");
     if (tok().isOp(":="))
       return unsupported(tok().loc, "assignment expression ':='");
     tuple->operands.push_back(std::move(item));
@@ -423,4 +424,3 @@ ExprPtr Parser::parseWholeExpression() {
     return syntaxError();
   return e;
 }
-

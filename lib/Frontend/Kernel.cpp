@@ -45,9 +45,9 @@ std::nullopt_t Emitter::error(SourceLoc at, const llvm::Twine &message) {
 Location Emitter::loc(SourceLoc at) {
   if (!frame)
     return UnknownLoc::get(&ctx);
-  Location fileLoc = FileLineColLoc::get(
-      &ctx, frame->module->displayName, at.line + frame->module->lineOffset,
-      at.col);
+  Location fileLoc =
+      FileLineColLoc::get(&ctx, frame->module->displayName,
+                          at.line + frame->module->lineOffset, at.col);
   if (frame->callSiteLoc)
     return CallSiteLoc::get(fileLoc, *frame->callSiteLoc);
   return fileLoc;
@@ -120,8 +120,8 @@ OwningOpRef<ModuleOp> Emitter::emitKernel(const CompileRequest &request) {
       continue;
     const ParamSpec *spec = request.signature.find(p.name);
     if (!spec) {
-      error(p.loc, "runtime parameter '" + p.name +
-                       "' is missing from the signature");
+      error(p.loc,
+            "runtime parameter '" + p.name + "' is missing from the signature");
       return nullptr;
     }
     Type elem = dtypeToMLIR(ctx, spec->type);
@@ -183,19 +183,19 @@ OwningOpRef<ModuleOp> Emitter::emitKernel(const CompileRequest &request) {
       return success();
     });
     if (failed(verify(*module))) {
-      diagnostics += "error: internal error: the frontend produced invalid "
-                     "IR (please report this): " +
-                     (verifyErrors.empty() ? "verification failed\n"
-                                           : verifyErrors);
+      diagnostics +=
+          "error: internal error: the frontend produced invalid "
+          "IR (please report this): " +
+          (verifyErrors.empty() ? "verification failed\n" : verifyErrors);
       return nullptr;
     }
   }
   return module;
 }
 
-OwningOpRef<ModuleOp>
-kda::frontend::emitKernel(MLIRContext &ctx, const CompileRequest &request,
-                          std::string &diagnostics) {
+OwningOpRef<ModuleOp> kda::frontend::emitKernel(MLIRContext &ctx,
+                                                const CompileRequest &request,
+                                                std::string &diagnostics) {
   ModuleLoader loader(request);
   Emitter emitter(ctx, loader, diagnostics);
   OwningOpRef<ModuleOp> module = emitter.emitKernel(request);

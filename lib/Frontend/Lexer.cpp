@@ -20,11 +20,9 @@ bool kda::frontend::isPythonKeyword(StringRef word) {
       .Cases({"False", "None", "True", "and", "as", "assert", "async"}, true)
       .Cases({"await", "break", "class", "continue", "def", "del", "elif"},
              true)
-      .Cases({"else", "except", "finally", "for", "from", "global", "if"},
-             true)
+      .Cases({"else", "except", "finally", "for", "from", "global", "if"}, true)
       .Cases({"import", "in", "is", "lambda", "nonlocal", "not", "or"}, true)
-      .Cases({"pass", "raise", "return", "try", "while", "with", "yield"},
-             true)
+      .Cases({"pass", "raise", "return", "try", "while", "with", "yield"}, true)
       .Default(false);
 }
 
@@ -32,19 +30,16 @@ namespace {
 
 /// Operators sorted so that longer spellings are tried first.
 const char *const kOperators[] = {
-    "**=", "//=", ">>=", "<<=", "...", "->", ":=", "**", "//", "<<", ">>",
-    "<=",  ">=",  "==",  "!=",  "+=",  "-=", "*=", "/=", "%=", "&=", "|=",
-    "^=",  "@=",  "+",   "-",   "*",   "/",  "%",  "@",  "&",  "|",  "^",
-    "~",   "<",   ">",   "(",   ")",   "[",  "]",  "{",  "}",  ",",  ":",
-    ".",   ";",   "="};
+    "**=", "//=", ">>=", "<<=", "...", "->", ":=", "**", "//", "<<", ">>", "<=",
+    ">=",  "==",  "!=",  "+=",  "-=",  "*=", "/=", "%=", "&=", "|=", "^=", "@=",
+    "+",   "-",   "*",   "/",   "%",   "@",  "&",  "|",  "^",  "~",  "<",  ">",
+    "(",   ")",   "[",   "]",   "{",   "}",  ",",  ":",  ".",  ";",  "="};
 
 bool isIdentStart(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
          static_cast<unsigned char>(c) >= 0x80;
 }
-bool isIdentChar(char c) {
-  return isIdentStart(c) || (c >= '0' && c <= '9');
-}
+bool isIdentChar(char c) { return isIdentStart(c) || (c >= '0' && c <= '9'); }
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
 class Lexer {
@@ -172,14 +167,29 @@ bool Lexer::lexString(size_t prefixLen, SourceLoc start) {
       advance();
       advance();
       switch (next) {
-      case 'n': value += '\n'; break;
-      case 't': value += '\t'; break;
-      case 'r': value += '\r'; break;
-      case '0': value += '\0'; break;
-      case '\\': value += '\\'; break;
-      case '\'': value += '\''; break;
-      case '"': value += '"'; break;
-      case '\n': break; // line continuation inside the literal
+      case 'n':
+        value += '\n';
+        break;
+      case 't':
+        value += '\t';
+        break;
+      case 'r':
+        value += '\r';
+        break;
+      case '0':
+        value += '\0';
+        break;
+      case '\\':
+        value += '\\';
+        break;
+      case '\'':
+        value += '\'';
+        break;
+      case '"':
+        value += '"';
+        break;
+      case '\n':
+        break; // line continuation inside the literal
       default:
         value += '\\';
         value += next;
@@ -207,7 +217,9 @@ bool Lexer::lexNumber(SourceLoc start) {
   char c1 = peek(1);
   if (peek() == '0' && (c1 == 'x' || c1 == 'X' || c1 == 'o' || c1 == 'O' ||
                         c1 == 'b' || c1 == 'B')) {
-    unsigned radix = (c1 == 'x' || c1 == 'X') ? 16 : (c1 == 'o' || c1 == 'O') ? 8 : 2;
+    unsigned radix = (c1 == 'x' || c1 == 'X')   ? 16
+                     : (c1 == 'o' || c1 == 'O') ? 8
+                                                : 2;
     pos += 2;
     while (isIdentChar(peek()))
       ++pos;

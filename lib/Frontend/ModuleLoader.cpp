@@ -73,8 +73,8 @@ LoadedModule *ModuleLoader::load(const std::string &path,
       return m.get();
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer) {
-    diagnostics += "error: cannot read '" + path + "': " +
-                   buffer.getError().message() + "\n";
+    diagnostics += "error: cannot read '" + path +
+                   "': " + buffer.getError().message() + "\n";
     return nullptr;
   }
   auto module = std::make_unique<LoadedModule>();
@@ -96,7 +96,8 @@ ModuleLoader::searchDirs(unsigned level, const LoadedModule *importer) const {
   std::vector<std::string> dirs;
   if (level > 0) {
     // Relative import: the importer's package, then one level up per dot.
-    std::string dir = dirOf(importer ? importer->displayName : request.filename);
+    std::string dir =
+        dirOf(importer ? importer->displayName : request.filename);
     for (unsigned i = 1; i < level; ++i)
       dir = dirOf(dir);
     dirs.push_back(dir);

@@ -64,8 +64,8 @@ std::optional<DValue> Emitter::emitBinary(BinOp op, const DValue &lhs,
   }
   const char *spelling = binOpSpelling(op);
   if (op == BinOp::Is || op == BinOp::IsNot)
-    return error(at, std::string("'") + spelling +
-                         "' needs compile-time operands");
+    return error(at,
+                 std::string("'") + spelling + "' needs compile-time operands");
   if (op == BinOp::MatMul) {
     std::vector<Arg> args{{lhs, at}, {rhs, at}};
     std::vector<std::pair<std::string, Arg>> kw;
@@ -98,9 +98,9 @@ std::optional<DValue> Emitter::emitBinary(BinOp op, const DValue &lhs,
       Value zero = splatConstant(offType, *shape, 0, 0, at);
       offset = arith::SubIOp::create(builder, l, zero, *offset).getResult();
     }
-    return DValue::of(kda::tile::AddPtrOp::create(builder, l, base->getType(),
-                                                  *base, *offset)
-                          .getResult());
+    return DValue::of(
+        kda::tile::AddPtrOp::create(builder, l, base->getType(), *base, *offset)
+            .getResult());
   }
 
   // `x ** n` with a constant integer exponent: repeated multiplication.
@@ -108,7 +108,8 @@ std::optional<DValue> Emitter::emitBinary(BinOp op, const DValue &lhs,
     if (!(rhs.isConstKind(Constant::Kind::Int) ||
           rhs.isConstKind(Constant::Kind::Bool)))
       return error(at, "'**' on runtime values needs a constexpr integer "
-                       "exponent, got " + describe(rhs));
+                       "exponent, got " +
+                           describe(rhs));
     std::optional<Value> base = toRuntime(lhs, at);
     if (!base)
       return std::nullopt;
@@ -182,11 +183,21 @@ std::optional<DValue> Emitter::emitBinary(BinOp op, const DValue &lhs,
     result = isFloat ? Value(arith::RemFOp::create(builder, l, x, y))
                      : Value(arith::RemSIOp::create(builder, l, x, y));
     break;
-  case BinOp::BitAnd: result = arith::AndIOp::create(builder, l, x, y); break;
-  case BinOp::BitOr: result = arith::OrIOp::create(builder, l, x, y); break;
-  case BinOp::BitXor: result = arith::XOrIOp::create(builder, l, x, y); break;
-  case BinOp::Shl: result = arith::ShLIOp::create(builder, l, x, y); break;
-  case BinOp::Shr: result = arith::ShRSIOp::create(builder, l, x, y); break;
+  case BinOp::BitAnd:
+    result = arith::AndIOp::create(builder, l, x, y);
+    break;
+  case BinOp::BitOr:
+    result = arith::OrIOp::create(builder, l, x, y);
+    break;
+  case BinOp::BitXor:
+    result = arith::XOrIOp::create(builder, l, x, y);
+    break;
+  case BinOp::Shl:
+    result = arith::ShLIOp::create(builder, l, x, y);
+    break;
+  case BinOp::Shr:
+    result = arith::ShRSIOp::create(builder, l, x, y);
+    break;
   case BinOp::Lt:
     result = isFloat ? cmpF(arith::CmpFPredicate::OLT)
                      : cmpI(arith::CmpIPredicate::slt);
@@ -257,10 +268,10 @@ std::optional<DValue> Emitter::emitUnary(UnaryOp op, const DValue &operand,
     std::optional<Value> b = convert(x, builder.getI1Type(), at);
     if (!b)
       return std::nullopt;
-    return DValue::of(arith::XOrIOp::create(
-                          builder, l, *b,
-                          splatConstant(builder.getI1Type(), {}, 0, 1, at))
-                          .getResult());
+    return DValue::of(
+        arith::XOrIOp::create(builder, l, *b,
+                              splatConstant(builder.getI1Type(), {}, 0, 1, at))
+            .getResult());
   }
   }
   return std::nullopt;
@@ -285,20 +296,20 @@ std::optional<DValue> Emitter::emitBoolOp(const Expr &expr) {
       }
       if (isAnd == truthy)
         continue; // `x and True` / `x or False` is x
-      return DValue::of(splatConstant(builder.getI1Type(), {}, 0, truthy,
-                                      operandExpr.loc));
+      return DValue::of(
+          splatConstant(builder.getI1Type(), {}, 0, truthy, operandExpr.loc));
     }
     if (!v->isRuntime() || !shapeOf(*v).empty() || isPointerLike(*v))
-      return error(operandExpr.loc,
-                   std::string("'") + word + "' needs scalar operands, got " +
-                       describe(*v) + "; use '" + (isAnd ? "&" : "|") +
-                       "' for tiles");
-    std::optional<Value> b = convert(v->value, builder.getI1Type(),
-                                  operandExpr.loc);
+      return error(operandExpr.loc, std::string("'") + word +
+                                        "' needs scalar operands, got " +
+                                        describe(*v) + "; use '" +
+                                        (isAnd ? "&" : "|") + "' for tiles");
+    std::optional<Value> b =
+        convert(v->value, builder.getI1Type(), operandExpr.loc);
     if (!b)
       return std::nullopt;
     Location l = loc(expr.loc);
-    acc = !acc ? *b
+    acc = !acc    ? *b
           : isAnd ? Value(arith::AndIOp::create(builder, l, *acc, *b))
                   : Value(arith::OrIOp::create(builder, l, *acc, *b));
   }

@@ -8,13 +8,12 @@
 #include "ParserImpl.h"
 
 using namespace kda::frontend;
-using llvm::StringRef;
 using kda::frontend::detail::Parser;
+using llvm::StringRef;
 
 bool kda::frontend::isLanguageModule(StringRef module) {
   return module == "kdatile" || module == "kdatile.language";
 }
-
 
 //===----------------------------------------------------------------------===//
 // Top level
@@ -412,8 +411,7 @@ bool Parser::parseStatement(std::vector<StmtPtr> &out) {
     if (!tok().isKeyword("in"))
       return fail(tok().loc, "expected 'in'"), false;
     consume();
-    if (!(s->value = parseExprList()) || !expectOp(":") ||
-        !parseBlock(s->body))
+    if (!(s->value = parseExprList()) || !expectOp(":") || !parseBlock(s->body))
       return false;
     if (tok().isKeyword("else"))
       return unsupported(tok().loc, "'else' clause of a loop"), false;
@@ -513,9 +511,12 @@ StmtPtr Parser::parseSmallStatement() {
     return s;
   }
   static const char *const kSimple[][2] = {
-      {"break", "break"},          {"continue", "continue"},
-      {"raise", "raise statement"}, {"del", "del statement"},
-      {"global", "global statement"}, {"nonlocal", "nonlocal statement"},
+      {"break", "break"},
+      {"continue", "continue"},
+      {"raise", "raise statement"},
+      {"del", "del statement"},
+      {"global", "global statement"},
+      {"nonlocal", "nonlocal statement"},
       {"assert", "assert statement (use kt.static_assert)"},
       {"import", "import inside a function"},
       {"from", "import inside a function"},
@@ -560,11 +561,11 @@ StmtPtr Parser::parseSmallStatement() {
     return s;
   }
   static const std::pair<const char *, BinOp> kAug[] = {
-      {"+=", BinOp::Add},       {"-=", BinOp::Sub},   {"*=", BinOp::Mul},
-      {"/=", BinOp::Div},       {"//=", BinOp::FloorDiv},
-      {"%=", BinOp::Mod},       {"**=", BinOp::Pow},  {"&=", BinOp::BitAnd},
-      {"|=", BinOp::BitOr},     {"^=", BinOp::BitXor}, {"<<=", BinOp::Shl},
-      {">>=", BinOp::Shr},      {"@=", BinOp::MatMul}};
+      {"+=", BinOp::Add},    {"-=", BinOp::Sub},       {"*=", BinOp::Mul},
+      {"/=", BinOp::Div},    {"//=", BinOp::FloorDiv}, {"%=", BinOp::Mod},
+      {"**=", BinOp::Pow},   {"&=", BinOp::BitAnd},    {"|=", BinOp::BitOr},
+      {"^=", BinOp::BitXor}, {"<<=", BinOp::Shl},      {">>=", BinOp::Shr},
+      {"@=", BinOp::MatMul}};
   for (auto &[spelling, op] : kAug) {
     if (!tok().isOp(spelling))
       continue;
@@ -592,7 +593,8 @@ StmtPtr Parser::parseSmallStatement() {
 //===----------------------------------------------------------------------===//
 
 bool kda::frontend::parseModule(StringRef source, ParsedModule &module,
-                                SourceLoc &errorLoc, std::string &errorMessage) {
+                                SourceLoc &errorLoc,
+                                std::string &errorMessage) {
   std::vector<Token> tokens;
   if (!tokenize(source, tokens, errorLoc, errorMessage))
     return false;

@@ -62,7 +62,7 @@ private:
     }
     if (!failed()) {
       const Token &t = tok();
-      std::string found = t.is(TokenKind::Newline) ? "end of line"
+      std::string found = t.is(TokenKind::Newline)     ? "end of line"
                           : t.is(TokenKind::EndOfFile) ? "end of file"
                                                        : "'" + t.text + "'";
       fail(t.loc, "expected '" + op.str() + "', found " + found);

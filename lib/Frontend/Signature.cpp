@@ -31,30 +31,48 @@ std::optional<DType> kda::frontend::parseDType(StringRef name) {
 
 StringRef kda::frontend::dtypeName(DType type) {
   switch (type) {
-  case DType::F32: return "f32";
-  case DType::F16: return "f16";
-  case DType::BF16: return "bf16";
-  case DType::F64: return "f64";
-  case DType::I1: return "i1";
-  case DType::I8: return "i8";
-  case DType::I16: return "i16";
-  case DType::I32: return "i32";
-  case DType::I64: return "i64";
+  case DType::F32:
+    return "f32";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::F64:
+    return "f64";
+  case DType::I1:
+    return "i1";
+  case DType::I8:
+    return "i8";
+  case DType::I16:
+    return "i16";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
   }
   return "?";
 }
 
 mlir::Type kda::frontend::dtypeToMLIR(mlir::MLIRContext &ctx, DType type) {
   switch (type) {
-  case DType::F32: return mlir::Float32Type::get(&ctx);
-  case DType::F16: return mlir::Float16Type::get(&ctx);
-  case DType::BF16: return mlir::BFloat16Type::get(&ctx);
-  case DType::F64: return mlir::Float64Type::get(&ctx);
-  case DType::I1: return mlir::IntegerType::get(&ctx, 1);
-  case DType::I8: return mlir::IntegerType::get(&ctx, 8);
-  case DType::I16: return mlir::IntegerType::get(&ctx, 16);
-  case DType::I32: return mlir::IntegerType::get(&ctx, 32);
-  case DType::I64: return mlir::IntegerType::get(&ctx, 64);
+  case DType::F32:
+    return mlir::Float32Type::get(&ctx);
+  case DType::F16:
+    return mlir::Float16Type::get(&ctx);
+  case DType::BF16:
+    return mlir::BFloat16Type::get(&ctx);
+  case DType::F64:
+    return mlir::Float64Type::get(&ctx);
+  case DType::I1:
+    return mlir::IntegerType::get(&ctx, 1);
+  case DType::I8:
+    return mlir::IntegerType::get(&ctx, 8);
+  case DType::I16:
+    return mlir::IntegerType::get(&ctx, 16);
+  case DType::I32:
+    return mlir::IntegerType::get(&ctx, 32);
+  case DType::I64:
+    return mlir::IntegerType::get(&ctx, 64);
   }
   return {};
 }
@@ -67,8 +85,8 @@ const ParamSpec *KernelSignature::find(StringRef name) const {
 }
 
 static bool isIdentifier(StringRef s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) ||
-                     s[0] == '_'))
+  if (s.empty() ||
+      !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
     return false;
   for (char c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')

@@ -40,12 +40,18 @@ std::string Emitter::describe(const DValue &value) {
     return (isa<RankedTensorType>(t) ? "tile of type " : "scalar of type ") +
            typeString(t);
   }
-  case DValue::Kind::Tuple: return "tuple";
-  case DValue::Kind::Module: return "module '" + value.name + "'";
-  case DValue::Kind::Function: return "function '" + value.name + "'";
-  case DValue::Kind::Builtin: return "builtin '" + value.name + "'";
-  case DValue::Kind::Method: return "method '" + value.name + "'";
-  case DValue::Kind::NonDSL: return "non-DSL object '" + value.name + "'";
+  case DValue::Kind::Tuple:
+    return "tuple";
+  case DValue::Kind::Module:
+    return "module '" + value.name + "'";
+  case DValue::Kind::Function:
+    return "function '" + value.name + "'";
+  case DValue::Kind::Builtin:
+    return "builtin '" + value.name + "'";
+  case DValue::Kind::Method:
+    return "method '" + value.name + "'";
+  case DValue::Kind::NonDSL:
+    return "non-DSL object '" + value.name + "'";
   }
   return "value";
 }
@@ -55,9 +61,12 @@ Type Emitter::defaultType(const Constant &c) {
   case Constant::Kind::Int:
     return builder.getIntegerType(
         c.intValue >= INT32_MIN && c.intValue <= INT32_MAX ? 32 : 64);
-  case Constant::Kind::Float: return builder.getF32Type();
-  case Constant::Kind::Bool: return builder.getI1Type();
-  default: return {};
+  case Constant::Kind::Float:
+    return builder.getF32Type();
+  case Constant::Kind::Bool:
+    return builder.getI1Type();
+  default:
+    return {};
   }
 }
 
@@ -208,8 +217,8 @@ std::optional<Value> Emitter::broadcastTo(Value value, ArrayRef<int64_t> shape,
     tensor = type;
   }
   if (tensor.getShape() != shape)
-    value = kda::tile::BroadcastOp::create(builder, l, tensor.clone(shape),
-                                           value);
+    value =
+        kda::tile::BroadcastOp::create(builder, l, tensor.clone(shape), value);
   return value;
 }
 
@@ -301,8 +310,9 @@ std::optional<int64_t> Emitter::requireInt(const DValue &value, SourceLoc at,
       value.isConstKind(Constant::Kind::Bool))
     return value.constant.intValue;
   if (value.isRuntime())
-    return error(at, what + " must be a compile-time constant (constexpr), "
-                            "got a runtime " +
+    return error(at, what +
+                         " must be a compile-time constant (constexpr), "
+                         "got a runtime " +
                          typeString(value.value.getType()));
   return error(at, what + " must be a constexpr int, got " + describe(value));
 }

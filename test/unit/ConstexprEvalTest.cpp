@@ -63,9 +63,9 @@ TEST(ConstexprEval, Comparisons) {
 }
 
 TEST(ConstexprEval, TuplesAndUnary) {
-  EXPECT_EQ(eval(BinOp::Add, Constant::ofTuple({I(1)}),
-                 Constant::ofTuple({I(2)})),
-            "(1, 2)");
+  EXPECT_EQ(
+      eval(BinOp::Add, Constant::ofTuple({I(1)}), Constant::ofTuple({I(2)})),
+      "(1, 2)");
   EXPECT_EQ(eval(BinOp::Mul, Constant::ofTuple({I(1)}), I(3)), "(1, 1, 1)");
   std::string error;
   EXPECT_EQ(evalUnary(UnaryOp::Neg, I(3), error)->str_(), "-3");

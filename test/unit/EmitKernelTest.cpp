@@ -54,8 +54,9 @@ def add(x_ptr, y_ptr, out_ptr, n, BLOCK: kt.constexpr):
 
 TEST(EmitKernel, VectorAdd) {
   mlir::MLIRContext ctx;
-  Result r = compile(ctx, kAdd, "add", "x_ptr=*f32:16, y_ptr=*f32, "
-                                       "out_ptr=*f32, n=i32",
+  Result r = compile(ctx, kAdd, "add",
+                     "x_ptr=*f32:16, y_ptr=*f32, "
+                     "out_ptr=*f32, n=i32",
                      {{"BLOCK", int64_t(128)}});
   ASSERT_TRUE(r.ok) << r.diagnostics;
   EXPECT_NE(r.ir.find("func.func @add(%arg0: !tile.ptr<f32> "
@@ -72,8 +73,9 @@ TEST(EmitKernel, VectorAdd) {
 
 TEST(EmitKernel, LocationsPointAtExpressions) {
   mlir::MLIRContext ctx;
-  Result r = compile(ctx, kAdd, "add", "x_ptr=*f32, y_ptr=*f32, "
-                                       "out_ptr=*f32, n=i32",
+  Result r = compile(ctx, kAdd, "add",
+                     "x_ptr=*f32, y_ptr=*f32, "
+                     "out_ptr=*f32, n=i32",
                      {{"BLOCK", int64_t(128)}});
   ASSERT_TRUE(r.ok) << r.diagnostics;
   bool found = false;
@@ -92,8 +94,8 @@ TEST(EmitKernel, LocationsPointAtExpressions) {
 
 TEST(EmitKernel, UndefinedNameDiagnostic) {
   mlir::MLIRContext ctx;
-  Result r = compile(ctx, "@kt.jit\ndef k(x):\n    y = x + foo\n", "k",
-                     "x=i32");
+  Result r =
+      compile(ctx, "@kt.jit\ndef k(x):\n    y = x + foo\n", "k", "x=i32");
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.diagnostics, "k.py:5:13: error: name 'foo' is not defined\n"
                            "    y = x + foo\n"
@@ -210,9 +212,12 @@ TEST(EmitKernel, ErrorsNeverCrash) {
       "    x = lambda: 0\n",
       "    for i in range(n):\n        return\n",
       "    while True:\n        pass\n",
-      "    x = 1\n    for i in range(n):\n        x = kt.zeros((4,), kt.float32)\n",
-      "    if n > 0:\n        x = 1\n    else:\n        x = kt.zeros((2,), kt.float32)\n    y = x\n",
-      "    x = kt.dot(kt.zeros((4, 8), kt.float32), kt.zeros((4, 8), kt.float32))\n",
+      "    x = 1\n    for i in range(n):\n        x = kt.zeros((4,), "
+      "kt.float32)\n",
+      "    if n > 0:\n        x = 1\n    else:\n        x = kt.zeros((2,), "
+      "kt.float32)\n    y = x\n",
+      "    x = kt.dot(kt.zeros((4, 8), kt.float32), kt.zeros((4, 8), "
+      "kt.float32))\n",
       "    x = o + 1.5\n",
       "    x = o * 2\n",
       "    z = kt.zeros((4,), kt.float32)\n    if z:\n        pass\n",

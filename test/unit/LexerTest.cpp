@@ -19,15 +19,33 @@ std::string kinds(const std::vector<Token> &tokens) {
   std::string s;
   for (const Token &t : tokens) {
     switch (t.kind) {
-    case TokenKind::Name: s += "N"; break;
-    case TokenKind::Int: s += "I"; break;
-    case TokenKind::Float: s += "F"; break;
-    case TokenKind::String: s += "S"; break;
-    case TokenKind::Op: s += t.text; break;
-    case TokenKind::Newline: s += ";"; break;
-    case TokenKind::Indent: s += "{"; break;
-    case TokenKind::Dedent: s += "}"; break;
-    case TokenKind::EndOfFile: s += "$"; break;
+    case TokenKind::Name:
+      s += "N";
+      break;
+    case TokenKind::Int:
+      s += "I";
+      break;
+    case TokenKind::Float:
+      s += "F";
+      break;
+    case TokenKind::String:
+      s += "S";
+      break;
+    case TokenKind::Op:
+      s += t.text;
+      break;
+    case TokenKind::Newline:
+      s += ";";
+      break;
+    case TokenKind::Indent:
+      s += "{";
+      break;
+    case TokenKind::Dedent:
+      s += "}";
+      break;
+    case TokenKind::EndOfFile:
+      s += "$";
+      break;
     }
   }
   return s;

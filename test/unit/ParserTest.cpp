@@ -10,14 +10,22 @@ namespace {
 /// Renders an expression fully parenthesized, to check precedence.
 std::string show(const Expr &e) {
   switch (e.kind) {
-  case ExprKind::Name: return e.name;
-  case ExprKind::Int: return std::to_string(e.intValue);
-  case ExprKind::Float: return "float";
-  case ExprKind::Bool: return e.intValue ? "True" : "False";
-  case ExprKind::None: return "None";
-  case ExprKind::Str: return "'" + e.name + "'";
-  case ExprKind::Ellipsis: return "...";
-  case ExprKind::Slice: return ":";
+  case ExprKind::Name:
+    return e.name;
+  case ExprKind::Int:
+    return std::to_string(e.intValue);
+  case ExprKind::Float:
+    return "float";
+  case ExprKind::Bool:
+    return e.intValue ? "True" : "False";
+  case ExprKind::None:
+    return "None";
+  case ExprKind::Str:
+    return "'" + e.name + "'";
+  case ExprKind::Ellipsis:
+    return "...";
+  case ExprKind::Slice:
+    return ":";
   case ExprKind::Tuple: {
     std::string s = e.isList ? "[" : "(";
     for (auto &o : e.operands)
@@ -58,7 +66,8 @@ std::string show(const Expr &e) {
     }
     return s + ")";
   }
-  case ExprKind::Attribute: return show(*e.operands[0]) + "." + e.name;
+  case ExprKind::Attribute:
+    return show(*e.operands[0]) + "." + e.name;
   case ExprKind::Subscript: {
     std::string s = show(*e.operands[0]) + "[";
     for (size_t i = 1; i < e.operands.size(); ++i)
@@ -74,8 +83,8 @@ std::string parseShow(llvm::StringRef src) {
   std::string error;
   ExprPtr e = parseExpression(src, loc, error);
   if (!e)
-    return "error " + std::to_string(loc.line) + ":" +
-           std::to_string(loc.col) + ": " + error;
+    return "error " + std::to_string(loc.line) + ":" + std::to_string(loc.col) +
+           ": " + error;
   return show(*e);
 }
 
@@ -185,7 +194,8 @@ TEST(Parser, StatementErrors) {
             "1:1: unsupported construct: nested function definition");
   EXPECT_EQ(parseError("x[0] = 1\n"),
             "1:1: unsupported construct: assignment to a subscript");
-  EXPECT_EQ(parseError("if x\n  pass\n"), "1:5: expected ':', found end of line");
+  EXPECT_EQ(parseError("if x\n  pass\n"),
+            "1:5: expected ':', found end of line");
   EXPECT_EQ(parseError("if x:\npass\n"), "2:1: expected an indented block");
   EXPECT_EQ(parseError("try:\n  pass\nexcept:\n  pass\n"),
             "1:1: unsupported construct: try statement");

@@ -19,9 +19,27 @@
 namespace kda::frontend {
 
 enum class BinOp {
-  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, MatMul,
-  BitAnd, BitOr, BitXor, Shl, Shr,
-  Lt, Le, Gt, Ge, Eq, Ne, Is, IsNot,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  FloorDiv,
+  Mod,
+  Pow,
+  MatMul,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Shl,
+  Shr,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,
+  Is,
+  IsNot,
 };
 enum class UnaryOp { Neg, Pos, Invert, Not };
 
@@ -72,9 +90,7 @@ struct Expr {
 
   Expr(ExprKind kind, SourceLoc loc) : kind(kind), loc(loc) {}
   /// Number of positional arguments of a Call.
-  size_t numPositional() const {
-    return operands.size() - 1 - keywords.size();
-  }
+  size_t numPositional() const { return operands.size() - 1 - keywords.size(); }
 };
 
 enum class StmtKind {
@@ -108,7 +124,7 @@ struct Stmt {
 struct Param {
   std::string name;
   SourceLoc loc;
-  ExprPtr annotation; ///< may be null
+  ExprPtr annotation;   ///< may be null
   ExprPtr defaultValue; ///< may be null
 };
 

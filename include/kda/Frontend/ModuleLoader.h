@@ -29,8 +29,7 @@ struct LoadedModule {
 
 /// Formats "FILE:LINE:COL: SEVERITY: MESSAGE\n<line>\n<caret>\n".
 std::string formatDiagnostic(const LoadedModule &module, SourceLoc loc,
-                             llvm::StringRef severity,
-                             llvm::StringRef message);
+                             llvm::StringRef severity, llvm::StringRef message);
 
 class ModuleLoader {
 public:

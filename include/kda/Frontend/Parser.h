@@ -16,13 +16,13 @@
 namespace kda::frontend {
 
 enum class SymbolKind {
-  Function,      ///< a `@kt.jit` function (`function`)
-  BrokenFunction,///< a `@kt.jit` function that failed to parse (`error*`)
-  OtherFunction, ///< an undecorated def or a class: not callable in the DSL
-  Global,        ///< `NAME = expr` with a DSL expression (`value`)
-  OtherGlobal,   ///< a global whose expression is not DSL syntax
-  Import,        ///< `import a.b as c`: `module` = "a.b" (or "a" for `import a.b`)
-  ImportFrom,    ///< `from a import b`: `module` = "a", `member` = "b"
+  Function,       ///< a `@kt.jit` function (`function`)
+  BrokenFunction, ///< a `@kt.jit` function that failed to parse (`error*`)
+  OtherFunction,  ///< an undecorated def or a class: not callable in the DSL
+  Global,         ///< `NAME = expr` with a DSL expression (`value`)
+  OtherGlobal,    ///< a global whose expression is not DSL syntax
+  Import,     ///< `import a.b as c`: `module` = "a.b" (or "a" for `import a.b`)
+  ImportFrom, ///< `from a import b`: `module` = "a", `member` = "b"
 };
 
 struct ModuleSymbol {
