@@ -87,7 +87,11 @@ bool checkKernel(mlir::ModuleOp module, llvm::StringRef name,
             "' (GPU targets take LLVM-dialect kernels at this stage)";
     return false;
   }
-  if (!func->hasAttr(kernelAttrName(target))) {
+  mlir::LLVM::cconv::CConv kernelConv =
+      target.isAMD() ? mlir::LLVM::cconv::CConv::AMDGPU_KERNEL
+                     : mlir::LLVM::cconv::CConv::PTX_Kernel;
+  if (!func->hasAttr(kernelAttrName(target)) &&
+      func.getCConv() != kernelConv) {
     error = "error: function '" + name.str() + "' is not marked " +
             kernelAttrName(target).str() + ", so it is no kernel for " +
             target.name;
