@@ -6,8 +6,13 @@
 import kdatile.language as kt
 
 
+# The driver canonicalizes before printing: constants are hoisted and shared.
+# CHECK-LABEL: func.func @promote
+# CHECK-DAG: %[[C6:.*]] = arith.constant 6 : i32
+# CHECK-DAG: %[[C25:.*]] = arith.constant dense<2.500000e+00> : tensor<64xbf16>
 @kt.jit
 def promote(a, b, c, d, o, n, BLOCK: kt.constexpr):
+    # CHECK: tile.range 0, 64
     offs = kt.arange(0, BLOCK)
     x16 = kt.load(a + offs)
     xbf = kt.load(b + offs)
@@ -19,8 +24,7 @@ def promote(a, b, c, d, o, n, BLOCK: kt.constexpr):
     # CHECK: arith.addf %[[A]], %[[B]] : tensor<64xf32>
     s1 = x16 + xbf
     # A float literal keeps the bf16 tile's type.
-    # CHECK: arith.constant dense<2.500000e+00> : tensor<64xbf16>
-    # CHECK: arith.mulf %{{.*}} : tensor<64xbf16>
+    # CHECK: arith.mulf %{{.*}}, %[[C25]] : tensor<64xbf16>
     s2 = xbf * 2.5
     # int + float -> float; i32 + i64 -> i64.
     # CHECK: arith.sitofp %{{.*}} : tensor<64xi32> to tensor<64xf16>
@@ -62,7 +66,6 @@ def promote(a, b, c, d, o, n, BLOCK: kt.constexpr):
     s12 = -xi
     total = s1 + s2 + s3 + s4 + s5 + s6 + s7 + s8 + s9 + s10 + s11 + s12
     kt.store(o + offs, kt.where(m & m2, total, 0.0))
-    # Constexpr arithmetic is folded: only one constant 6 appears.
-    # CHECK: arith.constant 6 : i32
-    # CHECK: arith.muli
+    # Constexpr arithmetic is folded: n * 6.
+    # CHECK: arith.muli %arg5, %[[C6]] : i32
     kt.store(o, n * (BLOCK // 32 + 4))

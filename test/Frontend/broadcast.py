@@ -34,4 +34,4 @@ def shapes(o, s, M: kt.constexpr, N: kt.constexpr):
     e = kt.expand_dims(t2, -1)
     kt.static_assert(e.shape == (M, N, 1), "expand_dims shape")
     kt.static_assert(flat.shape[0] == 128)
-    kt.store(o + idx, v + t2 + kt.sum(b, 0)[None, :] + kt.reshape(flat, (M, N)))
+    kt.store(o + idx, v + t2 + kt.sum(b, 0)[None, :] + kt.reshape(flat, (M, N)) + kt.sum(e, 2))

@@ -6,11 +6,13 @@
 import kdatile.language as kt
 
 
+# CHECK-LABEL: func.func @copy
+# CHECK-DAG: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<32xbf16>
+# CHECK-DAG: %[[OTHER:.*]] = arith.constant dense<-1.000000e+00> : tensor<32xbf16>
 @kt.jit
 def copy(x, y, o, n, BLOCK: kt.constexpr):
     offs = kt.program_id(0) * BLOCK + kt.arange(0, BLOCK)
     mask = offs < n
-    # CHECK: %[[OTHER:.*]] = arith.constant dense<-1.000000e+00> : tensor<32xbf16>
     # CHECK: tile.load %{{.*}} mask %{{.*}} other %[[OTHER]] : tensor<32x!tile.ptr<bf16>>
     v = kt.load(x + offs, mask=mask, other=-1.0)
     # A scalar pointer loads a scalar.
@@ -22,8 +24,8 @@ def copy(x, y, o, n, BLOCK: kt.constexpr):
     # CHECK: tile.store %{{.*}}, %[[T]] mask %{{.*}} : tensor<32x!tile.ptr<bf16>>
     kt.store(o + offs, v.to(kt.float32) + s, mask=mask)
     # Pointer minus int and a scalar store broadcast to the pointer tile.
-    # CHECK: arith.subi
-    # CHECK: tile.addptr
-    # CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<32xbf16>
-    # CHECK: tile.store %{{.*}}, %[[Z]] : tensor<32x!tile.ptr<bf16>>
+    # CHECK: tile.addptr %arg2, %{{.*}} : !tile.ptr<bf16>, i32
+    # CHECK: %[[NEG:.*]] = arith.subi
+    # CHECK: %[[P:.*]] = tile.addptr %{{.*}}, %[[NEG]]
+    # CHECK: tile.store %[[P]], %[[Z]] : tensor<32x!tile.ptr<bf16>>
     kt.store(o + BLOCK - offs, 0)

@@ -20,9 +20,9 @@ def red(x, o):
     # CHECK: tile.reshape %{{.*}} : tensor<4x8xf32> -> tensor<32xf32>
     # CHECK: tile.reduce min %{{.*}} {axis = 0 : i32} : tensor<32xf32> -> f32
     lo = kt.min(t)
-    # CHECK: tile.reduce sum %{{.*}} {axis = 1 : i32} : tensor<4x8xf32> -> tensor<4xf32>
-    # CHECK: tile.expand_dims %{{.*}} {axis = 1 : i32} : tensor<4xf32> -> tensor<4x1xf32>
-    kept = t.sum(1, keep_dims=True)
+    # CHECK: %[[K:.*]] = tile.reduce sum %{{.*}} {axis = 0 : i32} : tensor<4x8xf32> -> tensor<8xf32>
+    # CHECK: tile.expand_dims %[[K]] {axis = 0 : i32} : tensor<8xf32> -> tensor<1x8xf32>
+    kept = t.sum(0, keep_dims=True)
     kt.store(o + r, rows + lo)
     kt.store(o + c, cols + kt.sum(kept))
 
