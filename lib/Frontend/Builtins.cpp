@@ -597,7 +597,26 @@ std::optional<DValue> Emitter::callBuiltin(
     std::optional<DType> dt = requireDType(argv(1), argloc(1), ".to() dtype");
     if (!dt)
       return std::nullopt;
-    std::optional<Value> v = convert(argv(0).value, dtypeToMLIR(ctx, *dt), at);
+    Type target = dtypeToMLIR(ctx, *dt);
+    if (has(3)) {
+      std::optional<Constant> bitcast = asConstant(argv(3));
+      if (!bitcast)
+        return error(argloc(3), "bitcast must be a compile-time bool");
+      Value src = argv(0).value;
+      Type srcElem = kda::tile::getElementTypeOrSelf(src.getType());
+      if (isTruthy(*bitcast)) {
+        if (isa<PointerType>(srcElem) || srcElem.getIntOrFloatBitWidth() !=
+                                             target.getIntOrFloatBitWidth())
+          return error(at, ".to(bitcast=True) needs types of the same width, "
+                           "got " + typeString(srcElem) + " and " +
+                           typeString(target));
+        auto tensor = dyn_cast<RankedTensorType>(src.getType());
+        Type resultType = tensor ? Type(tensor.clone(target)) : target;
+        return DValue::of(
+            arith::BitcastOp::create(builder, l, resultType, src).getResult());
+      }
+    }
+    std::optional<Value> v = convert(argv(0).value, target, at);
     if (!v)
       return std::nullopt;
     return DValue::of(*v);

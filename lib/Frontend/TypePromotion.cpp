@@ -282,8 +282,17 @@ std::optional<Type> Emitter::promote(const DValue &a, const DValue &b,
   if (isa<PointerType>(ta) || isa<PointerType>(tb))
     return error(at, std::string("unsupported operand types for ") + what +
                          ": " + typeString(ta) + " and " + typeString(tb));
-  if (a.isConst() && b.isConst())
-    return ta; // callers fold constants before getting here
+  if (a.isConst() && b.isConst()) {
+    // Python's numeric tower: float beats int beats bool.
+    auto rank = [](const Constant &c) {
+      return c.kind == Constant::Kind::Float ? 2
+             : c.kind == Constant::Kind::Int ? 1
+                                             : 0;
+    };
+    if (rank(a.constant) != rank(b.constant))
+      return rank(a.constant) > rank(b.constant) ? ta : tb;
+    return ta.getIntOrFloatBitWidth() >= tb.getIntOrFloatBitWidth() ? ta : tb;
+  }
   if (a.isConst())
     return literalType(*this, a.constant, tb);
   if (b.isConst())
