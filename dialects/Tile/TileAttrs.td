@@ -36,7 +36,11 @@ def Tile_BlockedLayoutAttr : Tile_Attr<"BlockedLayout", "blocked",
                         ArrayRefParameter<"unsigned">:$threadsPerWarp,
                         ArrayRefParameter<"unsigned">:$warpsPerCTA,
                         ArrayRefParameter<"unsigned">:$order);
-  let assemblyFormat = "`<` `{` struct(params) `}` `>`";
+  let assemblyFormat = [{
+    `<` `{` `sizePerThread` `=` `[` $sizePerThread `]` `,`
+    `threadsPerWarp` `=` `[` $threadsPerWarp `]` `,`
+    `warpsPerCTA` `=` `[` $warpsPerCTA `]` `,` `order` `=` `[` $order `]` `}` `>`
+  }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     unsigned getRank() const { return getOrder().size(); }
@@ -73,7 +77,10 @@ def Tile_SwizzledSharedLayoutAttr
   let parameters = (ins "unsigned":$vec, "unsigned":$perPhase,
                         "unsigned":$maxPhase,
                         ArrayRefParameter<"unsigned">:$order);
-  let assemblyFormat = "`<` `{` struct(params) `}` `>`";
+  let assemblyFormat = [{
+    `<` `{` `vec` `=` $vec `,` `perPhase` `=` $perPhase `,`
+    `maxPhase` `=` $maxPhase `,` `order` `=` `[` $order `]` `}` `>`
+  }];
   let genVerifyDecl = 1;
 }
 
@@ -89,7 +96,10 @@ def Tile_PaddedSharedLayoutAttr
   }];
   let parameters = (ins "unsigned":$interval, "unsigned":$padding,
                         ArrayRefParameter<"unsigned">:$order);
-  let assemblyFormat = "`<` `{` struct(params) `}` `>`";
+  let assemblyFormat = [{
+    `<` `{` `interval` `=` $interval `,` `padding` `=` $padding `,`
+    `order` `=` `[` $order `]` `}` `>`
+  }];
   let genVerifyDecl = 1;
 }
 

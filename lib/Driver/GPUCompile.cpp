@@ -1,5 +1,8 @@
 //===- GPUCompile.cpp - the GPU half of compileKernel ---------------------===//
 #include "kda/Driver/GPUCompile.h"
+#include "kda/Pipelines/Pipelines.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
 #include "kda/Target/AMDGPU.h"
 #include "kda/Target/NVPTX.h"
 
@@ -55,6 +58,8 @@ llvm::StringRef emitName(EmitKind kind) {
     return "ptx";
   case EmitKind::Cubin:
     return "cubin";
+  case EmitKind::Header:
+    return "header";
   }
   return "?";
 }
@@ -246,7 +251,25 @@ void kda::compileForGPU(mlir::MLIRContext &ctx, mlir::ModuleOp module,
                         const GPUTargetInfo &target,
                         const CompileOptions &options, CompileResult &result) {
   GPUStageTimer timer(result);
-  // The distributed GPU lowering runs here once it exists.
+  {
+    std::string diagnostics;
+    mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
+      llvm::raw_string_ostream os(diagnostics);
+      os << diag.getLocation() << ": error: " << diag << "\n";
+      return mlir::success();
+    });
+    mlir::PassManager pm(&ctx);
+    GPUPipelineOptions pipeline;
+    pipeline.target = target.name;
+    pipeline.numWarps = options.numWarps;
+    buildGPULoweringPipeline(pm, pipeline);
+    if (mlir::failed(pm.run(module))) {
+      result.error = "error: GPU lowering failed for " + target.name +
+                     ":\n" + diagnostics;
+      return;
+    }
+    timer.done("kda-gpu-lower");
+  }
   if (options.emit == EmitKind::Gpu || options.emit == EmitKind::MLIR) {
     llvm::raw_string_ostream os(result.text);
     module->print(os);

@@ -95,12 +95,54 @@ void kda::buildCPULoweringPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
+void kda::buildGPULoweringPipeline(OpPassManager &pm,
+                                   const GPUPipelineOptions &options) {
+  ConvertTileToGPUOptions toGPU;
+  toGPU.target = options.target;
+  pm.addPass(createConvertTileToGPU(toGPU));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  FinalizeGPUKernelsOptions finalize;
+  finalize.target = options.target;
+  pm.addPass(createFinalizeGPUKernels(finalize));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 void kda::buildCPUPipeline(OpPassManager &pm) {
   buildTileSimplifyPipeline(pm);
   buildCPULoweringPipeline(pm);
 }
 
+namespace {
+struct GPUPipelineCLOptions
+    : public PassPipelineOptions<GPUPipelineCLOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("sm_90a, gfx950 or gfx1250"),
+                             llvm::cl::init("sm_90a")};
+  Option<unsigned> numWarps{*this, "num-warps",
+                            llvm::cl::desc("warps per program"),
+                            llvm::cl::init(4)};
+};
+} // namespace
+
 void kda::registerPipelines() {
+  PassPipelineRegistration<GPUPipelineCLOptions>(
+      "kda-gpu-lower",
+      "Lower tile IR to LLVM-dialect kernels for a GPU target "
+      "(target=sm_90a|gfx950|gfx1250 num-warps=N)",
+      [](OpPassManager &pm, const GPUPipelineCLOptions &cl) {
+        GPUPipelineOptions options;
+        options.target = cl.target;
+        options.numWarps = cl.numWarps;
+        buildGPULoweringPipeline(pm, options);
+      });
   PassPipelineRegistration<>("kda-tile-simplify",
                              "Clean up frontend output (canonicalize, CSE)",
                              buildTileSimplifyPipeline);

@@ -9,6 +9,8 @@ namespace arith { class ArithDialect; }
 namespace func { class FuncDialect; }
 namespace linalg { class LinalgDialect; }
 namespace LLVM { class LLVMDialect; }
+namespace NVVM { class NVVMDialect; }
+namespace ROCDL { class ROCDLDialect; }
 namespace scf { class SCFDialect; }
 namespace tensor { class TensorDialect; }
 } // namespace mlir

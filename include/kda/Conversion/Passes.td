@@ -41,4 +41,58 @@ def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Distribute tiles over the threads of a GPU program";
+  let description = [{
+    Every tile must carry a distributed layout (run `tile-assign-layouts`
+    first). Each thread computes the registers its layout gives it: a tile
+    becomes an LLVM struct of registers; elementwise ops apply per register;
+    broadcasts, transposes and layout conversions permute registers or go
+    through shared memory; reductions combine registers, then lanes with XOR
+    shuffles, then warps through shared memory; loads and stores are guarded
+    per register by their mask. Math becomes LLVM intrinsics every GPU
+    backend lowers natively. Target specifics (special registers, shuffles,
+    barriers) come from the target's hooks.
+
+    Before:
+    ```mlir
+    %r = tile.range 0, 128 : tensor<128xi32, #blocked>
+    %s = tile.reduce sum %x {axis = 0 : i32} : tensor<128xf32, #blocked> -> f32
+    ```
+    After (abridged, one thread):
+    ```mlir
+    %tid = nvvm.read.ptx.sreg.tid.x : i32
+    %r = llvm.insertvalue ... : !llvm.struct<(i32, i32, i32, i32)>
+    %p = llvm.fadd ...          // registers
+    %q = nvvm.shfl.sync bfly ... // lanes
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+           "GPU target: sm_90a, gfx950 or gfx1250">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::ROCDL::ROCDLDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def FinalizeGPUKernels : Pass<"finalize-gpu-kernels", "::mlir::ModuleOp"> {
+  let summary = "Give lowered kernels their target's kernel attributes";
+  let description = [{
+    Runs after the function signatures reached the LLVM dialect: marks each
+    `tile.kernel` function as a kernel of the target with its launch bounds
+    (`tile.num_warps` times the wave size threads) and turns
+    `tile.divisibility` argument hints of pointers into `llvm.align`.
+
+    Before: `llvm.func @k(%p: !llvm.ptr<1> {tile.divisibility = 16 : i32}) attributes {tile.kernel}`
+    After:  `llvm.func @k(%p: !llvm.ptr<1> {llvm.align = 16 : i64}) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>}`
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+           "GPU target: sm_90a, gfx950 or gfx1250">
+  ];
+}
+
 #endif // KDA_CONVERSION_PASSES

@@ -7,6 +7,8 @@
 #ifndef KDA_PIPELINES_PIPELINES_H
 #define KDA_PIPELINES_PIPELINES_H
 
+#include <string>
+
 namespace mlir {
 class DialectRegistry;
 class OpPassManager;
@@ -24,6 +26,18 @@ void buildCPULoweringPipeline(mlir::OpPassManager &pm);
 /// `kda-cpu-pipeline`: kda-tile-simplify followed by kda-cpu-lower; what
 /// `kda-compile --target cpu` runs.
 void buildCPUPipeline(mlir::OpPassManager &pm);
+
+/// Options of the GPU pipelines.
+struct GPUPipelineOptions {
+  std::string target = "sm_90a"; ///< sm_90a, gfx950, gfx1250
+  unsigned numWarps = 4;
+};
+
+/// `kda-gpu-lower`: tile IR to LLVM-dialect GPU kernels: layouts for tiles
+/// that have none, the distributed lowering, then the standard LLVM
+/// lowerings and the target's kernel attributes.
+void buildGPULoweringPipeline(mlir::OpPassManager &pm,
+                              const GPUPipelineOptions &options);
 
 /// Registers the pipelines above with the pass registry.
 void registerPipelines();

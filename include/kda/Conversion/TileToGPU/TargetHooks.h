@@ -1,0 +1,62 @@
+//===- TargetHooks.h - what the distributed lowering asks a GPU -*- C++ -*-===//
+//
+// The distributed lowering is shared by every GPU; the few things that differ
+// (special registers, cross-lane exchange, barriers, kernel attributes) are
+// asked of a TargetHooks object implemented per target in GPUToNVVM/ and
+// GPUToROCDL/{GFX950,GFX1250}/.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KDA_CONVERSION_TILETOGPU_TARGETHOOKS_H
+#define KDA_CONVERSION_TILETOGPU_TARGETHOOKS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+
+#include <memory>
+
+namespace mlir::LLVM {
+class LLVMFuncOp;
+}
+
+namespace kda {
+
+class TargetHooks {
+public:
+  virtual ~TargetHooks();
+
+  /// Threads per warp (wavefront).
+  virtual unsigned getWaveSize() const = 0;
+  /// Address spaces of global and shared memory.
+  virtual unsigned getGlobalAddressSpace() const { return 1; }
+  virtual unsigned getSharedAddressSpace() const { return 3; }
+  /// Largest static shared memory a program may use, in bytes.
+  virtual int64_t getMaxSharedBytes() const = 0;
+
+  /// The thread's index in the program (x dimension), i32.
+  virtual mlir::Value getThreadId(mlir::OpBuilder &b, mlir::Location loc) = 0;
+  /// The program's index and the program count along `axis`, i32.
+  virtual mlir::Value getProgramId(mlir::OpBuilder &b, mlir::Location loc,
+                                   unsigned axis) = 0;
+  virtual mlir::Value getNumPrograms(mlir::OpBuilder &b, mlir::Location loc,
+                                     unsigned axis) = 0;
+  /// The i32 `value` of the lane whose id is this lane's XOR `laneMask`.
+  virtual mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value value, unsigned laneMask) = 0;
+  /// A barrier for every thread of the program that also orders shared
+  /// memory accesses around it.
+  virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) = 0;
+  /// Marks `func` as a kernel launched with `numThreads` threads.
+  virtual void markKernel(mlir::LLVM::LLVMFuncOp func,
+                          unsigned numThreads) = 0;
+};
+
+/// Hooks for a target name ("sm_90a", "gfx950", "gfx1250"), or null.
+std::unique_ptr<TargetHooks> createTargetHooks(llvm::StringRef target);
+
+std::unique_ptr<TargetHooks> createNVVMTargetHooks();
+std::unique_ptr<TargetHooks> createGFX950TargetHooks();
+std::unique_ptr<TargetHooks> createGFX1250TargetHooks();
+
+} // namespace kda
+
+#endif // KDA_CONVERSION_TILETOGPU_TARGETHOOKS_H

@@ -1,0 +1,129 @@
+//===- TileToGPU.h - the distributed lowering's shared pieces ---*- C++ -*-===//
+//
+// Tiles with a distributed layout become, in each thread, the registers the
+// layout gives that thread: an LLVM struct with one member per register
+// (LinearLayout register index order). Patterns unpack their operands into
+// registers, compute per register, and pack the results.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KDA_CONVERSION_TILETOGPU_TILETOGPU_H
+#define KDA_CONVERSION_TILETOGPU_TILETOGPU_H
+
+#include "kda/Conversion/TileToGPU/TargetHooks.h"
+#include "kda/Layout/LinearLayout.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace kda {
+
+/// What the patterns share while lowering one module.
+struct GPULoweringState {
+  TargetHooks *hooks = nullptr;
+  unsigned numWarps = 4;
+  /// Largest scratch (shared memory) any op needs; every op's scratch use is
+  /// transient, so all of them reuse one buffer at offset 0.
+  int64_t scratchBytes = 0;
+  static constexpr llvm::StringLiteral kScratchSymbol = "kda_scratch";
+  unsigned getNumThreads() const {
+    return numWarps * hooks->getWaveSize();
+  }
+};
+
+/// Tiles become structs of registers and pointers LLVM pointers in their
+/// address space; other types stay for the standard LLVM lowerings.
+class TileToGPUTypeConverter : public mlir::TypeConverter {
+public:
+  explicit TileToGPUTypeConverter(mlir::MLIRContext *ctx);
+};
+
+/// The tile type's layout as a linear layout (it must have one).
+LinearLayout getTileLayout(mlir::Type tensorType);
+
+// Registers of a packed tile.
+llvm::SmallVector<mlir::Value> unpackRegisters(mlir::OpBuilder &b,
+                                               mlir::Location loc,
+                                               mlir::Value packed);
+mlir::Value packRegisters(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Type structType, mlir::ValueRange regs);
+
+/// The calling thread's lane and warp (i32).
+struct ThreadIndex {
+  mlir::Value lane, warp;
+};
+ThreadIndex getThreadIndex(mlir::OpBuilder &b, mlir::Location loc,
+                           GPULoweringState &state);
+
+/// The part of every element coordinate that depends on the lane and warp
+/// (i32 per tile dimension); XOR it with a register's constant part.
+llvm::SmallVector<mlir::Value>
+emitLaneWarpCoords(mlir::OpBuilder &b, mlir::Location loc,
+                   const LinearLayout &layout, ThreadIndex thread);
+/// The coordinate (i32 per dimension) of register `reg`.
+llvm::SmallVector<mlir::Value> emitCoords(mlir::OpBuilder &b,
+                                          mlir::Location loc,
+                                          const LinearLayout &layout,
+                                          int64_t reg,
+                                          mlir::ValueRange laneWarpCoords);
+/// Row-major linear index (i32) of a coordinate in a tile of `shape`.
+mlir::Value emitLinearIndex(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::ValueRange coords,
+                            llvm::ArrayRef<int64_t> shape);
+/// The bits of `value` selected by `mask`, packed to the low end (i32).
+mlir::Value emitExtractBits(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value value, uint64_t mask);
+
+/// The scratch buffer in shared memory, reserving `bytes` of it for the
+/// calling op.
+mlir::Value getScratch(mlir::OpBuilder &b, mlir::Location loc,
+                       GPULoweringState &state, int64_t bytes);
+/// Bytes one element of `type` takes in scratch (i1 as a byte).
+int64_t getScratchElementBytes(mlir::Type type);
+/// Stores/loads one register to/from scratch element `index`.
+void storeScratch(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
+                  mlir::Value index, mlir::Value value);
+mlir::Value loadScratch(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value base, mlir::Value index, mlir::Type type);
+
+/// Moves registers of a tile to another layout of the same (or a
+/// relabelled) coordinate space. `toSourceCoord` maps a destination
+/// coordinate to the source coordinate holding its value and must be linear
+/// over bits (projection, permutation, reshape of power-of-two shapes).
+/// Returns, per destination register, the source register holding its
+/// value, when lanes and warps agree so no data crosses threads.
+std::optional<llvm::SmallVector<int64_t>> getRegisterRemap(
+    const LinearLayout &src, const LinearLayout &dst,
+    llvm::function_ref<LinearLayout::Coord(llvm::ArrayRef<int64_t>)>
+        toSourceCoord);
+
+/// Moves a tile through scratch: every thread writes its registers at their
+/// linear index (by `srcShape` row-major), then reads the registers of the
+/// destination layout (same linear order over `dstShape`).
+llvm::SmallVector<mlir::Value>
+exchangeThroughScratch(mlir::OpBuilder &b, mlir::Location loc,
+                       GPULoweringState &state, mlir::ValueRange srcRegs,
+                       const LinearLayout &src, const LinearLayout &dst,
+                       mlir::Type elementType);
+
+void populateElementwiseToGPUPatterns(TileToGPUTypeConverter &converter,
+                                      mlir::RewritePatternSet &patterns,
+                                      GPULoweringState &state);
+void populateShapeOpsToGPUPatterns(TileToGPUTypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns,
+                                   GPULoweringState &state);
+void populateMemoryOpsToGPUPatterns(TileToGPUTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns,
+                                    GPULoweringState &state);
+void populateReduceToGPUPatterns(TileToGPUTypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns,
+                                 GPULoweringState &state);
+void populateDotToGPUPatterns(TileToGPUTypeConverter &converter,
+                              mlir::RewritePatternSet &patterns,
+                              GPULoweringState &state);
+/// Scalar math to LLVM intrinsics every GPU backend lowers natively (exp via
+/// exp2, log via log2, ...), never to device-library calls.
+void populateMathToGPUIntrinsicsPatterns(TileToGPUTypeConverter &converter,
+                                         mlir::RewritePatternSet &patterns);
+
+} // namespace kda
+
+#endif // KDA_CONVERSION_TILETOGPU_TILETOGPU_H

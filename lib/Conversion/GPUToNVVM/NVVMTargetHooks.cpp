@@ -1,0 +1,66 @@
+//===- NVVMTargetHooks.cpp - NVIDIA specifics of the GPU lowering ---------===//
+#include "kda/Conversion/TileToGPU/TargetHooks.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+
+namespace {
+class NVVMTargetHooks : public kda::TargetHooks {
+public:
+  unsigned getWaveSize() const override { return 32; }
+  // Static shared memory is limited to 48 KiB per block.
+  int64_t getMaxSharedBytes() const override { return 48 * 1024; }
+
+  Value getThreadId(OpBuilder &b, Location loc) override {
+    return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  }
+  Value getProgramId(OpBuilder &b, Location loc, unsigned axis) override {
+    Type i32 = b.getI32Type();
+    switch (axis) {
+    case 0:
+      return NVVM::BlockIdXOp::create(b, loc, i32);
+    case 1:
+      return NVVM::BlockIdYOp::create(b, loc, i32);
+    default:
+      return NVVM::BlockIdZOp::create(b, loc, i32);
+    }
+  }
+  Value getNumPrograms(OpBuilder &b, Location loc, unsigned axis) override {
+    Type i32 = b.getI32Type();
+    switch (axis) {
+    case 0:
+      return NVVM::GridDimXOp::create(b, loc, i32);
+    case 1:
+      return NVVM::GridDimYOp::create(b, loc, i32);
+    default:
+      return NVVM::GridDimZOp::create(b, loc, i32);
+    }
+  }
+  Value shuffleXor(OpBuilder &b, Location loc, Value value,
+                   unsigned laneMask) override {
+    Type i32 = b.getI32Type();
+    Value all = LLVM::ConstantOp::create(b, loc, i32, -1);
+    Value offset = LLVM::ConstantOp::create(b, loc, i32, int(laneMask));
+    Value clamp = LLVM::ConstantOp::create(b, loc, i32, 31);
+    return NVVM::ShflOp::create(
+        b, loc, value.getType(), all, value, offset, clamp,
+        NVVM::ShflKindAttr::get(b.getContext(), NVVM::ShflKind::bfly),
+        UnitAttr());
+  }
+  void barrier(OpBuilder &b, Location loc) override {
+    NVVM::Barrier0Op::create(b, loc);
+  }
+  void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) override {
+    MLIRContext *ctx = func.getContext();
+    func->setAttr("nvvm.kernel", UnitAttr::get(ctx));
+    func->setAttr("nvvm.maxntid",
+                  DenseI32ArrayAttr::get(ctx, {int32_t(numThreads), 1, 1}));
+  }
+};
+} // namespace
+
+std::unique_ptr<kda::TargetHooks> kda::createNVVMTargetHooks() {
+  return std::make_unique<NVVMTargetHooks>();
+}

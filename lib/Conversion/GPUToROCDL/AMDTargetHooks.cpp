@@ -1,0 +1,80 @@
+//===- AMDTargetHooks.cpp - AMD specifics of the GPU lowering -------------===//
+#include "AMDTargetHooks.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+
+using namespace mlir;
+using namespace kda;
+
+Value AMDTargetHooks::getThreadId(OpBuilder &b, Location loc) {
+  return ROCDL::ThreadIdXOp::create(b, loc, b.getI32Type());
+}
+
+Value AMDTargetHooks::getProgramId(OpBuilder &b, Location loc,
+                                   unsigned axis) {
+  Type i32 = b.getI32Type();
+  switch (axis) {
+  case 0:
+    return ROCDL::BlockIdXOp::create(b, loc, i32);
+  case 1:
+    return ROCDL::BlockIdYOp::create(b, loc, i32);
+  default:
+    return ROCDL::BlockIdZOp::create(b, loc, i32);
+  }
+}
+
+Value AMDTargetHooks::getNumPrograms(OpBuilder &b, Location loc,
+                                     unsigned axis) {
+  // The HSA dispatch packet holds the grid size in work-items (u32 at byte
+  // 12 + 4 * axis) and the workgroup size (u16 at byte 4 + 2 * axis); the
+  // upstream rocdl.grid.dim ops would call device-library functions instead.
+  MLIRContext *ctx = b.getContext();
+  auto constPtr = LLVM::LLVMPointerType::get(ctx, 4);
+  Type i8 = b.getI8Type(), i16 = b.getI16Type(), i32 = b.getI32Type();
+  Value packet = LLVM::CallIntrinsicOp::create(
+                     b, loc, constPtr,
+                     StringAttr::get(ctx, "llvm.amdgcn.dispatch.ptr"),
+                     ValueRange{})
+                     .getResult(0);
+  auto field = [&](int32_t offset, Type type, unsigned align) -> Value {
+    Value addr = LLVM::GEPOp::create(b, loc, constPtr, i8, packet,
+                                     ArrayRef<LLVM::GEPArg>{offset});
+    return LLVM::LoadOp::create(b, loc, type, addr, align, false, true);
+  };
+  Value grid = field(12 + 4 * int32_t(axis), i32, 4);
+  Value wg = LLVM::ZExtOp::create(b, loc, i32,
+                                  field(4 + 2 * int32_t(axis), i16, 2));
+  return LLVM::UDivOp::create(b, loc, grid, wg);
+}
+
+Value AMDTargetHooks::shuffleXor(OpBuilder &b, Location loc, Value value,
+                                 unsigned laneMask) {
+  // ds_bpermute reads the lane whose byte address is given: (lane ^ mask) * 4.
+  Type i32 = b.getI32Type();
+  Value tid = getThreadId(b, loc);
+  Value lane = LLVM::AndOp::create(
+      b, loc, tid, LLVM::ConstantOp::create(b, loc, i32, int(waveSize - 1)));
+  Value other = LLVM::XOrOp::create(
+      b, loc, lane, LLVM::ConstantOp::create(b, loc, i32, int(laneMask)));
+  Value addr = LLVM::ShlOp::create(b, loc, other,
+                                   LLVM::ConstantOp::create(b, loc, i32, 2));
+  return ROCDL::DsBpermuteOp::create(b, loc, i32, addr, value);
+}
+
+void AMDTargetHooks::barrier(OpBuilder &b, Location loc) {
+  // __syncthreads(): release LDS writes, meet, acquire the others' writes.
+  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, "workgroup");
+  ROCDL::SBarrierOp::create(b, loc);
+  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, "workgroup");
+}
+
+void AMDTargetHooks::markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) {
+  MLIRContext *ctx = func.getContext();
+  func->setAttr("rocdl.kernel", UnitAttr::get(ctx));
+  std::string size = std::to_string(numThreads);
+  func->setAttr("rocdl.flat_work_group_size",
+                StringAttr::get(ctx, size + "," + size));
+  func->setAttr("rocdl.reqd_work_group_size",
+                DenseI32ArrayAttr::get(ctx, {int32_t(numThreads), 1, 1}));
+}

@@ -1,0 +1,33 @@
+//===- AMDTargetHooks.h - AMD specifics shared by gfx950/gfx1250 -*- C++ -*-===//
+#ifndef KDA_LIB_CONVERSION_GPUTOROCDL_AMDTARGETHOOKS_H
+#define KDA_LIB_CONVERSION_GPUTOROCDL_AMDTARGETHOOKS_H
+
+#include "kda/Conversion/TileToGPU/TargetHooks.h"
+
+namespace kda {
+/// ROCDL lowering common to the AMD chips; subclasses fix the wave size and
+/// the LDS budget.
+class AMDTargetHooks : public TargetHooks {
+public:
+  AMDTargetHooks(unsigned waveSize, int64_t ldsBytes)
+      : waveSize(waveSize), ldsBytes(ldsBytes) {}
+
+  unsigned getWaveSize() const override { return waveSize; }
+  int64_t getMaxSharedBytes() const override { return ldsBytes; }
+  mlir::Value getThreadId(mlir::OpBuilder &b, mlir::Location loc) override;
+  mlir::Value getProgramId(mlir::OpBuilder &b, mlir::Location loc,
+                           unsigned axis) override;
+  mlir::Value getNumPrograms(mlir::OpBuilder &b, mlir::Location loc,
+                             unsigned axis) override;
+  mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value value, unsigned laneMask) override;
+  void barrier(mlir::OpBuilder &b, mlir::Location loc) override;
+  void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads) override;
+
+private:
+  unsigned waveSize;
+  int64_t ldsBytes;
+};
+} // namespace kda
+
+#endif // KDA_LIB_CONVERSION_GPUTOROCDL_AMDTARGETHOOKS_H

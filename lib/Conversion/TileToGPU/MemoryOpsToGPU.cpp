@@ -1,0 +1,216 @@
+//===- MemoryOpsToGPU.cpp - pointer arithmetic, loads and stores ----------===//
+//
+// Each register of a pointer tile is an address; loads and stores touch the
+// addresses of their own registers, guarded by the mask register, so masked
+// lanes never access memory. Elements held by several threads (replicated
+// layouts) are stored once.
+//
+//===----------------------------------------------------------------------===//
+#include "Tile/TileDialect.h"
+#include "kda/Conversion/TileToGPU/TileToGPU.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace kda;
+
+namespace {
+
+Type getPointeeElementType(Type ptrLike) {
+  return tile::getElementTypeOrSelf(tile::getPointeeLikeType(ptrLike));
+}
+
+/// Loads `type` (i1 as a byte) from `ptr`.
+Value loadElement(OpBuilder &b, Location loc, Value ptr, Type type) {
+  Type memType = type.isInteger(1) ? b.getI8Type() : type;
+  Value v = LLVM::LoadOp::create(b, loc, memType, ptr,
+                                 getScratchElementBytes(type));
+  if (memType != type)
+    v = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, v,
+                             LLVM::ConstantOp::create(b, loc, memType, 0));
+  return v;
+}
+
+void storeElement(OpBuilder &b, Location loc, Value ptr, Value value) {
+  Type type = value.getType();
+  if (type.isInteger(1))
+    value = LLVM::ZExtOp::create(b, loc, b.getI8Type(), value);
+  LLVM::StoreOp::create(b, loc, value, ptr, getScratchElementBytes(type));
+}
+
+Value zeroOf(OpBuilder &b, Location loc, Type type) {
+  return LLVM::ZeroOp::create(b, loc, type);
+}
+
+/// `load` when `mask` holds (or without a mask), else `otherwise`.
+Value emitGuardedLoad(OpBuilder &b, Location loc, Value ptr, Type type,
+                      Value mask, Value otherwise) {
+  if (!mask)
+    return loadElement(b, loc, ptr, type);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, mask,
+                                /*addThenBlock=*/true, /*addElseBlock=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(b, loc, loadElement(b, loc, ptr, type));
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(b, loc, otherwise);
+  return ifOp.getResult(0);
+}
+
+void emitGuardedStore(OpBuilder &b, Location loc, Value ptr, Value value,
+                      Value guard) {
+  if (!guard) {
+    storeElement(b, loc, ptr, value);
+    return;
+  }
+  auto ifOp = scf::IfOp::create(b, loc, guard, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard insertion(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  storeElement(b, loc, ptr, value);
+}
+
+Value andGuards(OpBuilder &b, Location loc, Value a, Value c) {
+  if (!a)
+    return c;
+  if (!c)
+    return a;
+  return LLVM::AndOp::create(b, loc, a, c);
+}
+
+struct AddPtrLowering : OpConversionPattern<tile::AddPtrOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::AddPtrOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elemType = getPointeeElementType(op.getPtr().getType());
+    if (elemType.isInteger(1))
+      elemType = rewriter.getI8Type();
+    Type resultType = getTypeConverter()->convertType(op.getType());
+    if (!resultType)
+      return rewriter.notifyMatchFailure(op, "tile without a layout");
+    auto advance = [&](Value ptr, Value offset) -> Value {
+      return LLVM::GEPOp::create(rewriter, loc, ptr.getType(), elemType, ptr,
+                                 ValueRange{offset});
+    };
+    if (!isa<RankedTensorType>(op.getType())) {
+      rewriter.replaceOp(op, advance(adaptor.getPtr(), adaptor.getOffset()));
+      return success();
+    }
+    SmallVector<Value> ptrs = unpackRegisters(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> offs =
+        unpackRegisters(rewriter, loc, adaptor.getOffset());
+    SmallVector<Value> results;
+    for (auto [p, o] : llvm::zip_equal(ptrs, offs))
+      results.push_back(advance(p, o));
+    rewriter.replaceOp(op, packRegisters(rewriter, loc, resultType, results));
+    return success();
+  }
+};
+
+struct LoadLowering : OpConversionPattern<tile::LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type resultType = getTypeConverter()->convertType(op.getType());
+    if (!resultType)
+      return rewriter.notifyMatchFailure(op, "tile without a layout");
+    if (!isa<RankedTensorType>(op.getType())) {
+      Value otherwise = adaptor.getOther()
+                            ? adaptor.getOther()
+                            : zeroOf(rewriter, loc, resultType);
+      rewriter.replaceOp(op,
+                         emitGuardedLoad(rewriter, loc, adaptor.getPtr(),
+                                         resultType, adaptor.getMask(),
+                                         otherwise));
+      return success();
+    }
+    Type elemType = cast<LLVM::LLVMStructType>(resultType).getBody()[0];
+    SmallVector<Value> ptrs = unpackRegisters(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> masks, others;
+    if (adaptor.getMask())
+      masks = unpackRegisters(rewriter, loc, adaptor.getMask());
+    if (adaptor.getOther())
+      others = unpackRegisters(rewriter, loc, adaptor.getOther());
+    SmallVector<Value> results;
+    for (auto [r, ptr] : llvm::enumerate(ptrs)) {
+      Value otherwise =
+          others.empty() ? zeroOf(rewriter, loc, elemType) : others[r];
+      results.push_back(emitGuardedLoad(rewriter, loc, ptr, elemType,
+                                        masks.empty() ? Value() : masks[r],
+                                        otherwise));
+    }
+    rewriter.replaceOp(op, packRegisters(rewriter, loc, resultType, results));
+    return success();
+  }
+};
+
+struct StoreLowering : OpConversionPattern<tile::StoreOp> {
+  StoreLowering(const TypeConverter &converter, MLIRContext *ctx,
+                GPULoweringState &state)
+      : OpConversionPattern(converter, ctx), state(state) {}
+
+  LogicalResult
+  matchAndRewrite(tile::StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    ThreadIndex thread = getThreadIndex(rewriter, loc, state);
+    auto isZero = [&](Value v, uint64_t mask) -> Value {
+      Value bits = LLVM::AndOp::create(
+          rewriter, loc, v, LLVM::ConstantOp::create(rewriter, loc, i32, mask));
+      return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, bits,
+                                  LLVM::ConstantOp::create(rewriter, loc, i32, 0));
+    };
+    auto valueType = dyn_cast<RankedTensorType>(op.getValue().getType());
+    if (!valueType) {
+      // Every thread holds the scalar: the first one stores it.
+      Value first = LLVM::ICmpOp::create(
+          rewriter, loc, LLVM::ICmpPredicate::eq,
+          state.hooks->getThreadId(rewriter, loc),
+          LLVM::ConstantOp::create(rewriter, loc, i32, 0));
+      emitGuardedStore(rewriter, loc, adaptor.getPtr(), adaptor.getValue(),
+                       andGuards(rewriter, loc, first, adaptor.getMask()));
+      rewriter.eraseOp(op);
+      return success();
+    }
+    LinearLayout layout = getTileLayout(valueType);
+    // Of the threads holding copies of an element, the one whose duplicate
+    // lane and warp bits are zero stores it.
+    Value owner;
+    if (uint64_t lanes = layout.getDuplicateMask(HWDim::Lane))
+      owner = isZero(thread.lane, lanes);
+    if (uint64_t warps = layout.getDuplicateMask(HWDim::Warp))
+      owner = andGuards(rewriter, loc, owner, isZero(thread.warp, warps));
+    uint64_t dupRegs = layout.getDuplicateMask(HWDim::Register);
+    SmallVector<Value> ptrs = unpackRegisters(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> values =
+        unpackRegisters(rewriter, loc, adaptor.getValue());
+    SmallVector<Value> masks;
+    if (adaptor.getMask())
+      masks = unpackRegisters(rewriter, loc, adaptor.getMask());
+    for (auto [r, ptr] : llvm::enumerate(ptrs)) {
+      if (int64_t(r) & dupRegs)
+        continue;
+      Value guard =
+          andGuards(rewriter, loc, owner, masks.empty() ? Value() : masks[r]);
+      emitGuardedStore(rewriter, loc, ptr, values[r], guard);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+  GPULoweringState &state;
+};
+
+} // namespace
+
+void kda::populateMemoryOpsToGPUPatterns(TileToGPUTypeConverter &converter,
+                                         RewritePatternSet &patterns,
+                                         GPULoweringState &state) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<AddPtrLowering, LoadLowering>(converter, ctx);
+  patterns.add<StoreLowering>(converter, ctx, state);
+}
