@@ -605,11 +605,12 @@ std::optional<DValue> Emitter::callBuiltin(
       Value src = argv(0).value;
       Type srcElem = kda::tile::getElementTypeOrSelf(src.getType());
       if (isTruthy(*bitcast)) {
-        if (isa<PointerType>(srcElem) || srcElem.getIntOrFloatBitWidth() !=
-                                             target.getIntOrFloatBitWidth())
+        if (isa<PointerType>(srcElem) ||
+            srcElem.getIntOrFloatBitWidth() != target.getIntOrFloatBitWidth())
           return error(at, ".to(bitcast=True) needs types of the same width, "
-                           "got " + typeString(srcElem) + " and " +
-                           typeString(target));
+                           "got " +
+                               typeString(srcElem) + " and " +
+                               typeString(target));
         auto tensor = dyn_cast<RankedTensorType>(src.getType());
         Type resultType = tensor ? Type(tensor.clone(target)) : target;
         return DValue::of(

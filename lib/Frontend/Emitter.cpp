@@ -402,28 +402,45 @@ LogicalResult Emitter::emitFor(const Stmt &stmt) {
     bounds.push_back(DValue::of(Constant::ofInt(1)));
     locs.push_back(iter.loc);
   }
-  if (bounds[2].isConst() && bounds[2].constant.intValue <= 0)
-    return fail(locs[2], bounds[2].constant.intValue == 0
-                             ? "range() step must not be zero"
-                             : "range() with a negative step is not "
-                               "supported in runtime loops");
+  if (bounds[2].isConst() && bounds[2].constant.intValue == 0)
+    return fail(locs[2], "range() step must not be zero");
+  // A constant negative step counts down: the scf.for runs over the trip
+  // count and the loop variable is start + k * step. A runtime step is
+  // assumed positive, as scf.for requires.
+  bool descending = bounds[2].isConst() && bounds[2].constant.intValue < 0;
   unsigned width = 32;
   for (const DValue &b : bounds)
     width = std::max(width, elementTypeOf(b).getIntOrFloatBitWidth());
   Type ivType = builder.getIntegerType(width);
-  SmallVector<Value> indexBounds;
+  SmallVector<Value> typedBounds, indexBounds;
   for (size_t i = 0; i < 3; ++i) {
     std::optional<Value> v = coerce(bounds[i], ivType, {}, locs[i]);
     if (!v)
       return failure();
-    indexBounds.push_back(arith::IndexCastOp::create(
-        builder, loc(locs[i]), builder.getIndexType(), *v));
+    typedBounds.push_back(*v);
+  }
+  if (descending) {
+    Location l = loc(locs[2]);
+    Value distance =
+        arith::SubIOp::create(builder, l, typedBounds[0], typedBounds[1]);
+    Value negStep =
+        splatConstant(ivType, {}, 0, -bounds[2].constant.intValue, locs[2]);
+    Value count = arith::CeilDivSIOp::create(builder, l, distance, negStep);
+    Value zero = splatConstant(ivType, {}, 0, 0, locs[2]);
+    count = arith::MaxSIOp::create(builder, l, count, zero);
+    Value one = splatConstant(ivType, {}, 0, 1, locs[2]);
+    for (Value v : {zero, count, one})
+      indexBounds.push_back(
+          arith::IndexCastOp::create(builder, l, builder.getIndexType(), v));
+  } else {
+    for (size_t i = 0; i < 3; ++i)
+      indexBounds.push_back(arith::IndexCastOp::create(
+          builder, loc(locs[i]), builder.getIndexType(), typedBounds[i]));
   }
 
   const std::string &var = stmt.targets[0]->name;
   std::vector<std::string> names;
   SmallVector<Value> inits;
-  std::vector<StmtPtr> none;
   if (failed(loopCarried(stmt.body, stmt.loc, names, inits)))
     return failure();
   auto varIt = std::find(names.begin(), names.end(), var);
@@ -439,8 +456,13 @@ LogicalResult Emitter::emitFor(const Stmt &stmt) {
     OpBuilder::InsertionGuard guard(builder);
     Block *body = forOp.getBody();
     builder.setInsertionPointToStart(body);
-    Value iv = arith::IndexCastOp::create(builder, loc(stmt.targets[0]->loc),
-                                          ivType, forOp.getInductionVar());
+    Location varLoc = loc(stmt.targets[0]->loc);
+    Value iv = arith::IndexCastOp::create(builder, varLoc, ivType,
+                                          forOp.getInductionVar());
+    if (descending)
+      iv = arith::AddIOp::create(
+          builder, varLoc, typedBounds[0],
+          arith::MulIOp::create(builder, varLoc, iv, typedBounds[2]));
     frame->locals[var] = DValue::of(iv);
     for (auto [name, arg] : llvm::zip(names, forOp.getRegionIterArgs()))
       frame->locals[name] = DValue::of(arg);

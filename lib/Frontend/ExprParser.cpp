@@ -46,6 +46,9 @@ ExprPtr Parser::parseExprList() {
 }
 
 ExprPtr Parser::parseExpr() {
+  NestingGuard guard(*this);
+  if (guard.tooDeep())
+    return fail(tok().loc, "expression is nested too deeply");
   if (tok().isKeyword("lambda"))
     return unsupported(tok().loc, "lambda");
   if (tok().isKeyword("yield") || tok().isKeyword("await"))
@@ -108,6 +111,9 @@ ExprPtr Parser::parseAnd() {
 ExprPtr Parser::parseNot() {
   if (!tok().isKeyword("not"))
     return parseComparison();
+  NestingGuard guard(*this);
+  if (guard.tooDeep())
+    return fail(tok().loc, "expression is nested too deeply");
   SourceLoc loc = tok().loc;
   consume();
   ExprPtr operand = parseNot();
@@ -176,7 +182,10 @@ ExprPtr Parser::parseBinaryLevel(int level) {
   if (level == kNumLevels)
     return parseUnary();
   ExprPtr lhs = parseBinaryLevel(level + 1);
+  unsigned chain = 0;
   while (lhs) {
+    if (++chain > kMaxChain)
+      return fail(tok().loc, "expression is too long");
     std::optional<BinOp> op;
     for (auto &[spelling, candidate] : kLevels[level])
       if (tok().isOp(spelling))
@@ -198,6 +207,9 @@ ExprPtr Parser::parseBinaryLevel(int level) {
 }
 
 ExprPtr Parser::parseUnary() {
+  NestingGuard guard(*this);
+  if (guard.tooDeep())
+    return fail(tok().loc, "expression is nested too deeply");
   std::optional<UnaryOp> op;
   if (tok().isOp("-"))
     op = UnaryOp::Neg;
@@ -289,8 +301,10 @@ ExprPtr Parser::parseSubscriptItem() {
 
 ExprPtr Parser::parsePrimary() {
   ExprPtr e = parseAtom();
+  unsigned chain = 0;
   while (e) {
-    SourceLoc loc = tok().loc;
+    if (++chain > kMaxChain)
+      return fail(tok().loc, "expression is too long");
     if (tok().isOp(".")) {
       consume();
       if (!tok().is(TokenKind::Name))

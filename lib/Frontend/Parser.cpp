@@ -230,6 +230,41 @@ void Parser::parseTopLevelAssignment(ParsedModule &module) {
   SourceLoc loc = tok().loc;
   consume();
   ExprPtr value;
+  if (tok().isOp(",")) {
+    // `A, B = 1, 2`: one global per name when the value is a tuple display.
+    std::vector<std::pair<std::string, SourceLoc>> names{{name, loc}};
+    while (tok().isOp(",") && tok(1).is(TokenKind::Name)) {
+      consume();
+      names.push_back({tok().text, tok().loc});
+      consume();
+    }
+    ExprPtr tuple;
+    if (tok().isOp("=")) {
+      consume();
+      tuple = parseExprList();
+    }
+    bool ok = tuple && !failed() && tok().is(TokenKind::Newline) &&
+              tuple->kind == ExprKind::Tuple &&
+              tuple->operands.size() == names.size();
+    if (!ok) {
+      errorMessage.clear();
+      index = start;
+      skipStatement();
+    } else {
+      consume();
+    }
+    for (size_t i = 0; i < names.size(); ++i) {
+      ModuleSymbol sym;
+      sym.loc = names[i].second;
+      sym.kind = ok ? SymbolKind::Global : SymbolKind::OtherGlobal;
+      if (ok)
+        sym.value = tuple->operands[i].get();
+      module.symbols[names[i].first] = sym;
+    }
+    if (ok)
+      module.globalValues.push_back(std::move(tuple));
+    return;
+  }
   if (tok().isOp(":")) {
     consume();
     ExprPtr annotation = parseExpr();
@@ -290,7 +325,7 @@ bool Parser::parseFile(ParsedModule &module) {
       module.symbols[tok(1).text] = sym;
       skipStatement();
     } else if (t.is(TokenKind::Name) && !isPythonKeyword(t.text) &&
-               (tok(1).isOp("=") || tok(1).isOp(":"))) {
+               (tok(1).isOp("=") || tok(1).isOp(":") || tok(1).isOp(","))) {
       parseTopLevelAssignment(module);
     } else {
       skipStatement();
@@ -357,6 +392,11 @@ std::unique_ptr<FunctionDef> Parser::parseFunction() {
 //===----------------------------------------------------------------------===//
 
 bool Parser::parseBlock(std::vector<StmtPtr> &body) {
+  NestingGuard guard(*this);
+  if (guard.tooDeep()) {
+    fail(tok().loc, "blocks are nested too deeply");
+    return false;
+  }
   if (!tok().is(TokenKind::Newline))
     return parseSimpleStatements(body);
   consume();
@@ -462,6 +502,9 @@ bool Parser::parseSimpleStatements(std::vector<StmtPtr> &out) {
 }
 
 StmtPtr Parser::parseIf(SourceLoc loc) {
+  NestingGuard guard(*this); // elif chains nest
+  if (guard.tooDeep())
+    return fail(loc, "blocks are nested too deeply");
   consume(); // if / elif
   auto s = std::make_unique<Stmt>(StmtKind::If, loc);
   if (!(s->value = parseExpr()) || !expectOp(":") || !parseBlock(s->body))

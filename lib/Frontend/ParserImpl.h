@@ -110,8 +110,21 @@ private:
   bool parseCallArgs(Expr &call);
   ExprPtr parseSubscriptItem();
 
+  /// Counts nested expressions and blocks: deep nesting would overflow the
+  /// stack of this parser (and of the emitter walking the tree).
+  struct NestingGuard {
+    explicit NestingGuard(Parser &p) : parser(p) { ++parser.nesting; }
+    ~NestingGuard() { --parser.nesting; }
+    bool tooDeep() const { return parser.nesting > kMaxNesting; }
+    Parser &parser;
+  };
+  static constexpr unsigned kMaxNesting = 200;
+  /// Longest operator chain (`a + b + ...`) in one expression.
+  static constexpr unsigned kMaxChain = 2000;
+
   std::vector<Token> tokens;
   size_t index = 0;
+  unsigned nesting = 0;
 };
 
 } // namespace kda::frontend::detail

@@ -196,6 +196,39 @@ def k(o, n, BLOCK: kt.constexpr = 16):
   EXPECT_NE(r.ir.find("scf.while"), std::string::npos);
 }
 
+TEST(EmitKernel, DescendingRangeCountsDown) {
+  mlir::MLIRContext ctx;
+  Result r = compile(ctx, R"(@kt.jit
+def k(o, n):
+    acc = 0
+    for i in range(n, -1, -3):
+        acc += i
+    kt.store(o, acc)
+)",
+                     "k", "o=*i32, n=i32");
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_NE(r.ir.find("arith.ceildivsi"), std::string::npos) << r.ir;
+  EXPECT_NE(r.ir.find("arith.maxsi"), std::string::npos);
+  EXPECT_NE(r.ir.find("arith.constant -3 : i32"), std::string::npos);
+}
+
+TEST(EmitKernel, GlobalsAndPointerDTypes) {
+  mlir::MLIRContext ctx;
+  Result r = compile(ctx, R"(ROWS, COLS = 2, 4
+SHAPE = (ROWS, COLS)
+
+@kt.jit
+def k(x, o):
+    kt.static_assert(SHAPE[1] == 4)
+    v = kt.zeros(SHAPE, x.dtype.element_ty)
+    kt.store(o, kt.sum(v).to(o.dtype.element_ty))
+)",
+                     "k", "x=*bf16, o=*i32");
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_NE(r.ir.find("tensor<2x4xbf16>"), std::string::npos) << r.ir;
+  EXPECT_NE(r.ir.find("arith.fptosi"), std::string::npos);
+}
+
 TEST(EmitKernel, ErrorsNeverCrash) {
   const char *bodies[] = {
       "    x = kt.load(o, other=1.0)\n",

@@ -118,6 +118,17 @@ TEST(Parser, Primaries) {
   EXPECT_EQ(parseShow("f(\n  a,\n  b,\n)"), "f(a,b,)");
 }
 
+TEST(Parser, NestingIsBounded) {
+  std::string deep(1000, '(');
+  EXPECT_NE(parseShow(deep + "1" + std::string(1000, ')'))
+                .find("expression is nested too deeply"),
+            std::string::npos);
+  std::string chain = "a";
+  for (int i = 0; i < 3000; ++i)
+    chain += " + a";
+  EXPECT_NE(parseShow(chain).find("expression is too long"), std::string::npos);
+}
+
 TEST(Parser, UnsupportedExpressions) {
   EXPECT_EQ(parseShow("lambda x: x"),
             "error 1:1: unsupported construct: lambda");
@@ -213,6 +224,8 @@ import pkg.sub
 
 BLOCK = 128
 SCALE: kt.constexpr = 2 * BLOCK
+ROWS, COLS = 4, 8
+P, Q = make_pair()
 TABLE = [i * i for i in range(4)]
 
 class Foo:
@@ -259,20 +272,24 @@ if __name__ == "__main__":
   EXPECT_EQ(kindOf("BLOCK"), int(SymbolKind::Global));
   EXPECT_EQ(kindOf("SCALE"), int(SymbolKind::Global));
   EXPECT_EQ(kindOf("TABLE"), int(SymbolKind::OtherGlobal));
+  EXPECT_EQ(kindOf("ROWS"), int(SymbolKind::Global));
+  EXPECT_EQ(kindOf("COLS"), int(SymbolKind::Global));
+  EXPECT_EQ(module.symbols["COLS"].value->intValue, 8);
+  EXPECT_EQ(kindOf("P"), int(SymbolKind::OtherGlobal));
   EXPECT_EQ(kindOf("Foo"), int(SymbolKind::OtherFunction));
   EXPECT_EQ(kindOf("not_a_kernel"), int(SymbolKind::OtherFunction));
   EXPECT_EQ(kindOf("test_something"), int(SymbolKind::OtherFunction));
   EXPECT_EQ(kindOf("kernel"), int(SymbolKind::Function));
   EXPECT_EQ(kindOf("helper2"), int(SymbolKind::Function));
   EXPECT_EQ(kindOf("broken"), int(SymbolKind::BrokenFunction));
-  EXPECT_EQ(module.symbols["broken"].errorLoc.line, 34u);
+  EXPECT_EQ(module.symbols["broken"].errorLoc.line, 36u);
   EXPECT_EQ(module.symbols["broken"].errorLoc.col, 15u);
   const FunctionDef *k = module.symbols["kernel"].function;
   ASSERT_EQ(k->params.size(), 3u);
   EXPECT_EQ(k->params[2].name, "BLOCK");
   EXPECT_TRUE(k->params[2].defaultValue != nullptr);
   EXPECT_EQ(k->body.size(), 2u);
-  EXPECT_EQ(k->loc.line, 24u);
+  EXPECT_EQ(k->loc.line, 26u);
 }
 
 } // namespace
