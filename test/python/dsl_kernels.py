@@ -65,3 +65,25 @@ def annotated_ptrs(x_ptr: kt.pointer_type(kt.float32), out_ptr: kt.pointer, n: k
     offs = kt.arange(0, BLOCK)
     mask = offs < n
     kt.store(out_ptr + offs, kt.load(x_ptr + offs, mask=mask).to(kt.float64), mask=mask)
+
+
+@kt.jit
+def column_sums(x_ptr, out_ptr, M: kt.constexpr, N: kt.constexpr):
+    """out[n] = sum_m x[m, n]: on a GPU the rows are spread over warps, so the
+    reduction crosses warps."""
+    rows = kt.arange(0, M)
+    cols = kt.arange(0, N)
+    x = kt.load(x_ptr + rows[:, None] * N + cols[None, :])
+    kt.store(out_ptr + cols, kt.sum(x, 0))
+
+
+@kt.jit
+def row_norms_plus(x_ptr, y_ptr, out_ptr, M: kt.constexpr, N: kt.constexpr):
+    """out[m] = sqrt(sum_n x[m, n]^2) + y[m]: the reduction result and the
+    loaded y live in different layouts on a GPU, so one is converted."""
+    rows = kt.arange(0, M)
+    cols = kt.arange(0, N)
+    x = kt.load(x_ptr + rows[:, None] * N + cols[None, :])
+    norms = kt.sqrt(kt.sum(x * x, 1))
+    y = kt.load(y_ptr + rows)
+    kt.store(out_ptr + rows, norms + y)

@@ -1,0 +1,31 @@
+"""Numerics of the reduction-heavy test kernels (cross-warp reduction and a
+layout conversion on GPUs) on the CPU target, against fp64 NumPy."""
+
+import numpy as np
+import pytest
+
+import dsl_kernels as dk
+from conftest import requires_lib
+
+pytestmark = requires_lib
+
+
+@pytest.mark.parametrize("M,N", [(64, 32), (128, 16), (8, 128)])
+def test_column_sums(M, N):
+    rng = np.random.default_rng(M * N)
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    out = np.empty(N, np.float32)
+    dk.column_sums[(1,)](x, out, M=M, N=N)
+    ref = x.astype(np.float64).sum(axis=0)
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("M,N", [(16, 128), (64, 32)])
+def test_row_norms_plus(M, N):
+    rng = np.random.default_rng(M + N)
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    y = rng.standard_normal(M).astype(np.float32)
+    out = np.empty(M, np.float32)
+    dk.row_norms_plus[(1,)](x, y, out, M=M, N=N)
+    ref = np.sqrt((x.astype(np.float64) ** 2).sum(axis=1)) + y
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
