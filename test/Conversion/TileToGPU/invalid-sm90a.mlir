@@ -1,0 +1,38 @@
+// RUN: kda-opt %s --split-input-file --verify-diagnostics --convert-tile-to-gpu=target=sm_90a
+
+// A wave64 layout on sm_90a (wave32).
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32} {
+func.func @wave(%x: tensor<256xf32, #l>) -> tensor<256xf32, #l> {
+  // expected-error @below {{spreads over 64 lanes x 4 warps, but the target runs 32 lanes x 4 warps}}
+  %y = arith.addf %x, %x : tensor<256xf32, #l>
+  return %y : tensor<256xf32, #l>
+}
+}
+
+// -----
+
+// 128x128 f32 = 64 KiB of scratch; sm_90a allows 48 KiB of static shared
+// memory.
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#c = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+// expected-error @below {{kernel needs 65536 bytes of shared memory; sm_90a allows 49152}}
+module attributes {tile.num_warps = 4 : i32} {
+func.func @too_big(%x: tensor<128x128xf32, #a>) -> tensor<128x128xf32, #c> {
+  %t = tile.convert_layout %x : tensor<128x128xf32, #a> -> tensor<128x128xf32, #c>
+  return %t : tensor<128x128xf32, #c>
+}
+}
+
+// -----
+
+// A trans whose relabelling would move elements between threads.
+#a = #tile.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32} {
+func.func @trans(%x: tensor<16x32xf32, #a>) -> tensor<32x16xf32, #a> {
+  // expected-error @below {{moves elements between threads: convert its operand to a compatible layout first}}
+  // expected-error @below {{failed to legalize operation 'tile.trans'}}
+  %t = tile.trans %x {order = array<i32: 1, 0>} : tensor<16x32xf32, #a> -> tensor<32x16xf32, #a>
+  return %t : tensor<32x16xf32, #a>
+}
+}

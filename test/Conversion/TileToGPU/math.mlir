@@ -1,0 +1,56 @@
+// RUN: kda-opt %s --split-input-file --convert-tile-to-gpu=target=sm_90a | FileCheck %s
+// RUN: kda-opt %s --split-input-file --convert-tile-to-gpu=target=gfx1250 | FileCheck %s
+
+// Math becomes LLVM intrinsics every GPU back end lowers natively, never
+// device-library calls: exp(x) = exp2(x * log2(e)), log(x) = log2(x) * ln(2),
+// rsqrt(x) = 1 / sqrt(x).
+
+// CHECK-NOT: __nv_
+// CHECK-NOT: __ocml_
+// CHECK-NOT: llvm.call
+module attributes {tile.num_warps = 4 : i32} {
+// CHECK-LABEL: func.func @scalar
+// CHECK-SAME: (%[[X:.*]]: f32, %[[Y:.*]]: f64)
+// CHECK: %[[L2E:.*]] = llvm.mlir.constant(1.44269502 : f32) : f32
+// CHECK: %[[XS:.*]] = llvm.fmul %[[X]], %[[L2E]] : f32
+// CHECK: %[[E:.*]] = llvm.intr.exp2(%[[XS]]) : (f32) -> f32
+// CHECK: %[[LG:.*]] = llvm.intr.log2(%[[X]]) : (f32) -> f32
+// CHECK: %[[LN2:.*]] = llvm.mlir.constant(0.693147182 : f32) : f32
+// CHECK: %[[L:.*]] = llvm.fmul %[[LG]], %[[LN2]] : f32
+// CHECK: %[[SQ:.*]] = llvm.intr.sqrt(%[[X]]) : (f32) -> f32
+// CHECK: %[[ONE:.*]] = llvm.mlir.constant(1.000000e+00 : f32) : f32
+// CHECK: %[[RS:.*]] = llvm.fdiv %[[ONE]], %[[SQ]] : f32
+// CHECK: %[[L2E64:.*]] = llvm.mlir.constant(1.4426950408889634 : f64) : f64
+// CHECK: %[[YS:.*]] = llvm.fmul %[[Y]], %[[L2E64]] : f64
+// CHECK: %[[E64:.*]] = llvm.intr.exp2(%[[YS]]) : (f64) -> f64
+// CHECK: %[[E2:.*]] = llvm.intr.exp2(%[[X]]) : (f32) -> f32
+// CHECK: %[[AB:.*]] = llvm.intr.fabs(%[[X]]) : (f32) -> f32
+// CHECK: %[[FL:.*]] = llvm.intr.floor(%[[X]]) : (f32) -> f32
+// CHECK: return %[[E]], %[[L]], %[[RS]], %[[E64]], %[[E2]], %[[AB]], %[[FL]]
+func.func @scalar(%x: f32, %y: f64) -> (f32, f32, f32, f64, f32, f32, f32) {
+  %a = math.exp %x : f32
+  %b = math.log %x : f32
+  %c = math.rsqrt %x : f32
+  %d = math.exp %y : f64
+  %e = math.exp2 %x : f32
+  %f = math.absf %x : f32
+  %g = math.floor %x : f32
+  return %a, %b, %c, %d, %e, %f, %g : f32, f32, f32, f64, f32, f32, f32
+}
+}
+
+// -----
+
+// On tiles, per register.
+#l = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+module attributes {tile.num_warps = 2 : i32} {
+// CHECK-LABEL: func.func @tile
+// CHECK-SAME: !llvm.struct<(f32, f32)>
+// CHECK-COUNT-2: llvm.intr.exp2
+// CHECK-NOT: math.
+// CHECK: return
+func.func @tile(%x: tensor<128xf32, #l>) -> tensor<128xf32, #l> {
+  %e = math.exp %x : tensor<128xf32, #l>
+  return %e : tensor<128xf32, #l>
+}
+}
