@@ -12,13 +12,6 @@ using namespace mlir;
 using namespace kda::frontend;
 using namespace kda::frontend::detail;
 
-static bool isConstexprAnnotation(const Expr *annotation) {
-  return annotation &&
-         (annotation->kind == ExprKind::Name ||
-          annotation->kind == ExprKind::Attribute) &&
-         annotation->name == "constexpr";
-}
-
 std::optional<DValue> Emitter::emitCall(const Expr &expr) {
   std::optional<DValue> callee = emitExpr(*expr.operands[0]);
   if (!callee)
@@ -51,7 +44,12 @@ std::optional<DValue> Emitter::emitCall(const Expr &expr) {
   case DValue::Kind::Function:
     return inlineCall(*callee, positional, keywords, expr.loc);
   case DValue::Kind::NonDSL:
-    if (callee->importLevel)
+    if (!callee->origin.empty())
+      return error(expr.loc, "'" + callee->name + "' comes from module '" +
+                                 callee->origin +
+                                 "', which is not a DSL module; only @kt.jit "
+                                 "functions can be called from kernels");
+    if (callee->isGlobal)
       return error(expr.loc, "'" + callee->name +
                                  "' is not a DSL function; only @kt.jit "
                                  "functions can be called from kernels");

@@ -52,6 +52,10 @@ struct DValue {
   /// Package / External modules: `module` is the importer and this the
   /// relative level, so that submodules resolve like the original import.
   unsigned importLevel = 0;
+  /// NonDSL: the module a name was imported from (empty: defined in the
+  /// file itself), and whether it is a global rather than a def/class.
+  std::string origin;
+  bool isGlobal = false;
 
   static DValue of(Constant c) {
     DValue v;
@@ -233,6 +237,8 @@ public:
   mlir::MLIRContext &ctx;
   ModuleLoader &loader;
   std::string &diagnostics;
+  /// Set by the first error; later errors are usually its consequences.
+  bool hadError = false;
   mlir::OpBuilder builder;
   Frame *frame = nullptr;
   /// Functions being inlined, to reject recursion.
@@ -247,6 +253,14 @@ public:
   /// Counts unrolled static_range iterations to bound compile time.
   int64_t unrolledIterations = 0;
 };
+
+/// `X: kt.constexpr` (any module alias) or `X: constexpr`.
+inline bool isConstexprAnnotation(const Expr *annotation) {
+  return annotation &&
+         (annotation->kind == ExprKind::Name ||
+          annotation->kind == ExprKind::Attribute) &&
+         annotation->name == "constexpr";
+}
 
 /// Names assigned anywhere in `body` (recursively), in first-seen order.
 void collectAssignedNames(const std::vector<StmtPtr> &body,

@@ -222,8 +222,7 @@ std::optional<DValue> Emitter::moduleMember(LoadedModule *module,
   case SymbolKind::OtherGlobal:
     v.kind = DValue::Kind::NonDSL;
     v.name = name;
-    v.function = nullptr;
-    v.importLevel = sym.kind == SymbolKind::OtherGlobal;
+    v.isGlobal = sym.kind == SymbolKind::OtherGlobal;
     return v;
   case SymbolKind::Global: {
     auto key = std::make_pair(module, name);
@@ -266,7 +265,8 @@ std::optional<DValue> Emitter::moduleMember(LoadedModule *module,
       return subModule;
     if (from->moduleKind == DValue::ModuleKind::External) {
       v.kind = DValue::Kind::NonDSL;
-      v.name = name + "' (from module '" + sym.module;
+      v.name = sym.member;
+      v.origin = sym.module;
       return v;
     }
     return error(at, "cannot import name '" + sym.member + "' from '" +

@@ -27,9 +27,9 @@ Emitter::Emitter(MLIRContext &ctx, ModuleLoader &loader,
     : ctx(ctx), loader(loader), diagnostics(diagnostics), builder(&ctx) {}
 
 std::nullopt_t Emitter::error(SourceLoc at, const llvm::Twine &message) {
-  // Only the first error is reported: later ones are usually consequences.
-  if (diagnostics.find(": error: ") != std::string::npos)
+  if (hadError)
     return std::nullopt;
+  hadError = true;
   LoadedModule *module = frame ? frame->module : loader.mainModule(diagnostics);
   if (!module) {
     diagnostics += "error: " + message.str() + "\n";
@@ -51,17 +51,6 @@ Location Emitter::loc(SourceLoc at) {
   if (frame->callSiteLoc)
     return CallSiteLoc::get(fileLoc, *frame->callSiteLoc);
   return fileLoc;
-}
-
-/// `X: kt.constexpr` (any module alias) or `X: constexpr`.
-static bool isConstexprAnnotation(const Expr *annotation) {
-  if (!annotation)
-    return false;
-  if (annotation->kind == ExprKind::Name)
-    return annotation->name == "constexpr";
-  if (annotation->kind == ExprKind::Attribute)
-    return annotation->name == "constexpr";
-  return false;
 }
 
 OwningOpRef<ModuleOp> Emitter::emitKernel(const CompileRequest &request) {

@@ -51,7 +51,13 @@ std::string Emitter::describe(const DValue &value) {
   case DValue::Kind::Method:
     return "method '" + value.name + "'";
   case DValue::Kind::NonDSL:
-    return "non-DSL object '" + value.name + "'";
+    if (!value.origin.empty())
+      return "'" + value.name + "' from module '" + value.origin +
+             "', which is not a DSL module";
+    if (value.isGlobal)
+      return "global '" + value.name +
+             "', which is not a compile-time constant expression";
+    return "'" + value.name + "', which is not a @kt.jit function";
   }
   return "value";
 }
