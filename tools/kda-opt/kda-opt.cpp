@@ -8,6 +8,7 @@
 #include "Tile/TileDialect.h"
 #include "kda/Conversion/Passes.h"
 #include "kda/Pipelines/Pipelines.h"
+#include "kda/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -18,6 +19,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   kda::registerKDAConversionPasses();
+  kda::registerKDATransformsPasses();
   kda::registerPipelines();
 
   mlir::DialectRegistry registry;

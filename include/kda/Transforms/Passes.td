@@ -1,0 +1,114 @@
+//===- Passes.td - target-independent tile passes ----------*- tablegen -*-===//
+#ifndef KDA_TRANSFORMS_PASSES
+#define KDA_TRANSFORMS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
+  let summary = "Give every tile a distributed layout";
+  let description = [{
+    Walks each function in order (into scf regions) and gives every tile
+    (ranked tensor) without a layout one, chosen locally and
+    deterministically from the op that defines it:
+
+    - `tile.range`, `tile.splat`, dense `arith.constant`, `tile.reshape`:
+      the default blocked layout of the shape (element bits; pointers 64,
+      i1 8);
+    - `tile.reduce`: `#tile.slice<{dim = axis, parent = <source layout>}>`;
+    - `tile.expand_dims`: the parent of a slice source; any other source is
+      first converted to a slice of the result's default layout;
+    - `tile.broadcast`: the source layout;
+    - `tile.trans`: the blocked source layout with its dimensions permuted (no
+      data moves); other sources are first converted to their default;
+    - elementwise ops and `tile.addptr`: the first tile operand's layout;
+      other operands are converted to it;
+    - `tile.load`: the pointers' layout (mask and other converted);
+      `tile.store`: the value's layout wins (pointers and mask converted);
+    - `tile.dot`: accumulator and result take the result's default layout;
+    - `scf.for`/`scf.while`/`scf.if`: carried values take the layouts of the
+      values entering them; yields are converted where they differ.
+
+    Layouts already present (written in the DSL) are never changed: ops are
+    fitted to them by converting operands. Inserted converts carry the unit
+    attribute `tile.implicit`. The module attributes `tile.num_warps` and
+    `tile.wave_size` (i32) record the distribution; when already present
+    they override the options.
+
+    Before:
+    ```mlir
+    %r = tile.range 0, 128 : tensor<128xi32>
+    %p = tile.splat %base : tensor<128x!tile.ptr<f32>>
+    %q = tile.addptr %p, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+    ```
+    After (`num-warps=4`, `wave-size=32`):
+    ```mlir
+    #i32 = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+    #ptr = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+    module attributes {tile.num_warps = 4 : i32, tile.wave_size = 32 : i32} {
+      %r = tile.range 0, 128 : tensor<128xi32, #i32>
+      %p = tile.splat %base : tensor<128x!tile.ptr<f32>, #ptr>
+      %c = tile.convert_layout %r {tile.implicit} : tensor<128xi32, #i32> -> tensor<128xi32, #ptr>
+      %q = tile.addptr %p, %c : tensor<128x!tile.ptr<f32>, #ptr>, tensor<128xi32, #ptr>
+    ```
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "unsigned", /*default=*/"4",
+           "warps per program (when the module does not say)">,
+    Option<"waveSize", "wave-size", "unsigned", /*default=*/"32",
+           "lanes per warp: 32 (NVIDIA, gfx1250) or 64 (gfx950)">
+  ];
+}
+
+def TileRemoveLayoutConversions
+    : Pass<"tile-remove-layout-conversions", "::mlir::ModuleOp"> {
+  let summary = "Remove layout conversions that are redundant or avoidable";
+  let description = [{
+    Local clean-ups of `tile.convert_layout`, applied to a fixed point:
+
+    - a conversion between layouts with the same linear layout (same
+      register, lane and warp mapping) moves nothing: it is removed when its
+      users accept the source (and otherwise lowers to nothing);
+    - `convert(convert(x))` becomes one conversion, or none when it ends
+      where it started;
+    - a conversion of a value computed by a cheap chain (`tile.splat`,
+      `tile.range`, dense constants, and elementwise ops, `tile.addptr`,
+      `tile.broadcast`, `tile.expand_dims` over cheap values, at most 8 deep)
+      is replaced by the chain recomputed in the target layout
+      (rematerialization); the originals die when nothing else uses them.
+
+    Conversions the user wrote (no `tile.implicit` attribute) are removed
+    only when they move nothing; the others are free to go.
+
+    Before:
+    ```mlir
+    %r = tile.range 0, 128 : tensor<128xi32, #a>
+    %c = tile.convert_layout %r {tile.implicit} : tensor<128xi32, #a> -> tensor<128xi32, #b>
+    %q = tile.addptr %p, %c : tensor<128x!tile.ptr<f32>, #b>, tensor<128xi32, #b>
+    ```
+    After:
+    ```mlir
+    %r = tile.range 0, 128 : tensor<128xi32, #b>
+    %q = tile.addptr %p, %r : tensor<128x!tile.ptr<f32>, #b>, tensor<128xi32, #b>
+    ```
+  }];
+}
+
+def TestPrintAxisInfo : Pass<"test-print-axis-info", "::mlir::ModuleOp"> {
+  let summary = "Attach the AxisInfo analysis results to ops (testing)";
+  let description = [{
+    Runs the AxisInfo analysis and records, on every op with one integer,
+    pointer or tile result, the attribute `tile.axis_info = {contiguity =
+    array<i64: ...>, divisibility = array<i64: ...>, constancy = array<i64:
+    ...>}`, and on every `tile.load`/`tile.store` of a pointer tile
+    `tile.vector_width`: the elements one access can move along the fastest
+    dimension of the pointers' layout, at most 16 bytes.
+
+    ```mlir
+    %r = tile.range 0, 128 {tile.axis_info = {constancy = array<i64: 1>,
+        contiguity = array<i64: 128>, divisibility = array<i64: 1073741824>}}
+        : tensor<128xi32>
+    ```
+  }];
+}
+
+#endif // KDA_TRANSFORMS_PASSES

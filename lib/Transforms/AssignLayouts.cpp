@@ -1,0 +1,464 @@
+//===- AssignLayouts.cpp - give every tile a distributed layout -----------===//
+//
+// One forward walk per function. Each op's result layouts follow from its
+// operands' (already assigned) layouts and the rules in Passes.td; where an
+// operand does not fit, a `tile.convert_layout {tile.implicit}` is inserted
+// before the op. Layouts present in the input are never changed.
+//
+//===----------------------------------------------------------------------===//
+#include "kda/Layout/LayoutAttrs.h"
+#include "kda/Transforms/LayoutUtils.h"
+#include "kda/Transforms/Passes.h"
+#include "Tile/TileDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace kda {
+#define GEN_PASS_DEF_TILEASSIGNLAYOUTS
+#include "kda/Transforms/Passes.h.inc"
+} // namespace kda
+
+using namespace mlir;
+using namespace kda;
+
+//===----------------------------------------------------------------------===//
+// Layout helpers
+//===----------------------------------------------------------------------===//
+
+Attribute kda::getTransposedBlockedLayout(Attribute src,
+                                          ArrayRef<int32_t> order) {
+  auto blocked = cast<tile::BlockedLayoutAttr>(src);
+  SmallVector<unsigned> spt, tpw, wpc, newOrder;
+  SmallVector<unsigned> position(order.size());
+  for (auto [i, d] : llvm::enumerate(order)) {
+    spt.push_back(blocked.getSizePerThread()[d]);
+    tpw.push_back(blocked.getThreadsPerWarp()[d]);
+    wpc.push_back(blocked.getWarpsPerCTA()[d]);
+    position[d] = i; // source dimension d is result dimension i
+  }
+  for (unsigned d : blocked.getOrder())
+    newOrder.push_back(position[d]);
+  return tile::BlockedLayoutAttr::get(src.getContext(), spt, tpw, wpc,
+                                      newOrder);
+}
+
+unsigned kda::getLayoutElementBits(Type elementType) {
+  if (isa<tile::PointerType>(elementType))
+    return 64;
+  unsigned bits = elementType.getIntOrFloatBitWidth();
+  return bits == 1 ? 8 : bits;
+}
+
+namespace {
+
+Attribute layoutOf(Value value) {
+  if (auto tensor = dyn_cast<RankedTensorType>(value.getType()))
+    return tensor.getEncoding();
+  return {};
+}
+
+RankedTensorType withLayout(RankedTensorType type, Attribute layout) {
+  return RankedTensorType::get(type.getShape(), type.getElementType(), layout);
+}
+
+bool isElementwise(Operation *op) {
+  if (isa<tile::AddPtrOp>(op))
+    return true;
+  return op->hasTrait<OpTrait::Elementwise>() &&
+         isa<arith::ArithDialect, math::MathDialect>(op->getDialect());
+}
+
+class LayoutAssigner {
+public:
+  LayoutAssigner(MLIRContext *ctx, unsigned numWarps, unsigned waveSize)
+      : ctx(ctx), numWarps(numWarps), waveSize(waveSize) {}
+
+  LogicalResult run(FunctionOpInterface func);
+
+private:
+  Attribute getDefault(Type type) {
+    auto tensor = cast<RankedTensorType>(type);
+    return getDefaultBlockedLayout(
+        ctx, tensor.getShape(), getLayoutElementBits(tensor.getElementType()),
+        numWarps, waveSize);
+  }
+
+  /// Gives `value` `layout` unless it already has one; returns the layout it
+  /// ends up with.
+  Attribute assign(Value value, Attribute layout) {
+    auto tensor = dyn_cast<RankedTensorType>(value.getType());
+    if (!tensor)
+      return {};
+    if (tensor.getEncoding())
+      return tensor.getEncoding();
+    value.setType(withLayout(tensor, layout));
+    return layout;
+  }
+
+  /// `value` in `layout`, through a conversion inserted before `user`.
+  Value convert(Value value, Attribute layout, Operation *user) {
+    auto tensor = cast<RankedTensorType>(value.getType());
+    if (tensor.getEncoding() == layout)
+      return value;
+    // Reuse an earlier conversion of the same value when it dominates: it
+    // was created earlier in the walk, so it does when `user` is nested in
+    // its block.
+    Operation *&known = converts[{value, layout}];
+    if (known && known->getBlock()->findAncestorOpInBlock(*user))
+      return known->getResult(0);
+    OpBuilder b(user);
+    auto cvt = tile::ConvertLayoutOp::create(b, user->getLoc(),
+                                             withLayout(tensor, layout), value);
+    cvt->setAttr(kImplicitConvertAttr, UnitAttr::get(ctx));
+    known = cvt;
+    return cvt;
+  }
+
+  void convertOperand(OpOperand &operand, Attribute layout) {
+    if (!isa<RankedTensorType>(operand.get().getType()))
+      return;
+    operand.set(convert(operand.get(), layout, operand.getOwner()));
+  }
+
+  /// The layout of a tile operand, which must have been assigned.
+  Attribute operandLayout(Operation *op, Value value) {
+    Attribute layout = layoutOf(value);
+    if (!tile::isDistributedLayout(layout)) {
+      op->emitOpError("tile-assign-layouts: operand of type ")
+          << value.getType() << " has no distributed layout";
+      hadError = true;
+    }
+    return layout;
+  }
+
+  void visitBlock(Block &block);
+  void visitOp(Operation *op);
+  void visitElementwise(Operation *op);
+  void visitTrans(tile::TransOp op);
+  void visitFor(scf::ForOp op);
+  void visitWhile(scf::WhileOp op);
+  void visitIf(scf::IfOp op);
+
+  MLIRContext *ctx;
+  unsigned numWarps, waveSize;
+  bool hadError = false;
+  /// Conversions inserted so far, by (value, layout).
+  DenseMap<std::pair<Value, Attribute>, Operation *> converts;
+};
+
+LogicalResult LayoutAssigner::run(FunctionOpInterface func) {
+  for (Type type :
+       llvm::concat<const Type>(func.getArgumentTypes(), func.getResultTypes()))
+    if (auto tensor = dyn_cast<RankedTensorType>(type))
+      if (!tile::isDistributedLayout(tensor.getEncoding()))
+        return func->emitOpError(
+                   "tile-assign-layouts: tile arguments and results need an "
+                   "explicit layout (inline callees first), got ")
+               << type;
+  for (Region &region : func->getRegions())
+    for (Block &block : region)
+      visitBlock(block);
+  return failure(hadError);
+}
+
+void LayoutAssigner::visitBlock(Block &block) {
+  // Ops may be inserted before the one being visited; collect first.
+  SmallVector<Operation *> ops;
+  for (Operation &op : block)
+    ops.push_back(&op);
+  for (Operation *op : ops) {
+    if (hadError)
+      return;
+    visitOp(op);
+  }
+}
+
+void LayoutAssigner::visitOp(Operation *op) {
+  llvm::TypeSwitch<Operation *>(op)
+      .Case<tile::RangeOp, tile::SplatOp, tile::ReshapeOp>([&](Operation *) {
+        Value result = op->getResult(0);
+        assign(result, getDefault(result.getType()));
+      })
+      .Case([&](arith::ConstantOp c) {
+        auto type = dyn_cast<RankedTensorType>(c.getType());
+        if (!type || type.getEncoding())
+          return;
+        auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+        if (!dense) {
+          c.emitOpError("tile-assign-layouts: only dense tile constants are "
+                        "supported");
+          hadError = true;
+          return;
+        }
+        auto newType = withLayout(type, getDefault(type));
+        c.setValueAttr(dense.reshape(newType));
+        c.getResult().setType(newType);
+      })
+      .Case([&](tile::ReduceOp r) {
+        auto type = dyn_cast<RankedTensorType>(r.getType());
+        if (!type)
+          return; // reducing a 1-D tile gives a scalar
+        unsigned axis = r.getAxis();
+        Attribute parent = operandLayout(op, r.getSrc());
+        if (auto slice =
+                dyn_cast_or_null<tile::SliceLayoutAttr>(type.getEncoding())) {
+          // An explicit result layout: fit the source to it.
+          if (slice.getDim() == axis && slice.getParent() != parent)
+            convertOperand(r.getSrcMutable(), slice.getParent());
+          return;
+        }
+        assign(r.getResult(), tile::SliceLayoutAttr::get(ctx, axis, parent));
+      })
+      .Case([&](tile::ExpandDimsOp e) {
+        unsigned axis = e.getAxis();
+        Attribute src = operandLayout(op, e.getSrc());
+        Attribute target = layoutOf(e.getResult());
+        if (!target) {
+          auto slice = dyn_cast_or_null<tile::SliceLayoutAttr>(src);
+          target = slice && slice.getDim() == axis
+                       ? slice.getParent()
+                       : getDefault(e.getResult().getType());
+        }
+        if (!tile::isDistributedLayout(target))
+          return;
+        convertOperand(e.getSrcMutable(),
+                       tile::SliceLayoutAttr::get(ctx, axis, target));
+        assign(e.getResult(), target);
+      })
+      .Case([&](tile::BroadcastOp b) {
+        Attribute src = operandLayout(op, b.getSrc());
+        Attribute target = assign(b.getResult(), src);
+        convertOperand(b.getSrcMutable(), target);
+      })
+      .Case([&](tile::TransOp t) { visitTrans(t); })
+      .Case([&](tile::LoadOp l) {
+        if (!isa<RankedTensorType>(l.getPtr().getType()))
+          return;
+        Attribute target =
+            assign(l.getResult(), operandLayout(op, l.getPtr()));
+        convertOperand(l.getPtrMutable(), target);
+        for (OpOperand &operand : l.getMaskMutable())
+          convertOperand(operand, target);
+        for (OpOperand &operand : l.getOtherMutable())
+          convertOperand(operand, target);
+      })
+      .Case([&](tile::StoreOp s) {
+        if (!isa<RankedTensorType>(s.getPtr().getType()))
+          return;
+        // A reduction's or a dot's result is expensive to move; the
+        // pointers and the mask are cheap to recompute in its layout.
+        Attribute target = operandLayout(op, s.getValue());
+        convertOperand(s.getPtrMutable(), target);
+        for (OpOperand &operand : s.getMaskMutable())
+          convertOperand(operand, target);
+      })
+      .Case([&](tile::DotOp d) {
+        Attribute target =
+            assign(d.getResult(), getDefault(d.getResult().getType()));
+        convertOperand(d.getAccMutable(), target);
+      })
+      .Case([&](tile::ConvertLayoutOp c) {
+        assign(c.getResult(), operandLayout(op, c.getSrc()));
+      })
+      .Case([&](scf::ForOp f) { visitFor(f); })
+      .Case([&](scf::WhileOp w) { visitWhile(w); })
+      .Case([&](scf::IfOp i) { visitIf(i); })
+      .Case([&](func::ReturnOp r) {
+        for (OpOperand &operand : r->getOpOperands())
+          if (auto type = dyn_cast<RankedTensorType>(
+                  r->getParentOfType<func::FuncOp>()
+                      .getResultTypes()[operand.getOperandNumber()]))
+            convertOperand(operand, type.getEncoding());
+      })
+      .Default([&](Operation *) {
+        if (isElementwise(op))
+          return visitElementwise(op);
+        for (Region &region : op->getRegions())
+          for (Block &block : region)
+            visitBlock(block);
+      });
+  if (hadError)
+    return;
+  for (Value result : op->getResults())
+    if (auto tensor = dyn_cast<RankedTensorType>(result.getType()))
+      if (!tensor.getEncoding()) {
+        op->emitOpError("tile-assign-layouts: no rule gives a layout to ")
+            << tensor;
+        hadError = true;
+        return;
+      }
+}
+
+void LayoutAssigner::visitElementwise(Operation *op) {
+  Attribute target;
+  for (Value result : op->getResults())
+    if (Attribute layout = layoutOf(result))
+      target = layout; // explicit
+  if (!target)
+    for (Value operand : op->getOperands())
+      if (isa<RankedTensorType>(operand.getType())) {
+        target = operandLayout(op, operand);
+        break;
+      }
+  if (!target)
+    return; // scalars
+  for (OpOperand &operand : op->getOpOperands())
+    convertOperand(operand, target);
+  for (Value result : op->getResults())
+    assign(result, target);
+}
+
+void LayoutAssigner::visitTrans(tile::TransOp t) {
+  ArrayRef<int32_t> order = t.getOrder();
+  SmallVector<int32_t> inverse(order.size());
+  for (auto [i, d] : llvm::enumerate(order))
+    inverse[d] = i;
+  Attribute src = operandLayout(t, t.getSrc());
+  Attribute explicitResult = layoutOf(t.getResult());
+  if (isa_and_nonnull<tile::BlockedLayoutAttr>(explicitResult)) {
+    convertOperand(t.getSrcMutable(),
+                   getTransposedBlockedLayout(explicitResult, inverse));
+    return;
+  }
+  Attribute blocked = isa_and_nonnull<tile::BlockedLayoutAttr>(src)
+                          ? src
+                          : getDefault(t.getSrc().getType());
+  convertOperand(t.getSrcMutable(), blocked);
+  Attribute transposed = getTransposedBlockedLayout(blocked, order);
+  if (!explicitResult) {
+    assign(t.getResult(), transposed);
+    return;
+  }
+  // An explicit non-blocked result: transpose in registers, then convert to
+  // what the user asked for.
+  auto type = cast<RankedTensorType>(t.getType());
+  t.getResult().setType(withLayout(type, transposed));
+  OpBuilder b(t->getContext());
+  b.setInsertionPointAfter(t);
+  auto cvt = tile::ConvertLayoutOp::create(b, t.getLoc(), type, t.getResult());
+  cvt->setAttr(kImplicitConvertAttr, UnitAttr::get(ctx));
+  t.getResult().replaceAllUsesExcept(cvt, cvt);
+}
+
+void LayoutAssigner::visitFor(scf::ForOp f) {
+  for (auto [init, arg, result] :
+       llvm::zip(f.getInitArgsMutable(), f.getRegionIterArgs(), f.getResults())) {
+    if (!isa<RankedTensorType>(arg.getType()))
+      continue;
+    Attribute target = layoutOf(arg);
+    if (!target)
+      target = operandLayout(f, init.get());
+    if (hadError)
+      return;
+    convertOperand(init, target);
+    assign(arg, target);
+    assign(result, target);
+  }
+  visitBlock(*f.getBody());
+  auto yield = cast<scf::YieldOp>(f.getBody()->getTerminator());
+  for (auto [operand, arg] : llvm::zip(yield->getOpOperands(), f.getRegionIterArgs()))
+    if (Attribute layout = layoutOf(arg))
+      convertOperand(operand, layout);
+}
+
+void LayoutAssigner::visitWhile(scf::WhileOp w) {
+  Block &before = w.getBefore().front(), &after = w.getAfter().front();
+  for (auto [init, arg] : llvm::zip(w->getOpOperands(), before.getArguments())) {
+    if (!isa<RankedTensorType>(arg.getType()))
+      continue;
+    Attribute target = layoutOf(arg);
+    if (!target)
+      target = operandLayout(w, init.get());
+    if (hadError)
+      return;
+    convertOperand(init, target);
+    assign(arg, target);
+  }
+  visitBlock(before);
+  if (hadError)
+    return;
+  scf::ConditionOp cond = w.getConditionOp();
+  for (auto [operand, arg, result] :
+       llvm::zip(cond.getArgsMutable(), after.getArguments(), w.getResults())) {
+    if (!isa<RankedTensorType>(arg.getType()))
+      continue;
+    Attribute target = layoutOf(arg);
+    if (!target)
+      target = layoutOf(result);
+    if (!target)
+      target = operandLayout(cond, operand.get());
+    convertOperand(operand, target);
+    assign(arg, target);
+    assign(result, target);
+  }
+  visitBlock(after);
+  if (hadError)
+    return;
+  for (auto [operand, arg] :
+       llvm::zip(w.getYieldOp()->getOpOperands(), before.getArguments()))
+    if (Attribute layout = layoutOf(arg))
+      convertOperand(operand, layout);
+}
+
+void LayoutAssigner::visitIf(scf::IfOp i) {
+  visitBlock(*i.thenBlock());
+  if (hadError || i.getNumResults() == 0) {
+    if (!hadError && i.elseBlock())
+      visitBlock(*i.elseBlock());
+    return;
+  }
+  for (auto [operand, result] :
+       llvm::zip(i.thenYield()->getOpOperands(), i.getResults())) {
+    if (!isa<RankedTensorType>(result.getType()))
+      continue;
+    Attribute target = layoutOf(result);
+    if (!target)
+      target = operandLayout(i, operand.get());
+    convertOperand(operand, target);
+    assign(result, target);
+  }
+  visitBlock(*i.elseBlock());
+  if (hadError)
+    return;
+  for (auto [operand, result] :
+       llvm::zip(i.elseYield()->getOpOperands(), i.getResults()))
+    if (Attribute layout = layoutOf(result))
+      convertOperand(operand, layout);
+}
+
+struct TileAssignLayoutsPass
+    : kda::impl::TileAssignLayoutsBase<TileAssignLayoutsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    auto i32 = IntegerType::get(ctx, 32);
+    // Attributes already on the module win over the options.
+    auto read = [&](StringRef name, unsigned fallback) -> unsigned {
+      if (auto attr = module->getAttrOfType<IntegerAttr>(name))
+        return attr.getInt();
+      module->setAttr(name, IntegerAttr::get(i32, fallback));
+      return fallback;
+    };
+    unsigned warps = read(kNumWarpsAttr, numWarps);
+    unsigned wave = read(kWaveSizeAttr, waveSize);
+    if (!llvm::isPowerOf2_32(warps) || !llvm::isPowerOf2_32(wave)) {
+      module.emitError("tile-assign-layouts: num_warps (")
+          << warps << ") and wave_size (" << wave
+          << ") must be powers of two";
+      return signalPassFailure();
+    }
+    LayoutAssigner assigner(ctx, warps, wave);
+    for (auto func : module.getOps<FunctionOpInterface>())
+      if (!func.isExternal() && failed(assigner.run(func)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
