@@ -113,6 +113,14 @@ bool parseRequest(const char *text, CompileOptions &options,
   }
   if (auto output = obj->getString("output"))
     options.outputPath = output->str();
+  if (auto warps = obj->getInteger("num_warps")) {
+    if (*warps < 1 || *warps > 32) {
+      error = "error: num_warps must be in [1, 32], got " +
+              std::to_string(*warps);
+      return false;
+    }
+    options.numWarps = static_cast<unsigned>(*warps);
+  }
   return true;
 }
 } // namespace
@@ -150,6 +158,7 @@ int kda_compile(const char *request, char **response) {
                                         {"params", std::move(params)},
                                         {"text", result.text},
                                         {"timings", std::move(timings)},
+                                        {"shared_bytes", result.sharedBytes},
                                         {"seconds", seconds}});
 }
 

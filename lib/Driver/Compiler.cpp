@@ -39,6 +39,7 @@ std::optional<EmitKind> kda::parseEmitKind(llvm::StringRef name) {
       .Case("hsaco", EmitKind::Hsaco)
       .Case("ptx", EmitKind::Ptx)
       .Case("cubin", EmitKind::Cubin)
+      .Case("header", EmitKind::Header)
       .Default(std::nullopt);
 }
 
@@ -216,6 +217,8 @@ CompileResult kda::compileKernel(mlir::MLIRContext &ctx,
     result.error = why;
     return result;
   }
+  if (options.emit == EmitKind::Header)
+    return compileKernelHeader(ctx, options);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       loadKernel(ctx, options, result.error);
   if (!module)

@@ -54,7 +54,9 @@ static cl::opt<std::string>
                   "default); GPU targets: gpu (the module at the GPU "
                   "LLVM-dialect stage), llvm, asm (AMDGPU assembly; PTX on "
                   "NVIDIA), obj (AMD relocatable object), hsaco (AMD code "
-                  "object; the AMD default), ptx, cubin (the NVIDIA default)"),
+                  "object; the AMD default), ptx, cubin (the NVIDIA default); "
+                  "every target: header (a C/C++ header with a typed launch "
+                  "function; GPU code objects embedded)"),
          cl::cat(category));
 static cl::opt<std::string> outputFile("o", cl::init("-"),
                                        cl::desc("Output file ('-': stdout)"),
@@ -77,6 +79,10 @@ static cl::opt<unsigned> codeObjectVersion(
     "code-object-version",
     cl::desc("AMD targets: code object version, 5 or 6 (default: LLVM's, 6)"),
     cl::value_desc("5|6"), cl::init(0), cl::cat(category));
+static cl::opt<unsigned>
+    numWarps("num-warps",
+             cl::desc("GPU targets: warps (waves) per block (default 4)"),
+             cl::init(4), cl::cat(category));
 static cl::opt<bool> printTimings("time",
                                   cl::desc("Print the time of each stage"),
                                   cl::cat(category));
@@ -138,8 +144,8 @@ int main(int argc, char **argv) {
   auto emitKind = kda::parseEmitKind(emit);
   if (!emitKind)
     return fail("unknown --emit '" + emit +
-                "' (expected tile, mlir, llvm, asm, obj, so, gpu, hsaco, ptx "
-                "or cubin)");
+                "' (expected tile, mlir, llvm, asm, obj, so, gpu, hsaco, ptx, "
+                "cubin or header)");
   if (codeObjectVersion != 0 && codeObjectVersion != 5 &&
       codeObjectVersion != 6)
     return fail("--code-object-version must be 5 or 6");
@@ -158,6 +164,7 @@ int main(int argc, char **argv) {
   options.codeObjectVersion = codeObjectVersion;
   options.resourceReport = printStats;
   options.failOnSpill = failOnSpill;
+  options.numWarps = numWarps;
   kda::frontend::CompileRequest &req = options.request;
   req.source = (*buffer)->getBuffer().str();
   req.filename = inputFile;

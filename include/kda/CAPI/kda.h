@@ -8,6 +8,7 @@
 #ifndef KDA_CAPI_KDA_H
 #define KDA_CAPI_KDA_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -28,13 +29,16 @@ const char *kda_version(void);
  *   "constexprs":   {"BLOCK": 128, "EPS": 1e-5, "FLAG": true, "DT": "bf16"}
  *   "search_paths": directories for `import mod` (array of strings)
  *   "stdlib_dir":   directory holding stdlib.py (string)
- *   "emit":         "tile" | "mlir" | "llvm" | "asm" | "obj" | "so"
+ *   "emit":         "tile" | "mlir" | "llvm" | "asm" | "obj" | "so" |
+ *                   "gpu" | "hsaco" | "ptx" | "cubin" | "header"
+ *   "num_warps":    GPU targets: warps (waves) per block (int, default 4)
  *   "output":       path to write the result to (string, required for
  *                   "obj" and "so"; text results are returned inline)
  * On success returns 0 and *response is
  *   {"ok": true, "entry": "<symbol of the CPU entry point>",
  *    "params": [{"name": "x", "kind": "pointer", "dtype": "f32"}, ...],
- *    "text": "<IR or assembly, for text emits>", "seconds": 0.05}
+ *    "text": "<IR or assembly, for text emits>", "seconds": 0.05,
+ *    "shared_bytes": <dynamic shared memory a GPU launch must provide>}
  * On failure returns non-zero and *response is
  *   {"ok": false, "error": "file:line:col: error: ...\n<line>\n   ^\n"}
  *
@@ -56,6 +60,46 @@ int kda_dependencies(const char *request, char **response);
  * message in *error. */
 int kda_cpu_launch(void *entry, int32_t gx, int32_t gy, int32_t gz,
                    void **args, int32_t num_threads, char **error);
+
+/* ---- GPU runtime --------------------------------------------------------
+ * `platform` is "cuda" (CUDA driver API, libcuda.so.1) or "hip" (HIP module
+ * API, libamdhip64.so). Both libraries are opened with dlopen on first use:
+ * libkda does not depend on them, and without them these functions fail
+ * with a message ("libcuda.so.1 not found: ..."). Errors come back in
+ * *error (plain text, free with kda_free) and a non-zero return. */
+
+/* Grid or block dimensions. */
+typedef struct kda_dim3 {
+  uint32_t x, y, z;
+} kda_dim3;
+
+/* Loads a code object (CUDA: cubin, fat binary or PTX text, which the driver
+ * JIT-compiles; HIP: HSACO) and returns its kernel `kernel_name` in
+ * *function (a CUfunction / hipFunction_t). CUDA loads into the calling
+ * thread's current context (PyTorch's), else device 0's primary context;
+ * HIP into the current device. Each call loads a new module: caching
+ * functions per image and device is the caller's business. */
+int kda_gpu_load(const char *platform, const void *image, size_t size,
+                 const char *kernel_name, void **function, char **error);
+
+/* Unloads the module behind a function kda_gpu_load returned. */
+int kda_gpu_unload(const char *platform, void *function, char **error);
+
+/* Launches `function` on `stream` (a CUstream / hipStream_t; NULL: the
+ * default stream) over grid gx*gy*gz with blocks of bx*by*bz threads and
+ * `shared_bytes` of dynamic shared memory (CUDA: above 48 KiB the kernel is
+ * opted in first). args[i] points to the value of the i-th kernel
+ * parameter, as for cuLaunchKernel: a device pointer is passed as the
+ * address of a `void *` holding it. */
+int kda_gpu_launch(const char *platform, void *function, uint32_t gx,
+                   uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by,
+                   uint32_t bz, uint32_t shared_bytes, void *stream,
+                   void **args, char **error);
+
+/* Whether `stream` is being captured into a graph: *capturing is 0 (no),
+ * 1 (active) or 2 (invalidated capture). */
+int kda_gpu_is_capturing(const char *platform, void *stream, int *capturing,
+                         char **error);
 
 void kda_free(void *ptr);
 

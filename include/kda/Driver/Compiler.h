@@ -23,8 +23,11 @@ namespace kda {
 /// What to produce: tile IR after the frontend and clean-up, the lowered
 /// LLVM-dialect module, LLVM IR, assembly, an object, a shared library;
 /// for GPU targets also the module at the GPU LLVM-dialect stage (Gpu), an
-/// AMD code object (Hsaco), PTX and a cubin.
-enum class EmitKind { Tile, MLIR, LLVM, Asm, Obj, SO, Gpu, Hsaco, Ptx, Cubin };
+/// AMD code object (Hsaco), PTX and a cubin; for every target a C/C++
+/// header for ahead-of-time users (Header, see kda/Target/HeaderGen.h).
+enum class EmitKind {
+  Tile, MLIR, LLVM, Asm, Obj, SO, Gpu, Hsaco, Ptx, Cubin, Header
+};
 std::optional<EmitKind> parseEmitKind(llvm::StringRef name);
 /// Whether the artifact is text (returned inline) or binary (written out).
 bool isTextEmit(EmitKind kind);
@@ -42,6 +45,9 @@ struct CompileOptions {
   bool resourceReport = false;
   /// GPU targets: a kernel that spills registers is an error.
   bool failOnSpill = false;
+  /// GPU targets: warps (waves) per block; the block has numWarps x wave
+  /// size threads.
+  unsigned numWarps = 4;
 };
 
 struct CompileResult {
@@ -54,6 +60,8 @@ struct CompileResult {
   std::vector<frontend::ParamSpec> params;
   /// GPU targets: the back end's resource usage per kernel, as a table.
   std::optional<std::string> resourceReport;
+  /// GPU targets: dynamic shared memory (bytes) each launch must provide.
+  int64_t sharedBytes = 0;
   /// Seconds spent per stage, in order.
   std::vector<std::pair<std::string, double>> timings;
 };
@@ -68,6 +76,11 @@ void prepareContext(mlir::MLIRContext &ctx);
 
 CompileResult compileKernel(mlir::MLIRContext &ctx,
                             const CompileOptions &options);
+
+/// EmitKind::Header: compiles the kernel (code object for GPU targets) and
+/// returns the header text (HeaderCompile.cpp).
+CompileResult compileKernelHeader(mlir::MLIRContext &ctx,
+                                  const CompileOptions &options);
 
 /// The compiler build id: version, LLVM version and host CPU.
 const std::string &getCompilerVersion();

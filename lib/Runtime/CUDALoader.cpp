@@ -1,0 +1,287 @@
+//===- CUDALoader.cpp - the CUDA driver API, opened at first use ----------===//
+//
+// Only the handful of driver entry points kdatile needs, declared here with
+// the driver's C types (no CUDA headers are needed to build). Every entry
+// point is resolved once, when libcuda.so.1 is first opened.
+//
+//===----------------------------------------------------------------------===//
+#include "kda/Runtime/CUDALoader.h"
+
+#include <dlfcn.h>
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+using namespace kda;
+
+namespace {
+using CUresult = int;
+using CUdevice = int;
+using CUcontext = void *;
+using CUmodule = void *;
+using CUfunction = void *;
+using CUstream = void *;
+
+constexpr CUresult CUDA_SUCCESS = 0;
+constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+/// Without opting in, a block may use at most 48 KiB of shared memory.
+constexpr uint32_t kDefaultSharedLimit = 48 * 1024;
+
+struct Driver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuCtxGetCurrent)(CUcontext *);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxGetDevice)(CUdevice *);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
+  CUresult (*cuStreamIsCapturing)(CUstream, int *);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUresult (*cuGetErrorName)(CUresult, const char **);
+
+  /// Empty once the driver is usable; the reason otherwise.
+  std::string failure;
+
+  std::mutex mutex;
+  /// The module of every function loadKernel returned.
+  std::map<CUfunction, CUmodule> modules;
+  /// Dynamic shared memory each function was opted into.
+  std::map<CUfunction, uint32_t> sharedLimits;
+};
+
+std::string describe(Driver &d, const char *call, CUresult rc) {
+  const char *name = nullptr, *text = nullptr;
+  if (d.cuGetErrorName)
+    d.cuGetErrorName(rc, &name);
+  if (d.cuGetErrorString)
+    d.cuGetErrorString(rc, &text);
+  std::string message = std::string(call) + " failed: ";
+  message += name ? name : "CUDA error";
+  message += " (" + std::to_string(rc) + ")";
+  if (text)
+    message += std::string(": ") + text;
+  return message;
+}
+
+template <typename F>
+bool resolve(void *handle, const char *symbol, F &fn, std::string &failure) {
+  fn = reinterpret_cast<F>(dlsym(handle, symbol));
+  if (fn)
+    return true;
+  if (failure.empty())
+    failure = std::string("libcuda.so.1 has no ") + symbol +
+              " (the NVIDIA driver is too old)";
+  return false;
+}
+
+Driver &driver() {
+  static Driver *d = [] {
+    auto *d = new Driver();
+    void *handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      const char *why = dlerror();
+      d->failure = std::string("libcuda.so.1 not found: ") +
+                   (why ? why : "dlopen failed") +
+                   " (CUDA launches need the NVIDIA driver)";
+      return d;
+    }
+    std::string &f = d->failure;
+    resolve(handle, "cuGetErrorString", d->cuGetErrorString, f);
+    resolve(handle, "cuGetErrorName", d->cuGetErrorName, f);
+    resolve(handle, "cuInit", d->cuInit, f);
+    resolve(handle, "cuDeviceGet", d->cuDeviceGet, f);
+    resolve(handle, "cuCtxGetCurrent", d->cuCtxGetCurrent, f);
+    resolve(handle, "cuCtxSetCurrent", d->cuCtxSetCurrent, f);
+    resolve(handle, "cuCtxGetDevice", d->cuCtxGetDevice, f);
+    resolve(handle, "cuDevicePrimaryCtxRetain", d->cuDevicePrimaryCtxRetain,
+            f);
+    resolve(handle, "cuModuleLoadData", d->cuModuleLoadData, f);
+    resolve(handle, "cuModuleGetFunction", d->cuModuleGetFunction, f);
+    resolve(handle, "cuModuleUnload", d->cuModuleUnload, f);
+    resolve(handle, "cuFuncSetAttribute", d->cuFuncSetAttribute, f);
+    resolve(handle, "cuLaunchKernel", d->cuLaunchKernel, f);
+    resolve(handle, "cuStreamIsCapturing", d->cuStreamIsCapturing, f);
+    if (!f.empty())
+      return d;
+    if (CUresult rc = d->cuInit(0); rc != CUDA_SUCCESS)
+      f = describe(*d, "cuInit", rc);
+    return d;
+  }();
+  return *d;
+}
+
+/// The driver, or null with `error` set when it cannot be used.
+Driver *getDriver(std::string &error) {
+  Driver &d = driver();
+  if (!d.failure.empty()) {
+    error = d.failure;
+    return nullptr;
+  }
+  return &d;
+}
+
+/// Makes sure the calling thread has a current context: the one it has
+/// (PyTorch's), else device 0's primary context.
+bool ensureContext(Driver &d, std::string &error) {
+  CUcontext ctx = nullptr;
+  if (CUresult rc = d.cuCtxGetCurrent(&ctx); rc != CUDA_SUCCESS) {
+    error = describe(d, "cuCtxGetCurrent", rc);
+    return false;
+  }
+  if (ctx)
+    return true;
+  CUdevice device = 0;
+  if (CUresult rc = d.cuDeviceGet(&device, 0); rc != CUDA_SUCCESS) {
+    error = describe(d, "cuDeviceGet", rc);
+    return false;
+  }
+  if (CUresult rc = d.cuDevicePrimaryCtxRetain(&ctx, device);
+      rc != CUDA_SUCCESS) {
+    error = describe(d, "cuDevicePrimaryCtxRetain", rc);
+    return false;
+  }
+  if (CUresult rc = d.cuCtxSetCurrent(ctx); rc != CUDA_SUCCESS) {
+    error = describe(d, "cuCtxSetCurrent", rc);
+    return false;
+  }
+  return true;
+}
+} // namespace
+
+bool cuda::isAvailable(std::string &error) {
+  return getDriver(error) != nullptr;
+}
+
+bool cuda::getCurrentDevice(int &device, std::string &error) {
+  Driver *d = getDriver(error);
+  if (!d || !ensureContext(*d, error))
+    return false;
+  if (CUresult rc = d->cuCtxGetDevice(&device); rc != CUDA_SUCCESS) {
+    error = describe(*d, "cuCtxGetDevice", rc);
+    return false;
+  }
+  return true;
+}
+
+bool cuda::loadKernel(const void *image, size_t size, const char *name,
+                      void **function, std::string &error) {
+  if (!image || size == 0 || !name || !function) {
+    error = "cuda: loadKernel needs an image, its size, a kernel name and "
+            "somewhere to put the function";
+    return false;
+  }
+  Driver *d = getDriver(error);
+  if (!d || !ensureContext(*d, error))
+    return false;
+  // PTX is text the driver reads up to its NUL.
+  std::string text;
+  if (isTextImage(image, size)) {
+    text.assign(static_cast<const char *>(image), size);
+    image = text.c_str();
+  }
+  CUmodule module = nullptr;
+  if (CUresult rc = d->cuModuleLoadData(&module, image); rc != CUDA_SUCCESS) {
+    error = describe(*d, "cuModuleLoadData", rc);
+    return false;
+  }
+  CUfunction fn = nullptr;
+  if (CUresult rc = d->cuModuleGetFunction(&fn, module, name);
+      rc != CUDA_SUCCESS) {
+    error = describe(*d, "cuModuleGetFunction", rc) + " (kernel '" + name +
+            "')";
+    d->cuModuleUnload(module);
+    return false;
+  }
+  {
+    std::lock_guard<std::mutex> lock(d->mutex);
+    d->modules[fn] = module;
+  }
+  *function = fn;
+  return true;
+}
+
+bool cuda::launchKernel(void *function, const GPULaunchConfig &c, void **args,
+                        std::string &error) {
+  if (!function) {
+    error = "cuda: launch of a null function";
+    return false;
+  }
+  Driver *d = getDriver(error);
+  if (!d || !ensureContext(*d, error))
+    return false;
+  if (c.sharedBytes > kDefaultSharedLimit) {
+    std::lock_guard<std::mutex> lock(d->mutex);
+    uint32_t &limit = d->sharedLimits[function];
+    if (limit < c.sharedBytes) {
+      if (CUresult rc = d->cuFuncSetAttribute(
+              function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+              static_cast<int>(c.sharedBytes));
+          rc != CUDA_SUCCESS) {
+        error = describe(*d, "cuFuncSetAttribute", rc) + " (" +
+                std::to_string(c.sharedBytes) +
+                " bytes of dynamic shared memory)";
+        return false;
+      }
+      limit = c.sharedBytes;
+    }
+  }
+  if (CUresult rc = d->cuLaunchKernel(
+          function, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1],
+          c.block[2], c.sharedBytes, c.stream, args, nullptr);
+      rc != CUDA_SUCCESS) {
+    error = describe(*d, "cuLaunchKernel", rc) + " (grid " +
+            std::to_string(c.grid[0]) + "x" + std::to_string(c.grid[1]) +
+            "x" + std::to_string(c.grid[2]) + ", block " +
+            std::to_string(c.block[0]) + "x" + std::to_string(c.block[1]) +
+            "x" + std::to_string(c.block[2]) + ", " +
+            std::to_string(c.sharedBytes) + " bytes of shared memory)";
+    return false;
+  }
+  return true;
+}
+
+bool cuda::getCaptureStatus(void *stream, GPUCaptureStatus &status,
+                            std::string &error) {
+  Driver *d = getDriver(error);
+  if (!d || !ensureContext(*d, error))
+    return false;
+  int value = 0;
+  if (CUresult rc = d->cuStreamIsCapturing(stream, &value);
+      rc != CUDA_SUCCESS) {
+    error = describe(*d, "cuStreamIsCapturing", rc);
+    return false;
+  }
+  status = static_cast<GPUCaptureStatus>(value);
+  return true;
+}
+
+bool cuda::unloadKernel(void *function, std::string &error) {
+  Driver *d = getDriver(error);
+  if (!d)
+    return false;
+  CUmodule module = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(d->mutex);
+    auto it = d->modules.find(function);
+    if (it == d->modules.end()) {
+      error = "cuda: unloadKernel of a function loadKernel did not return";
+      return false;
+    }
+    module = it->second;
+    d->modules.erase(it);
+    d->sharedLimits.erase(function);
+  }
+  if (CUresult rc = d->cuModuleUnload(module); rc != CUDA_SUCCESS) {
+    error = describe(*d, "cuModuleUnload", rc);
+    return false;
+  }
+  return true;
+}
