@@ -129,3 +129,75 @@ def cpu_launch(entry: int, grid: tuple[int, int, int], args, num_threads: int) -
         raise RuntimeError(f"kdatile: kernel launch failed: {msg or f'code {rc}'}")
     if err.value:
         lib().kda_free(err)
+
+
+# -- GPU runtime (kda_gpu_*) ---------------------------------------------------------------
+
+_gpu_ready = False
+
+
+def _gpu_lib() -> ctypes.CDLL:
+    """libkda with the kda_gpu_* signatures declared (once)."""
+    global _gpu_ready
+    handle = lib()
+    if not _gpu_ready:
+        vp, u32 = ctypes.c_void_p, ctypes.c_uint32
+        err = ctypes.POINTER(ctypes.c_void_p)
+        handle.kda_gpu_load.restype = ctypes.c_int
+        handle.kda_gpu_load.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
+                                        ctypes.c_char_p, ctypes.POINTER(vp), err]
+        handle.kda_gpu_unload.restype = ctypes.c_int
+        handle.kda_gpu_unload.argtypes = [ctypes.c_char_p, vp, err]
+        handle.kda_gpu_launch.restype = ctypes.c_int
+        handle.kda_gpu_launch.argtypes = [ctypes.c_char_p, vp, u32, u32, u32, u32, u32, u32, u32,
+                                          vp, vp, err]
+        handle.kda_gpu_is_capturing.restype = ctypes.c_int
+        handle.kda_gpu_is_capturing.argtypes = [ctypes.c_char_p, vp,
+                                                ctypes.POINTER(ctypes.c_int), err]
+        _gpu_ready = True
+    return handle
+
+
+def _gpu_error(what: str, rc: int, err: ctypes.c_void_p) -> RuntimeError:
+    msg = _take_string(err)
+    return RuntimeError(f"kdatile: {what}: {msg or f'code {rc}'}")
+
+
+def gpu_load(platform: str, image: bytes, kernel: str) -> int:
+    """kda_gpu_load: the kernel's CUfunction / hipFunction_t as an int."""
+    fn = ctypes.c_void_p()
+    err = ctypes.c_void_p()
+    rc = _gpu_lib().kda_gpu_load(platform.encode(), image, len(image), kernel.encode(),
+                                 ctypes.byref(fn), ctypes.byref(err))
+    if rc != 0:
+        raise _gpu_error(f"loading kernel '{kernel}' failed", rc, err)
+    return fn.value
+
+
+def gpu_unload(platform: str, function: int) -> None:
+    err = ctypes.c_void_p()
+    rc = _gpu_lib().kda_gpu_unload(platform.encode(), function, ctypes.byref(err))
+    if rc != 0:
+        raise _gpu_error("unloading a kernel failed", rc, err)
+
+
+def gpu_launch(platform: str, function: int, grid, block, shared_bytes: int, stream: int,
+               args) -> None:
+    """kda_gpu_launch; `args` is a ctypes array of pointers to the parameter values."""
+    err = ctypes.c_void_p()
+    rc = _gpu_lib().kda_gpu_launch(platform.encode(), function, grid[0], grid[1], grid[2],
+                                   block[0], block[1], block[2], shared_bytes, stream, args,
+                                   ctypes.byref(err))
+    if rc != 0:
+        raise _gpu_error("kernel launch failed", rc, err)
+
+
+def gpu_is_capturing(platform: str, stream: int) -> int:
+    """kda_gpu_is_capturing: 0 (no), 1 (capturing), 2 (invalidated capture)."""
+    status = ctypes.c_int(0)
+    err = ctypes.c_void_p()
+    rc = _gpu_lib().kda_gpu_is_capturing(platform.encode(), stream, ctypes.byref(status),
+                                         ctypes.byref(err))
+    if rc != 0:
+        raise _gpu_error("stream capture query failed", rc, err)
+    return status.value

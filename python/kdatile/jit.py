@@ -12,11 +12,11 @@ import tempfile
 import textwrap
 import threading
 
-from . import _lib
+from . import _lib, gpu
 from .language import constexpr, dtype, pointer_type, to_dtype
 from .runtime import (
     CompiledKernel,
-    describe_pointer,
+    describe_array,
     describe_scalar,
     normalize_grid,
     what_is,
@@ -129,20 +129,24 @@ class _Specialization:
 
 
 class JITFunction:
-    """A kernel: `fn[grid](*args, CONST=value, num_threads=None)`.
+    """A kernel: `fn[grid](*args, CONST=value, num_threads=None, num_warps=None)`.
 
     `grid` is a tuple of 1 to 3 ints or a callable taking a dict of every argument and constexpr
-    by name and returning such a tuple.
+    by name and returning such a tuple. Host arrays run on the CPU target (num_threads: CPU
+    threads); torch GPU tensors on the GPU's target (num_warps: warps per block, default 4).
     """
 
-    def __init__(self, fn, *, search_paths=(), do_not_specialize=(), target="cpu"):
+    def __init__(self, fn, *, search_paths=(), do_not_specialize=(), target=None,
+                 num_warps=gpu.DEFAULT_NUM_WARPS):
         self.fn = fn
         self.__name__ = fn.__name__
         self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
         self.__doc__ = fn.__doc__
         self.__module__ = fn.__module__
         self.__wrapped__ = fn
+        # None: chosen per launch from the arguments' device; "cpu" or a GPU target: forced.
         self.target = target
+        self.num_warps = self._check_num_warps(num_warps)
         self._lock = threading.Lock()
         self._memory: dict = {}
         sig = inspect.signature(fn)
@@ -232,13 +236,21 @@ class JITFunction:
         return values
 
     def _specialize(self, values):
+        """(key, payloads) of a launch; see _specialize_args."""
+        key, payloads, _ = self._specialize_args(values)
+        return key, payloads
+
+    def _specialize_args(self, values):
         """The cache key and the per-parameter description of one launch.
 
-        Returns (key, payloads, sig_items, constexprs): payloads[i] is the address or the scalar
-        of runtime parameter i; sig_items the signature entries; constexprs the JSON object.
+        Returns (key, payloads, device): payloads[i] is the address or the scalar of runtime
+        parameter i; device None for host arrays, else the torch.device of every GPU tensor
+        (arrays on different devices, or host arrays mixed with GPU tensors, are ValueErrors
+        naming the parameter).
         """
         key = []
         payloads = [None] * len(values)
+        device = device_arg = host_arg = None
         for p in self.params:
             v = values[p.index]
             name = p.name
@@ -248,8 +260,29 @@ class JITFunction:
                 continue
             if v is None:
                 raise TypeError(f"argument '{name}' is None")
-            ptr = describe_pointer(name, v)
+            ptr = describe_array(name, v)
             if ptr is not None:
+                dev = ptr[2]
+                if dev is None:
+                    if device is not None:
+                        raise ValueError(
+                            f"argument '{name}' is {what_is(v)} on the CPU, but argument "
+                            f"'{device_arg}' is on device '{device}'; all arrays of one launch "
+                            "must be on the same device")
+                    host_arg = host_arg or name
+                elif host_arg is not None:
+                    raise ValueError(
+                        f"argument '{name}': tensor is on device '{dev}', but argument "
+                        f"'{host_arg}' is on the CPU; all arrays of one launch must be on the "
+                        "same device")
+                elif device is None:
+                    device, device_arg = dev, name
+                elif (dev.type, getattr(dev, "index", None)) != (
+                        device.type, getattr(device, "index", None)):
+                    raise ValueError(
+                        f"argument '{name}': tensor is on device '{dev}', but argument "
+                        f"'{device_arg}' is on device '{device}'; all arrays of one launch must "
+                        "be on the same device")
                 if p.scalar_type is not None:
                     raise TypeError(f"argument '{name}' must be a scalar ({p.scalar_type.name}), "
                                     f"got {what_is(v)}")
@@ -293,9 +326,16 @@ class JITFunction:
             else:
                 payloads[p.index] = v
                 key.append(("s", short, False))
-        return tuple(key), payloads
+        return tuple(key), payloads, device
 
-    def _request(self, key, values) -> dict:
+    @staticmethod
+    def _check_num_warps(num_warps) -> int:
+        if isinstance(num_warps, bool) or not isinstance(num_warps, int) or not (
+                1 <= num_warps <= 32):
+            raise ValueError(f"num_warps must be an int in [1, 32], got {num_warps!r}")
+        return num_warps
+
+    def _request(self, key, values, target="cpu", num_warps=None) -> dict:
         sig_items = []
         constexprs = {}
         for p, k in zip(self.params, key):
@@ -312,7 +352,7 @@ class JITFunction:
             "source": self.source,
             "filename": self.filename,
             "kernel": self.__name__,
-            "target": self.target,
+            "target": target,
             "signature": ",".join(sig_items),
             "constexprs": constexprs,
             "search_paths": self.search_paths,
@@ -320,6 +360,8 @@ class JITFunction:
         }
         if self.line_offset:
             request["line_offset"] = self.line_offset
+        if target != "cpu":
+            request["num_warps"] = num_warps
         return request
 
     # -- compilation and caches ----------------------------------------------------------
@@ -344,13 +386,19 @@ class JITFunction:
             except OSError:
                 feed("missing", path)
         feed("kernel", self.__name__)
-        feed("target", self.target)
-        feed("options", json.dumps({"line_offset": self.line_offset}, sort_keys=True))
+        feed("target", request["target"])
+        options = {"line_offset": self.line_offset}
+        if "num_warps" in request:
+            options["num_warps"] = request["num_warps"]
+        feed("options", json.dumps(options, sort_keys=True))
         feed("signature", request["signature"])
         feed("constexprs", json.dumps(request["constexprs"], sort_keys=True))
         return h.hexdigest()
 
-    def _compile(self, key, values) -> _Specialization:
+    def _compile(self, key, values, target="cpu", num_warps=None, platform=None):
+        if target != "cpu":
+            kernel = self._compile_gpu(key, values, target, num_warps, platform)
+            return self._specialization(kernel)
         request = self._request(key, values)
         digest = self._disk_key(request)
         kdir = os.path.join(cache_dir(), digest[:2], digest)
@@ -391,6 +439,9 @@ class JITFunction:
             os.replace(tmp_meta, meta_path)
             kernel = CompiledKernel(so_path, meta["entry"], meta["params"],
                                     library=ctypes.CDLL(so_path))
+        return self._specialization(kernel)
+
+    def _specialization(self, kernel) -> _Specialization:
         indices = []
         for p in kernel.params:
             jp = self._by_name.get(p["name"])
@@ -399,38 +450,162 @@ class JITFunction:
             indices.append(jp.index)
         return _Specialization(kernel, indices)
 
-    def warmup(self, *args, **kwargs) -> CompiledKernel:
-        """Compiles (or loads from cache) the specialization these arguments select."""
-        values = self._bind(args, kwargs)
-        key, _ = self._specialize(values)
-        return self._get(key, values).kernel
+    def warmup(self, *args, num_warps=None, **kwargs):
+        """Compiles (or loads from cache) the specialization these arguments select.
 
-    def _get(self, key, values) -> _Specialization:
-        spec = self._memory.get(key)
+        For GPU tensors the code object is also loaded on their device, so that a later launch
+        may be captured into a CUDA graph. Returns the CompiledKernel or GPUKernel.
+        """
+        if num_warps is not None and "num_warps" in self._by_name:
+            kwargs["num_warps"] = num_warps
+            num_warps = None
+        values = self._bind(args, kwargs)
+        key, _, device = self._specialize_args(values)
+        if device is None:
+            self._check_host_target()
+            return self._get(key, values).kernel
+        torch, index, platform, target, nw = self._gpu_setup(device, values, num_warps)
+        spec = self._get(key, values, target, nw, platform)
+        if index != torch.cuda.current_device():
+            with torch.cuda.device(index):
+                spec.kernel.load(index)
+        else:
+            spec.kernel.load(index)
+        return spec.kernel
+
+    def _get(self, key, values, target="cpu", num_warps=None, platform=None) -> _Specialization:
+        mkey = key if target == "cpu" else (target, num_warps, key)
+        spec = self._memory.get(mkey)
         if spec is not None:
             _stats["memory_hits"] += 1
             return spec
         with self._lock:
-            spec = self._memory.get(key)
+            spec = self._memory.get(mkey)
             if spec is None:
-                spec = self._compile(key, values)
-                self._memory[key] = spec
+                spec = self._compile(key, values, target, num_warps, platform)
+                self._memory[mkey] = spec
             return spec
 
+    # -- GPU -----------------------------------------------------------------------------
+    def _check_host_target(self) -> None:
+        if self.target not in (None, "cpu"):
+            raise ValueError(f"kernel '{self.__name__}' is compiled for {self.target}, which needs "
+                             "GPU tensors, but every array argument is in host memory")
+
+    def _gpu_setup(self, device, values, num_warps):
+        """(torch, device index, platform, target, num_warps) of a launch on `device`."""
+        torch = gpu.torch_module()
+        index = gpu.device_index(torch, device)
+        if self.target is None:
+            platform, target = gpu.device_target(torch, index)
+        elif self.target == "cpu":
+            raise ValueError(f"kernel '{self.__name__}' is compiled for the CPU "
+                             f"(@kt.jit(target='cpu')), but its arrays are on device '{device}'")
+        else:
+            platform, target = gpu.platform_of(torch), self.target
+        p = self._by_name.get("num_warps")
+        if p is not None and p.is_constexpr:
+            num_warps = values[p.index]
+        nw = self.num_warps if num_warps is None else self._check_num_warps(num_warps)
+        return torch, index, platform, target, nw
+
+    def _compile_gpu(self, key, values, target, num_warps, platform):
+        request = self._request(key, values, target, num_warps)
+        digest = self._disk_key(request)
+        kdir = os.path.join(cache_dir(), digest[:2], digest)
+        meta_path = os.path.join(kdir, "meta.json")
+
+        def make(meta, image):
+            return gpu.GPUKernel(self.__name__, meta["platform"], meta["target"], image,
+                                 meta["image_kind"], meta["params"], meta["num_warps"],
+                                 meta.get("shared_bytes", 0), meta.get("wave_size"))
+
+        if os.path.isfile(meta_path):
+            try:
+                with open(meta_path, encoding="utf-8") as f:
+                    meta = json.load(f)
+                with open(os.path.join(kdir, meta["image"]), "rb") as f:
+                    image = f.read()
+                kernel = make(meta, image)
+                _stats["disk_hits"] += 1
+                return kernel
+            except (OSError, ValueError, KeyError, TypeError):
+                pass  # unreadable or damaged entry: compile it again
+        os.makedirs(kdir, exist_ok=True)
+        emit = gpu.code_object_emit(target)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix="." + emit, dir=kdir)
+        os.close(fd)
+        try:
+            try:
+                response = _lib.compile(dict(request, emit=emit, output=tmp))
+                kind = emit
+                with open(tmp, "rb") as f:
+                    image = f.read()
+            except _lib.CompilationError as e:
+                # No ptxas: the driver compiles PTX when the module loads.
+                if emit != "cubin" or "cannot find ptxas" not in str(e):
+                    raise
+                response = _lib.compile(dict(request, emit="ptx"))
+                kind = "ptx"
+                image = response.get("text", "").encode()
+            _stats["compiles"] += 1
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        meta = {
+            "kernel": self.__name__,
+            "platform": platform,
+            "target": target,
+            "image": f"{self.__name__}.{kind}",
+            "image_kind": kind,
+            "params": response["params"],
+            "num_warps": num_warps,
+            "wave_size": response.get("wave_size"),
+            "shared_bytes": int(response.get("shared_bytes") or 0),
+            "signature": request["signature"],
+            "constexprs": request["constexprs"],
+            "seconds": response.get("seconds"),
+        }
+        for name, data, mode in ((meta["image"], image, "wb"),
+                                 ("meta.json", json.dumps(meta, indent=1), "w")):
+            fd, tmp_out = tempfile.mkstemp(prefix=".tmp-", dir=kdir)
+            with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
+                f.write(data)
+            os.replace(tmp_out, os.path.join(kdir, name))
+        return make(meta, image)
+
+    def _run_gpu(self, grid3, key, values, payloads, device, num_warps):
+        torch, index, platform, target, nw = self._gpu_setup(device, values, num_warps)
+        spec = self._memory.get((target, nw, key))
+        if spec is not None:
+            _stats["memory_hits"] += 1
+        else:
+            # Compiling (and loading) may synchronize: not during graph capture.
+            if gpu.is_capturing(torch):
+                raise gpu.capture_error(self.__name__, target, f"num_warps={nw}")
+            spec = self._get(key, values, target, nw, platform)
+        spec.kernel.launch(torch, grid3, [payloads[i] for i in spec.arg_indices], index)
+
     # -- launch --------------------------------------------------------------------------
-    def run(self, grid, args, kwargs, num_threads=None):
+    def run(self, grid, args, kwargs, num_threads=None, num_warps=None):
+        if num_warps is not None and "num_warps" in self._by_name:
+            kwargs = dict(kwargs, num_warps=num_warps)
+            num_warps = None
         values = self._bind(args, kwargs)
-        key, payloads = self._specialize(values)
+        key, payloads, device = self._specialize_args(values)
         if callable(grid):
             grid3 = normalize_grid(grid, {p.name: values[p.index] for p in self.params})
         else:
             grid3 = normalize_grid(grid)
+        if device is not None:
+            return self._run_gpu(grid3, key, values, payloads, device, num_warps)
+        self._check_host_target()
         spec = self._get(key, values)
         spec.kernel.launch(grid3, [payloads[i] for i in spec.arg_indices], num_threads)
 
     def __getitem__(self, grid):
-        def launcher(*args, num_threads=None, **kwargs):
-            return self.run(grid, args, kwargs, num_threads=num_threads)
+        def launcher(*args, num_threads=None, num_warps=None, **kwargs):
+            return self.run(grid, args, kwargs, num_threads=num_threads, num_warps=num_warps)
 
         return launcher
 
@@ -444,17 +619,21 @@ class JITFunction:
         return f"<kt.jit kernel {self.__name__} from {self.filename}>"
 
 
-def jit(fn=None, *, search_paths=(), do_not_specialize=(), target="cpu"):
+def jit(fn=None, *, search_paths=(), do_not_specialize=(), target=None,
+        num_warps=gpu.DEFAULT_NUM_WARPS):
     """Marks a DSL kernel (or DSL helper). Usable as `@kt.jit` or `@kt.jit(...)`.
 
     search_paths: extra directories for `import mod` inside the DSL (the kernel file's
     directory is always searched first). do_not_specialize: parameter names whose integer
-    values never become constexprs (1) nor get the divisibility hint (16).
+    values never become constexprs (1) nor get the divisibility hint (16). target: None (the
+    default) picks it per launch from the arrays' device (host memory: "cpu"; a torch GPU
+    tensor: its GPU's target); a target name forces it. num_warps: the default warps per block
+    of GPU launches (a launch's `num_warps=` overrides it).
     """
 
     def wrap(f):
         return JITFunction(f, search_paths=search_paths, do_not_specialize=do_not_specialize,
-                           target=target)
+                           target=target, num_warps=num_warps)
 
     if fn is not None:
         return wrap(fn)

@@ -77,14 +77,46 @@ def describe_pointer(name: str, value):
     if is_torch_tensor(value):
         if value.device.type != "cpu":
             raise ValueError(
-                f"argument '{name}': tensor is on device '{value.device}', but only the 'cpu' "
-                "target exists; move it with .cpu()"
+                f"argument '{name}': tensor is on device '{value.device}', but this is a CPU "
+                "kernel; move it with .cpu()"
             )
-        short = TORCH_DTYPES.get(str(value.dtype))
-        if short is None:
-            raise TypeError(f"argument '{name}': unsupported torch dtype {value.dtype}")
-        return short, value.data_ptr()
+        return torch_dtype(name, value), value.data_ptr()
     return None
+
+
+# torch device types kdatile launches on: "cuda" (NVIDIA, and AMD on ROCm builds of torch).
+GPU_DEVICE_TYPES = ("cuda",)
+
+
+def torch_dtype(name: str, tensor) -> str:
+    short = TORCH_DTYPES.get(str(tensor.dtype))
+    if short is None:
+        raise TypeError(f"argument '{name}': unsupported torch dtype {tensor.dtype}")
+    return short
+
+
+def describe_array(name: str, value):
+    """(short dtype, address, device) of an array argument, or None when `value` is not one.
+
+    `device` is None for host memory (NumPy arrays, torch CPU tensors) and the torch.device of a
+    GPU tensor. Raises naming the parameter for unsupported dtypes and devices.
+    """
+    if is_torch_tensor(value):
+        device = value.device
+        kind = device.type
+        if kind == "cpu":
+            return torch_dtype(name, value), value.data_ptr(), None
+        if kind not in GPU_DEVICE_TYPES:
+            raise ValueError(
+                f"argument '{name}': tensor is on device '{device}'; kdatile runs kernels on "
+                "'cpu' tensors and NumPy arrays, and on 'cuda' tensors (NVIDIA, or AMD with a "
+                "ROCm build of torch)"
+            )
+        return torch_dtype(name, value), value.data_ptr(), device
+    ptr = describe_pointer(name, value)
+    if ptr is None:
+        return None
+    return ptr[0], ptr[1], None
 
 
 def describe_scalar(name: str, value):

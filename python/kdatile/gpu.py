@@ -1,0 +1,161 @@
+"""GPU launches of `@kt.jit` kernels on torch CUDA / ROCm tensors.
+
+The target comes from the tensors' device: NVIDIA `sm_<major><minor>` from
+`torch.cuda.get_device_capability` ("a" added for 9.0, the only NVIDIA target: sm_90a), AMD the
+`gcnArchName` of the device properties (gfx950, gfx1250) when torch is a ROCm build
+(`torch.version.hip`). Code objects (cubin, PTX or HSACO) are loaded through the C API
+(`kda_gpu_load`) once per device and launched with `kda_gpu_launch` on torch's current stream.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+
+from . import _lib
+from .runtime import SCALAR_CTYPES, make_scalar
+
+NVIDIA_TARGETS = ("sm_90a",)
+AMD_TARGETS = ("gfx950", "gfx1250")
+WAVE_SIZES = {"sm_90a": 32, "gfx950": 64, "gfx1250": 32}
+DEFAULT_NUM_WARPS = 4
+
+# (platform, target) per (torch build, device index): device queries are not free.
+_targets: dict = {}
+
+
+def torch_module():
+    return sys.modules.get("torch")
+
+
+def platform_of(torch) -> str:
+    """"hip" on a ROCm build of torch, else "cuda"."""
+    version = getattr(torch, "version", None)
+    return "hip" if getattr(version, "hip", None) else "cuda"
+
+
+def device_index(torch, device) -> int:
+    index = getattr(device, "index", None)
+    return torch.cuda.current_device() if index is None else int(index)
+
+
+def device_target(torch, index: int) -> tuple[str, str]:
+    """(platform, target) of GPU `index`; RuntimeError for GPUs kdatile has no target for."""
+    key = (id(torch), index)
+    hit = _targets.get(key)
+    if hit is not None:
+        return hit
+    platform = platform_of(torch)
+    if platform == "hip":
+        arch = str(torch.cuda.get_device_properties(index).gcnArchName).split(":")[0]
+        if arch not in AMD_TARGETS:
+            raise RuntimeError(f"kdatile: no target for AMD GPU {arch} (device cuda:{index}); "
+                               f"supported: {', '.join(AMD_TARGETS)}")
+        target = arch
+    else:
+        major, minor = torch.cuda.get_device_capability(index)
+        target = f"sm_{major}{minor}" + ("a" if (major, minor) == (9, 0) else "")
+        if target not in NVIDIA_TARGETS:
+            raise RuntimeError(f"kdatile: no target for NVIDIA GPU {target} (device "
+                               f"cuda:{index}); supported: {', '.join(NVIDIA_TARGETS)}")
+    _targets[key] = (platform, target)
+    return platform, target
+
+
+def code_object_emit(target: str) -> str:
+    """The emit kind giving a loadable code object for `target`."""
+    return "hsaco" if target.startswith("gfx") else "cubin"
+
+
+def is_capturing(torch) -> bool:
+    """Whether torch's current stream is being captured into a CUDA / HIP graph."""
+    return bool(torch.cuda.is_current_stream_capturing())
+
+
+def capture_error(kernel: str, target: str, detail: str) -> RuntimeError:
+    return RuntimeError(
+        f"kdatile: kernel '{kernel}' ({target}, {detail}) is not compiled and loaded for this "
+        "specialization and device, and the current stream is being captured into a CUDA graph, "
+        "where compiling or loading is not allowed. Run the kernel once with the same argument "
+        "dtypes, constexprs and num_warps (or call kernel.warmup(...)) before capturing."
+    )
+
+
+def _gpu_maker(param):
+    """The ctypes object the launch passes for one parameter (pointers as void *)."""
+    if param["kind"] == "pointer":
+        return ctypes.c_void_p
+    short, name = param["dtype"], param["name"]
+    if short == "i1":  # 4 bytes: whatever width the back end gives the parameter, low byte first
+        return lambda v: ctypes.c_int32(1 if v else 0)
+    if short in ("f16", "bf16"):
+        return lambda v: make_scalar(short, v, name)
+    if short in ("f32", "f64"):
+        return SCALAR_CTYPES[short]
+    ctype = SCALAR_CTYPES[short]
+    return lambda v: ctype(int(v))
+
+
+class GPUKernel:
+    """A compiled GPU kernel: its code object, loaded per device on first launch.
+
+    `params` as in kda_compile's response; `image_kind` is "cubin", "ptx" or "hsaco".
+    """
+
+    def __init__(self, name: str, platform: str, target: str, image: bytes, image_kind: str,
+                 params: list, num_warps: int, shared_bytes: int = 0, wave_size: int | None = None):
+        self.name = name
+        self.platform = platform
+        self.target = target
+        self.image = image
+        self.image_kind = image_kind
+        self.params = [dict(p) for p in params]
+        self.num_warps = int(num_warps)
+        self.wave_size = int(wave_size or WAVE_SIZES.get(target, 32))
+        self.block = (self.num_warps * self.wave_size, 1, 1)
+        self.shared_bytes = int(shared_bytes or 0)
+        self.functions: dict = {}  # device index -> CUfunction / hipFunction_t
+        self._makers = [_gpu_maker(p) for p in self.params]
+        self._argv_type = ctypes.c_void_p * max(1, len(self.params))
+
+    def __repr__(self) -> str:
+        return (f"<GPUKernel {self.name} for {self.target} ({self.image_kind}, "
+                f"block {self.block[0]}, {self.shared_bytes} B shared)>")
+
+    def is_loaded(self, index: int) -> bool:
+        return index in self.functions
+
+    def load(self, index: int) -> int:
+        """The kernel's function on device `index` (current when called), loading it once."""
+        fn = self.functions.get(index)
+        if fn is None:
+            image = self.image
+            if self.image_kind == "ptx" and not image.endswith(b"\0"):
+                image += b"\0"
+            fn = _lib.gpu_load(self.platform, image, self.name)
+            self.functions[index] = fn
+        return fn
+
+    def launch(self, torch, grid3, values, index: int) -> None:
+        """Launches on device `index` on torch's current stream for that device."""
+        if grid3[0] == 0 or grid3[1] == 0 or grid3[2] == 0:
+            return
+        if index != torch.cuda.current_device():
+            with torch.cuda.device(index):
+                return self.launch(torch, grid3, values, index)
+        fn = self.functions.get(index)
+        if fn is None:
+            if is_capturing(torch):
+                raise capture_error(self.name, self.target, "not loaded on device "
+                                    f"cuda:{index}")
+            fn = self.load(index)
+        argv = self._argv_type()
+        keep = [make(v) for make, v in zip(self._makers, values)]
+        addressof = ctypes.addressof
+        for i, obj in enumerate(keep):
+            argv[i] = addressof(obj)
+        stream = torch.cuda.current_stream(index).cuda_stream
+        _lib.gpu_launch(self.platform, fn, grid3, self.block, self.shared_bytes, stream, argv)
+
+
+__all__ = ["GPUKernel", "code_object_emit", "device_target"]
