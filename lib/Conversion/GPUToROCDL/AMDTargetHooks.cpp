@@ -40,7 +40,9 @@ Value AMDTargetHooks::getNumPrograms(OpBuilder &b, Location loc,
   auto field = [&](int32_t offset, Type type, unsigned align) -> Value {
     Value addr = LLVM::GEPOp::create(b, loc, constPtr, i8, packet,
                                      ArrayRef<LLVM::GEPArg>{offset});
-    return LLVM::LoadOp::create(b, loc, type, addr, align, false, true);
+    return LLVM::LoadOp::create(b, loc, type, addr, align, /*isVolatile=*/false,
+                                /*isNonTemporal=*/false,
+                                /*isInvariant=*/true);
   };
   Value grid = field(12 + 4 * int32_t(axis), i32, 4);
   Value wg = LLVM::ZExtOp::create(b, loc, i32,

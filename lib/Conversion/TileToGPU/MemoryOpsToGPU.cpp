@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
+#include "kda/Analysis/AxisInfo.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -78,6 +79,62 @@ Value andGuards(OpBuilder &b, Location loc, Value a, Value c) {
   return LLVM::AndOp::create(b, loc, a, c);
 }
 
+/// How many consecutive registers one memory access moves: registers
+/// contiguous along the layout's fastest dimension, at most 128 bits, and as
+/// many as the pointers' contiguity and alignment and the mask's constancy
+/// allow. Returns the width and the dimension.
+std::pair<unsigned, unsigned> getAccessWidth(const GPULoweringState &state,
+                                             RankedTensorType tileType,
+                                             Value ptr, Value mask) {
+  Type elem = tileType.getElementType();
+  if (!elem.isIntOrFloat() || elem.isInteger(1) || !state.axisInfo)
+    return {1, 0};
+  LinearLayout layout = getTileLayout(tileType);
+  unsigned best = 1, bestDim = 0;
+  for (unsigned d = 0; d < layout.getRank(); ++d) {
+    unsigned regs = layout.getContiguousRegisters(d);
+    if (regs > best) {
+      best = regs;
+      bestDim = d;
+    }
+  }
+  unsigned maxElems =
+      std::min<unsigned>(best, 128 / elem.getIntOrFloatBitWidth());
+  if (maxElems <= 1)
+    return {1, 0};
+  return {state.axisInfo->getVectorWidth(ptr, mask, bestDim, maxElems),
+          bestDim};
+}
+
+Value emitGuardedVectorLoad(OpBuilder &b, Location loc, Value ptr,
+                            VectorType type, Value mask, Value otherwise) {
+  auto load = [&](OpBuilder &ib) -> Value {
+    return LLVM::LoadOp::create(ib, loc, type, ptr,
+                                type.getNumElements() *
+                                    getScratchElementBytes(type.getElementType()));
+  };
+  if (!mask)
+    return load(b);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, mask,
+                                /*addThenBlock=*/true, /*addElseBlock=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(b, loc, load(b));
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(b, loc, otherwise);
+  return ifOp.getResult(0);
+}
+
+Value packVector(OpBuilder &b, Location loc, VectorType type,
+                 ArrayRef<Value> elems) {
+  Value v = LLVM::PoisonOp::create(b, loc, type);
+  Type i32 = b.getI32Type();
+  for (auto [i, e] : llvm::enumerate(elems))
+    v = LLVM::InsertElementOp::create(
+        b, loc, v, e, LLVM::ConstantOp::create(b, loc, i32, int(i)));
+  return v;
+}
+
 struct AddPtrLowering : OpConversionPattern<tile::AddPtrOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -110,7 +167,10 @@ struct AddPtrLowering : OpConversionPattern<tile::AddPtrOp> {
 };
 
 struct LoadLowering : OpConversionPattern<tile::LoadOp> {
-  using OpConversionPattern::OpConversionPattern;
+  LoadLowering(const TypeConverter &converter, MLIRContext *ctx,
+               GPULoweringState &state)
+      : OpConversionPattern(converter, ctx), state(state) {}
+  GPULoweringState &state;
   LogicalResult
   matchAndRewrite(tile::LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -135,13 +195,31 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
       masks = unpackRegisters(rewriter, loc, adaptor.getMask());
     if (adaptor.getOther())
       others = unpackRegisters(rewriter, loc, adaptor.getOther());
+    auto width = getAccessWidth(state, cast<RankedTensorType>(op.getType()),
+                                op.getPtr(), op.getMask()).first;
     SmallVector<Value> results;
-    for (auto [r, ptr] : llvm::enumerate(ptrs)) {
+    Type i32 = rewriter.getI32Type();
+    for (size_t r = 0; r < ptrs.size(); r += width) {
+      Value mask = masks.empty() ? Value() : masks[r];
+      if (width == 1) {
+        Value otherwise =
+            others.empty() ? zeroOf(rewriter, loc, elemType) : others[r];
+        results.push_back(
+            emitGuardedLoad(rewriter, loc, ptrs[r], elemType, mask, otherwise));
+        continue;
+      }
+      // The group's mask is one value (the mask is constant over it).
+      auto vecType = VectorType::get({int64_t(width)}, elemType);
       Value otherwise =
-          others.empty() ? zeroOf(rewriter, loc, elemType) : others[r];
-      results.push_back(emitGuardedLoad(rewriter, loc, ptr, elemType,
-                                        masks.empty() ? Value() : masks[r],
-                                        otherwise));
+          others.empty()
+              ? zeroOf(rewriter, loc, vecType)
+              : packVector(rewriter, loc, vecType,
+                           ArrayRef<Value>(others).slice(r, width));
+      Value vec = emitGuardedVectorLoad(rewriter, loc, ptrs[r], vecType, mask,
+                                        otherwise);
+      for (unsigned i = 0; i < width; ++i)
+        results.push_back(LLVM::ExtractElementOp::create(
+            rewriter, loc, vec, LLVM::ConstantOp::create(rewriter, loc, i32, int(i))));
     }
     rewriter.replaceOp(op, packRegisters(rewriter, loc, resultType, results));
     return success();
@@ -192,12 +270,35 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
     SmallVector<Value> masks;
     if (adaptor.getMask())
       masks = unpackRegisters(rewriter, loc, adaptor.getMask());
-    for (auto [r, ptr] : llvm::enumerate(ptrs)) {
+    unsigned width = getAccessWidth(state, valueType, op.getPtr(),
+                                    op.getMask())
+                         .first;
+    for (size_t r = 0; r < ptrs.size(); r += width) {
       if (int64_t(r) & dupRegs)
         continue;
       Value guard =
           andGuards(rewriter, loc, owner, masks.empty() ? Value() : masks[r]);
-      emitGuardedStore(rewriter, loc, ptr, values[r], guard);
+      if (width == 1) {
+        emitGuardedStore(rewriter, loc, ptrs[r], values[r], guard);
+        continue;
+      }
+      auto vecType = VectorType::get({int64_t(width)}, values[r].getType());
+      Value vec = packVector(rewriter, loc, vecType,
+                             ArrayRef<Value>(values).slice(r, width));
+      auto store = [&](OpBuilder &b) {
+        LLVM::StoreOp::create(b, loc, vec, ptrs[r],
+                              width * getScratchElementBytes(
+                                          vecType.getElementType()));
+      };
+      if (!guard) {
+        store(rewriter);
+        continue;
+      }
+      auto ifOp = scf::IfOp::create(rewriter, loc, guard,
+                                    /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard insertion(rewriter);
+      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+      store(rewriter);
     }
     rewriter.eraseOp(op);
     return success();
@@ -211,6 +312,6 @@ void kda::populateMemoryOpsToGPUPatterns(TileToGPUTypeConverter &converter,
                                          RewritePatternSet &patterns,
                                          GPULoweringState &state) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<AddPtrLowering, LoadLowering>(converter, ctx);
-  patterns.add<StoreLowering>(converter, ctx, state);
+  patterns.add<AddPtrLowering>(converter, ctx);
+  patterns.add<LoadLowering, StoreLowering>(converter, ctx, state);
 }

@@ -1,6 +1,7 @@
 //===- TileToGPU.cpp - the convert-tile-to-gpu pass -----------------------===//
 #include "Tile/TileDialect.h"
 #include "kda/Conversion/Passes.h"
+#include "kda/Analysis/AxisInfo.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -62,8 +63,12 @@ unsigned getNumWarps(ModuleOp module) {
 LogicalResult verifyLayouts(ModuleOp module, const GPULoweringState &state) {
   unsigned wave = state.hooks->getWaveSize();
   WalkResult result = module.walk([&](Operation *op) {
-    for (Type type : llvm::concat<Type>(op->getOperandTypes(),
-                                        op->getResultTypes())) {
+    SmallVector<Type> types(op->getOperandTypes());
+    llvm::append_range(types, op->getResultTypes());
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        llvm::append_range(types, block.getArgumentTypes());
+    for (Type type : types) {
       auto tensor = dyn_cast<RankedTensorType>(type);
       if (!tensor)
         continue;
@@ -115,6 +120,8 @@ struct ConvertTileToGPUPass
 
     if (failed(verifyLayouts(module, state)))
       return signalPassFailure();
+    AxisInfoAnalysis axisInfo(module);
+    state.axisInfo = &axisInfo;
 
     // The scratch buffer is created up front so patterns can refer to it,
     // and sized once every pattern has said what it needs.

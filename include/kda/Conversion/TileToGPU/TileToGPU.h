@@ -15,10 +15,13 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace kda {
+class AxisInfoAnalysis;
 
 /// What the patterns share while lowering one module.
 struct GPULoweringState {
   TargetHooks *hooks = nullptr;
+  /// Contiguity and alignment of the tile IR being lowered (vector widths).
+  const AxisInfoAnalysis *axisInfo = nullptr;
   unsigned numWarps = 4;
   /// Largest scratch (shared memory) any op needs; every op's scratch use is
   /// transient, so all of them reuse one buffer at offset 0.
