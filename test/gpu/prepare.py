@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Step 1 of the GPU checks, on the build machine (LLVM, libkda, ptxas; no GPU needed).
+
+    python3 test/gpu/prepare.py --out DIR
+
+For every kernel in kernels/ (and the hand-written GPU-stage smoke kernel in test/gpu/Inputs),
+and every specialization the GPU tests use, writes to DIR:
+  - the sm_90a code objects: <case>.cubin and <case>.ptx (or the compile error),
+  - <case>.npz: the inputs and the CPU target's results on them (the reference),
+  - manifest.json: kernel name, parameters, argument values, grid, block, shared memory, files;
+  - libkda_gpu_runtime.so: the GPU half of the C API (lib/CAPI/CAPIGPU.cpp + lib/Runtime)
+    built without LLVM, and header_smoke: a C program using a `--emit header` header,
+so that step 2 (bench/run_gpu_checks.sh on the GPU machine: torch + driver, no LLVM) needs
+nothing compiled there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+for sub in ("python", "kernels"):
+    sys.path.insert(0, os.path.join(ROOT, sub))
+
+import kdatile as kt  # noqa: E402
+from kdatile import _lib  # noqa: E402
+from kdatile.runtime import parse_signature  # noqa: E402
+
+TARGET = "sm_90a"
+WARP = 32
+
+
+def _rng(seed):
+    return np.random.default_rng(seed)
+
+
+def dsl_cases():
+    """(case id, jit function, args, constexprs, grid, num_warps, rtol, atol)."""
+    from delta_rule_step import delta_rule_step
+    from l2norm_rows import l2norm_rows
+    from vector_add import vector_add
+
+    r = _rng(0)
+    cases = []
+    for n, block, nw in ((1000, 256, 4), (4096, 1024, 8)):
+        x = r.standard_normal(n).astype(np.float32)
+        y = r.standard_normal(n).astype(np.float32)
+        cases.append((f"vector_add_n{n}_b{block}", vector_add,
+                      [x, y, np.zeros(n, np.float32), n], {"BLOCK": block},
+                      (-(-n // block), 1, 1), nw, 0.0, 0.0))
+    M, N, sx, so = 37, 100, 128, 100
+    x = r.standard_normal((M, sx)).astype(np.float32)
+    cases.append(("l2norm_rows_37x100", l2norm_rows,
+                  [x, np.zeros((M, so), np.float32), M, N, sx, so, 1e-6],
+                  {"BLOCK_M": 4, "BLOCK_N": 128}, (-(-M // 4), 1, 1), 4, 1e-5, 1e-6))
+    for H, V, K in ((8, 64, 64), (4, 32, 128)):
+        q = r.standard_normal((H, K)).astype(np.float32) / np.sqrt(K)
+        k = r.standard_normal((H, K)).astype(np.float32)
+        k /= np.linalg.norm(k, axis=1, keepdims=True)
+        v = r.standard_normal((H, V)).astype(np.float32)
+        g = -np.abs(r.standard_normal((H, K))).astype(np.float32) * 0.1
+        beta = r.uniform(0.1, 0.9, H).astype(np.float32)
+        state = r.standard_normal((H, V, K)).astype(np.float32) * 0.1
+        cases.append((f"delta_rule_step_h{H}_v{V}_k{K}", delta_rule_step,
+                      [q, k, v, g, beta, state, np.zeros((H, V), np.float32)],
+                      {"V": V, "K": K}, (H, 1, 1), 4, 1e-4, 1e-5))
+    return cases
+
+
+def compile_gpu(request, out_dir, case_id, manifest_case):
+    """Adds cubin/ptx files (or the errors) to the manifest entry."""
+    files, errors = {}, {}
+    cubin = os.path.join(out_dir, f"{case_id}.cubin")
+    try:
+        response = _lib.compile(dict(request, emit="cubin", output=cubin))
+        files["cubin"] = os.path.basename(cubin)
+        manifest_case["shared_bytes"] = int(response.get("shared_bytes") or 0)
+    except kt.CompilationError as e:
+        errors["cubin"] = str(e)
+    try:
+        response = _lib.compile(dict(request, emit="ptx"))
+        ptx = os.path.join(out_dir, f"{case_id}.ptx")
+        with open(ptx, "w") as f:
+            f.write(response["text"])
+        files["ptx"] = os.path.basename(ptx)
+        manifest_case.setdefault("shared_bytes", int(response.get("shared_bytes") or 0))
+    except kt.CompilationError as e:
+        errors["ptx"] = str(e)
+    manifest_case["files"] = files
+    if errors:
+        manifest_case["errors"] = errors
+
+
+def prepare_dsl_case(out_dir, case):
+    case_id, fn, args, constexprs, grid, num_warps, rtol, atol = case
+    # The CPU reference, on copies.
+    cpu_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    fn[grid](*cpu_args, **constexprs)
+    values = fn._bind(args, constexprs)
+    key, _ = fn._specialize(values)
+    # torch allocations are aligned far beyond 16 bytes: every pointer gets the hint.
+    key = tuple(("p", k[1], True) if k[0] == "p" else k for k in key)
+    request = fn._request(key, values, TARGET, num_warps)
+    params = parse_signature(request["signature"])
+    by_name = {p.name: values[p.index] for p in fn.params}
+    arrays, expected, arg_list = {}, {}, []
+    for p in params:
+        v = by_name[p["name"]]
+        if p["kind"] == "pointer":
+            arrays[p["name"]] = v
+            idx = [i for i, jp in enumerate(fn.params) if jp.name == p["name"]][0]
+            expected["expected_" + p["name"]] = cpu_args[idx]
+            arg_list.append({"name": p["name"], "array": p["name"]})
+        else:
+            arg_list.append({"name": p["name"], "value": v})
+    np.savez(os.path.join(out_dir, f"{case_id}.npz"), **arrays, **expected)
+    entry = {"id": case_id, "kernel": fn.__name__, "source": os.path.relpath(fn.filename, ROOT),
+             "target": TARGET, "signature": request["signature"], "constexprs": constexprs,
+             "params": params, "args": arg_list, "grid": list(grid), "num_warps": num_warps,
+             "block": [num_warps * WARP, 1, 1], "data": f"{case_id}.npz", "rtol": rtol,
+             "atol": atol}
+    compile_gpu(request, out_dir, case_id, entry)
+    return entry
+
+
+def prepare_smoke_case(out_dir):
+    """The GPU-stage smoke kernel: out = x + alpha * y (reference in NumPy)."""
+    path = os.path.join(ROOT, "test", "gpu", "Inputs", "smoke_add.mlir")
+    with open(path) as f:
+        source = f.read()
+    n, alpha = 1000, 0.5
+    r = _rng(1)
+    x = r.standard_normal(n).astype(np.float32)
+    y = r.standard_normal(n).astype(np.float32)
+    out = np.zeros(n, np.float32)
+    ref = (x + np.float32(alpha) * y).astype(np.float32)
+    np.savez(os.path.join(out_dir, "smoke_add.npz"), x=x, y=y, out=out, expected_x=x,
+             expected_y=y, expected_out=ref)
+    signature = "x=*f32,y=*f32,out=*f32,n=i32,alpha=f32"
+    request = {"source": source, "filename": path, "kernel": "smoke_add", "target": TARGET,
+               "signature": signature, "num_warps": 8}
+    entry = {"id": "smoke_add", "kernel": "smoke_add", "source": os.path.relpath(path, ROOT),
+             "target": TARGET, "signature": signature, "constexprs": {},
+             "params": parse_signature(signature),
+             "args": [{"name": "x", "array": "x"}, {"name": "y", "array": "y"},
+                      {"name": "out", "array": "out"}, {"name": "n", "value": n},
+                      {"name": "alpha", "value": alpha}],
+             "grid": [-(-n // 256), 1, 1], "num_warps": 8, "block": [256, 1, 1],
+             "data": "smoke_add.npz", "rtol": 1e-6, "atol": 1e-6}
+    compile_gpu(request, out_dir, "smoke_add", entry)
+    # Its header, for the C test of the generated launcher.
+    header = _lib.compile(dict(request, emit="header"))["text"]
+    with open(os.path.join(out_dir, "smoke_add.h"), "w") as f:
+        f.write(header)
+    return entry
+
+
+def build_native(out_dir):
+    """libkda_gpu_runtime.so (no LLVM) and header_smoke, if a C++ compiler is around."""
+    cxx = shutil.which("clang++-22") or shutil.which("clang++") or shutil.which("g++")
+    cc = shutil.which("clang-22") or shutil.which("clang") or shutil.which("gcc")
+    if not cxx or not cc:
+        return {"error": "no C/C++ compiler found"}
+    inc = os.path.join(ROOT, "include")
+    lib = os.path.join(out_dir, "libkda_gpu_runtime.so")
+    sources = [os.path.join(ROOT, p) for p in (
+        "lib/CAPI/CAPIGPU.cpp", "lib/Runtime/GPULaunch.cpp", "lib/Runtime/CUDALoader.cpp",
+        "lib/Runtime/HIPLoader.cpp")]
+    kda_free = os.path.join(out_dir, "kda_free.o")
+    try:
+        subprocess.run([cc, "-O2", "-fPIC", "-c", os.path.join(ROOT, "test/gpu/kda_free.c"),
+                        "-o", kda_free], check=True, capture_output=True, text=True)
+        subprocess.run([cxx, "-std=c++17", "-O2", "-fPIC", "-shared", f"-I{inc}", *sources,
+                        kda_free, "-ldl", "-lpthread", "-o", lib],
+                       check=True, capture_output=True, text=True)
+        subprocess.run([cc, "-std=c99", "-O2", "-Wall", "-Werror", f"-I{inc}", f"-I{out_dir}",
+                        os.path.join(ROOT, "test/gpu/header_smoke.c"), "-L", out_dir,
+                        "-lkda_gpu_runtime", "-ldl", "-lm", "-Wl,-rpath,$ORIGIN", "-o",
+                        os.path.join(out_dir, "header_smoke")],
+                       check=True, capture_output=True, text=True)
+    except subprocess.CalledProcessError as e:
+        return {"error": f"{' '.join(e.cmd[:2])}...: {e.stderr}"}
+    finally:
+        if os.path.exists(kda_free):
+            os.unlink(kda_free)
+    return {"runtime_library": "libkda_gpu_runtime.so", "header_smoke": "header_smoke"}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True, help="artifact directory (created)")
+    args = ap.parse_args()
+    out_dir = os.path.abspath(args.out)
+    os.makedirs(out_dir, exist_ok=True)
+    cases = [prepare_smoke_case(out_dir)]
+    for case in dsl_cases():
+        cases.append(prepare_dsl_case(out_dir, case))
+    manifest = {"compiler": _lib.version(), "target": TARGET, "cases": cases,
+                "native": build_native(out_dir)}
+    with open(os.path.join(out_dir, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    ok = sum(1 for c in cases if "cubin" in c["files"])
+    print(f"{out_dir}: {len(cases)} cases, {ok} with a cubin")
+    for c in cases:
+        for emit, err in c.get("errors", {}).items():
+            print(f"  {c['id']} ({emit}): {err.strip().splitlines()[0]}")
+    if "error" in manifest["native"]:
+        print(f"  native: {manifest['native']['error']}")
+
+
+if __name__ == "__main__":
+    main()
