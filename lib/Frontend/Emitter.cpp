@@ -293,34 +293,6 @@ LogicalResult Emitter::emitRuntimeIf(const Stmt &stmt, Value cond) {
   return success();
 }
 
-LogicalResult Emitter::loopCarried(const std::vector<StmtPtr> &body,
-                                   SourceLoc at,
-                                   std::vector<std::string> &names,
-                                   SmallVectorImpl<Value> &inits) {
-  std::vector<std::string> assigned;
-  collectAssignedNames(body, assigned);
-  for (const std::string &name : assigned) {
-    auto it = frame->locals.find(name);
-    if (it == frame->locals.end())
-      continue;
-    const DValue &v = it->second;
-    if (v.isRuntime()) {
-      inits.push_back(v.value);
-    } else if (v.isConst() && v.constant.isNumber()) {
-      std::optional<Value> c =
-          constant(v.constant, defaultType(v.constant), at);
-      if (!c)
-        return failure();
-      inits.push_back(*c);
-    } else {
-      return fail(at, "variable '" + name + "' holds a " + describe(v) +
-                          " and cannot be reassigned inside a runtime loop");
-    }
-    names.push_back(name);
-  }
-  return success();
-}
-
 /// Converts the values of `names` at the end of a loop body into the values
 /// to yield, checking that their types did not change.
 static LogicalResult loopYields(Emitter &e,
@@ -441,13 +413,8 @@ LogicalResult Emitter::emitFor(const Stmt &stmt) {
   const std::string &var = stmt.targets[0]->name;
   std::vector<std::string> names;
   SmallVector<Value> inits;
-  if (failed(loopCarried(stmt.body, stmt.loc, names, inits)))
+  if (failed(loopCarried(stmt.body, stmt.loc, &var, ivType, names, inits)))
     return failure();
-  auto varIt = std::find(names.begin(), names.end(), var);
-  if (varIt != names.end()) {
-    inits.erase(inits.begin() + (varIt - names.begin()));
-    names.erase(varIt);
-  }
   Location l = loc(stmt.loc);
   auto forOp = scf::ForOp::create(builder, l, indexBounds[0], indexBounds[1],
                                   indexBounds[2], inits);
@@ -518,7 +485,7 @@ LogicalResult Emitter::emitStaticFor(const Stmt &stmt, const Expr &iter) {
 LogicalResult Emitter::emitWhile(const Stmt &stmt) {
   std::vector<std::string> names;
   SmallVector<Value> inits;
-  if (failed(loopCarried(stmt.body, stmt.loc, names, inits)))
+  if (failed(loopCarried(stmt.body, stmt.loc, nullptr, {}, names, inits)))
     return failure();
   SmallVector<Type> types;
   SmallVector<Location> locs;

@@ -139,10 +139,14 @@ public:
   mlir::LogicalResult emitFor(const Stmt &stmt);
   mlir::LogicalResult emitStaticFor(const Stmt &stmt, const Expr &call);
   mlir::LogicalResult emitWhile(const Stmt &stmt);
-  /// Carried variables of a loop body: assigned in it and live before it,
-  /// materialized as SSA values.
+  /// The variables a runtime loop carries and their initial values. The body
+  /// is emitted speculatively ("dry run") into a scratch block until the set
+  /// of changed variables and their types is stable; `loopVar` (if any) is
+  /// bound to a placeholder of `loopVarType`.
   mlir::LogicalResult loopCarried(const std::vector<StmtPtr> &body,
-                                  SourceLoc at, std::vector<std::string> &names,
+                                  SourceLoc at, const std::string *loopVar,
+                                  mlir::Type loopVarType,
+                                  std::vector<std::string> &names,
                                   llvm::SmallVectorImpl<mlir::Value> &inits);
 
   // --- ExprEmitter.cpp: expressions.
@@ -239,6 +243,10 @@ public:
   std::string &diagnostics;
   /// Set by the first error; later errors are usually its consequences.
   bool hadError = false;
+  /// Inside a loop dry run errors are not reported, only noted: the dry run
+  /// sees constants where the real loop has runtime values.
+  int dryRunDepth = 0;
+  bool dryRunFailed = false;
   mlir::OpBuilder builder;
   Frame *frame = nullptr;
   /// Functions being inlined, to reject recursion.

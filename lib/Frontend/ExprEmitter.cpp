@@ -176,7 +176,8 @@ std::optional<DValue> Emitter::resolveModule(const std::string &dotted,
   std::string loadErrors;
   LoadedModule *found = loader.findModule(dotted, level, importer, loadErrors);
   if (!loadErrors.empty()) {
-    diagnostics += loadErrors;
+    if (dryRunDepth == 0)
+      diagnostics += loadErrors;
     return error(at, "cannot import '" + dotted + "'");
   }
   v.module = found ? found : importer;

@@ -27,6 +27,10 @@ Emitter::Emitter(MLIRContext &ctx, ModuleLoader &loader,
     : ctx(ctx), loader(loader), diagnostics(diagnostics), builder(&ctx) {}
 
 std::nullopt_t Emitter::error(SourceLoc at, const llvm::Twine &message) {
+  if (dryRunDepth > 0) {
+    dryRunFailed = true;
+    return std::nullopt;
+  }
   if (hadError)
     return std::nullopt;
   hadError = true;

@@ -229,6 +229,46 @@ def k(x, o):
   EXPECT_NE(r.ir.find("arith.fptosi"), std::string::npos);
 }
 
+TEST(EmitKernel, LoopCarriesOnlyChangedVariables) {
+  mlir::MLIRContext ctx;
+  // B is reassigned only in a dead branch: it stays a constexpr (a shape).
+  // a = b makes `a` carried only from the second dry-run round on.
+  Result r = compile(ctx, R"(@kt.jit
+def k(o, n, m, BIG: kt.constexpr = False):
+    B = 16
+    a = 0
+    b = 0
+    i = 0
+    for j in range(n):
+        if BIG:
+            B = 32
+        kt.store(o + kt.arange(0, B), a)
+        a = b
+        b = b + 1
+        i += m
+    kt.store(o, a + b + i)
+)",
+                     "k", "o=*i64, n=i32, m=i64");
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_NE(r.ir.find("-> (i32, i64, i32)"), std::string::npos) << r.ir;
+}
+
+TEST(EmitKernel, LoopDryRunFallsBackOnConstantOnlyErrors) {
+  mlir::MLIRContext ctx;
+  // In the dry run x is the constant 0 and 10 // x fails; the real loop
+  // carries x as a runtime i32.
+  Result r = compile(ctx, R"(@kt.jit
+def k(o, n):
+    x = 0
+    for j in range(n):
+        kt.store(o, 10 // x)
+        x = x + 1
+)",
+                     "k", "o=*i32, n=i32");
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_NE(r.ir.find("arith.floordivsi"), std::string::npos) << r.ir;
+}
+
 TEST(EmitKernel, ErrorsNeverCrash) {
   const char *bodies[] = {
       "    x = kt.load(o, other=1.0)\n",
