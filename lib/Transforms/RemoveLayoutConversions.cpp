@@ -136,9 +136,8 @@ private:
       return true;
     if (auto constant = dyn_cast<arith::ConstantOp>(def))
       return isa<DenseElementsAttr>(constant.getValue());
-    if (auto expand = dyn_cast<tile::ExpandDimsOp>(def))
-      if (tile::getLayoutRank(layout) < 2)
-        return false;
+    if (isa<tile::ExpandDimsOp>(def) && tile::getLayoutRank(layout) < 2)
+      return false;
     if (!isElementwise(def) && !isa<tile::BroadcastOp, tile::ExpandDimsOp>(def))
       return false;
     Attribute needed = operandLayout(def, layout);
