@@ -59,6 +59,11 @@ static const BuiltinSpec kBuiltins[] = {
     {"sigmoid", {"x"}, 1},
     {"cos", {"x"}, 1},
     {"sin", {"x"}, 1},
+    {"tanh", {"x"}, 1},
+    {"floor", {"x"}, 1},
+    {"ceil", {"x"}, 1},
+    {"erf", {"x"}, 1},
+    {"fma", {"x", "y", "z"}, 3},
     {"abs", {"x"}, 1},
     {"maximum", {"x", "y", "propagate_nan"}, 2},
     {"minimum", {"x", "y", "propagate_nan"}, 2},
@@ -592,6 +597,42 @@ std::optional<DValue> Emitter::callBuiltin(
       r = isFloat ? Value(arith::MinimumFOp::create(builder, l, *x, *y))
                   : Value(arith::MinSIOp::create(builder, l, *x, *y));
     return DValue::of(r);
+  }
+  if (name == "fma") {
+    // Runtime operands meet at a common type; constants adopt it.
+    Type type;
+    for (size_t i = 0; i < 3; ++i) {
+      if (argv(i).isConst() && argv(i).constant.isNumber())
+        continue;
+      if (!argv(i).isRuntime() || isa<PointerType>(elementTypeOf(argv(i))))
+        return error(argloc(i),
+                     "kt.fma() needs numbers, got " + describe(argv(i)));
+      Type t = elementTypeOf(argv(i));
+      type = type ? promoteTypes(type, t) : t;
+    }
+    if (!type)
+      type = builder.getF32Type();
+    if (!isa<FloatType>(type))
+      return error(at, "kt.fma() requires floating-point arguments, got " +
+                           typeString(type));
+    SmallVector<int64_t> shape;
+    for (size_t i = 0; i < 3; ++i) {
+      std::optional<SmallVector<int64_t>> s =
+          broadcastShapes(shape, shapeOf(argv(i)), argloc(i));
+      if (!s)
+        return std::nullopt;
+      shape = *s;
+    }
+    SmallVector<Value> operands;
+    for (size_t i = 0; i < 3; ++i) {
+      std::optional<Value> v = coerce(argv(i), type, shape, argloc(i));
+      if (!v)
+        return std::nullopt;
+      operands.push_back(*v);
+    }
+    return DValue::of(
+        math::FmaOp::create(builder, l, operands[0], operands[1], operands[2])
+            .getResult());
   }
   if (name == "to") {
     std::optional<DType> dt = requireDType(argv(1), argloc(1), ".to() dtype");

@@ -219,6 +219,8 @@ public:
   /// The element type two operands are computed in (Triton's rules).
   std::optional<mlir::Type> promote(const DValue &a, const DValue &b,
                                     SourceLoc at, const char *what);
+  /// The common type of two runtime scalar element types (no pointers).
+  mlir::Type promoteTypes(mlir::Type a, mlir::Type b);
   /// Shape of a runtime value (empty for scalars) or of a constant (empty).
   llvm::SmallVector<int64_t> shapeOf(const DValue &value);
   mlir::Type elementTypeOf(const DValue &value);

@@ -199,6 +199,14 @@ std::optional<DValue> Emitter::mathBuiltin(const std::string &name,
     r = math::CosOp::create(builder, l, v);
   else if (name == "sin")
     r = math::SinOp::create(builder, l, v);
+  else if (name == "tanh")
+    r = math::TanhOp::create(builder, l, v);
+  else if (name == "floor")
+    r = math::FloorOp::create(builder, l, v);
+  else if (name == "ceil")
+    r = math::CeilOp::create(builder, l, v);
+  else if (name == "erf")
+    r = math::ErfOp::create(builder, l, v);
   else if (name == "sigmoid") {
     Type vt = kda::tile::getElementTypeOrSelf(v.getType());
     Value one = splatConstant(vt, shapeOf(DValue::of(v)), 1.0, 1, at);

@@ -303,20 +303,7 @@ std::optional<Type> Emitter::promote(const DValue &a, const DValue &b,
     return literalType(*this, a.constant, tb);
   if (b.isConst())
     return literalType(*this, b.constant, ta);
-  bool fa = isa<FloatType>(ta), fb = isa<FloatType>(tb);
-  if (fa && fb) {
-    if (ta == tb)
-      return ta;
-    unsigned wa = ta.getIntOrFloatBitWidth(), wb = tb.getIntOrFloatBitWidth();
-    if (wa == wb) // f16 with bf16
-      return Type(builder.getF32Type());
-    return wa > wb ? ta : tb;
-  }
-  if (fa)
-    return ta;
-  if (fb)
-    return tb;
-  return ta.getIntOrFloatBitWidth() >= tb.getIntOrFloatBitWidth() ? ta : tb;
+  return promoteTypes(ta, tb);
 }
 
 std::optional<int64_t> Emitter::requireInt(const DValue &value, SourceLoc at,
@@ -386,4 +373,21 @@ DValue Emitter::fromConstant(const Constant &c) {
   for (const Constant &e : c.elements)
     elems.push_back(fromConstant(e));
   return DValue::tuple(std::move(elems));
+}
+
+Type Emitter::promoteTypes(Type ta, Type tb) {
+  bool fa = isa<FloatType>(ta), fb = isa<FloatType>(tb);
+  if (fa && fb) {
+    if (ta == tb)
+      return ta;
+    unsigned wa = ta.getIntOrFloatBitWidth(), wb = tb.getIntOrFloatBitWidth();
+    if (wa == wb) // f16 with bf16
+      return builder.getF32Type();
+    return wa > wb ? ta : tb;
+  }
+  if (fa)
+    return ta;
+  if (fb)
+    return tb;
+  return ta.getIntOrFloatBitWidth() >= tb.getIntOrFloatBitWidth() ? ta : tb;
 }

@@ -51,7 +51,13 @@ def misc(x, i, h, o, n, s):
     # CHECK: %[[NF:.*]] = arith.sitofp %arg4 : i32 to f32
     # CHECK: tile.splat %[[NF]] : tensor<16xf32>
     z = kt.full((16,), n, kt.float32) + kt.zeros_like(v)
+    # CHECK: math.tanh
+    # CHECK: math.floor
+    # CHECK: math.ceil
+    # CHECK: math.erf
+    # CHECK: math.fma %{{.*}}, %{{.*}}, %{{.*}} : tensor<16xf32>
+    w = kt.tanh(v) + kt.floor(v) + kt.ceil(v) + kt.erf(v) + kt.fma(v, s, 1.0)
     kt.static_assert(v.dtype == kt.float32)
     kt.static_assert(hv.dtype == kt.float16)
-    total = a + b + c + d + e + f + g + z + blocks + nb
+    total = a + b + c + d + e + f + g + z + w + blocks + nb
     kt.store(o + offs, total.to(o.dtype.element_ty))
