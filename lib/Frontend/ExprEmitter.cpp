@@ -174,7 +174,11 @@ std::optional<DValue> Emitter::resolveModule(const std::string &dotted,
   if (auto it = moduleCache.find(key); it != moduleCache.end())
     return it->second;
   std::string loadErrors;
-  LoadedModule *found = loader.findModule(dotted, level, importer, loadErrors);
+  // `kdatile.stdlib` is the standard library wherever the package lives.
+  LoadedModule *found =
+      level == 0 && dotted == "kdatile.stdlib"
+          ? loader.stdlib(loadErrors)
+          : loader.findModule(dotted, level, importer, loadErrors);
   if (!loadErrors.empty()) {
     if (dryRunDepth == 0)
       diagnostics += loadErrors;

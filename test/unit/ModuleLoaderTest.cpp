@@ -150,6 +150,11 @@ TEST(ModuleLoader, StdlibFunctionsAreReachableThroughKt) {
   std::string diags;
   auto module = emitKernel(ctx, req, diags);
   ASSERT_TRUE(module) << diags;
+  src = "import kdatile.language as kt\nfrom kdatile.stdlib import triple\n"
+        "@kt.jit\ndef k(o, BLOCK: kt.constexpr):\n"
+        "    kt.store(o, triple(kt.load(o)))\n";
+  req = makeRequest(tree, tree.path("k.py"), src);
+  EXPECT_TRUE(emitKernel(ctx, req, diags)) << diags;
   src = "import kdatile.language as kt\n\n@kt.jit\n"
         "def k(o, BLOCK: kt.constexpr):\n    kt.store(o, kt.quadruple(1))\n";
   req = makeRequest(tree, tree.path("k.py"), src);
