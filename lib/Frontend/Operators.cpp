@@ -337,11 +337,17 @@ std::optional<DValue> Emitter::emitCompare(const Expr &expr) {
     } else if (std::optional<Constant> prev = asConstant(*result)) {
       result = r; // previous links were all true
     } else {
-      if (shapeOf(*r) != shapeOf(*result))
-        return error(expr.loc, "chained comparison of tiles is not supported");
+      // `lo <= x < hi` on tiles: both links, broadcast together, and-ed.
+      std::optional<SmallVector<int64_t>> shape =
+          broadcastShapes(shapeOf(*result), shapeOf(*r), expr.loc);
+      if (!shape)
+        return std::nullopt;
+      std::optional<Value> a = broadcastTo(result->value, *shape, expr.loc);
+      std::optional<Value> b = broadcastTo(r->value, *shape, expr.loc);
+      if (!a || !b)
+        return std::nullopt;
       result = DValue::of(
-          arith::AndIOp::create(builder, loc(expr.loc), result->value, r->value)
-              .getResult());
+          arith::AndIOp::create(builder, loc(expr.loc), *a, *b).getResult());
     }
     if (std::optional<Constant> c = asConstant(*result))
       if (!isTruthy(*c))

@@ -269,6 +269,19 @@ def k(o, n):
   EXPECT_NE(r.ir.find("arith.floordivsi"), std::string::npos) << r.ir;
 }
 
+TEST(EmitKernel, ChainedComparisonOnTiles) {
+  mlir::MLIRContext ctx;
+  Result r = compile(ctx, R"(@kt.jit
+def k(o, n):
+    offs = kt.arange(0, 8)
+    kt.store(o + offs, 1, mask=2 <= offs < n)
+)",
+                     "k", "o=*i32, n=i32");
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_NE(r.ir.find("arith.andi"), std::string::npos) << r.ir;
+  EXPECT_NE(r.ir.find("tensor<8xi1>"), std::string::npos) << r.ir;
+}
+
 TEST(EmitKernel, ErrorsNeverCrash) {
   const char *bodies[] = {
       "    x = kt.load(o, other=1.0)\n",
