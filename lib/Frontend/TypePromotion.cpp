@@ -267,10 +267,18 @@ static Type literalType(Emitter &e, const Constant &c, Type t) {
   switch (c.kind) {
   case Constant::Kind::Float:
     return tFloat ? t : Type(e.builder.getF32Type());
-  case Constant::Kind::Int:
+  case Constant::Kind::Int: {
     if (tFloat)
       return t;
-    return t.getIntOrFloatBitWidth() == 1 ? e.defaultType(c) : t;
+    unsigned width = t.getIntOrFloatBitWidth();
+    if (width == 1)
+      return e.defaultType(c);
+    // A literal that does not fit the other operand widens the operation
+    // to i64 rather than wrapping.
+    bool fits = width >= 64 || (c.intValue >= -(int64_t(1) << (width - 1)) &&
+                                c.intValue < (int64_t(1) << (width - 1)));
+    return fits ? t : Type(e.builder.getI64Type());
+  }
   case Constant::Kind::Bool:
     return t;
   default:

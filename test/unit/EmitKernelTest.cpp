@@ -282,6 +282,19 @@ def k(o, n):
   EXPECT_NE(r.ir.find("tensor<8xi1>"), std::string::npos) << r.ir;
 }
 
+TEST(EmitKernel, WideLiteralsWidenToI64) {
+  mlir::MLIRContext ctx;
+  Result r = compile(ctx, R"(@kt.jit
+def k(o, n):
+    kt.store(o, n * 3000000000)
+)",
+                     "k", "o=*i64, n=i32");
+  ASSERT_TRUE(r.ok) << r.diagnostics;
+  EXPECT_NE(r.ir.find("arith.extsi %arg1 : i32 to i64"), std::string::npos)
+      << r.ir;
+  EXPECT_NE(r.ir.find("arith.constant 3000000000 : i64"), std::string::npos);
+}
+
 TEST(EmitKernel, ErrorsNeverCrash) {
   const char *bodies[] = {
       "    x = kt.load(o, other=1.0)\n",
