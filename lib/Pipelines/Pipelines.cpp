@@ -2,6 +2,8 @@
 #include "kda/Pipelines/Pipelines.h"
 #include "Tile/TileDialect.h"
 #include "kda/Conversion/Passes.h"
+#include "kda/Conversion/TileToGPU/TargetHooks.h"
+#include "kda/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -97,6 +99,15 @@ void kda::buildCPULoweringPipeline(OpPassManager &pm) {
 
 void kda::buildGPULoweringPipeline(OpPassManager &pm,
                                    const GPUPipelineOptions &options) {
+  // The wave size is the target's: the layouts must describe its lanes.
+  std::unique_ptr<TargetHooks> hooks = createTargetHooks(options.target);
+  TileAssignLayoutsOptions layouts;
+  layouts.numWarps = options.numWarps;
+  layouts.waveSize = hooks ? hooks->getWaveSize() : 32;
+  pm.addPass(createTileAssignLayouts(layouts));
+  pm.addPass(createTileRemoveLayoutConversions());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   ConvertTileToGPUOptions toGPU;
   toGPU.target = options.target;
   pm.addPass(createConvertTileToGPU(toGPU));
