@@ -114,9 +114,12 @@ LogicalResult TransOp::verify() {
     seen[d] = true;
     expected.push_back(src.getDimSize(d));
   }
-  if (dst != src.clone(expected))
+  // Layouts may differ: a transposed tile's layout is permuted too.
+  auto expectedType = RankedTensorType::get(expected, src.getElementType(),
+                                            dst.getEncoding());
+  if (dst != expectedType)
     return emitOpError("expected result type ")
-           << src.clone(expected) << ", got " << dst;
+           << expectedType << ", got " << dst;
   return success();
 }
 

@@ -188,6 +188,80 @@ struct RsqrtLowering : OpConversionPattern<math::RsqrtOp> {
   }
 };
 
+/// tanh(x) = 1 - 2 / (exp(2x) + 1): saturates to +-1 without inf/inf.
+struct TanhLowering : OpConversionPattern<math::TanhOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(math::TanhOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!isa<FloatType>(type))
+      return failure();
+    Location loc = op.getLoc();
+    auto c = [&](double v) -> Value {
+      return LLVM::ConstantOp::create(rewriter, loc, type,
+                                      rewriter.getFloatAttr(type, v));
+    };
+    Value e = LLVM::Exp2Op::create(
+        rewriter, loc, type,
+        LLVM::FMulOp::create(rewriter, loc, adaptor.getOperand(),
+                             c(2.0 * 1.4426950408889634)));
+    Value frac = LLVM::FDivOp::create(
+        rewriter, loc, c(2.0), LLVM::FAddOp::create(rewriter, loc, e, c(1.0)));
+    rewriter.replaceOpWithNewOp<LLVM::FSubOp>(op, c(1.0), frac);
+    return success();
+  }
+};
+
+/// erf through Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7):
+/// GPUs have no erf instruction and device libraries are not linked.
+struct ErfLowering : OpConversionPattern<math::ErfOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(math::ErfOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!isa<FloatType>(type))
+      return failure();
+    Location loc = op.getLoc();
+    auto c = [&](double v) -> Value {
+      return LLVM::ConstantOp::create(rewriter, loc, type,
+                                      rewriter.getFloatAttr(type, v));
+    };
+    Value x = adaptor.getOperand();
+    Value ax = LLVM::FAbsOp::create(rewriter, loc, type, x);
+    Value t = LLVM::FDivOp::create(
+        rewriter, loc, c(1.0),
+        LLVM::FMAOp::create(rewriter, loc, ax, c(0.3275911), c(1.0)));
+    Value poly = c(1.061405429);
+    for (double coeff : {-1.453152027, 1.421413741, -0.284496736, 0.254829592})
+      poly = LLVM::FMAOp::create(rewriter, loc, poly, t, c(coeff));
+    poly = LLVM::FMulOp::create(rewriter, loc, poly, t);
+    Value gauss = LLVM::Exp2Op::create(
+        rewriter, loc, type,
+        LLVM::FMulOp::create(rewriter, loc,
+                             LLVM::FMulOp::create(rewriter, loc, ax, ax),
+                             c(-1.4426950408889634)));
+    Value mag = LLVM::FSubOp::create(
+        rewriter, loc, c(1.0), LLVM::FMulOp::create(rewriter, loc, poly, gauss));
+    rewriter.replaceOpWithNewOp<LLVM::CopySignOp>(op, mag, x);
+    return success();
+  }
+};
+
+struct FmaLowering : OpConversionPattern<math::FmaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(math::FmaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<FloatType>(op.getType()))
+      return failure();
+    rewriter.replaceOpWithNewOp<LLVM::FMAOp>(op, adaptor.getA(), adaptor.getB(),
+                                             adaptor.getC());
+    return success();
+  }
+};
+
 } // namespace
 
 void kda::populateElementwiseToGPUPatterns(TileToGPUTypeConverter &converter,
@@ -219,5 +293,8 @@ void kda::populateMathToGPUIntrinsicsPatterns(
       converter, ctx, 1.0, 1.0);
   patterns.add<ScaledIntrinsicLowering<math::FloorOp, LLVM::FFloorOp>>(
       converter, ctx, 1.0, 1.0);
-  patterns.add<RsqrtLowering>(converter, ctx);
+  patterns.add<ScaledIntrinsicLowering<math::CeilOp, LLVM::FCeilOp>>(
+      converter, ctx, 1.0, 1.0);
+  patterns.add<RsqrtLowering, TanhLowering, ErfLowering, FmaLowering>(converter,
+                                                                    ctx);
 }
