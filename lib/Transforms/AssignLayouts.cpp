@@ -81,12 +81,60 @@ public:
   LogicalResult run(FunctionOpInterface func);
 
 private:
+  /// One default layout per rank for the whole function, made for its
+  /// largest tile of that rank: tiles that broadcast into each other then
+  /// share a layout (a smaller tile wraps around it) instead of each shape
+  /// getting its own and every broadcast needing a conversion.
   Attribute getDefault(Type type) {
     auto tensor = cast<RankedTensorType>(type);
-    return getDefaultBlockedLayout(
-        ctx, tensor.getShape(), getLayoutElementBits(tensor.getElementType()),
-        numWarps, waveSize);
+    auto it = anchors.find(tensor.getRank());
+    ArrayRef<int64_t> shape = tensor.getShape();
+    unsigned bits = getAnchorElementBits(tensor.getElementType());
+    if (it != anchors.end()) {
+      shape = it->second.shape;
+      bits = it->second.elementBits;
+    }
+    return getDefaultBlockedLayout(ctx, shape, bits, numWarps, waveSize);
   }
+
+  /// Pointer tiles are laid out for the elements they point to.
+  static unsigned getAnchorElementBits(Type elementType) {
+    if (auto ptr = dyn_cast<tile::PointerType>(elementType))
+      return getLayoutElementBits(ptr.getPointeeType());
+    return getLayoutElementBits(elementType);
+  }
+
+  struct Anchor {
+    SmallVector<int64_t> shape;
+    unsigned elementBits;
+    int64_t numElements;
+  };
+  /// The largest unlaid tile of each rank (the first one on ties).
+  void collectAnchors(FunctionOpInterface func) {
+    anchors.clear();
+    auto visit = [&](Type type) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor || tensor.getEncoding())
+        return;
+      int64_t n = tensor.getNumElements();
+      auto [it, inserted] = anchors.try_emplace(
+          tensor.getRank(),
+          Anchor{SmallVector<int64_t>(tensor.getShape()),
+                 getAnchorElementBits(tensor.getElementType()), n});
+      if (!inserted && n > it->second.numElements)
+        it->second = Anchor{SmallVector<int64_t>(tensor.getShape()),
+                            getAnchorElementBits(tensor.getElementType()), n};
+    };
+    func->walk([&](Operation *op) {
+      for (Type t : op->getResultTypes())
+        visit(t);
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (Type t : block.getArgumentTypes())
+            visit(t);
+    });
+  }
+  DenseMap<int64_t, Anchor> anchors;
 
   /// Gives `value` `layout` unless it already has one; returns the layout it
   /// ends up with.
@@ -160,6 +208,7 @@ LogicalResult LayoutAssigner::run(FunctionOpInterface func) {
                    "tile-assign-layouts: tile arguments and results need an "
                    "explicit layout (inline callees first), got ")
                << type;
+  collectAnchors(func);
   for (Region &region : func->getRegions())
     for (Block &block : region)
       visitBlock(block);
