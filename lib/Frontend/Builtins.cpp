@@ -31,10 +31,15 @@ struct BuiltinSpec {
 static const BuiltinSpec kBuiltins[] = {
     {"program_id", {"axis"}, 1},
     {"num_programs", {"axis"}, 1},
-    {"arange", {"start", "end"}, 2},
-    {"zeros", {"shape", "dtype"}, 2},
+    {"arange", {"start", "end", "layout"}, 2},
+    {"zeros", {"shape", "dtype", "layout"}, 2},
     {"zeros_like", {"input", "dtype"}, 1},
-    {"full", {"shape", "value", "dtype"}, 3},
+    {"full", {"shape", "value", "dtype", "layout"}, 3},
+    {"convert_layout", {"value", "layout"}, 2},
+    {"BlockedLayout",
+     {"size_per_thread", "threads_per_warp", "warps_per_cta", "order"},
+     4},
+    {"SliceLayout", {"dim", "parent"}, 2},
     {"load",
      {"pointer", "mask", "other", "cache_modifier", "eviction_policy",
       "volatile"},
@@ -310,7 +315,17 @@ std::optional<DValue> Emitter::callBuiltin(
       return error(at, "kt.arange() length must be a power of two, got " +
                            std::to_string(n) + " (" + std::to_string(*start) +
                            " to " + std::to_string(*end) + ")");
-    auto type = RankedTensorType::get({n}, builder.getI32Type());
+    Attribute layout;
+    if (has(2)) {
+      if (argv(2).kind != DValue::Kind::Layout)
+        return error(argloc(2), "layout must be a layout such as "
+                                "kt.BlockedLayout(...), got " +
+                                    describe(argv(2)));
+      layout = argv(2).attr;
+      if (!checkLayout(layout, {n}, builder.getI32Type(), argloc(2)))
+        return std::nullopt;
+    }
+    auto type = RankedTensorType::get({n}, builder.getI32Type(), layout);
     return DValue::of(kda::tile::RangeOp::create(
                           builder, l, type, builder.getI32IntegerAttr(*start),
                           builder.getI32IntegerAttr(*end))
@@ -343,12 +358,26 @@ std::optional<DValue> Emitter::callBuiltin(
         return std::nullopt;
       elem = dtypeToMLIR(ctx, *dt);
     }
+    Attribute layout;
+    size_t layoutIndex = name == "full" ? 3 : 2;
+    if (name == "zeros_like") {
+      layout = encodingOf(argv(0).value);
+    } else if (has(layoutIndex)) {
+      if (argv(layoutIndex).kind != DValue::Kind::Layout)
+        return error(argloc(layoutIndex),
+                     "layout must be a layout such as kt.BlockedLayout(...), "
+                     "got " +
+                         describe(argv(layoutIndex)));
+      layout = argv(layoutIndex).attr;
+      if (!checkLayout(layout, shape, elem, argloc(layoutIndex)))
+        return std::nullopt;
+    }
     if (name == "zeros" || name == "zeros_like")
-      return DValue::of(splatConstant(elem, shape, 0, 0, at));
+      return DValue::of(splatConstant(elem, shape, 0, 0, at, layout));
     if (argv(1).isRuntime() && !shapeOf(argv(1)).empty())
       return error(argloc(1), "kt.full() value must be a scalar, got " +
                                   describe(argv(1)));
-    std::optional<Value> v = coerce(argv(1), elem, shape, argloc(1));
+    std::optional<Value> v = coerce(argv(1), elem, shape, argloc(1), layout);
     if (!v)
       return std::nullopt;
     return DValue::of(*v);
@@ -382,13 +411,18 @@ std::optional<DValue> Emitter::callBuiltin(
         return std::nullopt;
       shape = *s;
     }
-    std::optional<Value> ptr = broadcastTo(argv(0).value, shape, argloc(0));
+    Attribute enc =
+        commonEncoding({&argv(0), has(maskIndex) ? &argv(maskIndex) : nullptr,
+                        has(isLoad ? 2 : 1) ? &argv(isLoad ? 2 : 1) : nullptr},
+                       shape);
+    std::optional<Value> ptr =
+        broadcastToLayout(argv(0).value, shape, enc, argloc(0));
     if (!ptr)
       return std::nullopt;
     Value mask;
     if (has(maskIndex)) {
       std::optional<Value> m = coerce(argv(maskIndex), builder.getI1Type(),
-                                      shape, argloc(maskIndex));
+                                      shape, argloc(maskIndex), enc);
       if (!m)
         return std::nullopt;
       mask = *m;
@@ -404,18 +438,21 @@ std::optional<DValue> Emitter::callBuiltin(
                                       shapeText(shapeOf(argv(2))) +
                                       " does not fit the pointer shape " +
                                       shapeText(shape));
-        std::optional<Value> o = coerce(argv(2), pointee, shape, argloc(2));
+        std::optional<Value> o =
+            coerce(argv(2), pointee, shape, argloc(2), enc);
         if (!o)
           return std::nullopt;
         other = *o;
       }
-      Type resultType =
-          shape.empty() ? pointee : Type(RankedTensorType::get(shape, pointee));
+      Type resultType = shape.empty()
+                            ? pointee
+                            : Type(RankedTensorType::get(shape, pointee, enc));
       return DValue::of(
           kda::tile::LoadOp::create(builder, l, resultType, *ptr, mask, other)
               .getResult());
     }
-    std::optional<Value> value = coerce(argv(1), pointee, shape, argloc(1));
+    std::optional<Value> value =
+        coerce(argv(1), pointee, shape, argloc(1), enc);
     if (!value)
       return std::nullopt;
     kda::tile::StoreOp::create(builder, l, *ptr, *value, mask);
@@ -463,8 +500,15 @@ std::optional<DValue> Emitter::callBuiltin(
     auto src = cast<RankedTensorType>(x.getType());
     SmallVector<int64_t> outShape(src.getShape());
     outShape.erase(outShape.begin() + axis);
+    // A laid-out source reduces onto a slice of its layout.
+    Attribute resultLayout;
+    if (Attribute parent = src.getEncoding())
+      resultLayout = kda::tile::SliceLayoutAttr::get(
+          &ctx, static_cast<unsigned>(axis), parent);
     Type resultType =
-        outShape.empty() ? elem : Type(RankedTensorType::get(outShape, elem));
+        outShape.empty()
+            ? elem
+            : Type(RankedTensorType::get(outShape, elem, resultLayout));
     auto kind = name == "sum"   ? kda::tile::ReduceKind::Sum
                 : name == "max" ? kda::tile::ReduceKind::Max
                                 : kda::tile::ReduceKind::Min;
@@ -476,13 +520,15 @@ std::optional<DValue> Emitter::callBuiltin(
         kept.assign(rank, 1);
       else
         kept[axis] = 1;
-      std::optional<Value> v = broadcastTo(result, {}, at);
-      auto keptType = RankedTensorType::get(kept, elem);
-      if (outShape.empty())
-        result = kda::tile::SplatOp::create(builder, l, keptType, *v);
-      else
-        result = kda::tile::ExpandDimsOp::create(
-            builder, l, keptType, result, builder.getI32IntegerAttr(axis));
+      if (outShape.empty()) {
+        auto keptType = RankedTensorType::get(kept, elem);
+        result = kda::tile::SplatOp::create(builder, l, keptType, result);
+      } else {
+        std::optional<Value> expanded = expandDims(result, axis, at);
+        if (!expanded)
+          return std::nullopt;
+        result = *expanded;
+      }
     }
     return DValue::of(result);
   }
@@ -544,9 +590,11 @@ std::optional<DValue> Emitter::callBuiltin(
         broadcastShapes(*s1, shapeOf(argv(2)), at);
     if (!shape)
       return std::nullopt;
-    std::optional<Value> cv = coerce(c, builder.getI1Type(), *shape, argloc(0));
-    std::optional<Value> x = coerce(argv(1), *type, *shape, argloc(1));
-    std::optional<Value> y = coerce(argv(2), *type, *shape, argloc(2));
+    Attribute enc = commonEncoding({&c, &argv(1), &argv(2)}, *shape);
+    std::optional<Value> cv =
+        coerce(c, builder.getI1Type(), *shape, argloc(0), enc);
+    std::optional<Value> x = coerce(argv(1), *type, *shape, argloc(1), enc);
+    std::optional<Value> y = coerce(argv(2), *type, *shape, argloc(2), enc);
     if (!cv || !x || !y)
       return std::nullopt;
     return DValue::of(
@@ -577,8 +625,9 @@ std::optional<DValue> Emitter::callBuiltin(
       return std::nullopt;
     if (argv(0).isConst() && argv(1).isConst())
       type = defaultType(argv(0).constant);
-    std::optional<Value> x = coerce(argv(0), *type, *shape, argloc(0));
-    std::optional<Value> y = coerce(argv(1), *type, *shape, argloc(1));
+    Attribute enc = commonEncoding({&argv(0), &argv(1)}, *shape);
+    std::optional<Value> x = coerce(argv(0), *type, *shape, argloc(0), enc);
+    std::optional<Value> y = coerce(argv(1), *type, *shape, argloc(1), enc);
     if (!x || !y)
       return std::nullopt;
     bool isFloat = isa<FloatType>(*type);
@@ -625,7 +674,9 @@ std::optional<DValue> Emitter::callBuiltin(
     }
     SmallVector<Value> operands;
     for (size_t i = 0; i < 3; ++i) {
-      std::optional<Value> v = coerce(argv(i), type, shape, argloc(i));
+      std::optional<Value> v =
+          coerce(argv(i), type, shape, argloc(i),
+                 commonEncoding({&argv(0), &argv(1), &argv(2)}, shape));
       if (!v)
         return std::nullopt;
       operands.push_back(*v);
@@ -662,6 +713,21 @@ std::optional<DValue> Emitter::callBuiltin(
     if (!v)
       return std::nullopt;
     return DValue::of(*v);
+  }
+  if (name == "BlockedLayout" || name == "SliceLayout")
+    return layoutBuiltin(name, args, at);
+  if (name == "convert_layout") {
+    if (!argv(0).isRuntime() || shapeOf(argv(0)).empty())
+      return error(argloc(0), "kt.convert_layout() needs a tile, got " +
+                                  describe(argv(0)));
+    if (argv(1).kind != DValue::Kind::Layout)
+      return error(argloc(1), "kt.convert_layout() needs a layout such as "
+                              "kt.BlockedLayout(...), got " +
+                                  describe(argv(1)));
+    SmallVector<int64_t> shape = shapeOf(argv(0));
+    if (!checkLayout(argv(1).attr, shape, elementTypeOf(argv(0)), argloc(1)))
+      return std::nullopt;
+    return DValue::of(withEncoding(argv(0).value, argv(1).attr, at));
   }
   if (name == "broadcast_to" || name == "reshape" || name == "trans" ||
       name == "expand_dims")

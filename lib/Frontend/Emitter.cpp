@@ -55,7 +55,7 @@ static bool sameValue(const DValue &a, const DValue &b) {
         return false;
     return true;
   default:
-    return a.name == b.name && a.module == b.module &&
+    return a.name == b.name && a.module == b.module && a.attr == b.attr &&
            a.function == b.function && a.value == b.value;
   }
 }
@@ -244,21 +244,25 @@ LogicalResult Emitter::emitRuntimeIf(const Stmt &stmt, Value cond) {
       Type scalar = kda::tile::getElementTypeOrSelf(type);
       (thenValue.isConst() ? type : otherType) = scalar;
     }
-    if (type != otherType)
+    if (!sameTypeIgnoringLayout(type, otherType))
       return fail(stmt.loc, "variable '" + name + "' has type " +
                                 typeString(type) + " in the 'if' branch but " +
                                 typeString(otherType) +
                                 " in the 'else' branch");
+    // Branches that differ only in layout meet in the first one's layout.
+    Attribute layout =
+        layoutOfType(type) ? layoutOfType(type) : layoutOfType(otherType);
     auto shape = isa<RankedTensorType>(type)
                      ? cast<RankedTensorType>(type).getShape()
                      : ArrayRef<int64_t>();
     Type elem = kda::tile::getElementTypeOrSelf(type);
     builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    std::optional<Value> tv = coerce(thenValue, elem, shape, stmt.loc);
+    std::optional<Value> tv = coerce(thenValue, elem, shape, stmt.loc, layout);
     builder.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-    std::optional<Value> ev = coerce(elseValue, elem, shape, stmt.loc);
+    std::optional<Value> ev = coerce(elseValue, elem, shape, stmt.loc, layout);
     if (!tv || !ev)
       return failure();
+    type = tv->getType();
     names.push_back(name);
     thenYields.push_back(*tv);
     elseYields.push_back(*ev);
@@ -302,7 +306,7 @@ static LogicalResult loopYields(Emitter &e,
   for (auto [name, init] : llvm::zip(names, carried)) {
     const DValue &v = e.frame->locals[name];
     Type type = init.getType();
-    if (v.isRuntime() && v.value.getType() != type)
+    if (v.isRuntime() && !e.sameTypeIgnoringLayout(v.value.getType(), type))
       return e.fail(at, "loop-carried variable '" + name +
                             "' changes type from " + e.typeString(type) +
                             " to " + e.typeString(v.value.getType()) +
@@ -313,8 +317,8 @@ static LogicalResult loopYields(Emitter &e,
     auto shape = isa<RankedTensorType>(type)
                      ? cast<RankedTensorType>(type).getShape()
                      : ArrayRef<int64_t>();
-    std::optional<Value> y =
-        e.coerce(v, kda::tile::getElementTypeOrSelf(type), shape, at);
+    std::optional<Value> y = e.coerce(v, kda::tile::getElementTypeOrSelf(type),
+                                      shape, at, e.layoutOfType(type));
     if (!y)
       return failure();
     yields.push_back(*y);

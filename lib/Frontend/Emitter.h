@@ -38,6 +38,7 @@ struct DValue {
     Builtin,  ///< name, a member of the language module or a Python builtin
     Method,   ///< name bound to the runtime value `value` (`x.to`)
     NonDSL,   ///< name of something Python-only (undecorated def, class...)
+    Layout,   ///< attr: a layout (kt.BlockedLayout(...), kt.SliceLayout(...))
   };
   enum class ModuleKind { Language, DSL, Package, External };
 
@@ -52,6 +53,8 @@ struct DValue {
   /// Package / External modules: `module` is the importer and this the
   /// relative level, so that submodules resolve like the original import.
   unsigned importLevel = 0;
+  /// Layout: the layout attribute.
+  mlir::Attribute attr;
   /// NonDSL: the module a name was imported from (empty: defined in the
   /// file itself), and whether it is a global rather than a def/class.
   std::string origin;
@@ -209,8 +212,8 @@ public:
   /// Converts `value` (constant or runtime) to `elemType` and broadcasts it
   /// to `shape` (empty shape: scalar).
   std::optional<mlir::Value> coerce(const DValue &value, mlir::Type elemType,
-                                    llvm::ArrayRef<int64_t> shape,
-                                    SourceLoc at);
+                                    llvm::ArrayRef<int64_t> shape, SourceLoc at,
+                                    mlir::Attribute encoding = {});
   std::optional<mlir::Value>
   broadcastTo(mlir::Value value, llvm::ArrayRef<int64_t> shape, SourceLoc at);
   std::optional<llvm::SmallVector<int64_t>>
@@ -225,6 +228,9 @@ public:
   llvm::SmallVector<int64_t> shapeOf(const DValue &value);
   mlir::Type elementTypeOf(const DValue &value);
   std::string typeString(mlir::Type type);
+  std::string attrString(mlir::Attribute attr);
+  /// Equal types, or tiles that differ only in their layout.
+  static bool sameTypeIgnoringLayout(mlir::Type a, mlir::Type b);
   std::string describe(const DValue &value);
   /// A constant int (bool accepted) required at compile time.
   std::optional<int64_t> requireInt(const DValue &value, SourceLoc at,
@@ -238,7 +244,39 @@ public:
   std::optional<Constant> asConstant(const DValue &value);
   DValue fromConstant(const Constant &c);
   mlir::Value splatConstant(mlir::Type elemType, llvm::ArrayRef<int64_t> shape,
-                            double fvalue, int64_t ivalue, SourceLoc at);
+                            double fvalue, int64_t ivalue, SourceLoc at,
+                            mlir::Attribute encoding = {});
+  /// A constant with the type (shape, element type, layout) of `like`.
+  mlir::Value constantLike(mlir::Value like, double fvalue, int64_t ivalue,
+                           SourceLoc at);
+
+  // --- Layouts.cpp: explicit layouts.
+  /// The layout of a tile, or null.
+  static mlir::Attribute encodingOf(mlir::Value value);
+  static mlir::Attribute layoutOfType(mlir::Type type);
+  /// The layout the operands of one elementwise op should share: that of
+  /// the first runtime tile already of the result shape, or null.
+  mlir::Attribute commonEncoding(llvm::ArrayRef<const DValue *> operands,
+                                 llvm::ArrayRef<int64_t> shape);
+  /// `value` in layout `encoding` (a tile.convert_layout when it differs);
+  /// a null encoding leaves the value as it is.
+  mlir::Value withEncoding(mlir::Value value, mlir::Attribute encoding,
+                           SourceLoc at);
+  /// broadcastTo, then withEncoding; scalars are splat straight into the
+  /// layout.
+  std::optional<mlir::Value> broadcastToLayout(mlir::Value value,
+                                               llvm::ArrayRef<int64_t> shape,
+                                               mlir::Attribute encoding,
+                                               SourceLoc at);
+  /// tile.expand_dims with the result layout the verifier expects.
+  std::optional<mlir::Value> expandDims(mlir::Value value, int64_t axis,
+                                        SourceLoc at);
+  /// Builds a layout attribute for kt.BlockedLayout / kt.SliceLayout.
+  std::optional<DValue> layoutBuiltin(const std::string &name, BoundArgs &args,
+                                      SourceLoc at);
+  /// Checks that `layout` suits a tile of `shape`.
+  bool checkLayout(mlir::Attribute layout, llvm::ArrayRef<int64_t> shape,
+                   mlir::Type elem, SourceLoc at);
 
   mlir::MLIRContext &ctx;
   ModuleLoader &loader;

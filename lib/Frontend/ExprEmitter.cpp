@@ -130,8 +130,9 @@ std::optional<DValue> Emitter::ifExpr(const Expr &expr) {
   if (!shape)
     return std::nullopt;
   std::optional<Value> i1 = convert(cond->value, builder.getI1Type(), expr.loc);
-  std::optional<Value> va = coerce(*a, *type, *shape, expr.loc);
-  std::optional<Value> vb = coerce(*b, *type, *shape, expr.loc);
+  Attribute enc = commonEncoding({&*a, &*b}, *shape);
+  std::optional<Value> va = coerce(*a, *type, *shape, expr.loc, enc);
+  std::optional<Value> vb = coerce(*b, *type, *shape, expr.loc, enc);
   if (!i1 || !va || !vb)
     return std::nullopt;
   return DValue::of(
@@ -502,12 +503,11 @@ std::optional<DValue> Emitter::emitSubscript(const Expr &expr) {
   for (size_t i = 1; i <= numItems; ++i, ++outIndex) {
     if (expr.operands[i]->kind != ExprKind::None)
       continue;
-    auto current = cast<RankedTensorType>(value.getType());
-    SmallVector<int64_t> shape(current.getShape());
-    shape.insert(shape.begin() + outIndex, 1);
-    value = kda::tile::ExpandDimsOp::create(
-        builder, loc(expr.operands[i]->loc), current.clone(shape), value,
-        builder.getI32IntegerAttr(outIndex));
+    std::optional<Value> expanded =
+        expandDims(value, outIndex, expr.operands[i]->loc);
+    if (!expanded)
+      return std::nullopt;
+    value = *expanded;
   }
   return DValue::of(value);
 }

@@ -43,7 +43,8 @@ static bool sameBinding(const DValue &a, const DValue &b) {
         return false;
     return true;
   }
-  return a.name == b.name && a.module == b.module && a.function == b.function;
+  return a.name == b.name && a.module == b.module && a.function == b.function &&
+         a.attr == b.attr;
 }
 
 LogicalResult Emitter::loopCarried(const std::vector<StmtPtr> &body,
@@ -116,7 +117,11 @@ LogicalResult Emitter::loopCarried(const std::vector<StmtPtr> &body,
       // change, reported by the real run.
       const DValue &init = saved[name];
       if (init.isRuntime()) {
-        type = init.value.getType();
+        // Keep the body's layout when the initial value has none.
+        Type initType = init.value.getType();
+        if (!(sameTypeIgnoringLayout(initType, type) &&
+              !layoutOfType(initType) && layoutOfType(type)))
+          type = initType;
       } else if (init.isConst() && init.constant.isNumber()) {
         Type fallback = defaultType(init.constant);
         bool sameKind = !isa<RankedTensorType>(type) &&
@@ -161,7 +166,8 @@ LogicalResult Emitter::loopCarried(const std::vector<StmtPtr> &body,
     auto tensor = dyn_cast<RankedTensorType>(type);
     std::optional<Value> init =
         coerce(v, kda::tile::getElementTypeOrSelf(type),
-               tensor ? tensor.getShape() : ArrayRef<int64_t>(), at);
+               tensor ? tensor.getShape() : ArrayRef<int64_t>(), at,
+               layoutOfType(type));
     if (!init)
       return failure();
     names.push_back(name);

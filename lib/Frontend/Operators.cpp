@@ -90,12 +90,13 @@ std::optional<DValue> Emitter::emitBinary(BinOp op, const DValue &lhs,
     Type offType = elementTypeOf(off);
     if (offType.isInteger(1))
       offType = builder.getI32Type();
-    std::optional<Value> offset = coerce(off, offType, *shape, at);
-    std::optional<Value> base = broadcastTo(ptr.value, *shape, at);
+    Attribute enc = commonEncoding({&ptr, &off}, *shape);
+    std::optional<Value> offset = coerce(off, offType, *shape, at, enc);
+    std::optional<Value> base = broadcastToLayout(ptr.value, *shape, enc, at);
     if (!offset || !base)
       return std::nullopt;
     if (op == BinOp::Sub) {
-      Value zero = splatConstant(offType, *shape, 0, 0, at);
+      Value zero = constantLike(*offset, 0, 0, at);
       offset = arith::SubIOp::create(builder, l, zero, *offset).getResult();
     }
     return DValue::of(
@@ -121,8 +122,7 @@ std::optional<DValue> Emitter::emitBinary(BinOp op, const DValue &lhs,
     }
     if (std::abs(n) > 1024)
       return error(at, "'**' exponent is too large (at most 1024)");
-    SmallVector<int64_t> shape = shapeOf(DValue::of(*base));
-    Value one = splatConstant(elem, shape, 1.0, 1, at);
+    Value one = constantLike(*base, 1.0, 1, at);
     Value result = powByMultiply(builder, l, *base, std::abs(n), one);
     if (n < 0)
       result = arith::DivFOp::create(builder, l, one, result);
@@ -146,8 +146,9 @@ std::optional<DValue> Emitter::emitBinary(BinOp op, const DValue &lhs,
       broadcastShapes(shapeOf(lhs), shapeOf(rhs), at);
   if (!shape)
     return std::nullopt;
-  std::optional<Value> a = coerce(lhs, type, *shape, at);
-  std::optional<Value> b = coerce(rhs, type, *shape, at);
+  Attribute enc = commonEncoding({&lhs, &rhs}, *shape);
+  std::optional<Value> a = coerce(lhs, type, *shape, at, enc);
+  std::optional<Value> b = coerce(rhs, type, *shape, at, enc);
   if (!a || !b)
     return std::nullopt;
   Value x = *a, y = *b;
@@ -251,16 +252,16 @@ std::optional<DValue> Emitter::emitUnary(UnaryOp op, const DValue &operand,
   case UnaryOp::Neg:
     if (isFloat)
       return DValue::of(arith::NegFOp::create(builder, l, x).getResult());
-    return DValue::of(arith::SubIOp::create(
-                          builder, l, splatConstant(elem, shape, 0, 0, at), x)
-                          .getResult());
+    return DValue::of(
+        arith::SubIOp::create(builder, l, constantLike(x, 0, 0, at), x)
+            .getResult());
   case UnaryOp::Invert:
     if (isFloat)
       return error(at, "operator '~' needs integer or boolean operands, got " +
                            typeString(elem));
-    return DValue::of(arith::XOrIOp::create(
-                          builder, l, x, splatConstant(elem, shape, 0, -1, at))
-                          .getResult());
+    return DValue::of(
+        arith::XOrIOp::create(builder, l, x, constantLike(x, 0, -1, at))
+            .getResult());
   case UnaryOp::Not: {
     if (!shape.empty())
       return error(at, "'not' is not supported on tiles; use '~' for "
@@ -338,16 +339,9 @@ std::optional<DValue> Emitter::emitCompare(const Expr &expr) {
       result = r; // previous links were all true
     } else {
       // `lo <= x < hi` on tiles: both links, broadcast together, and-ed.
-      std::optional<SmallVector<int64_t>> shape =
-          broadcastShapes(shapeOf(*result), shapeOf(*r), expr.loc);
-      if (!shape)
+      result = emitBinary(BinOp::BitAnd, *result, *r, expr.loc);
+      if (!result)
         return std::nullopt;
-      std::optional<Value> a = broadcastTo(result->value, *shape, expr.loc);
-      std::optional<Value> b = broadcastTo(r->value, *shape, expr.loc);
-      if (!a || !b)
-        return std::nullopt;
-      result = DValue::of(
-          arith::AndIOp::create(builder, loc(expr.loc), *a, *b).getResult());
     }
     if (std::optional<Constant> c = asConstant(*result))
       if (!isTruthy(*c))

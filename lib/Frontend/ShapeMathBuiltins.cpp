@@ -72,10 +72,10 @@ std::optional<DValue> Emitter::shapeBuiltin(const std::string &name,
         v = *broadcastTo(v, {1}, at);
         continue;
       }
-      SmallVector<int64_t> shape(t.getShape());
-      shape.insert(shape.begin() + axis, 1);
-      v = kda::tile::ExpandDimsOp::create(builder, l, t.clone(shape), v,
-                                          builder.getI32IntegerAttr(axis));
+      std::optional<Value> expanded = expandDims(v, axis, argloc(1));
+      if (!expanded)
+        return std::nullopt;
+      v = *expanded;
     }
     return DValue::of(v);
   }
@@ -95,9 +95,11 @@ std::optional<DValue> Emitter::shapeBuiltin(const std::string &name,
                            std::to_string(type.getNumElements()) +
                            " elements) to " + shapeText(*shape) + " (" +
                            std::to_string(n) + " elements)");
-    return DValue::of(
-        kda::tile::ReshapeOp::create(builder, l, type.clone(*shape), *x)
-            .getResult());
+    return DValue::of(kda::tile::ReshapeOp::create(
+                          builder, l,
+                          RankedTensorType::get(*shape, type.getElementType()),
+                          *x)
+                          .getResult());
   }
   // trans
   SmallVector<int32_t> order;
@@ -141,10 +143,11 @@ std::optional<DValue> Emitter::shapeBuiltin(const std::string &name,
   SmallVector<int64_t> shape;
   for (int32_t d : order)
     shape.push_back(type.getDimSize(d));
-  return DValue::of(
-      kda::tile::TransOp::create(builder, l, type.clone(shape), *x,
-                                 builder.getDenseI32ArrayAttr(order))
-          .getResult());
+  return DValue::of(kda::tile::TransOp::create(
+                        builder, l,
+                        RankedTensorType::get(shape, type.getElementType()), *x,
+                        builder.getDenseI32ArrayAttr(order))
+                        .getResult());
 }
 
 std::optional<DValue> Emitter::mathBuiltin(const std::string &name,
@@ -208,8 +211,7 @@ std::optional<DValue> Emitter::mathBuiltin(const std::string &name,
   else if (name == "erf")
     r = math::ErfOp::create(builder, l, v);
   else if (name == "sigmoid") {
-    Type vt = kda::tile::getElementTypeOrSelf(v.getType());
-    Value one = splatConstant(vt, shapeOf(DValue::of(v)), 1.0, 1, at);
+    Value one = constantLike(v, 1.0, 1, at);
     Value e =
         math::ExpOp::create(builder, l, arith::NegFOp::create(builder, l, v));
     r = arith::DivFOp::create(builder, l, one,

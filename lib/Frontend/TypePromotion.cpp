@@ -23,6 +23,21 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
   return s + "]";
 }
 
+std::string Emitter::attrString(Attribute attr) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  attr.print(os);
+  return s;
+}
+
+bool Emitter::sameTypeIgnoringLayout(Type a, Type b) {
+  auto ta = dyn_cast<RankedTensorType>(a), tb = dyn_cast<RankedTensorType>(b);
+  if (!ta || !tb)
+    return a == b;
+  return ta.getShape() == tb.getShape() &&
+         ta.getElementType() == tb.getElementType();
+}
+
 std::string Emitter::typeString(Type type) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -50,6 +65,8 @@ std::string Emitter::describe(const DValue &value) {
     return "builtin '" + value.name + "'";
   case DValue::Kind::Method:
     return "method '" + value.name + "'";
+  case DValue::Kind::Layout:
+    return "layout " + attrString(value.attr);
   case DValue::Kind::NonDSL:
     if (!value.origin.empty())
       return "'" + value.name + "' from module '" + value.origin +
@@ -86,7 +103,8 @@ static int64_t constantAsInt(const Constant &c) {
 }
 
 Value Emitter::splatConstant(Type elemType, ArrayRef<int64_t> shape,
-                             double fvalue, int64_t ivalue, SourceLoc at) {
+                             double fvalue, int64_t ivalue, SourceLoc at,
+                             Attribute encoding) {
   TypedAttr attr;
   if (isa<FloatType>(elemType)) {
     attr = FloatAttr::get(elemType, fvalue);
@@ -99,10 +117,19 @@ Value Emitter::splatConstant(Type elemType, ArrayRef<int64_t> shape,
                                   /*isSigned=*/false, /*implicitTrunc=*/true));
   }
   if (!shape.empty()) {
-    auto type = RankedTensorType::get(shape, elemType);
+    auto type = RankedTensorType::get(shape, elemType, encoding);
     attr = DenseElementsAttr::get(type, attr);
   }
   return arith::ConstantOp::create(builder, loc(at), attr);
+}
+
+Value Emitter::constantLike(Value like, double fvalue, int64_t ivalue,
+                            SourceLoc at) {
+  auto tensor = dyn_cast<RankedTensorType>(like.getType());
+  if (!tensor)
+    return splatConstant(like.getType(), {}, fvalue, ivalue, at);
+  return splatConstant(tensor.getElementType(), tensor.getShape(), fvalue,
+                       ivalue, at, tensor.getEncoding());
 }
 
 std::optional<Value> Emitter::constant(const Constant &c, Type type,
@@ -132,7 +159,6 @@ std::optional<Value> Emitter::convert(Value value, Type dst, SourceLoc at) {
     return error(at, "cannot convert " + typeString(srcType) + " to " +
                          typeString(dst));
   auto tensor = dyn_cast<RankedTensorType>(srcType);
-  ArrayRef<int64_t> shape = tensor ? tensor.getShape() : ArrayRef<int64_t>();
   Type resultType = tensor ? Type(tensor.clone(dst)) : dst;
   Location l = loc(at);
   bool srcFloat = isa<FloatType>(src), dstFloat = isa<FloatType>(dst);
@@ -149,7 +175,7 @@ std::optional<Value> Emitter::convert(Value value, Type dst, SourceLoc at) {
   if (!srcFloat && !dstFloat) {
     unsigned sw = src.getIntOrFloatBitWidth(), dw = dst.getIntOrFloatBitWidth();
     if (dw == 1) {
-      Value zero = splatConstant(src, shape, 0, 0, at);
+      Value zero = constantLike(value, 0, 0, at);
       return arith::CmpIOp::create(builder, l, arith::CmpIPredicate::ne, value,
                                    zero)
           .getResult();
@@ -166,7 +192,7 @@ std::optional<Value> Emitter::convert(Value value, Type dst, SourceLoc at) {
     return arith::SIToFPOp::create(builder, l, resultType, value).getResult();
   }
   if (dst.getIntOrFloatBitWidth() == 1) {
-    Value zero = splatConstant(src, shape, 0, 0, at);
+    Value zero = constantLike(value, 0, 0, at);
     return arith::CmpFOp::create(builder, l, arith::CmpFPredicate::UNE, value,
                                  zero)
         .getResult();
@@ -215,12 +241,11 @@ std::optional<Value> Emitter::broadcastTo(Value value, ArrayRef<int64_t> shape,
       return fail();
   Location l = loc(at);
   while (static_cast<size_t>(tensor.getRank()) < shape.size()) {
-    SmallVector<int64_t> padded{1};
-    padded.append(tensor.getShape().begin(), tensor.getShape().end());
-    auto type = tensor.clone(padded);
-    value = kda::tile::ExpandDimsOp::create(builder, l, type, value,
-                                            builder.getI32IntegerAttr(0));
-    tensor = type;
+    std::optional<Value> expanded = expandDims(value, 0, at);
+    if (!expanded)
+      return std::nullopt;
+    value = *expanded;
+    tensor = cast<RankedTensorType>(value.getType());
   }
   if (tensor.getShape() != shape)
     value =
@@ -229,13 +254,16 @@ std::optional<Value> Emitter::broadcastTo(Value value, ArrayRef<int64_t> shape,
 }
 
 std::optional<Value> Emitter::coerce(const DValue &value, Type elemType,
-                                     ArrayRef<int64_t> shape, SourceLoc at) {
+                                     ArrayRef<int64_t> shape, SourceLoc at,
+                                     Attribute encoding) {
+  if (shape.empty())
+    encoding = {};
   if (value.isConst()) {
     if (!value.constant.isNumber() || isa<PointerType>(elemType))
       return error(at, "cannot convert " + describe(value) + " to " +
                            typeString(elemType));
     return splatConstant(elemType, shape, constantAsDouble(value.constant),
-                         constantAsInt(value.constant), at);
+                         constantAsInt(value.constant), at, encoding);
   }
   std::optional<Value> v = toRuntime(value, at);
   if (!v)
@@ -243,7 +271,7 @@ std::optional<Value> Emitter::coerce(const DValue &value, Type elemType,
   std::optional<Value> converted = convert(*v, elemType, at);
   if (!converted)
     return std::nullopt;
-  return broadcastTo(*converted, shape, at);
+  return broadcastToLayout(*converted, shape, encoding, at);
 }
 
 SmallVector<int64_t> Emitter::shapeOf(const DValue &value) {

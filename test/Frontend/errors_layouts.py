@@ -1,0 +1,38 @@
+# Errors of explicit layouts.
+# RUN: not kda-compile %s --kernel bad_lanes --target cpu --signature 'o=*f32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=LANES
+# RUN: not kda-compile %s --kernel bad_rank --target cpu --signature 'o=*f32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=RANK
+# RUN: not kda-compile %s --kernel bad_expand --target cpu --signature 'o=*f32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=EXPAND
+# RUN: not kda-compile %s --kernel not_layout --target cpu --signature 'o=*f32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=NOT-LAYOUT
+
+import kdatile as kt
+
+BL = kt.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0])
+
+
+@kt.jit
+def bad_lanes(o):
+    # LANES: errors_layouts.py:[[@LINE+1]]:9: error: invalid kt.BlockedLayout(): threadsPerWarp entries must be powers of two, got 3
+    L = kt.BlockedLayout([1, 4], [8, 3], [4, 1], [1, 0])
+
+
+@kt.jit
+def bad_rank(o):
+    # RANK: errors_layouts.py:[[@LINE+1]]:45: error: the layout does not fit a tile of type tensor<16xi32>: {{.*}} has rank 2 but the tile has rank 1
+    x = kt.convert_layout(kt.arange(0, 16), BL)
+
+
+@kt.jit
+def bad_expand(o):
+    r = kt.arange(0, 16, layout=kt.SliceLayout(1, BL))
+    # EXPAND: errors_layouts.py:[[@LINE+1]]:11: error: cannot expand a tile with layout #tile.slice<{dim = 1, {{.*}} at axis 0; expand it at axis 1 or convert its layout first
+    y = r[None, :]
+
+
+@kt.jit
+def not_layout(o):
+    # NOT-LAYOUT: errors_layouts.py:[[@LINE+1]]:45: error: kt.convert_layout() needs a layout such as kt.BlockedLayout(...), got int constant 3
+    x = kt.convert_layout(kt.arange(0, 16), 3)
