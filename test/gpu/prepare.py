@@ -71,6 +71,22 @@ def dsl_cases():
         cases.append((f"delta_rule_step_h{H}_v{V}_k{K}", delta_rule_step,
                       [q, k, v, g, beta, state, np.zeros((H, V), np.float32)],
                       {"V": V, "K": K}, (H, 1, 1), 4, 1e-4, 1e-5))
+    # Test kernels of test/python/dsl_kernels.py: a reduction across warps
+    # and a reduction meeting a load in another layout (a conversion).
+    sys.path.insert(0, os.path.join(ROOT, "test", "python"))
+    from dsl_kernels import column_sums, row_norms_plus
+
+    for M, N, nw in ((64, 32, 4), (128, 16, 8)):
+        x = r.standard_normal((M, N)).astype(np.float32)
+        cases.append((f"column_sums_{M}x{N}_w{nw}", column_sums,
+                      [x, np.zeros(N, np.float32)], {"M": M, "N": N}, (1, 1, 1), nw,
+                      1e-5, 1e-5))
+    for M, N in ((16, 128), (64, 32)):
+        x = r.standard_normal((M, N)).astype(np.float32)
+        y = r.standard_normal(M).astype(np.float32)
+        cases.append((f"row_norms_plus_{M}x{N}", row_norms_plus,
+                      [x, y, np.zeros(M, np.float32)], {"M": M, "N": N}, (1, 1, 1), 4,
+                      1e-5, 1e-5))
     return cases
 
 
