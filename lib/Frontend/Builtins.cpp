@@ -47,7 +47,7 @@ static const BuiltinSpec kBuiltins[] = {
     {"store",
      {"pointer", "value", "mask", "cache_modifier", "eviction_policy"},
      2},
-    {"sum", {"input", "axis", "keep_dims"}, 1},
+    {"sum", {"input", "axis", "keep_dims", "dtype"}, 1},
     {"max", {"input", "axis", "keep_dims"}, 1},
     {"min", {"input", "axis", "keep_dims"}, 1},
     {"dot",
@@ -492,6 +492,18 @@ std::optional<DValue> Emitter::callBuiltin(
                                     std::to_string(rank));
     }
     Type elem = type.getElementType();
+    if (name == "sum" && has(3)) {
+      // sum(x, dtype=...) accumulates in `dtype`.
+      std::optional<DType> dt =
+          requireDType(argv(3), argloc(3), "kt.sum() dtype");
+      if (!dt)
+        return std::nullopt;
+      elem = dtypeToMLIR(ctx, *dt);
+      std::optional<Value> converted = convert(x, elem, at);
+      if (!converted)
+        return std::nullopt;
+      x = *converted;
+    }
     if (name == "sum" && elem.isInteger() &&
         elem.getIntOrFloatBitWidth() < 32) {
       elem = builder.getI32Type();

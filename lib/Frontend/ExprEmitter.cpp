@@ -332,6 +332,13 @@ std::optional<DValue> Emitter::languageMember(const std::string &name,
     diagnostics += loadErrors;
     return error(at, "cannot load the DSL standard library");
   }
+  // Names the Python package exports but this compiler cannot lower yet.
+  static const char *const kNotYet[] = {
+      "device_print",           "barrier",    "alloc_shared",
+      "make_tensor_descriptor", "async_copy", "async_wait"};
+  for (const char *n : kNotYet)
+    if (name == n)
+      return error(at, "kt." + name + " is not supported by this compiler yet");
   return error(at, "module '" + shown + "' has no attribute '" + name + "'");
 }
 

@@ -23,7 +23,11 @@ def red(x, o):
     # CHECK: %[[K:.*]] = tile.reduce sum %{{.*}} {axis = 0 : i32} : tensor<4x8xf32> -> tensor<8xf32>
     # CHECK: tile.expand_dims %[[K]] {axis = 0 : i32} : tensor<8xf32> -> tensor<1x8xf32>
     kept = t.sum(0, keep_dims=True)
-    kt.store(o + r, rows + lo)
+    # sum(dtype=...) converts first.
+    # CHECK: %[[I:.*]] = arith.fptosi %{{.*}} : tensor<4x8xf32> to tensor<4x8xi32>
+    # CHECK: tile.reduce sum %[[I]] {axis = 1 : i32} : tensor<4x8xi32> -> tensor<4xi32>
+    isum = kt.sum(t, 1, dtype=kt.int32)
+    kt.store(o + r, rows + lo + isum)
     kt.store(o + c, cols + kt.sum(kept))
 
 
