@@ -24,7 +24,8 @@ func.func @trans_3d(%x: i32) {
 
 // -----
 
-// A sliced source is first converted to its default blocked layout.
+// A sliced source is first converted to the default blocked layout of its
+// rank (made for the function's largest 2-D tile, here [16, 32] f32).
 
 // CHECK-LABEL: func.func @trans_slice
 // CHECK: %[[R:.*]] = tile.reduce sum %{{.*}} {axis = 2 : i32} : {{.*}} -> tensor<16x32xf32, #tile.slice<{{.*}}>>

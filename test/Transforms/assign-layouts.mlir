@@ -1,16 +1,24 @@
 // RUN: kda-opt %s --split-input-file --tile-assign-layouts=num-warps=4 | FileCheck %s
 
-// Sources get the default blocked layout of their shape and element width
-// (128 bits per thread along the fastest dimension; pointers count 64 bits,
-// i1 8); the module records the distribution.
+// Each function has ONE default layout per rank: getDefaultBlockedLayout of
+// the function's largest layout-less tile of that rank (most elements; the
+// first one on ties), with that tile's element width (128 bits per thread
+// along the fastest dimension; pointer tiles count their pointee's width, i1
+// counts 8 bits). Every source of that rank gets it, whatever its own shape
+// and element type: smaller tiles wrap around it. The module records the
+// distribution.
+
+// All 1-D tiles here have 128 elements, so the first one (the i32 range)
+// decides: 4 x 32-bit per thread, for the f16, pointer and i1 tiles too.
+// The only 2-D tile decides the 2-D default.
 
 // CHECK: module attributes {tile.num_warps = 4 : i32, tile.wave_size = 32 : i32}
 // CHECK-LABEL: func.func @sources
 // CHECK: tile.range 0, 128 : tensor<128xi32, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
-// CHECK: tile.splat %{{.*}} : tensor<128xf16, #tile.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
-// CHECK: tile.splat %{{.*}} : tensor<128x!tile.ptr<f32>, #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+// CHECK: tile.splat %{{.*}} : tensor<128xf16, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+// CHECK: tile.splat %{{.*}} : tensor<128x!tile.ptr<f32>, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
 // CHECK: arith.constant dense<0.000000e+00> : tensor<16x64xf32, #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>>
-// CHECK: arith.constant dense<true> : tensor<128xi1, #tile.blocked<{sizePerThread = [16], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+// CHECK: arith.constant dense<true> : tensor<128xi1, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
 func.func @sources(%h: f16, %p: !tile.ptr<f32>) {
   %r = tile.range 0, 128 : tensor<128xi32>
   %s = tile.splat %h : tensor<128xf16>
@@ -36,28 +44,86 @@ module attributes {tile.num_warps = 8 : i32, tile.wave_size = 64 : i32} {
 // -----
 
 // Elementwise ops take their first tile operand's layout; the others are
-// converted (the inserted converts are marked tile.implicit).
+// converted (the inserted converts are marked tile.implicit). Defaults of
+// one rank never differ within a function, so only a non-default layout
+// (here a reduction's slice) makes operands disagree.
 
 // CHECK-LABEL: func.func @elementwise
-// CHECK: %[[R:.*]] = tile.range 0, 128 : tensor<128xi32, [[I32:#tile.blocked<\{sizePerThread = \[4\][^>]*>]]>
-// CHECK: %[[P:.*]] = tile.splat %{{.*}} : tensor<128x!tile.ptr<f32>, [[PTR:#tile.blocked<\{sizePerThread = \[2\][^>]*>]]>
-// CHECK: %[[C:.*]] = tile.convert_layout %[[R]] {tile.implicit} : tensor<128xi32, [[I32]]> -> tensor<128xi32, [[PTR]]>
-// CHECK: tile.addptr %[[P]], %[[C]] : tensor<128x!tile.ptr<f32>, [[PTR]]>, tensor<128xi32, [[PTR]]>
-// CHECK: %[[H:.*]] = tile.splat %{{.*}} : tensor<128xf16, [[F16:#tile.blocked<\{sizePerThread = \[8\][^>]*>]]>
-// CHECK: %[[E:.*]] = arith.extf %[[H]] : tensor<128xf16, [[F16]]> to tensor<128xf32, [[F16]]>
-// CHECK: %[[F:.*]] = tile.splat %{{.*}} : tensor<128xf32, [[I32]]>
-// CHECK: %[[FC:.*]] = tile.convert_layout %[[F]] {tile.implicit} : tensor<128xf32, [[I32]]> -> tensor<128xf32, [[F16]]>
-// CHECK: %[[CMP:.*]] = arith.cmpf olt, %[[E]], %[[FC]] : tensor<128xf32, [[F16]]>
-// CHECK: arith.select %[[CMP]], %[[E]], %[[FC]] : tensor<128xi1, [[F16]]>, tensor<128xf32, [[F16]]>
-func.func @elementwise(%p: !tile.ptr<f32>, %h: f16, %f: f32) {
-  %r = tile.range 0, 128 : tensor<128xi32>
-  %ps = tile.splat %p : tensor<128x!tile.ptr<f32>>
-  %q = tile.addptr %ps, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+// CHECK: %[[Z:.*]] = arith.constant {{.*}} : tensor<16x128xf32, [[L2:#tile.blocked<\{sizePerThread = \[1, 4\], threadsPerWarp = \[1, 32\], warpsPerCTA = \[4, 1\], order = \[1, 0\]\}>]]>
+// CHECK: %[[S:.*]] = tile.reduce sum %[[Z]] {axis = 0 : i32} : tensor<16x128xf32, [[L2]]> -> tensor<128xf32, [[SL:#tile.slice<\{dim = 0, parent = .*}>]]>
+// CHECK: %[[F:.*]] = tile.splat %{{.*}} : tensor<128xf32, [[DEF:#tile.blocked<\{sizePerThread = \[4\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
+// CHECK: %[[SC:.*]] = tile.convert_layout %[[S]] {tile.implicit} : tensor<128xf32, [[SL]]> -> tensor<128xf32, [[DEF]]>
+// CHECK: arith.addf %[[F]], %[[SC]] : tensor<128xf32, [[DEF]]>
+// CHECK: %[[FC:.*]] = tile.convert_layout %[[F]] {tile.implicit} : tensor<128xf32, [[DEF]]> -> tensor<128xf32, [[SL]]>
+// CHECK: arith.mulf %[[S]], %[[FC]] : tensor<128xf32, [[SL]]>
+// CHECK: %[[H:.*]] = tile.splat %{{.*}} : tensor<128xf16, [[DEF]]>
+// CHECK: %[[E:.*]] = arith.extf %[[H]] : tensor<128xf16, [[DEF]]> to tensor<128xf32, [[DEF]]>
+// CHECK: %[[CMP:.*]] = arith.cmpf olt, %[[E]], %[[F]] : tensor<128xf32, [[DEF]]>
+// CHECK: arith.select %[[CMP]], %[[E]], %[[F]] : tensor<128xi1, [[DEF]]>, tensor<128xf32, [[DEF]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: return
+func.func @elementwise(%h: f16, %f: f32) {
+  %z = arith.constant dense<1.0> : tensor<16x128xf32>
+  %s = tile.reduce sum %z {axis = 0 : i32} : tensor<16x128xf32> -> tensor<128xf32>
+  %fs = tile.splat %f : tensor<128xf32>
+  %a = arith.addf %fs, %s : tensor<128xf32>
+  %b = arith.mulf %s, %fs : tensor<128xf32>
   %hs = tile.splat %h : tensor<128xf16>
   %e = arith.extf %hs : tensor<128xf16> to tensor<128xf32>
-  %fs = tile.splat %f : tensor<128xf32>
   %c = arith.cmpf olt, %e, %fs : tensor<128xf32>
-  %s = arith.select %c, %e, %fs : tensor<128xi1>, tensor<128xf32>
+  %x = arith.select %c, %e, %fs : tensor<128xi1>, tensor<128xf32>
+  return
+}
+
+// -----
+
+// A pointer tile is laid out for its pointee: a tile of !tile.ptr<f32> gets
+// the same layout as an f32 tile of its shape (4 per thread, not the 2 that
+// 64-bit addresses would give), so pointers, i32 offsets, the i1 mask, the
+// loaded f32 values and the f32 tiles they meet share one layout: addptr,
+// load, the arithmetic and the store need no conversion.
+
+// CHECK-LABEL: func.func @pointer_and_f32_share
+// CHECK: %[[P:.*]] = tile.splat %{{.*}} : tensor<128x!tile.ptr<f32>, [[L:#tile.blocked<\{sizePerThread = \[4\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: %[[R:.*]] = tile.range 0, 128 : tensor<128xi32, [[L]]>
+// CHECK: %[[Q:.*]] = tile.addptr %[[P]], %[[R]] : tensor<128x!tile.ptr<f32>, [[L]]>, tensor<128xi32, [[L]]>
+// CHECK: %[[M:.*]] = arith.cmpi slt, %[[R]], %{{.*}} : tensor<128xi32, [[L]]>
+// CHECK: %[[V:.*]] = tile.load %[[Q]] mask %[[M]] : tensor<128x!tile.ptr<f32>, [[L]]>
+// CHECK: %[[F:.*]] = tile.splat %{{.*}} : tensor<128xf32, [[L]]>
+// CHECK: %[[S:.*]] = arith.addf %[[V]], %[[F]] : tensor<128xf32, [[L]]>
+// CHECK: tile.store %[[Q]], %[[S]] mask %[[M]] : tensor<128x!tile.ptr<f32>, [[L]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: return
+func.func @pointer_and_f32_share(%p: !tile.ptr<f32>, %n: i32, %f: f32) {
+  %ps = tile.splat %p : tensor<128x!tile.ptr<f32>>
+  %r = tile.range 0, 128 : tensor<128xi32>
+  %q = tile.addptr %ps, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %ns = tile.splat %n : tensor<128xi32>
+  %m = arith.cmpi slt, %r, %ns : tensor<128xi32>
+  %v = tile.load %q mask %m : tensor<128x!tile.ptr<f32>>
+  %fs = tile.splat %f : tensor<128xf32>
+  %s = arith.addf %v, %fs : tensor<128xf32>
+  tile.store %q, %s mask %m : tensor<128x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// The pointee's width, not the address width: !tile.ptr<f16> gives 8 per
+// thread (128 / 16), as an f16 tile would.
+
+// CHECK-LABEL: func.func @pointer_pointee_width
+// CHECK: %[[P:.*]] = tile.splat %{{.*}} : tensor<256x!tile.ptr<f16>, [[L:#tile.blocked<\{sizePerThread = \[8\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
+// CHECK: %[[R:.*]] = tile.range 0, 256 : tensor<256xi32, [[L]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: %[[Q:.*]] = tile.addptr %[[P]], %[[R]] : tensor<256x!tile.ptr<f16>, [[L]]>, tensor<256xi32, [[L]]>
+// CHECK: tile.load %[[Q]] : tensor<256x!tile.ptr<f16>, [[L]]>
+func.func @pointer_pointee_width(%p: !tile.ptr<f16>) {
+  %ps = tile.splat %p : tensor<256x!tile.ptr<f16>>
+  %r = tile.range 0, 256 : tensor<256xi32>
+  %q = tile.addptr %ps, %r : tensor<256x!tile.ptr<f16>>, tensor<256xi32>
+  %v = tile.load %q : tensor<256x!tile.ptr<f16>>
   return
 }
 
@@ -72,9 +138,9 @@ func.func @elementwise(%p: !tile.ptr<f32>, %h: f16, %f: f32) {
 // CHECK: %[[A:.*]] = arith.addi %[[R]], %[[R]] : tensor<128xi32, [[USER]]>
 // CHECK: %[[S:.*]] = tile.splat %{{.*}} : tensor<128xi32, [[DEF:#tile.blocked<\{sizePerThread = \[4\][^>]*>]]>
 // CHECK: tile.convert_layout %[[S]] : tensor<128xi32, [[DEF]]> -> tensor<128xi32, [[USER]]>
-// CHECK: %[[P:.*]] = tile.splat %{{.*}} : tensor<128x!tile.ptr<f32>, [[PTR:#tile.blocked<\{sizePerThread = \[2\][^>]*>]]>
-// CHECK: %[[AC:.*]] = tile.convert_layout %[[A]] {tile.implicit} : tensor<128xi32, [[USER]]> -> tensor<128xi32, [[PTR]]>
-// CHECK: tile.addptr %[[P]], %[[AC]] : tensor<128x!tile.ptr<f32>, [[PTR]]>, tensor<128xi32, [[PTR]]>
+// CHECK: %[[P:.*]] = tile.splat %{{.*}} : tensor<128x!tile.ptr<f32>, [[DEF]]>
+// CHECK: %[[AC:.*]] = tile.convert_layout %[[A]] {tile.implicit} : tensor<128xi32, [[USER]]> -> tensor<128xi32, [[DEF]]>
+// CHECK: tile.addptr %[[P]], %[[AC]] : tensor<128x!tile.ptr<f32>, [[DEF]]>, tensor<128xi32, [[DEF]]>
 // CHECK: %[[AS:.*]] = tile.convert_layout %[[A]] {tile.implicit} : tensor<128xi32, [[USER]]> -> tensor<128xi32, #tile.slice<{dim = 0, parent = [[USER2:#tile.blocked<\{sizePerThread = \[1, 1\][^>]*>]]}>>
 // CHECK: tile.expand_dims %[[AS]] {axis = 0 : i32} : tensor<128xi32, #tile.slice<{dim = 0, parent = [[USER2]]}>> -> tensor<1x128xi32, [[USER2]]>
 func.func @explicit_layouts_kept(%x: i32, %p: !tile.ptr<f32>) {
@@ -90,19 +156,37 @@ func.func @explicit_layouts_kept(%x: i32, %p: !tile.ptr<f32>) {
 
 // -----
 
+// Tiles written with a layout do not compete for the default: the only
+// layout-less 1-D tile ([16] f16) decides the 1-D default even though a
+// [1024] i32 tile with a written layout is larger.
+
+#user = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-LABEL: func.func @explicit_tiles_not_anchors
+// CHECK: tile.range 0, 1024 : tensor<1024xi32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+// CHECK: tile.splat %{{.*}} : tensor<16xf16, #tile.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+func.func @explicit_tiles_not_anchors(%h: f16) {
+  %r = tile.range 0, 1024 : tensor<1024xi32, #user>
+  %s = tile.splat %h : tensor<16xf16>
+  return
+}
+
+// -----
+
 // A reduction's result is the slice of its source layout; expanding a slice
 // gives back its parent without a conversion, expanding anything else first
-// converts to a slice of the result's default layout. Broadcasts keep the
-// source layout.
+// converts to a slice of the rank's default layout. Broadcasts keep the
+// source layout. The 2-D default is made for [16, 64] f32 (the first of the
+// two 1024-element tiles), the 1-D one for the [64] range (larger than the
+// [16] reduction result).
 
 // CHECK-LABEL: func.func @reduce_expand_broadcast
-// CHECK: %[[Z:.*]] = arith.constant {{.*}} : tensor<16x64xf32, [[L:#tile.blocked<\{sizePerThread = \[1, 4\][^>]*>]]>
+// CHECK: %[[Z:.*]] = arith.constant {{.*}} : tensor<16x64xf32, [[L:#tile.blocked<\{sizePerThread = \[1, 4\], threadsPerWarp = \[2, 16\], warpsPerCTA = \[4, 1\], order = \[1, 0\]\}>]]>
 // CHECK: %[[S:.*]] = tile.reduce sum %[[Z]] {axis = 1 : i32} : tensor<16x64xf32, [[L]]> -> tensor<16xf32, #tile.slice<{dim = 1, parent = [[L]]}>>
 // CHECK: %[[E:.*]] = tile.expand_dims %[[S]] {axis = 1 : i32} : tensor<16xf32, #tile.slice<{dim = 1, parent = [[L]]}>> -> tensor<16x1xf32, [[L]]>
 // CHECK: tile.broadcast %[[E]] : tensor<16x1xf32, [[L]]> -> tensor<16x64xf32, [[L]]>
-// CHECK: %[[R:.*]] = tile.range 0, 64 : tensor<64xi32, [[R1:#tile.blocked<[^>]*>]]>
-// CHECK: %[[C:.*]] = tile.convert_layout %[[R]] {tile.implicit} : tensor<64xi32, [[R1]]> -> tensor<64xi32, #tile.slice<{dim = 0, parent = [[D:#tile.blocked<\{sizePerThread = \[1, 4\], threadsPerWarp = \[2, 16\][^>]*>]]}>>
-// CHECK: tile.expand_dims %[[C]] {axis = 0 : i32} : tensor<64xi32, #tile.slice<{dim = 0, parent = [[D]]}>> -> tensor<1x64xi32, [[D]]>
+// CHECK: %[[R:.*]] = tile.range 0, 64 : tensor<64xi32, [[R1:#tile.blocked<\{sizePerThread = \[4\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
+// CHECK: %[[C:.*]] = tile.convert_layout %[[R]] {tile.implicit} : tensor<64xi32, [[R1]]> -> tensor<64xi32, #tile.slice<{dim = 0, parent = [[L]]}>>
+// CHECK: tile.expand_dims %[[C]] {axis = 0 : i32} : tensor<64xi32, #tile.slice<{dim = 0, parent = [[L]]}>> -> tensor<1x64xi32, [[L]]>
 func.func @reduce_expand_broadcast() {
   %z = arith.constant dense<1.0> : tensor<16x64xf32>
   %s = tile.reduce sum %z {axis = 1 : i32} : tensor<16x64xf32> -> tensor<16xf32>
@@ -115,18 +199,133 @@ func.func @reduce_expand_broadcast() {
 
 // -----
 
+// Tiles that broadcast into each other share the rank's default, made for
+// the largest one ([128, 128] f32): the [128, 1] and [1, 128] sources wrap
+// around it, their broadcasts keep it, and the add needs no conversion.
+// (Each shape's own default would lay [128, 1] out as 1 x 1 per thread,
+// threads [32, 1], and the add would need a conversion.)
+
+// CHECK-LABEL: func.func @broadcast_shares_layout
+// CHECK: %[[A:.*]] = arith.constant dense<1.000000e+00> : tensor<128x1xf32, [[L:#tile.blocked<\{sizePerThread = \[1, 4\], threadsPerWarp = \[1, 32\], warpsPerCTA = \[4, 1\], order = \[1, 0\]\}>]]>
+// CHECK: %[[B:.*]] = tile.splat %{{.*}} : tensor<1x128xf32, [[L]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: %[[AB:.*]] = tile.broadcast %[[A]] : tensor<128x1xf32, [[L]]> -> tensor<128x128xf32, [[L]]>
+// CHECK: %[[BB:.*]] = tile.broadcast %[[B]] : tensor<1x128xf32, [[L]]> -> tensor<128x128xf32, [[L]]>
+// CHECK: arith.addf %[[AB]], %[[BB]] : tensor<128x128xf32, [[L]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: return
+func.func @broadcast_shares_layout(%f: f32) {
+  %a = arith.constant dense<1.0> : tensor<128x1xf32>
+  %b = tile.splat %f : tensor<1x128xf32>
+  %ab = tile.broadcast %a : tensor<128x1xf32> -> tensor<128x128xf32>
+  %bb = tile.broadcast %b : tensor<1x128xf32> -> tensor<128x128xf32>
+  %s = arith.addf %ab, %bb : tensor<128x128xf32>
+  return
+}
+
+// -----
+
+// The largest tile decides, not the first: the [16] f16 splat comes first
+// but the [1024] f32 splat is larger, so both get its default (4 x 32-bit
+// per thread; the [16] f16 tile's own default would be 8 per thread).
+
+// CHECK-LABEL: func.func @largest_tile_decides
+// CHECK: tile.splat %{{.*}} : tensor<16xf16, [[L:#tile.blocked<\{sizePerThread = \[4\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
+// CHECK: tile.splat %{{.*}} : tensor<1024xf32, [[L]]>
+func.func @largest_tile_decides(%h: f16, %f: f32) {
+  %a = tile.splat %h : tensor<16xf16>
+  %b = tile.splat %f : tensor<1024xf32>
+  return
+}
+
+// -----
+
+// The same in 2-D, one element width: [64, 64] f32 decides (threads
+// [2, 16]; [16, 16]'s own default would have threads [8, 4]).
+
+// CHECK-LABEL: func.func @largest_tile_decides_2d
+// CHECK: tile.splat %{{.*}} : tensor<16x16xf32, [[L:#tile.blocked<\{sizePerThread = \[1, 4\], threadsPerWarp = \[2, 16\], warpsPerCTA = \[4, 1\], order = \[1, 0\]\}>]]>
+// CHECK: tile.splat %{{.*}} : tensor<64x64xf32, [[L]]>
+func.func @largest_tile_decides_2d(%f: f32) {
+  %a = tile.splat %f : tensor<16x16xf32>
+  %b = tile.splat %f : tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// On a tie in element count the first tile decides, with its shape and
+// element width: [32, 32] f16 (8 per thread, threads [8, 4]), not
+// [16, 64] f32 (4 per thread, threads [2, 16]).
+
+// CHECK-LABEL: func.func @tie_first_decides
+// CHECK: tile.splat %{{.*}} : tensor<32x32xf16, [[L:#tile.blocked<\{sizePerThread = \[1, 8\], threadsPerWarp = \[8, 4\], warpsPerCTA = \[4, 1\], order = \[1, 0\]\}>]]>
+// CHECK: tile.splat %{{.*}} : tensor<16x64xf32, [[L]]>
+func.func @tie_first_decides(%h: f16, %f: f32) {
+  %a = tile.splat %h : tensor<32x32xf16>
+  %b = tile.splat %f : tensor<16x64xf32>
+  return
+}
+
+// -----
+
+// i1 tiles count 8 bits (masks are bytes in registers): a [1024] i1 mask as
+// the largest tile gives 16 per thread, and the smaller i32 range and the
+// comparison's i1 result share it.
+
+// CHECK-LABEL: func.func @i1_decides
+// CHECK: %[[M:.*]] = arith.constant dense<true> : tensor<1024xi1, [[L:#tile.blocked<\{sizePerThread = \[16\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
+// CHECK: %[[R:.*]] = tile.range 0, 128 : tensor<128xi32, [[L]]>
+// CHECK: %[[N:.*]] = tile.splat %{{.*}} : tensor<128xi32, [[L]]>
+// CHECK: arith.cmpi slt, %[[R]], %[[N]] : tensor<128xi32, [[L]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: return
+func.func @i1_decides(%n: i32) {
+  %m = arith.constant dense<true> : tensor<1024xi1>
+  %r = tile.range 0, 128 : tensor<128xi32>
+  %ns = tile.splat %n : tensor<128xi32>
+  %c = arith.cmpi slt, %r, %ns : tensor<128xi32>
+  return
+}
+
+// -----
+
+// An i1 tile that is not the largest takes the default of the tile that is:
+// the [32, 64] comparison result uses the [32, 64] f32 layout (4 per
+// thread), not the 16 per thread an i1 tile would decide. A pointer to i1
+// counts 8 bits too.
+
+// CHECK-LABEL: func.func @i1_follows
+// CHECK: %[[X:.*]] = tile.splat %{{.*}} : tensor<32x64xf32, [[L:#tile.blocked<\{sizePerThread = \[1, 4\], threadsPerWarp = \[2, 16\], warpsPerCTA = \[4, 1\], order = \[1, 0\]\}>]]>
+// CHECK: %[[Y:.*]] = arith.constant dense<0.000000e+00> : tensor<32x64xf32, [[L]]>
+// CHECK: arith.cmpf olt, %[[X]], %[[Y]] : tensor<32x64xf32, [[L]]>
+// CHECK: tile.splat %{{.*}} : tensor<256x!tile.ptr<i1>, #tile.blocked<{sizePerThread = [16], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+// CHECK-NOT: tile.convert_layout
+// CHECK: return
+func.func @i1_follows(%f: f32, %p: !tile.ptr<i1>) {
+  %x = tile.splat %f : tensor<32x64xf32>
+  %y = arith.constant dense<0.0> : tensor<32x64xf32>
+  %c = arith.cmpf olt, %x, %y : tensor<32x64xf32>
+  %ps = tile.splat %p : tensor<256x!tile.ptr<i1>>
+  return
+}
+
+// -----
+
 // Loads take the pointers' layout (mask and other follow); stores keep the
-// value's layout and move pointers and mask to it.
+// value's layout and move pointers and mask to it. Pointers, mask and other
+// share the 2-D default (made for [16, 64] f32 pointees), so the load needs
+// no conversion; the stored value is a reduction's slice, so the 1-D
+// pointers (the 1-D default) are converted to it.
 
 // CHECK-LABEL: func.func @load_store
-// CHECK: %[[P:.*]] = tile.splat %{{.*}} : tensor<16x64x!tile.ptr<f32>, [[PTR:#tile.blocked<\{sizePerThread = \[1, 2\][^>]*>]]>
-// CHECK: %[[M:.*]] = arith.constant dense<true> : tensor<16x64xi1, [[MASK:#tile.blocked<[^>]*>]]>
-// CHECK: %[[O:.*]] = arith.constant dense<0.000000e+00> : tensor<16x64xf32, [[F32:#tile.blocked<\{sizePerThread = \[1, 4\][^>]*>]]>
-// CHECK-DAG: %[[MC:.*]] = tile.convert_layout %[[M]] {tile.implicit} : tensor<16x64xi1, [[MASK]]> -> tensor<16x64xi1, [[PTR]]>
-// CHECK-DAG: %[[OC:.*]] = tile.convert_layout %[[O]] {tile.implicit} : tensor<16x64xf32, [[F32]]> -> tensor<16x64xf32, [[PTR]]>
-// CHECK: %[[V:.*]] = tile.load %[[P]] mask %[[MC]] other %[[OC]] : tensor<16x64x!tile.ptr<f32>, [[PTR]]>
-// CHECK: %[[S:.*]] = tile.reduce sum %[[V]] {axis = 0 : i32} : tensor<16x64xf32, [[PTR]]> -> tensor<64xf32, [[SL:#tile.slice<\{dim = 0, parent = .*}>]]>
-// CHECK: %[[Q:.*]] = tile.splat %{{.*}} : tensor<64x!tile.ptr<f32>, [[QL:#tile.blocked<[^>]*>]]>
+// CHECK: %[[P:.*]] = tile.splat %{{.*}} : tensor<16x64x!tile.ptr<f32>, [[L:#tile.blocked<\{sizePerThread = \[1, 4\], threadsPerWarp = \[2, 16\], warpsPerCTA = \[4, 1\], order = \[1, 0\]\}>]]>
+// CHECK: %[[M:.*]] = arith.constant dense<true> : tensor<16x64xi1, [[L]]>
+// CHECK: %[[O:.*]] = arith.constant dense<0.000000e+00> : tensor<16x64xf32, [[L]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: %[[V:.*]] = tile.load %[[P]] mask %[[M]] other %[[O]] : tensor<16x64x!tile.ptr<f32>, [[L]]>
+// CHECK: %[[S:.*]] = tile.reduce sum %[[V]] {axis = 0 : i32} : tensor<16x64xf32, [[L]]> -> tensor<64xf32, [[SL:#tile.slice<\{dim = 0, parent = .*}>]]>
+// CHECK: %[[Q:.*]] = tile.splat %{{.*}} : tensor<64x!tile.ptr<f32>, [[QL:#tile.blocked<\{sizePerThread = \[4\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
 // CHECK: %[[QC:.*]] = tile.convert_layout %[[Q]] {tile.implicit} : tensor<64x!tile.ptr<f32>, [[QL]]> -> tensor<64x!tile.ptr<f32>, [[SL]]>
 // CHECK: tile.store %[[QC]], %[[S]] : tensor<64x!tile.ptr<f32>, [[SL]]>
 func.func @load_store(%p: !tile.ptr<f32>) {
@@ -142,15 +341,19 @@ func.func @load_store(%p: !tile.ptr<f32>) {
 
 // -----
 
-// Dot: accumulator and result take the result's default layout; a and b
-// keep theirs. Reshape results get their default layout.
+// Dot: accumulator and result take the rank's default; a and b keep theirs.
+// The 2-D default here is made for the largest tile, [16, 32] bf16 (the
+// first of the two 512-element operands): 8 per thread, which the f32
+// accumulator shares, so it needs no conversion. Reshape results get the
+// default of their rank.
 
 // CHECK-LABEL: func.func @dot_reshape
-// CHECK: %[[A:.*]] = tile.splat %{{.*}} : tensor<16x32xbf16, [[AL:#tile.blocked<\{sizePerThread = \[1, 8\][^>]*>]]>
-// CHECK: %[[B:.*]] = tile.splat %{{.*}} : tensor<32x16xbf16, [[BL:#tile.blocked<\{sizePerThread = \[1, 8\][^>]*>]]>
-// CHECK: %[[C:.*]] = tile.splat %{{.*}} : tensor<16x16xf32, [[CL:#tile.blocked<\{sizePerThread = \[1, 4\], threadsPerWarp = \[8, 4\][^>]*>]]>
-// CHECK: tile.dot %[[A]], %[[B]], %[[C]] : tensor<16x32xbf16, [[AL]]>, tensor<32x16xbf16, [[BL]]> -> tensor<16x16xf32, [[CL]]>
-// CHECK: tile.reshape %{{.*}} : tensor<16x16xf32, [[CL]]> -> tensor<256xf32, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+// CHECK: %[[A:.*]] = tile.splat %{{.*}} : tensor<16x32xbf16, [[L:#tile.blocked<\{sizePerThread = \[1, 8\], threadsPerWarp = \[8, 4\], warpsPerCTA = \[4, 1\], order = \[1, 0\]\}>]]>
+// CHECK: %[[B:.*]] = tile.splat %{{.*}} : tensor<32x16xbf16, [[L]]>
+// CHECK: %[[C:.*]] = tile.splat %{{.*}} : tensor<16x16xf32, [[L]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: tile.dot %[[A]], %[[B]], %[[C]] : tensor<16x32xbf16, [[L]]>, tensor<32x16xbf16, [[L]]> -> tensor<16x16xf32, [[L]]>
+// CHECK: tile.reshape %{{.*}} : tensor<16x16xf32, [[L]]> -> tensor<256xf32, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
 func.func @dot_reshape(%x: bf16, %f: f32) {
   %a = tile.splat %x : tensor<16x32xbf16>
   %b = tile.splat %x : tensor<32x16xbf16>
@@ -163,23 +366,26 @@ func.func @dot_reshape(%x: bf16, %f: f32) {
 // -----
 
 // Loops carry the layouts of the values entering them; yields that differ
-// are converted back.
+// are converted back. Here the accumulator enters as a reduction's slice;
+// the pointers, offsets and loaded values share the 1-D default.
 
 // CHECK-LABEL: func.func @for_loop
-// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<128xf32, [[F32:#tile.blocked<\{sizePerThread = \[4\][^>]*>]]>
-// CHECK: %[[RES:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[Z]], %[[PT:.*]] = %{{.*}}) -> (tensor<128xf32, [[F32]]>, tensor<128x!tile.ptr<f32>, [[PTR:#tile.blocked<\{sizePerThread = \[2\][^>]*>]]>)
-// CHECK: %[[V:.*]] = tile.load %[[PT]] : tensor<128x!tile.ptr<f32>, [[PTR]]>
-// CHECK: %[[VC:.*]] = tile.convert_layout %[[V]] {tile.implicit} : tensor<128xf32, [[PTR]]> -> tensor<128xf32, [[F32]]>
-// CHECK: %[[SUM:.*]] = arith.addf %[[ACC]], %[[VC]] : tensor<128xf32, [[F32]]>
-// CHECK: %[[EXP:.*]] = math.exp %[[V]] : tensor<128xf32, [[PTR]]>
-// CHECK: %[[N:.*]] = tile.addptr %[[PT]], %{{.*}} : tensor<128x!tile.ptr<f32>, [[PTR]]>
-// CHECK: %[[YC:.*]] = tile.convert_layout %[[EXP]] {tile.implicit} : tensor<128xf32, [[PTR]]> -> tensor<128xf32, [[F32]]>
-// CHECK: scf.yield %[[YC]], %[[N]] : tensor<128xf32, [[F32]]>, tensor<128x!tile.ptr<f32>, [[PTR]]>
-// CHECK: tile.reduce sum %[[RES]]#0 {axis = 0 : i32} : tensor<128xf32, [[F32]]> -> f32
+// CHECK: %[[Z:.*]] = tile.reduce sum %{{.*}} {axis = 0 : i32} : {{.*}} -> tensor<128xf32, [[SL:#tile.slice<\{dim = 0, parent = .*}>]]>
+// CHECK: %[[P0:.*]] = tile.addptr %{{.*}}, %{{.*}} : tensor<128x!tile.ptr<f32>, [[DEF:#tile.blocked<\{sizePerThread = \[4\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>, tensor<128xi32, [[DEF]]>
+// CHECK: %[[RES:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[Z]], %[[PT:.*]] = %[[P0]]) -> (tensor<128xf32, [[SL]]>, tensor<128x!tile.ptr<f32>, [[DEF]]>)
+// CHECK: %[[V:.*]] = tile.load %[[PT]] : tensor<128x!tile.ptr<f32>, [[DEF]]>
+// CHECK: %[[VC:.*]] = tile.convert_layout %[[V]] {tile.implicit} : tensor<128xf32, [[DEF]]> -> tensor<128xf32, [[SL]]>
+// CHECK: %[[SUM:.*]] = arith.addf %[[ACC]], %[[VC]] : tensor<128xf32, [[SL]]>
+// CHECK: %[[EXP:.*]] = math.exp %[[V]] : tensor<128xf32, [[DEF]]>
+// CHECK: %[[N:.*]] = tile.addptr %[[PT]], %{{.*}} : tensor<128x!tile.ptr<f32>, [[DEF]]>
+// CHECK: %[[YC:.*]] = tile.convert_layout %[[EXP]] {tile.implicit} : tensor<128xf32, [[DEF]]> -> tensor<128xf32, [[SL]]>
+// CHECK: scf.yield %[[YC]], %[[N]] : tensor<128xf32, [[SL]]>, tensor<128x!tile.ptr<f32>, [[DEF]]>
+// CHECK: tile.reduce sum %[[RES]]#0 {axis = 0 : i32} : tensor<128xf32, [[SL]]> -> f32
 func.func @for_loop(%p: !tile.ptr<f32>, %n: i32) -> f32 {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  %z = arith.constant dense<0.0> : tensor<128xf32>
+  %z2 = arith.constant dense<0.0> : tensor<4x128xf32>
+  %z = tile.reduce sum %z2 {axis = 0 : i32} : tensor<4x128xf32> -> tensor<128xf32>
   %r = tile.range 0, 128 : tensor<128xi32>
   %ps = tile.splat %p : tensor<128x!tile.ptr<f32>>
   %p0 = tile.addptr %ps, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
@@ -197,25 +403,27 @@ func.func @for_loop(%p: !tile.ptr<f32>, %n: i32) -> f32 {
 // -----
 
 // scf.if results take the then-yield layouts; else-yields are converted.
-// scf.while carries the entering layouts through both regions.
+// scf.while carries the entering layouts through both regions. The
+// then-branch yields a reduction's slice; the splats get the 1-D default and
+// are converted to it.
 
 // CHECK-LABEL: func.func @if_while
-// CHECK: %[[IF:.*]] = scf.if %{{.*}} -> (tensor<128xf32, [[PTR:#tile.blocked<\{sizePerThread = \[2\][^>]*>]]>)
-// CHECK: scf.yield %{{.*}} : tensor<128xf32, [[PTR]]>
+// CHECK: %[[IF:.*]] = scf.if %{{.*}} -> (tensor<128xf32, [[SL:#tile.slice<\{dim = 0, parent = .*}>]]>)
+// CHECK: scf.yield %{{.*}} : tensor<128xf32, [[SL]]>
 // CHECK: } else {
-// CHECK: %[[E:.*]] = tile.splat %{{.*}} : tensor<128xf32, [[F32:#tile.blocked<\{sizePerThread = \[4\][^>]*>]]>
-// CHECK: %[[EC:.*]] = tile.convert_layout %[[E]] {tile.implicit} : tensor<128xf32, [[F32]]> -> tensor<128xf32, [[PTR]]>
-// CHECK: scf.yield %[[EC]] : tensor<128xf32, [[PTR]]>
-// CHECK: scf.while (%[[W:.*]] = %[[IF]]) : (tensor<128xf32, [[PTR]]>) -> tensor<128xf32, [[PTR]]>
-// CHECK: scf.condition(%{{.*}}) %[[W]] : tensor<128xf32, [[PTR]]>
-// CHECK: ^bb0(%[[X:.*]]: tensor<128xf32, [[PTR]]>):
-// CHECK: %[[Y:.*]] = tile.splat %{{.*}} : tensor<128xf32, [[F32]]>
-// CHECK: %[[YC:.*]] = tile.convert_layout %[[Y]] {tile.implicit} : tensor<128xf32, [[F32]]> -> tensor<128xf32, [[PTR]]>
-// CHECK: scf.yield %[[YC]] : tensor<128xf32, [[PTR]]>
-func.func @if_while(%c: i1, %p: !tile.ptr<f32>, %f: f32) {
+// CHECK: %[[E:.*]] = tile.splat %{{.*}} : tensor<128xf32, [[DEF:#tile.blocked<\{sizePerThread = \[4\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
+// CHECK: %[[EC:.*]] = tile.convert_layout %[[E]] {tile.implicit} : tensor<128xf32, [[DEF]]> -> tensor<128xf32, [[SL]]>
+// CHECK: scf.yield %[[EC]] : tensor<128xf32, [[SL]]>
+// CHECK: scf.while (%[[W:.*]] = %[[IF]]) : (tensor<128xf32, [[SL]]>) -> tensor<128xf32, [[SL]]>
+// CHECK: scf.condition(%{{.*}}) %[[W]] : tensor<128xf32, [[SL]]>
+// CHECK: ^bb0(%[[X:.*]]: tensor<128xf32, [[SL]]>):
+// CHECK: %[[Y:.*]] = tile.splat %{{.*}} : tensor<128xf32, [[DEF]]>
+// CHECK: %[[YC:.*]] = tile.convert_layout %[[Y]] {tile.implicit} : tensor<128xf32, [[DEF]]> -> tensor<128xf32, [[SL]]>
+// CHECK: scf.yield %[[YC]] : tensor<128xf32, [[SL]]>
+func.func @if_while(%c: i1, %f: f32) {
   %r = scf.if %c -> tensor<128xf32> {
-    %ps = tile.splat %p : tensor<128x!tile.ptr<f32>>
-    %v = tile.load %ps : tensor<128x!tile.ptr<f32>>
+    %z = arith.constant dense<1.0> : tensor<4x128xf32>
+    %v = tile.reduce sum %z {axis = 0 : i32} : tensor<4x128xf32> -> tensor<128xf32>
     scf.yield %v : tensor<128xf32>
   } else {
     %s = tile.splat %f : tensor<128xf32>
