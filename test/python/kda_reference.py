@@ -1,0 +1,99 @@
+"""fp64 reference of the KDA decode step, written from ../shared/KDA.md section 1.
+
+Models the bf16 rounding points of the served model: the conv activation, the recurrent
+output o, and the final output (and raw_g when it is computed from f_a and f_b_weight).
+Arrays in bf16 are NumPy uint16 bit patterns.
+"""
+
+import numpy as np
+
+
+def bf16_to_f32(bits):
+    return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def f32_to_bf16(x):
+    """Round to nearest even, as torch does (NaN kept quiet)."""
+    x = np.asarray(x, np.float32)
+    bits = x.view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    rounded = np.where(np.isnan(x), 0x7FC0, rounded)
+    return rounded.astype(np.uint16)
+
+
+def round_bf16(x):
+    return bf16_to_f32(f32_to_bf16(np.asarray(x, np.float32))).astype(np.float64)
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def softplus(x):
+    return np.where(x > 20.0, x, np.log1p(np.exp(np.minimum(x, 20.0))))
+
+
+def kda_decode_reference(x, conv_w, conv_state, raw_g, raw_beta, A_log, dt_bias, state,
+                         state_indices, output_gate, norm_weight, *, lower_bound=-5.0,
+                         norm_eps=1e-5, conv_bias=None, state_layout="vk", f_a=None,
+                         f_b_weight=None):
+    """Returns (out [B, H, D] fp64, new conv_state (bf16 bits), new state (fp64)).
+
+    x [B, 3HD] bf16 bits; conv_w [3HD, 4] bf16 bits; conv_state [slots, 3HD, 3] bf16 bits;
+    raw_g [B, H, D] bf16 bits (or None with f_a [B, D], f_b_weight [HD, D] bf16 bits);
+    raw_beta [B, H] bf16 bits; A_log [H], dt_bias [H*D] fp32; state [slots, H, D, D] fp32 in
+    `state_layout`; state_indices [B]; output_gate [B, H, D] bf16 bits; norm_weight [D] bf16.
+    """
+    B = x.shape[0]
+    slots, H, D = state.shape[0], state.shape[1], state.shape[2]
+    cs = conv_state.copy()
+    S_all = state.astype(np.float64).copy()
+    out = np.zeros((B, H, D))
+    xf = bf16_to_f32(x).astype(np.float64)
+    wf = bf16_to_f32(conv_w).astype(np.float64)
+    bias = None if conv_bias is None else bf16_to_f32(conv_bias).astype(np.float64)
+    for n in range(B):
+        slot = int(state_indices[n])
+        if slot < 0 or slot >= slots:
+            continue  # padding: zero output, no cache touched
+        c = bf16_to_f32(cs[slot]).astype(np.float64)  # [C, 3]
+        y = (wf[:, :3] * c).sum(1) + wf[:, 3] * xf[n]
+        if bias is not None:
+            y = y + bias
+        qkv = round_bf16(y * sigmoid(y))
+        cs[slot] = np.concatenate([cs[slot][:, 1:], x[n][:, None]], axis=1)
+        if f_a is not None:
+            fa = bf16_to_f32(f_a[n]).astype(np.float64)
+            fbw = bf16_to_f32(f_b_weight).astype(np.float64)
+            rg = round_bf16(fbw @ fa).reshape(H, D)
+        else:
+            rg = bf16_to_f32(raw_g[n]).astype(np.float64)
+        for h in range(H):
+            q = qkv[h * D:(h + 1) * D]
+            k = qkv[(H + h) * D:(H + h + 1) * D]
+            v = qkv[(2 * H + h) * D:(2 * H + h + 1) * D]
+            q = q / np.sqrt((q * q).sum() + 1e-6) * D ** -0.5
+            k = k / np.sqrt((k * k).sum() + 1e-6)
+            a = rg[h] + dt_bias[h * D:(h + 1) * D].astype(np.float64)
+            if lower_bound is None:
+                g = -np.exp(float(A_log[h])) * softplus(a)
+            else:
+                g = lower_bound * sigmoid(np.exp(float(A_log[h])) * a)
+            beta = sigmoid(float(bf16_to_f32(raw_beta[n, h])))
+            S = S_all[slot, h] if state_layout == "vk" else S_all[slot, h].T
+            S = S * np.exp(g)[None, :]
+            u = S @ k
+            S = S + np.outer(beta * (v - u), k)
+            o = S @ q
+            S_all[slot, h] = S if state_layout == "vk" else S.T
+            o = round_bf16(o)
+            gate = bf16_to_f32(output_gate[n, h]).astype(np.float64)
+            w = bf16_to_f32(norm_weight).astype(np.float64)
+            out[n, h] = o / np.sqrt((o * o).mean() + norm_eps) * w * sigmoid(gate)
+    return out, cs, S_all
+
+
+def rel_rms(ref, got):
+    ref = np.asarray(ref, np.float64)
+    got = np.asarray(got, np.float64)
+    return float(np.sqrt(np.mean((ref - got) ** 2)) / max(np.sqrt(np.mean(ref ** 2)), 1e-30))
