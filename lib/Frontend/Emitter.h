@@ -188,6 +188,9 @@ public:
   callBuiltin(const std::string &name, DValue *self,
               std::vector<Arg> &positional,
               std::vector<std::pair<std::string, Arg>> &kw, SourceLoc at);
+  std::optional<DValue> memoryReduceBuiltin(const std::string &name,
+                                            const std::string &fnName,
+                                            BoundArgs &args, SourceLoc at);
   std::optional<DValue> shapeBuiltin(const std::string &name,
                                      const std::string &fnName, BoundArgs &args,
                                      SourceLoc at);
@@ -301,6 +304,14 @@ public:
   /// Counts unrolled static_range iterations to bound compile time.
   int64_t unrolledIterations = 0;
 };
+
+/// "[4, 8]", for messages.
+inline std::string formatShape(llvm::ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
 
 /// `X: kt.constexpr` (any module alias) or `X: constexpr`.
 inline bool isConstexprAnnotation(const Expr *annotation) {

@@ -16,13 +16,6 @@ using namespace kda::frontend;
 using namespace kda::frontend::detail;
 using kda::tile::PointerType;
 
-static std::string shapeText(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 std::optional<DValue> Emitter::shapeBuiltin(const std::string &name,
                                             const std::string &fnName,
                                             BoundArgs &args, SourceLoc at) {
@@ -91,9 +84,9 @@ std::optional<DValue> Emitter::shapeBuiltin(const std::string &name,
       n *= d;
     if (n != type.getNumElements())
       return error(at, "kt.reshape() cannot reshape " +
-                           shapeText(type.getShape()) + " (" +
+                           formatShape(type.getShape()) + " (" +
                            std::to_string(type.getNumElements()) +
-                           " elements) to " + shapeText(*shape) + " (" +
+                           " elements) to " + formatShape(*shape) + " (" +
                            std::to_string(n) + " elements)");
     return DValue::of(kda::tile::ReshapeOp::create(
                           builder, l,
@@ -108,7 +101,7 @@ std::optional<DValue> Emitter::shapeBuiltin(const std::string &name,
       return error(at, fnName +
                            " without a permutation needs a 2-D tile, "
                            "got " +
-                           shapeText(type.getShape()));
+                           formatShape(type.getShape()));
     order = {1, 0};
   } else {
     std::optional<SmallVector<int64_t>> dims;
@@ -135,7 +128,7 @@ std::optional<DValue> Emitter::shapeBuiltin(const std::string &name,
       order.push_back(static_cast<int32_t>(d));
     }
     if (!ok)
-      return error(argloc(1), fnName + " permutation " + shapeText(raw) +
+      return error(argloc(1), fnName + " permutation " + formatShape(raw) +
                                   " is not a permutation of the " +
                                   std::to_string(type.getRank()) +
                                   " dimensions");

@@ -16,13 +16,6 @@ using namespace kda::frontend;
 using namespace kda::frontend::detail;
 using kda::tile::PointerType;
 
-static std::string shapeString(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 std::string Emitter::attrString(Attribute attr) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -210,7 +203,7 @@ Emitter::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
     int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (da != db && da != 1 && db != 1)
       return error(at, "incompatible shapes for broadcasting: " +
-                           shapeString(a) + " and " + shapeString(b));
+                           formatShape(a) + " and " + formatShape(b));
     result[i] = da == 1 ? db : da;
   }
   return result;
@@ -230,8 +223,8 @@ std::optional<Value> Emitter::broadcastTo(Value value, ArrayRef<int64_t> shape,
     return value;
   auto fail = [&]() {
     return error(at, "cannot broadcast shape " +
-                         shapeString(tensor.getShape()) + " to " +
-                         shapeString(shape));
+                         formatShape(tensor.getShape()) + " to " +
+                         formatShape(shape));
   };
   if (tensor.getRank() > static_cast<int64_t>(shape.size()))
     return fail();
@@ -375,7 +368,7 @@ Emitter::requireShape(const DValue &value, SourceLoc at,
   for (int64_t d : shape)
     if (d <= 0)
       return error(at, what + " must have positive sizes, got " +
-                           shapeString(shape));
+                           formatShape(shape));
   return shape;
 }
 
