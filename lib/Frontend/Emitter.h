@@ -3,11 +3,17 @@
 // Private to lib/Frontend. The emitter walks a kernel's syntax tree with an
 // OpBuilder, evaluating compile-time values as it goes and inlining every
 // DSL callee at its call site. Its methods are split by concern:
-//   Kernel.cpp         entry points, kernel arguments, diagnostics
-//   Emitter.cpp        statements and control flow
-//   ExprEmitter.cpp    expressions, names, attributes, calls/inlining
-//   Builtins.cpp       kt.* builtins
-//   TypePromotion.cpp  constants, casts, promotion, broadcasting
+//   Kernel.cpp               entry points, kernel arguments, diagnostics
+//   Emitter.cpp              statements and control flow
+//   LoopAnalysis.cpp         which variables a runtime loop carries
+//   ExprEmitter.cpp          expressions, names, modules, attributes
+//   Operators.cpp            arithmetic, comparison and boolean operators
+//   Calls.cpp                calls and inlining of DSL functions
+//   Builtins.cpp             argument binding, kt.* and Python builtins
+//   MemoryReduceBuiltins.cpp loads, stores, reductions, dot
+//   ShapeMathBuiltins.cpp    shape builtins and elementwise math
+//   Layouts.cpp              explicit layouts
+//   TypePromotion.cpp        constants, casts, promotion, broadcasting
 //
 //===----------------------------------------------------------------------===//
 #ifndef KDA_LIB_FRONTEND_EMITTER_H
