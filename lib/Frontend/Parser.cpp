@@ -483,6 +483,11 @@ bool Parser::parseStatement(std::vector<StmtPtr> &out) {
       return unsupported(loc, entry[1]), false;
   if (t.isOp("@"))
     return unsupported(loc, "decorator inside a function"), false;
+  // `match` is a soft keyword: `match x:` starts a match statement.
+  if (t.isKeyword("match") &&
+      (tok(1).is(TokenKind::Name) || tok(1).is(TokenKind::Int) ||
+       tok(1).is(TokenKind::String)))
+    return unsupported(loc, "match statement"), false;
   return parseSimpleStatements(out);
 }
 

@@ -208,6 +208,9 @@ TEST(Parser, StatementErrors) {
   EXPECT_EQ(parseError("if x\n  pass\n"),
             "1:5: expected ':', found end of line");
   EXPECT_EQ(parseError("if x:\npass\n"), "2:1: expected an indented block");
+  EXPECT_EQ(parseError("match x:\n  case 1:\n    pass\n"),
+            "1:1: unsupported construct: match statement");
+  EXPECT_EQ(parseError("match(x)\n"), "ok");
   EXPECT_EQ(parseError("try:\n  pass\nexcept:\n  pass\n"),
             "1:1: unsupported construct: try statement");
   EXPECT_EQ(parseError("for i in r:\n  x\nelse:\n  y\n"),
