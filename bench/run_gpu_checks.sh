@@ -7,7 +7,9 @@
 #
 # Runs test/gpu (every kernel of kernels/ on CUDA from the prepared cubin and PTX vs the CPU
 # target's results, CUDA-graph capture/replay bit-identical to eager, the C API's GPU half and a
-# generated header) and exits non-zero on any failure.
+# generated header; and every @kt.jit kernel launched as `kernel[grid](cuda tensors, CONST=...)`
+# from the ahead-of-time bundle DIR/bundle with KDATILE_BUNDLE, vs the CPU results and under
+# CUDA-graph capture) and exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR="$(cd "${1:-test/gpu/artifacts}" 2>/dev/null && pwd || true)"
@@ -37,6 +39,13 @@ for c in m["cases"]:
                      for k, v in c.get("errors", {}).items())
     print(f"  {c['id']:<32} {files:<12} {errs}")
 PY
+if [[ -f "$DIR/bundle/index.json" ]]; then
+  PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}" python3 -c \
+    'import sys; from kdatile.bundle import describe; print("== bundle"); print(describe(sys.argv[1]))' \
+    "$DIR/bundle"
+else
+  echo "== no bundle in $DIR (rerun prepare.py): the @kt.jit bundle tests will skip"
+fi
 echo "== tests"
 export KDA_GPU_ARTIFACTS="$DIR"
 python3 -m pytest -p no:cacheprovider -q -rs test/gpu "${@:2}"

@@ -23,11 +23,14 @@ to bf16 (its elements are the bf16 bit patterns). Integer arguments equal to 1 a
 as constexprs and multiples of 16 get a divisibility hint, as do pointers aligned to 16 bytes.
 
 Compiled kernels are cached in memory and on disk ($KDATILE_CACHE_DIR or ~/.cache/kdatile).
+GPU kernels can also be exported ahead of time (kt.export_bundle) and launched where there is
+no compiler, from $KDATILE_BUNDLE (see kdatile/bundle.py).
 """
 
 from . import language
 from ._lib import CompilationError
 from ._lib import version as compiler_version
+from .bundle import BundleError, export_bundle
 from .jit import JITFunction, cache_dir, cache_stats, clear_cache, jit, reset_cache_stats
 from .language import (
     abs,
@@ -98,9 +101,11 @@ def __getattr__(name):
 
 
 __all__ = [
-    "abs", "arange", "barrier", "bfloat16", "bool_", "broadcast_to", "cache_dir", "cache_stats",
+    "abs", "arange", "barrier", "bfloat16", "bool_", "broadcast_to", "BundleError", "cache_dir",
+    "cache_stats",
     "cdiv", "clear_cache", "CompilationError", "CompiledKernel", "compiler_version", "constexpr",
-    "convert_layout", "device_print", "dot", "dtype", "exp", "exp2", "expand_dims", "float16",
+    "convert_layout", "device_print", "dot", "dtype", "exp", "exp2", "expand_dims",
+    "export_bundle", "float16",
     "float32", "float64", "full", "int1", "int16", "int32", "int64", "int8", "jit", "JITFunction",
     "language", "load", "load_compiled", "log", "log2", "max", "maximum", "min", "minimum",
     "num_programs", "pointer", "pointer_type", "program_id", "reset_cache_stats", "reshape",

@@ -46,7 +46,9 @@ def library_path() -> str:
     raise RuntimeError(
         "kdatile: cannot find libkda.so (the kdatile compiler library). Build it from the "
         "repository root with `cmake -G Ninja -B build && ninja -C build` (it lands in "
-        f"{SOURCE_TREE_LIBRARY}), or set KDATILE_LIBRARY=/path/to/libkda.so"
+        f"{SOURCE_TREE_LIBRARY}), or set KDATILE_LIBRARY=/path/to/libkda.so. Without the "
+        "compiler, GPU kernels can run from an ahead-of-time bundle: KDATILE_BUNDLE=DIR "
+        "(see kt.export_bundle)"
     )
 
 
@@ -87,13 +89,14 @@ def version() -> str:
     return _version
 
 
-def _take_string(ptr: ctypes.c_void_p) -> str:
+def _take_string(ptr: ctypes.c_void_p, handle=None) -> str:
+    """The text of a string the library returned, freed with that library's kda_free."""
     if not ptr.value:
         return ""
     try:
         return ctypes.string_at(ptr.value).decode("utf-8", errors="replace")
     finally:
-        lib().kda_free(ptr)
+        (handle or lib()).kda_free(ptr)
 
 
 def _call_json(fn_name: str, request: dict) -> dict:
@@ -133,33 +136,70 @@ def cpu_launch(entry: int, grid: tuple[int, int, int], args, num_threads: int) -
 
 # -- GPU runtime (kda_gpu_*) ---------------------------------------------------------------
 
-_gpu_ready = False
+GPU_RUNTIME_NAME = "libkda_gpu_runtime.so"
+_gpu_handles: dict = {}  # library path (None: libkda) -> handle with kda_gpu_* declared
+
+
+def gpu_runtime_path():
+    """The library whose kda_gpu_* functions launch GPU kernels.
+
+    $KDATILE_GPU_RUNTIME, else the first libkda_gpu_runtime.so (the GPU half of the C API,
+    built without LLVM) in a $KDATILE_BUNDLE directory, else None: libkda itself.
+    """
+    env = os.environ.get("KDATILE_GPU_RUNTIME")
+    if env:
+        if not os.path.isfile(env):
+            raise RuntimeError(f"KDATILE_GPU_RUNTIME={env!r} does not name a file; point it at "
+                               f"{GPU_RUNTIME_NAME} or libkda.so")
+        return env
+    for d in os.environ.get("KDATILE_BUNDLE", "").split(os.pathsep):
+        path = os.path.join(d, GPU_RUNTIME_NAME) if d else ""
+        if path and os.path.isfile(path):
+            return path
+    return None
 
 
 def _gpu_lib() -> ctypes.CDLL:
-    """libkda with the kda_gpu_* signatures declared (once)."""
-    global _gpu_ready
-    handle = lib()
-    if not _gpu_ready:
-        vp, u32 = ctypes.c_void_p, ctypes.c_uint32
-        err = ctypes.POINTER(ctypes.c_void_p)
-        handle.kda_gpu_load.restype = ctypes.c_int
-        handle.kda_gpu_load.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
-                                        ctypes.c_char_p, ctypes.POINTER(vp), err]
-        handle.kda_gpu_unload.restype = ctypes.c_int
-        handle.kda_gpu_unload.argtypes = [ctypes.c_char_p, vp, err]
-        handle.kda_gpu_launch.restype = ctypes.c_int
-        handle.kda_gpu_launch.argtypes = [ctypes.c_char_p, vp, u32, u32, u32, u32, u32, u32, u32,
-                                          vp, vp, err]
-        handle.kda_gpu_is_capturing.restype = ctypes.c_int
-        handle.kda_gpu_is_capturing.argtypes = [ctypes.c_char_p, vp,
-                                                ctypes.POINTER(ctypes.c_int), err]
-        _gpu_ready = True
+    """The GPU runtime library (see gpu_runtime_path) with kda_gpu_* declared (once)."""
+    path = gpu_runtime_path()
+    handle = _gpu_handles.get(path)
+    if handle is not None:
+        return handle
+    if path is None:
+        try:
+            handle = lib()
+        except RuntimeError as e:
+            if not os.environ.get("KDATILE_BUNDLE"):
+                raise
+            raise RuntimeError(
+                f"kdatile: no GPU runtime for the bundle: put {GPU_RUNTIME_NAME} in the "
+                "KDATILE_BUNDLE directory or set KDATILE_GPU_RUNTIME=/path/to/it ({e})") from e
+    else:
+        try:
+            handle = ctypes.CDLL(path)
+        except OSError as e:
+            raise RuntimeError(f"kdatile: failed to load the GPU runtime {path}: {e}") from e
+    vp, u32 = ctypes.c_void_p, ctypes.c_uint32
+    err = ctypes.POINTER(ctypes.c_void_p)
+    handle.kda_gpu_load.restype = ctypes.c_int
+    handle.kda_gpu_load.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
+                                    ctypes.c_char_p, ctypes.POINTER(vp), err]
+    handle.kda_gpu_unload.restype = ctypes.c_int
+    handle.kda_gpu_unload.argtypes = [ctypes.c_char_p, vp, err]
+    handle.kda_gpu_launch.restype = ctypes.c_int
+    handle.kda_gpu_launch.argtypes = [ctypes.c_char_p, vp, u32, u32, u32, u32, u32, u32, u32,
+                                      vp, vp, err]
+    handle.kda_gpu_is_capturing.restype = ctypes.c_int
+    handle.kda_gpu_is_capturing.argtypes = [ctypes.c_char_p, vp,
+                                            ctypes.POINTER(ctypes.c_int), err]
+    handle.kda_free.restype = None
+    handle.kda_free.argtypes = [ctypes.c_void_p]
+    _gpu_handles[path] = handle
     return handle
 
 
-def _gpu_error(what: str, rc: int, err: ctypes.c_void_p) -> RuntimeError:
-    msg = _take_string(err)
+def _gpu_error(what: str, rc: int, err: ctypes.c_void_p, handle=None) -> RuntimeError:
+    msg = _take_string(err, handle)
     return RuntimeError(f"kdatile: {what}: {msg or f'code {rc}'}")
 
 
@@ -167,37 +207,41 @@ def gpu_load(platform: str, image: bytes, kernel: str) -> int:
     """kda_gpu_load: the kernel's CUfunction / hipFunction_t as an int."""
     fn = ctypes.c_void_p()
     err = ctypes.c_void_p()
-    rc = _gpu_lib().kda_gpu_load(platform.encode(), image, len(image), kernel.encode(),
-                                 ctypes.byref(fn), ctypes.byref(err))
+    handle = _gpu_lib()
+    rc = handle.kda_gpu_load(platform.encode(), image, len(image), kernel.encode(),
+                             ctypes.byref(fn), ctypes.byref(err))
     if rc != 0:
-        raise _gpu_error(f"loading kernel '{kernel}' failed", rc, err)
+        raise _gpu_error(f"loading kernel '{kernel}' failed", rc, err, handle)
     return fn.value
 
 
 def gpu_unload(platform: str, function: int) -> None:
     err = ctypes.c_void_p()
-    rc = _gpu_lib().kda_gpu_unload(platform.encode(), function, ctypes.byref(err))
+    handle = _gpu_lib()
+    rc = handle.kda_gpu_unload(platform.encode(), function, ctypes.byref(err))
     if rc != 0:
-        raise _gpu_error("unloading a kernel failed", rc, err)
+        raise _gpu_error("unloading a kernel failed", rc, err, handle)
 
 
 def gpu_launch(platform: str, function: int, grid, block, shared_bytes: int, stream: int,
                args) -> None:
     """kda_gpu_launch; `args` is a ctypes array of pointers to the parameter values."""
     err = ctypes.c_void_p()
-    rc = _gpu_lib().kda_gpu_launch(platform.encode(), function, grid[0], grid[1], grid[2],
-                                   block[0], block[1], block[2], shared_bytes, stream, args,
-                                   ctypes.byref(err))
+    handle = _gpu_lib()
+    rc = handle.kda_gpu_launch(platform.encode(), function, grid[0], grid[1], grid[2],
+                               block[0], block[1], block[2], shared_bytes, stream, args,
+                               ctypes.byref(err))
     if rc != 0:
-        raise _gpu_error("kernel launch failed", rc, err)
+        raise _gpu_error("kernel launch failed", rc, err, handle)
 
 
 def gpu_is_capturing(platform: str, stream: int) -> int:
     """kda_gpu_is_capturing: 0 (no), 1 (capturing), 2 (invalidated capture)."""
     status = ctypes.c_int(0)
     err = ctypes.c_void_p()
-    rc = _gpu_lib().kda_gpu_is_capturing(platform.encode(), stream, ctypes.byref(status),
-                                         ctypes.byref(err))
+    handle = _gpu_lib()
+    rc = handle.kda_gpu_is_capturing(platform.encode(), stream, ctypes.byref(status),
+                                     ctypes.byref(err))
     if rc != 0:
-        raise _gpu_error("stream capture query failed", rc, err)
+        raise _gpu_error("stream capture query failed", rc, err, handle)
     return status.value

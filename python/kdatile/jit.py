@@ -12,7 +12,7 @@ import tempfile
 import textwrap
 import threading
 
-from . import _lib, gpu
+from . import _lib, bundle, gpu
 from .language import constexpr, dtype, pointer_type, to_dtype
 from .runtime import (
     CompiledKernel,
@@ -397,7 +397,10 @@ class JITFunction:
 
     def _compile(self, key, values, target="cpu", num_warps=None, platform=None):
         if target != "cpu":
-            kernel = self._compile_gpu(key, values, target, num_warps, platform)
+            if bundle.active():  # KDATILE_BUNDLE: precompiled code objects only, no compiler
+                kernel = bundle.lookup(self, key, values, target, num_warps, platform)
+            else:
+                kernel = self._compile_gpu(key, values, target, num_warps, platform)
             return self._specialization(kernel)
         request = self._request(key, values)
         digest = self._disk_key(request)
@@ -474,7 +477,7 @@ class JITFunction:
         return spec.kernel
 
     def _get(self, key, values, target="cpu", num_warps=None, platform=None) -> _Specialization:
-        mkey = key if target == "cpu" else (target, num_warps, key)
+        mkey = self._memory_key(key, target, num_warps)
         spec = self._memory.get(mkey)
         if spec is not None:
             _stats["memory_hits"] += 1
@@ -503,11 +506,20 @@ class JITFunction:
                              f"(@kt.jit(target='cpu')), but its arrays are on device '{device}'")
         else:
             platform, target = gpu.platform_of(torch), self.target
+        return torch, index, platform, target, self._resolve_num_warps(values, num_warps)
+
+    def _resolve_num_warps(self, values, num_warps) -> int:
+        """The warps per block of a GPU launch: a `num_warps` constexpr parameter, else the
+        launch's num_warps=, else the @kt.jit default."""
         p = self._by_name.get("num_warps")
         if p is not None and p.is_constexpr:
             num_warps = values[p.index]
-        nw = self.num_warps if num_warps is None else self._check_num_warps(num_warps)
-        return torch, index, platform, target, nw
+        return self.num_warps if num_warps is None else self._check_num_warps(num_warps)
+
+    @staticmethod
+    def _memory_key(key, target="cpu", num_warps=None):
+        """The in-memory cache key of a specialization (also the AOT bundle's, see bundle.py)."""
+        return key if target == "cpu" else (target, num_warps, key)
 
     def _compile_gpu(self, key, values, target, num_warps, platform):
         request = self._request(key, values, target, num_warps)
@@ -576,7 +588,7 @@ class JITFunction:
 
     def _run_gpu(self, grid3, key, values, payloads, device, num_warps):
         torch, index, platform, target, nw = self._gpu_setup(device, values, num_warps)
-        spec = self._memory.get((target, nw, key))
+        spec = self._memory.get(self._memory_key(key, target, nw))
         if spec is not None:
             _stats["memory_hits"] += 1
         else:

@@ -10,6 +10,8 @@ and every specialization the GPU tests use, writes to DIR:
   - manifest.json: kernel name, parameters, argument values, grid, block, shared memory, files;
   - libkda_gpu_runtime.so: the GPU half of the C API (lib/CAPI/CAPIGPU.cpp + lib/Runtime)
     built without LLVM, and header_smoke: a C program using a `--emit header` header,
+  - bundle/: the @kt.jit launches of the DSL cases as an ahead-of-time bundle
+    (kt.export_bundle, with a copy of libkda_gpu_runtime.so), run with KDATILE_BUNDLE,
 so that step 2 (bench/run_gpu_checks.sh on the GPU machine: torch + driver, no LLVM) needs
 nothing compiled there.
 """
@@ -137,7 +139,14 @@ def prepare_dsl_case(out_dir, case):
         else:
             arg_list.append({"name": p["name"], "value": v})
     np.savez(os.path.join(out_dir, f"{case_id}.npz"), **arrays, **expected)
+    # Every argument of the @kt.jit launch, for the bundle tests: arrays by name, else values.
+    jit_args = [{"name": jp.name, "array": jp.name} if jp.name in arrays
+                else {"name": jp.name, "value": values[jp.index]}
+                for jp in fn.params if not jp.is_constexpr]
     entry = {"id": case_id, "kernel": fn.__name__, "source": os.path.relpath(fn.filename, ROOT),
+             "module": os.path.splitext(os.path.basename(fn.filename))[0],
+             "module_dir": os.path.relpath(os.path.dirname(fn.filename), ROOT),
+             "jit_args": jit_args,
              "target": TARGET, "signature": request["signature"], "constexprs": constexprs,
              "params": params, "args": arg_list, "grid": list(grid), "num_warps": num_warps,
              "block": [num_warps * WARP, 1, 1], "data": f"{case_id}.npz", "rtol": rtol,
@@ -209,6 +218,21 @@ def build_native(out_dir):
     return {"runtime_library": "libkda_gpu_runtime.so", "header_smoke": "header_smoke"}
 
 
+def export_jit_bundle(out_dir, cases, runtime):
+    """bundle/: the @kt.jit launches of the DSL cases as an ahead-of-time bundle
+    (kt.export_bundle), with the GPU runtime library, for KDATILE_BUNDLE on the GPU machine."""
+    bundle_dir = os.path.join(out_dir, "bundle")
+    shutil.rmtree(bundle_dir, ignore_errors=True)
+    launches = [(fn, args, dict(constexprs, num_warps=nw))
+                for _, fn, args, constexprs, _, nw, _, _ in cases]
+    try:
+        exported = kt.export_bundle(bundle_dir, launches, target=TARGET,
+                                    runtime=runtime if os.path.isfile(runtime) else None)
+    except (kt.CompilationError, RuntimeError, OSError) as e:
+        return {"error": str(e)}
+    return {"dir": "bundle", "specializations": len(exported)}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -217,10 +241,14 @@ def main():
     out_dir = os.path.abspath(args.out)
     os.makedirs(out_dir, exist_ok=True)
     cases = [prepare_smoke_case(out_dir)]
-    for case in dsl_cases():
+    jit_cases = dsl_cases()
+    for case in jit_cases:
         cases.append(prepare_dsl_case(out_dir, case))
+    native = build_native(out_dir)
+    bundle = export_jit_bundle(out_dir, jit_cases,
+                               os.path.join(out_dir, "libkda_gpu_runtime.so"))
     manifest = {"compiler": _lib.version(), "target": TARGET, "cases": cases,
-                "native": build_native(out_dir)}
+                "native": native, "bundle": bundle}
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     ok = sum(1 for c in cases if "cubin" in c["files"])
@@ -230,6 +258,11 @@ def main():
             print(f"  {c['id']} ({emit}): {err.strip().splitlines()[0]}")
     if "error" in manifest["native"]:
         print(f"  native: {manifest['native']['error']}")
+    if "error" in bundle:
+        print(f"  bundle: {bundle['error']}")
+    else:
+        print(f"  bundle: {bundle['specializations']} @kt.jit specializations in "
+              f"{os.path.join(out_dir, 'bundle')}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@ The code objects and the CPU results come from test/gpu/prepare.py (build machin
 run through the pure-ctypes driver runner on torch tensors and torch's current stream.
 """
 
+import importlib
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -99,3 +101,102 @@ def test_manifest_has_every_kernel(manifest):
     kernels = {os.path.splitext(f)[0] for f in os.listdir(root) if f.endswith(".py")}
     covered = {c["kernel"] for c in manifest["cases"]}
     assert kernels <= covered, f"kernels without a GPU case: {sorted(kernels - covered)}"
+
+
+# -- @kt.jit launches from the ahead-of-time bundle (KDATILE_BUNDLE) -----------------------------
+# prepare.py exported every @kt.jit case with kt.export_bundle into <artifacts>/bundle, with a
+# copy of libkda_gpu_runtime.so: here the kernels run as `kernel[grid](cuda tensors, CONST=...)`
+# without libkda (no LLVM on this machine).
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+JIT_CASES = [c for c in CASES if "jit_args" in c]
+JIT_IDS = [c["id"] for c in JIT_CASES]
+
+
+@pytest.fixture
+def bundle(manifest, monkeypatch):
+    """KDATILE_BUNDLE set to the artifacts' bundle; returns the kdatile module."""
+    info = manifest.get("bundle") or {}
+    if "dir" not in info:
+        pytest.skip(f"no bundle in the artifacts: {info.get('error', 'rerun prepare.py')}")
+    path = os.path.join(artifact_dir(), info["dir"])
+    monkeypatch.setenv("KDATILE_BUNDLE", path)
+    monkeypatch.delenv("KDATILE_GPU_RUNTIME", raising=False)
+    python_dir = os.path.join(ROOT, "python")
+    if python_dir not in sys.path:
+        sys.path.insert(0, python_dir)
+    import kdatile
+
+    return kdatile
+
+
+def _jit_kernel(case):
+    module_dir = os.path.join(ROOT, case["module_dir"])
+    if module_dir not in sys.path:
+        sys.path.insert(0, module_dir)
+    return getattr(importlib.import_module(case["module"]), case["kernel"])
+
+
+def _jit_launch(fn, case, tensors):
+    args = [tensors[a["array"]] if "array" in a else a["value"] for a in case["jit_args"]]
+    fn[tuple(case["grid"])](*args, num_warps=case["num_warps"], **case["constexprs"])
+
+
+@pytest.mark.parametrize("case", JIT_CASES, ids=JIT_IDS)
+def test_jit_bundle_matches_cpu(torch_cuda, bundle, case):
+    """`kernel[grid](cuda tensors, CONST=...)` runs the bundled cubin and matches the CPU."""
+    torch, kt = torch_cuda, bundle
+    fn = _jit_kernel(case)
+    tensors, expected, _ = _data(torch, case)
+    compiles = kt.cache_stats()["compiles"]
+    _jit_launch(fn, case, tensors)
+    torch.cuda.synchronize()
+    assert kt.cache_stats()["compiles"] == compiles, "the bundle launch compiled something"
+    kernels = [s.kernel for s in fn._memory.values()
+               if isinstance(s.kernel, kt.bundle.BundleKernel)]
+    assert kernels, f"{case['id']}: not launched from the bundle"
+    assert all(k.image_kind == "cubin" for k in kernels), "a cubin fell back to PTX"
+    for name, want in expected.items():
+        got = tensors[name].cpu().numpy()
+        np.testing.assert_allclose(got, want, rtol=case["rtol"], atol=case["atol"],
+                                   err_msg=f"{case['id']} (@kt.jit, bundle): '{name}' differs "
+                                           "from the CPU target")
+
+
+@pytest.mark.parametrize("case", JIT_CASES, ids=JIT_IDS)
+def test_jit_bundle_graph_replay(torch_cuda, bundle, case):
+    """A @kt.jit launch captured into a CUDA graph replays bit-identically to eager."""
+    torch = torch_cuda
+    fn = _jit_kernel(case)
+    tensors, _, host = _data(torch, case)
+
+    def reset():
+        for name, t in tensors.items():
+            t.copy_(torch.from_numpy(host[name]))
+
+    _jit_launch(fn, case, tensors)  # eager: also loads the code object before capture
+    torch.cuda.synchronize()
+    eager = {k: t.clone() for k, t in tensors.items()}
+    reset()
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        _jit_launch(fn, case, tensors)
+    for _ in range(2):
+        reset()
+        graph.replay()
+        torch.cuda.synchronize()
+        for name, t in tensors.items():
+            assert torch.equal(t, eager[name]), f"{case['id']}: replay of '{name}' differs"
+
+
+def test_jit_bundle_missing_specialization(torch_cuda, bundle):
+    """A specialization that was not exported is a clear error, not a compile."""
+    kt = bundle
+    case = next((c for c in JIT_CASES if c["kernel"] == "vector_add"), None)
+    if case is None:
+        pytest.skip("no vector_add case")
+    fn = _jit_kernel(case)
+    tensors, _, _ = _data(torch_cuda, case)
+    with pytest.raises(kt.BundleError, match=r"not in the bundle.*BLOCK=512"):
+        _jit_launch(fn, dict(case, constexprs={"BLOCK": 512}), tensors)
