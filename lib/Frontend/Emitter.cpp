@@ -27,6 +27,15 @@ static void collectTargetNames(const Expr &target,
     collectTargetNames(*e, names);
 }
 
+/// Names one statement assigns, its nested blocks included.
+static void collectTargetNamesOf(const Stmt &s,
+                                 std::vector<std::string> &names) {
+  for (const ExprPtr &t : s.targets)
+    collectTargetNames(*t, names);
+  collectAssignedNames(s.body, names);
+  collectAssignedNames(s.orelse, names);
+}
+
 void kda::frontend::detail::collectAssignedNames(
     const std::vector<StmtPtr> &body, std::vector<std::string> &names) {
   for (const StmtPtr &s : body) {
@@ -61,13 +70,28 @@ static bool sameValue(const DValue &a, const DValue &b) {
 }
 
 LogicalResult Emitter::emitBody(const std::vector<StmtPtr> &body) {
+  bool anyFailed = false;
   for (const StmtPtr &stmt : body) {
     if (frame->returned)
       break; // unreachable after a return
-    if (failed(emitStmt(*stmt)))
+    auto snapshot = frame->locals;
+    if (succeeded(emitStmt(*stmt)))
+      continue;
+    // Recover at the next statement: what the failed one assigns is
+    // poisoned, so its uses fail without further messages. A dry run
+    // stops at its first failure (it only needs to know that it failed).
+    anyFailed = true;
+    if (dryRunDepth > 0 || errorCount >= kMaxErrors)
       return failure();
+    frame->locals = std::move(snapshot);
+    std::vector<std::string> assigned;
+    collectTargetNamesOf(*stmt, assigned);
+    DValue poison;
+    poison.kind = DValue::Kind::Poison;
+    for (const std::string &name : assigned)
+      frame->locals[name] = poison;
   }
-  return success();
+  return failure(anyFailed);
 }
 
 LogicalResult Emitter::assign(const Expr &target, DValue value,

@@ -45,6 +45,7 @@ struct DValue {
     Method,   ///< name bound to the runtime value `value` (`x.to`)
     NonDSL,   ///< name of something Python-only (undecorated def, class...)
     Layout,   ///< attr: a layout (kt.BlockedLayout(...), kt.SliceLayout(...))
+    Poison,   ///< a variable whose assignment failed: uses fail silently
   };
   enum class ModuleKind { Language, DSL, Package, External };
 
@@ -290,8 +291,11 @@ public:
   mlir::MLIRContext &ctx;
   ModuleLoader &loader;
   std::string &diagnostics;
-  /// Set by the first error; later errors are usually its consequences.
-  bool hadError = false;
+  /// Errors reported so far. After an error the statement's targets are
+  /// poisoned and emission goes on, so independent errors are all reported
+  /// while their consequences are not (up to kMaxErrors).
+  unsigned errorCount = 0;
+  static constexpr unsigned kMaxErrors = 20;
   /// Inside a loop dry run errors are not reported, only noted: the dry run
   /// sees constants where the real loop has runtime values.
   int dryRunDepth = 0;

@@ -147,8 +147,11 @@ std::optional<DValue> Emitter::ifExpr(const Expr &expr) {
 std::optional<DValue> Emitter::lookupName(const std::string &name,
                                           SourceLoc at) {
   auto it = frame->locals.find(name);
-  if (it != frame->locals.end())
+  if (it != frame->locals.end()) {
+    if (it->second.kind == DValue::Kind::Poison)
+      return std::nullopt; // its assignment already reported an error
     return it->second;
+  }
   bool missing = false;
   std::optional<DValue> member =
       moduleMember(frame->module, name, at, &missing);

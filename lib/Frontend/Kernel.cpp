@@ -31,9 +31,9 @@ std::nullopt_t Emitter::error(SourceLoc at, const llvm::Twine &message) {
     dryRunFailed = true;
     return std::nullopt;
   }
-  if (hadError)
+  if (errorCount >= kMaxErrors)
     return std::nullopt;
-  hadError = true;
+  ++errorCount;
   LoadedModule *module = frame ? frame->module : loader.mainModule(diagnostics);
   if (!module) {
     diagnostics += "error: " + message.str() + "\n";

@@ -58,6 +58,8 @@ std::string Emitter::describe(const DValue &value) {
     return "builtin '" + value.name + "'";
   case DValue::Kind::Method:
     return "method '" + value.name + "'";
+  case DValue::Kind::Poison:
+    return "variable whose assignment failed";
   case DValue::Kind::Layout:
     return "layout " + attrString(value.attr);
   case DValue::Kind::NonDSL:

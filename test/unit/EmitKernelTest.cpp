@@ -141,6 +141,25 @@ TEST(EmitKernel, InlinedOpsHaveCallSiteLocations) {
   EXPECT_TRUE(found);
 }
 
+TEST(EmitKernel, IndependentErrorsAreAllReported) {
+  mlir::MLIRContext ctx;
+  // `a` fails, so its use on the next line is not reported again; the
+  // error on the last line is independent and is reported too.
+  Result r = compile(ctx,
+                     "@kt.jit\ndef k(o, n):\n    a = undefined_one\n"
+                     "    b = a + 1\n    c = kt.exp(n)\n",
+                     "k", "o=*f32, n=i32");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.diagnostics,
+            "k.py:5:9: error: name 'undefined_one' is not defined\n"
+            "    a = undefined_one\n"
+            "        ^\n"
+            "k.py:7:16: error: kt.exp() requires a floating-point argument, "
+            "got i32\n"
+            "    c = kt.exp(n)\n"
+            "               ^\n");
+}
+
 TEST(EmitKernel, KernelLevelErrors) {
   mlir::MLIRContext ctx;
   Result r = compile(ctx, "def k(x):\n    pass\n", "nope", "");
