@@ -1,5 +1,6 @@
 //===- Compiler.cpp - one kernel from DSL source to an artifact -----------===//
 #include "kda/Driver/Compiler.h"
+#include "kda/Driver/DriverSupport.h"
 #include "kda/Driver/GPUCompile.h"
 #include "kda/Pipelines/Pipelines.h"
 #include "kda/Target/GPUTarget.h"
@@ -71,51 +72,6 @@ void kda::prepareContext(mlir::MLIRContext &ctx) {
   ctx.loadAllAvailableDialects();
 }
 
-namespace {
-using Clock = std::chrono::steady_clock;
-
-class StageTimer {
-public:
-  explicit StageTimer(CompileResult &result) : result(result) {}
-  void done(llvm::StringRef stage) {
-    auto now = Clock::now();
-    result.timings.emplace_back(
-        stage.str(), std::chrono::duration<double>(now - last).count());
-    last = now;
-  }
-
-private:
-  CompileResult &result;
-  Clock::time_point last = Clock::now();
-};
-
-std::string printOp(mlir::Operation *op) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  op->print(os);
-  return text;
-}
-
-/// Runs a pipeline, turning MLIR diagnostics into an internal-error message:
-/// the frontend has already reported user errors at their source lines.
-bool runPipeline(mlir::MLIRContext &ctx, mlir::ModuleOp module,
-                 void (*build)(mlir::OpPassManager &), llvm::StringRef name,
-                 std::string &error) {
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
-    llvm::raw_string_ostream os(diagnostics);
-    os << diag.getLocation() << ": " << diag << "\n";
-    return mlir::success();
-  });
-  mlir::PassManager pm(&ctx);
-  build(pm);
-  if (mlir::succeeded(pm.run(module)))
-    return true;
-  error = "internal compiler error in pipeline '" + name.str() +
-          "' (please report it with the kernel):\n" + diagnostics;
-  return false;
-}
-} // namespace
 
 namespace {
 /// The kernel as tile IR: from the DSL frontend, or parsed from a `.mlir`
@@ -144,7 +100,9 @@ void compileForHost(mlir::MLIRContext &ctx, mlir::ModuleOp module,
                     const CompileOptions &options, CompileResult &result,
                     StageTimer &timer) {
   result.entrySymbol = options.request.kernelName + "__kda_cpu";
-  if (!runPipeline(ctx, module, buildCPULoweringPipeline, "kda-cpu-lower",
+  if (!runPipeline(ctx, module, buildCPULoweringPipeline,
+                   "internal compiler error in pipeline 'kda-cpu-lower' (please "
+                   "report it with the kernel):",
                    result.error))
     return;
   timer.done("kda-cpu-lower");
@@ -227,7 +185,9 @@ CompileResult kda::compileKernel(mlir::MLIRContext &ctx,
   result.params = options.request.signature.params;
 
   if (!runPipeline(ctx, *module, buildTileSimplifyPipeline,
-                   "kda-tile-simplify", result.error))
+                   "internal compiler error in pipeline 'kda-tile-simplify' "
+                   "(please report it with the kernel):",
+                   result.error))
     return result;
   timer.done("kda-tile-simplify");
   if (options.emit == EmitKind::Tile) {

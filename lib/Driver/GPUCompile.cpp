@@ -1,5 +1,6 @@
 //===- GPUCompile.cpp - the GPU half of compileKernel ---------------------===//
 #include "kda/Driver/GPUCompile.h"
+#include "kda/Driver/DriverSupport.h"
 #include "kda/Pipelines/Pipelines.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -19,22 +20,7 @@
 using namespace kda;
 
 namespace {
-using Clock = std::chrono::steady_clock;
 
-class GPUStageTimer {
-public:
-  explicit GPUStageTimer(CompileResult &result) : result(result) {}
-  void done(llvm::StringRef stage) {
-    auto now = Clock::now();
-    result.timings.emplace_back(
-        stage.str(), std::chrono::duration<double>(now - last).count());
-    last = now;
-  }
-
-private:
-  CompileResult &result;
-  Clock::time_point last = Clock::now();
-};
 
 llvm::StringRef emitName(EmitKind kind) {
   switch (kind) {
@@ -123,7 +109,7 @@ bool checkSpills(const ResourceReport &report, const CompileOptions &options,
 
 void compileForAMDGPU(mlir::ModuleOp module, const GPUTargetInfo &target,
                       const CompileOptions &options, CompileResult &result,
-                      GPUStageTimer &timer) {
+                      StageTimer &timer) {
   llvm::LLVMContext llvmCtx;
   std::unique_ptr<llvm::Module> llvmModule = translateToAMDGPULLVMIR(
       module, llvmCtx, target, options.codeObjectVersion, result.error);
@@ -169,7 +155,7 @@ void compileForAMDGPU(mlir::ModuleOp module, const GPUTargetInfo &target,
 
 void compileForNVPTX(mlir::ModuleOp module, const GPUTargetInfo &target,
                      const CompileOptions &options, CompileResult &result,
-                     GPUStageTimer &timer) {
+                     StageTimer &timer) {
   llvm::LLVMContext llvmCtx;
   std::unique_ptr<llvm::Module> llvmModule =
       translateToNVPTXLLVMIR(module, llvmCtx, target, result.error);
@@ -250,24 +236,19 @@ std::string kda::checkEmitForTarget(EmitKind emit, llvm::StringRef target) {
 void kda::compileForGPU(mlir::MLIRContext &ctx, mlir::ModuleOp module,
                         const GPUTargetInfo &target,
                         const CompileOptions &options, CompileResult &result) {
-  GPUStageTimer timer(result);
+  StageTimer timer(result);
   {
-    std::string diagnostics;
-    mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
-      llvm::raw_string_ostream os(diagnostics);
-      os << diag.getLocation() << ": error: " << diag << "\n";
-      return mlir::success();
-    });
-    mlir::PassManager pm(&ctx);
     GPUPipelineOptions pipeline;
     pipeline.target = target.name;
     pipeline.numWarps = options.numWarps;
-    buildGPULoweringPipeline(pm, pipeline);
-    if (mlir::failed(pm.run(module))) {
-      result.error = "error: GPU lowering failed for " + target.name +
-                     ":\n" + diagnostics;
+    if (!runPipeline(
+            ctx, module,
+            [&](mlir::OpPassManager &pm) {
+              buildGPULoweringPipeline(pm, pipeline);
+            },
+            "error: GPU lowering failed for " + target.name + ":",
+            result.error))
       return;
-    }
     timer.done("kda-gpu-lower");
   }
   if (options.emit == EmitKind::Gpu || options.emit == EmitKind::MLIR) {

@@ -1,0 +1,46 @@
+//===- DriverSupport.h - pieces every compile stage shares ------*- C++ -*-===//
+#ifndef KDA_DRIVER_DRIVERSUPPORT_H
+#define KDA_DRIVER_DRIVERSUPPORT_H
+
+#include "kda/Driver/Compiler.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <chrono>
+
+namespace mlir {
+class OpPassManager;
+}
+
+namespace kda {
+
+/// Records the time of each stage into a CompileResult.
+class StageTimer {
+public:
+  explicit StageTimer(CompileResult &result) : result(result) {}
+  void done(llvm::StringRef stage);
+
+private:
+  CompileResult &result;
+  std::chrono::steady_clock::time_point last =
+      std::chrono::steady_clock::now();
+};
+
+/// The textual form of an op.
+std::string printOp(mlir::Operation *op);
+
+/// "file:line:col" of the innermost source location (call sites of inlined
+/// DSL helpers unwrapped), or the location as MLIR prints it.
+std::string formatLocation(mlir::Location loc);
+
+/// Runs the pipeline `build` adds to, collecting diagnostics as
+/// "file:line:col: error: ..." lines. On failure `error` is `headline`
+/// followed by the diagnostics.
+bool runPipeline(mlir::MLIRContext &ctx, mlir::ModuleOp module,
+                 llvm::function_ref<void(mlir::OpPassManager &)> build,
+                 llvm::StringRef headline, std::string &error);
+
+} // namespace kda
+
+#endif // KDA_DRIVER_DRIVERSUPPORT_H

@@ -1,0 +1,56 @@
+//===- DriverSupport.cpp - pieces every compile stage shares --------------===//
+#include "kda/Driver/DriverSupport.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace kda;
+
+void StageTimer::done(llvm::StringRef stage) {
+  auto now = std::chrono::steady_clock::now();
+  result.timings.emplace_back(
+      stage.str(), std::chrono::duration<double>(now - last).count());
+  last = now;
+}
+
+std::string kda::printOp(mlir::Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os);
+  return text;
+}
+
+std::string kda::formatLocation(mlir::Location loc) {
+  if (auto callSite = mlir::dyn_cast<mlir::CallSiteLoc>(loc))
+    return formatLocation(callSite.getCallee());
+  if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc))
+    if (!fused.getLocations().empty())
+      return formatLocation(fused.getLocations().front());
+  if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(loc))
+    return (file.getFilename().getValue() + ":" +
+            llvm::Twine(file.getLine()) + ":" + llvm::Twine(file.getColumn()))
+        .str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << loc;
+  return text;
+}
+
+bool kda::runPipeline(mlir::MLIRContext &ctx, mlir::ModuleOp module,
+                      llvm::function_ref<void(mlir::OpPassManager &)> build,
+                      llvm::StringRef headline, std::string &error) {
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
+    llvm::raw_string_ostream os(diagnostics);
+    os << formatLocation(diag.getLocation()) << ": error: " << diag << "\n";
+    return mlir::success();
+  });
+  mlir::PassManager pm(&ctx);
+  build(pm);
+  if (mlir::succeeded(pm.run(module)))
+    return true;
+  error = headline.str() + "\n" + diagnostics;
+  return false;
+}
