@@ -45,6 +45,7 @@ def _rng(seed):
 
 def dsl_cases():
     """(case id, jit function, args, constexprs, grid, num_warps, rtol, atol)."""
+    sys.path.insert(0, os.path.join(ROOT, "test", "python"))
     from delta_rule_step import delta_rule_step
     from l2norm_rows import l2norm_rows
     from vector_add import vector_add
@@ -63,7 +64,7 @@ def dsl_cases():
                   [x, np.zeros((M, so), np.float32), M, N, sx, so, 1e-6],
                   {"BLOCK_M": 4, "BLOCK_N": 128}, (-(-M // 4), 1, 1), 4, 1e-5, 1e-6))
     for H, V, K in ((8, 64, 64), (4, 32, 128)):
-        q = r.standard_normal((H, K)).astype(np.float32) / np.sqrt(K)
+        q = (r.standard_normal((H, K)) / np.sqrt(K)).astype(np.float32)
         k = r.standard_normal((H, K)).astype(np.float32)
         k /= np.linalg.norm(k, axis=1, keepdims=True)
         v = r.standard_normal((H, V)).astype(np.float32)
@@ -73,9 +74,22 @@ def dsl_cases():
         cases.append((f"delta_rule_step_h{H}_v{V}_k{K}", delta_rule_step,
                       [q, k, v, g, beta, state, np.zeros((H, V), np.float32)],
                       {"V": V, "K": K}, (H, 1, 1), 4, 1e-4, 1e-5))
+    # The fused KDA decode step: Kimi-K3 TP8 heads, paged fp32 state, both gate forms; padding
+    # and out-of-range slots mixed in.
+    from kda_decode import kda_decode
+    from kda_reference import decode_launch, make_decode_inputs
+
+    for H, B, lower_bound in ((12, 5, -5.0), (4, 3, None)):
+        slots = 2 * B + 1
+        inp = make_decode_inputs(r, B, H, slots)
+        idx = r.permutation(slots)[:B].astype(np.int32)
+        idx[1] = -1
+        idx[-1] = slots + 3
+        args, constexprs, grid = decode_launch(inp, idx, lower_bound=lower_bound)
+        cases.append((f"kda_decode_h{H}_b{B}_{'lb' if lower_bound else 'sp'}", kda_decode,
+                      args, constexprs, grid, 4, 1e-2, 1e-2))
     # Test kernels of test/python/dsl_kernels.py: a reduction across warps
     # and a reduction meeting a load in another layout (a conversion).
-    sys.path.insert(0, os.path.join(ROOT, "test", "python"))
     from dsl_kernels import column_sums, row_norms_plus
 
     for M, N, nw in ((64, 32, 4), (128, 16, 8)):

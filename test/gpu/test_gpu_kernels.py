@@ -32,8 +32,27 @@ def _data(torch, case):
     data = np.load(os.path.join(artifact_dir(), case["data"]))
     host = {k: data[k] for k in data.files if not k.startswith("expected_")}
     expected = {k[len("expected_"):]: data[k] for k in data.files if k.startswith("expected_")}
-    tensors = {k: torch.from_numpy(v.copy()).cuda() for k, v in host.items()}
+    # NumPy has no bf16: uint16 arrays hold bf16 bit patterns (kdatile's convention).
+    tensors = {k: _to_torch(torch, v).cuda() for k, v in host.items()}
     return tensors, expected, host
+
+
+def _to_torch(torch, array):
+    t = torch.from_numpy(array.copy())
+    return t.view(torch.bfloat16) if array.dtype == np.uint16 else t
+
+
+def _numbers(torch, tensor_or_array):
+    """fp32 values of a result (bf16 bit patterns decoded), for comparisons."""
+    if isinstance(tensor_or_array, np.ndarray):
+        a = tensor_or_array
+        if a.dtype == np.uint16:
+            return (a.astype(np.uint32) << 16).view(np.float32)
+        return a
+    t = tensor_or_array
+    if t.dtype == torch.bfloat16:
+        return t.float().cpu().numpy()
+    return t.cpu().numpy()
 
 
 def _values(case, tensors):
@@ -55,8 +74,9 @@ def test_kernel_matches_cpu(torch_cuda, manifest, runner, case, kind):
     _launch(runner, torch, case, fn, tensors)
     torch.cuda.synchronize()
     for name, want in expected.items():
-        got = tensors[name].cpu().numpy()
-        np.testing.assert_allclose(got, want, rtol=case["rtol"], atol=case["atol"],
+        got = _numbers(torch, tensors[name])
+        np.testing.assert_allclose(got, _numbers(torch, want), rtol=case["rtol"],
+                                   atol=case["atol"],
                                    err_msg=f"{case['id']} ({kind}): '{name}' differs from the "
                                            "CPU target")
 
@@ -157,8 +177,9 @@ def test_jit_bundle_matches_cpu(torch_cuda, bundle, case):
     assert kernels, f"{case['id']}: not launched from the bundle"
     assert all(k.image_kind == "cubin" for k in kernels), "a cubin fell back to PTX"
     for name, want in expected.items():
-        got = tensors[name].cpu().numpy()
-        np.testing.assert_allclose(got, want, rtol=case["rtol"], atol=case["atol"],
+        got = _numbers(torch, tensors[name])
+        np.testing.assert_allclose(got, _numbers(torch, want), rtol=case["rtol"],
+                                   atol=case["atol"],
                                    err_msg=f"{case['id']} (@kt.jit, bundle): '{name}' differs "
                                            "from the CPU target")
 

@@ -97,3 +97,49 @@ def rel_rms(ref, got):
     ref = np.asarray(ref, np.float64)
     got = np.asarray(got, np.float64)
     return float(np.sqrt(np.mean((ref - got) ** 2)) / max(np.sqrt(np.mean(ref ** 2)), 1e-30))
+
+
+def make_decode_inputs(rng, B, H, slots, *, D=128, bias=False, fused=False):
+    """Random decode-step inputs in the dtypes the kernel takes (bf16 as bit patterns)."""
+    C = 3 * H * D
+
+    def bf(a):
+        return f32_to_bf16(np.asarray(a, np.float32))
+
+    inputs = {
+        "x": bf(rng.standard_normal((B, C))),
+        "conv_w": bf(rng.standard_normal((C, 4)) * 0.5),
+        "conv_state": bf(rng.standard_normal((slots, C, 3))),
+        "raw_g": bf(rng.standard_normal((B, H, D))),
+        "raw_beta": bf(rng.standard_normal((B, H))),
+        "A_log": rng.uniform(-1.0, 1.0, H).astype(np.float32),
+        "dt_bias": (rng.standard_normal(H * D) * 0.5).astype(np.float32),
+        "state": (rng.standard_normal((slots, H, D, D)) * 0.1).astype(np.float32),
+        "output_gate": bf(rng.standard_normal((B, H, D))),
+        "norm_weight": bf(rng.uniform(0.5, 1.5, D)),
+        "conv_bias": bf(rng.standard_normal(C) * 0.1) if bias else None,
+    }
+    if fused:
+        inputs["f_a"] = bf(rng.standard_normal((B, D)))
+        inputs["f_b_weight"] = bf(rng.standard_normal((H * D, D)) * 0.1)
+    return inputs
+
+
+def decode_launch(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layout="vk"):
+    """(args, constexprs, grid) of kernels/kda_decode.py for these inputs; args[14] is out."""
+    B, H, D = inp["x"].shape[0], inp["state"].shape[1], inp["state"].shape[2]
+    conv_state = inp["conv_state"]
+    out = np.zeros((B, H, D), np.uint16)
+    unused = inp["x"]  # pointer parameters a variant does not read
+    args = [inp["x"], inp["conv_w"],
+            inp["conv_bias"] if inp["conv_bias"] is not None else unused,
+            conv_state, inp["raw_g"], inp.get("f_a", unused), inp.get("f_b_weight", unused),
+            inp["raw_beta"], inp["A_log"], inp["dt_bias"], inp["state"], state_indices,
+            inp["output_gate"], inp["norm_weight"], out,
+            inp["state"].shape[0], inp["x"].shape[1], conv_state.strides[0] // 2,
+            conv_state.strides[1] // 2, conv_state.strides[2] // 2,
+            -5.0 if lower_bound is None else lower_bound, norm_eps]
+    constexprs = dict(H=H, D=D, STATE_KV=state_layout == "kv",
+                      USE_LOWER_BOUND=lower_bound is not None,
+                      HAS_CONV_BIAS=inp["conv_bias"] is not None, FUSED_FB="f_a" in inp)
+    return args, constexprs, (B, H, 1)

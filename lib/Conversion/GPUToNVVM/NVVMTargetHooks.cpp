@@ -49,6 +49,15 @@ public:
         NVVM::ShflKindAttr::get(b.getContext(), NVVM::ShflKind::bfly),
         UnitAttr());
   }
+  Value log2(OpBuilder &b, Location loc, Value x) override {
+    if (!x.getType().isF32())
+      return TargetHooks::log2(b, loc, x);
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, x.getType(),
+               StringAttr::get(b.getContext(), "llvm.nvvm.lg2.approx.f"),
+               ValueRange{x})
+        .getResult(0);
+  }
   void barrier(OpBuilder &b, Location loc) override {
     NVVM::Barrier0Op::create(b, loc);
   }

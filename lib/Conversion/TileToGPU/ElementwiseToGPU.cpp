@@ -188,6 +188,33 @@ struct RsqrtLowering : OpConversionPattern<math::RsqrtOp> {
   }
 };
 
+/// log(x) = log2(x) * ln2, log2 through the target (no library calls).
+template <typename MathOp>
+struct LogLowering : OpConversionPattern<MathOp> {
+  LogLowering(const TypeConverter &converter, MLIRContext *ctx,
+              TargetHooks &hooks, double scale)
+      : OpConversionPattern<MathOp>(converter, ctx), hooks(hooks),
+        scale(scale) {}
+  LogicalResult
+  matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!isa<FloatType>(type))
+      return failure();
+    Location loc = op.getLoc();
+    Value y = hooks.log2(rewriter, loc, adaptor.getOperand());
+    if (scale != 1.0)
+      y = LLVM::FMulOp::create(
+          rewriter, loc, y,
+          LLVM::ConstantOp::create(rewriter, loc, type,
+                                   rewriter.getFloatAttr(type, scale)));
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+  TargetHooks &hooks;
+  double scale;
+};
+
 /// tanh(x) = 1 - 2 / (exp(2x) + 1): saturates to +-1 without inf/inf.
 struct TanhLowering : OpConversionPattern<math::TanhOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -276,16 +303,16 @@ void kda::populateElementwiseToGPUPatterns(TileToGPUTypeConverter &converter,
 }
 
 void kda::populateMathToGPUIntrinsicsPatterns(
-    TileToGPUTypeConverter &converter, RewritePatternSet &patterns) {
+    TileToGPUTypeConverter &converter, RewritePatternSet &patterns,
+    GPULoweringState &state) {
   MLIRContext *ctx = patterns.getContext();
-  constexpr double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
+  patterns.add<LogLowering<math::LogOp>>(converter, ctx, *state.hooks,
+                                         0.6931471805599453);
+  patterns.add<LogLowering<math::Log2Op>>(converter, ctx, *state.hooks, 1.0);
+  constexpr double log2e = 1.4426950408889634;
   patterns.add<ScaledIntrinsicLowering<math::ExpOp, LLVM::Exp2Op>>(
       converter, ctx, log2e, 1.0);
   patterns.add<ScaledIntrinsicLowering<math::Exp2Op, LLVM::Exp2Op>>(
-      converter, ctx, 1.0, 1.0);
-  patterns.add<ScaledIntrinsicLowering<math::LogOp, LLVM::Log2Op>>(
-      converter, ctx, 1.0, ln2);
-  patterns.add<ScaledIntrinsicLowering<math::Log2Op, LLVM::Log2Op>>(
       converter, ctx, 1.0, 1.0);
   patterns.add<ScaledIntrinsicLowering<math::SqrtOp, LLVM::SqrtOp>>(
       converter, ctx, 1.0, 1.0);

@@ -25,6 +25,10 @@ using namespace kda;
 
 TargetHooks::~TargetHooks() = default;
 
+Value TargetHooks::log2(OpBuilder &b, Location loc, Value x) {
+  return LLVM::Log2Op::create(b, loc, x.getType(), x);
+}
+
 std::unique_ptr<TargetHooks> kda::createTargetHooks(StringRef target) {
   if (target == "sm_90a" || target == "sm_90")
     return createNVVMTargetHooks();
@@ -152,7 +156,7 @@ struct ConvertTileToGPUPass
     populateMemoryOpsToGPUPatterns(converter, patterns, state);
     populateReduceToGPUPatterns(converter, patterns, state);
     populateDotToGPUPatterns(converter, patterns, state);
-    populateMathToGPUIntrinsicsPatterns(converter, patterns);
+    populateMathToGPUIntrinsicsPatterns(converter, patterns, state);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateCallOpTypeConversionPattern(patterns, converter);

@@ -1,9 +1,10 @@
-// RUN: kda-opt %s --split-input-file --convert-tile-to-gpu=target=sm_90a | FileCheck %s
-// RUN: kda-opt %s --split-input-file --convert-tile-to-gpu=target=gfx1250 | FileCheck %s
+// RUN: kda-opt %s --split-input-file --convert-tile-to-gpu=target=sm_90a | FileCheck %s --check-prefixes=CHECK,NV
+// RUN: kda-opt %s --split-input-file --convert-tile-to-gpu=target=gfx1250 | FileCheck %s --check-prefixes=CHECK,AMD
 
 // Math becomes LLVM intrinsics every GPU back end lowers natively, never
 // device-library calls: exp(x) = exp2(x * log2(e)), log(x) = log2(x) * ln(2),
-// rsqrt(x) = 1 / sqrt(x).
+// rsqrt(x) = 1 / sqrt(x). NVPTX selects llvm.log2 only as a library call, so
+// NVIDIA takes log2 from lg2.approx.
 
 // CHECK-NOT: __nv_
 // CHECK-NOT: __ocml_
@@ -14,7 +15,8 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK: %[[L2E:.*]] = llvm.mlir.constant(1.44269502 : f32) : f32
 // CHECK: %[[XS:.*]] = llvm.fmul %[[X]], %[[L2E]] : f32
 // CHECK: %[[E:.*]] = llvm.intr.exp2(%[[XS]]) : (f32) -> f32
-// CHECK: %[[LG:.*]] = llvm.intr.log2(%[[X]]) : (f32) -> f32
+// NV: %[[LG:.*]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%[[X]]) : (f32) -> f32
+// AMD: %[[LG:.*]] = llvm.intr.log2(%[[X]]) : (f32) -> f32
 // CHECK: %[[LN2:.*]] = llvm.mlir.constant(0.693147182 : f32) : f32
 // CHECK: %[[L:.*]] = llvm.fmul %[[LG]], %[[LN2]] : f32
 // CHECK: %[[SQ:.*]] = llvm.intr.sqrt(%[[X]]) : (f32) -> f32

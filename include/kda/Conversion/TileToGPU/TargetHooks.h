@@ -45,6 +45,10 @@ public:
   /// A barrier for every thread of the program that also orders shared
   /// memory accesses around it.
   virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) = 0;
+  /// log2 of a float scalar. LLVM's intrinsic is native on AMD; NVPTX
+  /// selects it only as a library call, so NVIDIA uses lg2.approx.
+  virtual mlir::Value log2(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value x);
   /// Marks `func` as a kernel launched with `numThreads` threads.
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func,
                           unsigned numThreads) = 0;

@@ -125,7 +125,8 @@ void populateDotToGPUPatterns(TileToGPUTypeConverter &converter,
 /// Scalar math to LLVM intrinsics every GPU backend lowers natively (exp via
 /// exp2, log via log2, ...), never to device-library calls.
 void populateMathToGPUIntrinsicsPatterns(TileToGPUTypeConverter &converter,
-                                         mlir::RewritePatternSet &patterns);
+                                         mlir::RewritePatternSet &patterns,
+                                         GPULoweringState &state);
 
 } // namespace kda
 
