@@ -91,7 +91,7 @@ def test_graph_replay_matches_eager(torch_cuda, manifest, runner, case):
 
     def reset():
         for name, t in tensors.items():
-            t.copy_(torch.from_numpy(host[name]))
+            t.copy_(_to_torch(torch, host[name]))
 
     _launch(runner, torch, case, fn, tensors)
     torch.cuda.synchronize()
@@ -193,7 +193,7 @@ def test_jit_bundle_graph_replay(torch_cuda, bundle, case):
 
     def reset():
         for name, t in tensors.items():
-            t.copy_(torch.from_numpy(host[name]))
+            t.copy_(_to_torch(torch, host[name]))
 
     _jit_launch(fn, case, tensors)  # eager: also loads the code object before capture
     torch.cuda.synchronize()
