@@ -77,6 +77,8 @@ private:
 
   bool handleLineStart();
   bool lexString(size_t prefixLen, SourceLoc start);
+  bool scanString(size_t prefixLen, SourceLoc start, std::string &value);
+  bool scanFormatField(SourceLoc start, std::string &value);
   bool lexNumber(SourceLoc start);
 
   StringRef src;
@@ -135,15 +137,15 @@ bool Lexer::handleLineStart() {
   return true;
 }
 
-bool Lexer::lexString(size_t prefixLen, SourceLoc start) {
+bool Lexer::scanString(size_t prefixLen, SourceLoc start, std::string &value) {
   StringRef prefix = src.substr(pos, prefixLen);
   bool raw = prefix.contains_insensitive("r");
+  bool format = prefix.contains_insensitive("f");
   pos += prefixLen;
   char quote = peek();
   bool triple = peek(1) == quote && peek(2) == quote;
   size_t quoteLen = triple ? 3 : 1;
   pos += quoteLen;
-  std::string value;
   while (true) {
     if (pos >= src.size())
       return fail(start, triple ? "unterminated triple-quoted string literal"
@@ -155,6 +157,18 @@ bool Lexer::lexString(size_t prefixLen, SourceLoc start) {
     }
     if (c == '\n' && !triple)
       return fail(start, "unterminated string literal");
+    if (format && c == '{') {
+      if (peek(1) == '{') {
+        value += "{{";
+        pos += 2;
+        continue;
+      }
+      value += c;
+      advance();
+      if (!scanFormatField(start, value))
+        return false;
+      continue;
+    }
     if (c == '\\' && pos + 1 < src.size()) {
       char next = peek(1);
       if (raw) {
@@ -199,6 +213,40 @@ bool Lexer::lexString(size_t prefixLen, SourceLoc start) {
     value += c;
     advance();
   }
+  return true;
+}
+
+/// The replacement field of an f-string, after its `{`: Python 3.12 allows
+/// any expression there, including strings with the enclosing quote, so
+/// nested literals are scanned as strings rather than ending the f-string.
+bool Lexer::scanFormatField(SourceLoc start, std::string &value) {
+  int depth = 0;
+  while (pos < src.size()) {
+    char c = peek();
+    if (c == '\'' || c == '"') {
+      std::string nested;
+      size_t begin = pos;
+      if (!scanString(0, here(), nested))
+        return false;
+      value += src.slice(begin, pos).str();
+      continue;
+    }
+    value += c;
+    advance();
+    if (c == '(' || c == '[' || c == '{')
+      ++depth;
+    else if (c == ')' || c == ']')
+      --depth;
+    else if (c == '}' && depth-- == 0)
+      return true;
+  }
+  return fail(start, "unterminated f-string replacement field");
+}
+
+bool Lexer::lexString(size_t prefixLen, SourceLoc start) {
+  std::string value;
+  if (!scanString(prefixLen, start, value))
+    return false;
   push(TokenKind::String, std::move(value), start);
   return true;
 }

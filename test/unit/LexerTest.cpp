@@ -92,6 +92,15 @@ TEST(Lexer, Strings) {
   EXPECT_EQ(t[7].loc.line, 2u);
 }
 
+TEST(Lexer, FStringsMayNestTheirQuotes) {
+  // Python 3.12 (PEP 701): the replacement field may use the same quotes.
+  auto t = lex("x = f\"{d[\"k\"]} and {f'{y}'} {{lit}}\" + 'z'\n");
+  ASSERT_EQ(t[2].kind, TokenKind::String);
+  EXPECT_EQ(t[2].text, "{d[\"k\"]} and {f'{y}'} {{lit}}");
+  EXPECT_TRUE(t[3].isOp("+"));
+  EXPECT_EQ(t[4].text, "z");
+}
+
 TEST(Lexer, BracketsSpanLinesAndContinuation) {
   auto t = lex("x = (1,\n   2)\ny = 1 + \\\n  2\n");
   EXPECT_EQ(kinds(t), "N=(I,I);N=I+I;$");
