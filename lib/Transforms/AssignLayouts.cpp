@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "kda/Layout/LayoutAttrs.h"
 #include "kda/Transforms/LayoutUtils.h"
+#include "kda/Transforms/LayoutPreferences.h"
 #include "kda/Transforms/Passes.h"
 #include "Tile/TileDialect.h"
 
@@ -136,6 +137,16 @@ private:
   }
   DenseMap<int64_t, Anchor> anchors;
 
+  /// The layout `value`'s users want (see LayoutPreferences), else the
+  /// rank's default.
+  Attribute getPreferred(Value value) {
+    if (preferences)
+      if (Attribute layout = preferences->lookup(value))
+        return layout;
+    return getDefault(value.getType());
+  }
+  std::unique_ptr<LayoutPreferences> preferences;
+
   /// Gives `value` `layout` unless it already has one; returns the layout it
   /// ends up with.
   Attribute assign(Value value, Attribute layout) {
@@ -209,6 +220,8 @@ LogicalResult LayoutAssigner::run(FunctionOpInterface func) {
                    "explicit layout (inline callees first), got ")
                << type;
   collectAnchors(func);
+  preferences = std::make_unique<LayoutPreferences>(
+      func, [&](RankedTensorType type) { return getDefault(type); });
   for (Region &region : func->getRegions())
     for (Block &block : region)
       visitBlock(block);
@@ -231,7 +244,7 @@ void LayoutAssigner::visitOp(Operation *op) {
   llvm::TypeSwitch<Operation *>(op)
       .Case<tile::RangeOp, tile::SplatOp, tile::ReshapeOp>([&](Operation *) {
         Value result = op->getResult(0);
-        assign(result, getDefault(result.getType()));
+        assign(result, getPreferred(result));
       })
       .Case([&](arith::ConstantOp c) {
         auto type = dyn_cast<RankedTensorType>(c.getType());
@@ -244,7 +257,7 @@ void LayoutAssigner::visitOp(Operation *op) {
           hadError = true;
           return;
         }
-        auto newType = withLayout(type, getDefault(type));
+        auto newType = withLayout(type, getPreferred(c.getResult()));
         c.setValueAttr(dense.reshape(newType));
         c.getResult().setType(newType);
       })
@@ -271,7 +284,7 @@ void LayoutAssigner::visitOp(Operation *op) {
           auto slice = dyn_cast_or_null<tile::SliceLayoutAttr>(src);
           target = slice && slice.getDim() == axis
                        ? slice.getParent()
-                       : getDefault(e.getResult().getType());
+                       : getPreferred(e.getResult());
         }
         if (!tile::isDistributedLayout(target))
           return;
@@ -288,8 +301,10 @@ void LayoutAssigner::visitOp(Operation *op) {
       .Case([&](tile::LoadOp l) {
         if (!isa<RankedTensorType>(l.getPtr().getType()))
           return;
-        Attribute target =
-            assign(l.getResult(), operandLayout(op, l.getPtr()));
+        // The loaded tile takes its group's layout; the pointers (cheap to
+        // recompute) follow it.
+        Attribute target = assign(l.getResult(),
+                                  preferences->lookup(l.getResult()));
         convertOperand(l.getPtrMutable(), target);
         for (OpOperand &operand : l.getMaskMutable())
           convertOperand(operand, target);
@@ -348,6 +363,11 @@ void LayoutAssigner::visitElementwise(Operation *op) {
   for (Value result : op->getResults())
     if (Attribute layout = layoutOf(result))
       target = layout; // explicit
+  // A result worth keeping in place takes its group's layout; a cheap one
+  // follows its first operand (converting cheap operands costs nothing).
+  if (!target && !op->getResults().empty() &&
+      !preferences->isCheap(op->getResult(0)))
+    target = preferences->lookup(op->getResult(0));
   if (!target)
     for (Value operand : op->getOperands())
       if (isa<RankedTensorType>(operand.getType())) {

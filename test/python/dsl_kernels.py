@@ -87,3 +87,14 @@ def row_norms_plus(x_ptr, y_ptr, out_ptr, M: kt.constexpr, N: kt.constexpr):
     norms = kt.sqrt(kt.sum(x * x, 1))
     y = kt.load(y_ptr + rows)
     kt.store(out_ptr + rows, norms + y)
+
+
+@kt.jit
+def transpose_add(x_ptr, out_ptr, N: kt.constexpr):
+    """out = x + x^T for an [N, N] tile: on a GPU the transposed tile lives on other
+    threads than the tile it is added to, so one of the two moves through shared memory."""
+    rows = kt.arange(0, N)
+    cols = kt.arange(0, N)
+    offs = rows[:, None] * N + cols[None, :]
+    x = kt.load(x_ptr + offs)
+    kt.store(out_ptr + offs, x + kt.trans(x))

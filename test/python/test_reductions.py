@@ -29,3 +29,12 @@ def test_row_norms_plus(M, N):
     dk.row_norms_plus[(1,)](x, y, out, M=M, N=N)
     ref = np.sqrt((x.astype(np.float64) ** 2).sum(axis=1)) + y
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("N", [16, 64])
+def test_transpose_add(N):
+    rng = np.random.default_rng(N)
+    x = rng.standard_normal((N, N)).astype(np.float32)
+    out = np.empty_like(x)
+    dk.transpose_add[(1,)](x, out, N=N)
+    np.testing.assert_allclose(out, x + x.T, rtol=1e-6, atol=1e-6)

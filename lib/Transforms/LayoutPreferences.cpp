@@ -1,0 +1,155 @@
+//===- LayoutPreferences.cpp - the layouts tiles' users want --------------===//
+#include "kda/Transforms/LayoutPreferences.h"
+#include "Tile/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace kda;
+
+namespace {
+bool isTile(Value v) { return v && isa<RankedTensorType>(v.getType()); }
+
+bool isElementwise(Operation *op) {
+  if (isa<tile::AddPtrOp>(op))
+    return true;
+  return op->hasTrait<OpTrait::Elementwise>() &&
+         isa<arith::ArithDialect, math::MathDialect>(op->getDialect());
+}
+} // namespace
+
+LayoutPreferences::LayoutPreferences(FunctionOpInterface func,
+                                     DefaultFn getDefault)
+    : getDefault(getDefault) {
+  auto tie = [&](ValueRange values) {
+    Value first;
+    for (Value v : values) {
+      if (!isTile(v) || isCheap(v))
+        continue;
+      if (first)
+        unite(first, v);
+      else
+        first = find(v);
+    }
+  };
+  func->walk([&](Operation *op) {
+    for (Value r : op->getResults())
+      if (isTile(r))
+        find(r);
+    if (isElementwise(op)) {
+      SmallVector<Value> values(op->getOperands());
+      llvm::append_range(values, op->getResults());
+      tie(values);
+    } else if (auto load = dyn_cast<tile::LoadOp>(op)) {
+      tie({load.getResult(), load.getPtr(), load.getMask(), load.getOther()});
+    } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
+      tie({store.getPtr(), store.getValue(), store.getMask()});
+    } else if (auto bcast = dyn_cast<tile::BroadcastOp>(op)) {
+      tie({bcast.getSrc(), bcast.getResult()});
+    } else if (auto expand = dyn_cast<tile::ExpandDimsOp>(op)) {
+      find(expand.getSrc());
+      expandedInto.try_emplace(expand.getSrc(), expand.getResult(),
+                               expand.getAxisAttr().getInt());
+    } else if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
+      if (isTile(reduce.getResult()))
+        reducedFrom.try_emplace(reduce.getResult(), reduce.getSrc(),
+                                reduce.getAxisAttr().getInt());
+    }
+  });
+  for (auto &entry : parent)
+    members[find(entry.first)].push_back(entry.first);
+}
+
+bool LayoutPreferences::isCheap(Value value) {
+  if (!isTile(value))
+    return true;
+  auto it = cheap.find(value);
+  if (it != cheap.end())
+    return it->second;
+  cheap[value] = false; // cycles (loop-carried values) are not cheap
+  Operation *op = value.getDefiningOp();
+  bool result = false;
+  if (op && isa<tile::RangeOp, tile::SplatOp, arith::ConstantOp>(op))
+    result = true;
+  else if (op && (isElementwise(op) ||
+                  isa<tile::BroadcastOp, tile::ExpandDimsOp>(op)))
+    result = llvm::all_of(op->getOperands(),
+                          [&](Value operand) { return isCheap(operand); });
+  cheap[value] = result;
+  return result;
+}
+
+Value LayoutPreferences::find(Value v) {
+  auto [it, inserted] = parent.try_emplace(v, v);
+  if (inserted || it->second == v)
+    return v;
+  Value root = find(it->second);
+  parent[v] = root;
+  return root;
+}
+
+void LayoutPreferences::unite(Value a, Value b) {
+  Value ra = find(a), rb = find(b);
+  if (ra != rb)
+    parent[rb] = ra;
+}
+
+Attribute LayoutPreferences::lookup(Value value) {
+  if (!isTile(value))
+    return {};
+  return resolve(find(value));
+}
+
+Attribute LayoutPreferences::resolve(Value root) {
+  if (Attribute known = resolved.lookup(root))
+    return known;
+  auto type = cast<RankedTensorType>(root.getType());
+  auto matchesRank = [&](Attribute layout) {
+    return layout && tile::getLayoutRank(layout) == type.getRank();
+  };
+  Attribute choice;
+  if (!resolving.insert(root).second)
+    return getDefault(type); // a cycle through expand/reduce: stop here
+  ArrayRef<Value> group = members[root];
+  // 1. A layout the kernel wrote.
+  for (Value v : group)
+    if (auto t = cast<RankedTensorType>(v.getType());
+        tile::isDistributedLayout(t.getEncoding())) {
+      choice = t.getEncoding();
+      break;
+    }
+  // 2. A reduction's result lives where its source was.
+  for (Value v : group) {
+    if (choice)
+      break;
+    auto it = reducedFrom.find(v);
+    if (it == reducedFrom.end())
+      continue;
+    Attribute src = resolve(find(it->second.first));
+    Attribute slice = tile::SliceLayoutAttr::get(v.getContext(),
+                                                 it->second.second, src);
+    if (matchesRank(slice))
+      choice = slice;
+  }
+  // 3. A tile expanded into a bigger one: a slice of that one's layout.
+  for (Value v : group) {
+    if (choice)
+      break;
+    auto it = expandedInto.find(v);
+    if (it == expandedInto.end())
+      continue;
+    Attribute into = resolve(find(it->second.first));
+    if (!isa_and_nonnull<tile::BlockedLayoutAttr, tile::SliceLayoutAttr>(into))
+      continue;
+    Attribute slice = tile::SliceLayoutAttr::get(v.getContext(),
+                                                 it->second.second, into);
+    if (matchesRank(slice))
+      choice = slice;
+  }
+  if (!choice)
+    choice = getDefault(type);
+  resolving.erase(root);
+  resolved[root] = choice;
+  return choice;
+}
