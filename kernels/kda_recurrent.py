@@ -1,0 +1,135 @@
+"""Kimi Delta Attention: the multi-token recurrent core (FLA `fused_recurrent_kda_fwd`).
+
+Speculative decoding / several tokens per sequence (../shared/KDA.md section 1), on inputs
+taken after the short convolution. One program per (sequence n, head h), grid (N, H, 1): it
+loads the starting state once, runs the gated delta rule over the sequence's tokens with the
+state held in registers (fp32), writes the state after every token to that token's slot and
+the output o[t] = S_t q_t.
+
+Per token t of sequence n (fp32):
+    q, k   <- l2norm(q), l2norm(k) (eps 1e-6)            if USE_QK_L2NORM
+    q      <- q * scale                                  (always, as FLA)
+    g      <- lower_bound * sigmoid(exp(A_log[h]) * (g + dt_bias[h]))    if USE_GATE and
+                                                                            USE_LOWER_BOUND
+              -exp(A_log[h]) * softplus(g + dt_bias[h])                   if USE_GATE only
+              g itself (already the log decay)                            otherwise
+    beta   <- sigmoid(beta) if USE_BETA_SIGMOID else beta (already in (0, 1))
+    S[v,k] <- S[v,k] * exp(g[k])            (decay first)
+    u      =  S k ;  S <- S + (beta * (v - u)) k^T
+    o[t]   =  S q                           (the updated state), stored in o's dtype (bf16)
+    state[state_indices[n, t], h] <- S      (rounded to the pool's dtype; S stays fp32)
+
+Tokens. Not varlen: q, k, v, g, beta are [N, T, H, *] (token n*T + t). IS_VARLEN: they are
+[1, T_total, H, *] and sequence n holds tokens cu_seqlens[n] .. cu_seqlens[n+1]-1. q, k, v, g
+and beta are addressed through a token stride each (elements; heads contiguous inside a token),
+so splits of a packed [T, 3*H*D] tensor work. o is contiguous [tokens, H, V]. Token offsets are
+64-bit.
+
+Slots. state_indices is [N, T] (element strides stride_si_n, stride_si_t), T being the number of
+columns (the tokens per sequence; with IS_VARLEN the maximum). A slot s is live when
+0 <= s < num_slots; any other value is padding. Slot offsets are 64-bit
+(stride_state_slot elements per slot), so pools beyond 4 GiB work.
+  * Starting state: slot state_indices[n, a - 1] with a = num_accepted_tokens[n] when
+    HAS_NUM_ACCEPTED, else a = 1. `a` is clamped to [1, T], so the kernel never reads outside
+    the row (the host rejects values outside [1, T]).
+  * Padding sequence: if the starting slot is padding, every output of the sequence is zero and
+    no state is read or written (KDA.md section 3: a padding row).
+  * Padding token: if state_indices[n, t] is padding (or t >= T, possible only with IS_VARLEN
+    when a sequence is longer than the table), the token's output is zero, no state is written
+    for it and the token leaves the carried state unchanged (it acts as g = 0, beta = 0); later
+    tokens of the sequence continue from the state before it.
+  * Duplicate live slots are undefined (the host may check).
+
+Runtime floats scale and lower_bound never multiply compiled kernels (lower_bound is unused
+unless USE_GATE and USE_LOWER_BOUND). Pointers a variant does not read (A_log, dt_bias without
+USE_GATE; num_accepted_tokens without HAS_NUM_ACCEPTED; cu_seqlens without IS_VARLEN) may be any
+array.
+
+Constexprs:
+  H, K, V           heads, key and value head dims (powers of two; KDA: K = V = 128).
+  STATE_KV          False: state[slot, h] is [V, K] (K contiguous); True: [K, V].
+  IS_VARLEN, HAS_NUM_ACCEPTED, USE_QK_L2NORM, USE_GATE, USE_LOWER_BOUND, USE_BETA_SIGMOID.
+"""
+
+import kdatile as kt
+
+
+@kt.jit
+def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
+                  state_ptr, state_idx_ptr, num_accepted_ptr, cu_seqlens_ptr, o_ptr,
+                  T, num_slots, stride_q, stride_k, stride_v, stride_g, stride_beta,
+                  stride_state_slot, stride_si_n, stride_si_t, scale, lower_bound,
+                  H: kt.constexpr, K: kt.constexpr, V: kt.constexpr,
+                  STATE_KV: kt.constexpr, IS_VARLEN: kt.constexpr,
+                  HAS_NUM_ACCEPTED: kt.constexpr, USE_QK_L2NORM: kt.constexpr,
+                  USE_GATE: kt.constexpr, USE_LOWER_BOUND: kt.constexpr,
+                  USE_BETA_SIGMOID: kt.constexpr, BV: kt.constexpr):
+    n = kt.program_id(0)
+    h = kt.program_id(1)
+    offs_k = kt.arange(0, K)
+    offs_v = kt.program_id(2) * BV + kt.arange(0, BV)
+    if IS_VARLEN:
+        bos = kt.load(cu_seqlens_ptr + n).to(kt.int64)
+        seq_len = kt.load(cu_seqlens_ptr + n + 1) - kt.load(cu_seqlens_ptr + n)
+    else:
+        bos = n.to(kt.int64) * T
+        seq_len = T
+    si_row = state_idx_ptr + n.to(kt.int64) * stride_si_n
+    if HAS_NUM_ACCEPTED:
+        first = kt.maximum(kt.minimum(kt.load(num_accepted_ptr + n), T), 1) - 1
+    else:
+        first = 0
+    slot0 = kt.load(si_row + first * stride_si_t)
+    if (slot0 >= 0) & (slot0 < num_slots):
+        if USE_GATE:
+            A = kt.exp(kt.load(A_log_ptr + h).to(kt.float32))
+            dt_bias = kt.load(dt_bias_ptr + h * K + offs_k).to(kt.float32)
+        s_head = state_ptr + h * (K * V)
+        if STATE_KV:
+            # Memory is [K, V]: hold the tile as [K, V] too, so loads stay contiguous.
+            s_offs = offs_k[:, None] * V + offs_v[None, :]
+        else:
+            s_offs = offs_v[:, None] * K + offs_k[None, :]
+        S = kt.load(s_head + slot0.to(kt.int64) * stride_state_slot + s_offs).to(kt.float32)
+        for t in range(0, seq_len):
+            tok = bos + t
+            o_ptrs = o_ptr + (tok * H + h) * V + offs_v
+            slot = kt.load(si_row + t * stride_si_t, mask=t < T, other=-1)
+            if (slot >= 0) & (slot < num_slots):
+                q = kt.load(q_ptr + tok * stride_q + h * K + offs_k).to(kt.float32)
+                k = kt.load(k_ptr + tok * stride_k + h * K + offs_k).to(kt.float32)
+                v = kt.load(v_ptr + tok * stride_v + h * V + offs_v).to(kt.float32)
+                g = kt.load(g_ptr + tok * stride_g + h * K + offs_k).to(kt.float32)
+                beta = kt.load(beta_ptr + tok * stride_beta + h).to(kt.float32)
+                if USE_QK_L2NORM:
+                    q = q * kt.rsqrt(kt.sum(q * q, 0) + 1e-6)
+                    k = k * kt.rsqrt(kt.sum(k * k, 0) + 1e-6)
+                q = q * scale
+                if USE_GATE:
+                    a = g + dt_bias
+                    if USE_LOWER_BOUND:
+                        g = lower_bound * kt.sigmoid(A * a)
+                    else:
+                        g = -A * kt.softplus(a)
+                if USE_BETA_SIGMOID:
+                    beta = kt.sigmoid(beta)
+                # Delta rule: decay first; the output uses the updated state.
+                if STATE_KV:
+                    S = S * kt.exp(g)[:, None]
+                    u = kt.sum(S * k[:, None], 0)
+                    S = S + k[:, None] * (beta * (v - u))[None, :]
+                    o = kt.sum(S * q[:, None], 0)
+                else:
+                    S = S * kt.exp(g)[None, :]
+                    u = kt.sum(S * k[None, :], 1)
+                    S = S + (beta * (v - u))[:, None] * k[None, :]
+                    o = kt.sum(S * q[None, :], 1)
+                kt.store(s_head + slot.to(kt.int64) * stride_state_slot + s_offs,
+                         S.to(state_ptr.dtype.element_ty))
+                kt.store(o_ptrs, o.to(o_ptr.dtype.element_ty))
+            else:
+                kt.store(o_ptrs, kt.zeros((BV,), o_ptr.dtype.element_ty))
+    else:
+        for t in range(0, seq_len):
+            tok = bos + t
+            kt.store(o_ptr + (tok * H + h) * V + offs_v, kt.zeros((BV,), o_ptr.dtype.element_ty))

@@ -1,0 +1,265 @@
+"""The multi-token KDA recurrent core (kernels/kda_recurrent.py) on the CPU target against the
+fp64 reference (kda_recurrent_reference.py), with the acceptance tolerances of KDA.md section 4:
+output rel RMS <= 5e-3, fp32 state <= 1e-5 (bf16 state <= 5e-3), untouched slots bit-exact,
+padding outputs exactly zero."""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import ROOT, requires_lib
+from kda_recurrent_reference import kda_recurrent_reference
+from kda_reference import bf16_to_f32, f32_to_bf16, rel_rms
+
+sys.path.insert(0, os.path.join(ROOT, "kernels"))
+from kda_recurrent import kda_recurrent  # noqa: E402
+
+pytestmark = requires_lib
+
+
+def widen(a):
+    return bf16_to_f32(a) if a.dtype == np.uint16 else np.asarray(a, np.float32)
+
+
+def make_inputs(rng, tokens, H, slots, *, K=128, V=128, lead=None, unit_qk=False,
+                use_gate=True, use_beta_sigmoid=True, g_bf16=False, beta_bf16=True,
+                state_bf16=False, state_layout="vk", packed_qkv=False):
+    """Random inputs in the kernel's dtypes (bf16 as uint16 bit patterns).
+
+    lead: the leading shape of the token dims ((N, T), or (1, tokens) when None)."""
+    lead = (1, tokens) if lead is None else lead
+
+    def bf(a):
+        return f32_to_bf16(np.asarray(a, np.float32))
+
+    def qk():
+        x = rng.standard_normal((tokens, H, K))
+        if unit_qk:  # already normalised (USE_QK_L2NORM off)
+            x = x / np.linalg.norm(x, axis=-1, keepdims=True)
+        return x
+
+    q, k, v = qk(), qk(), rng.standard_normal((tokens, H, V))
+    if packed_qkv:
+        # Splits of one packed [tokens, H*(2K+V)] tensor: non-contiguous token strides.
+        packed = bf(np.concatenate([q.reshape(tokens, -1), k.reshape(tokens, -1),
+                                    v.reshape(tokens, -1)], axis=1))
+        q = packed[:, :H * K].reshape(*lead, H, K)
+        k = packed[:, H * K:2 * H * K].reshape(*lead, H, K)
+        v = packed[:, 2 * H * K:].reshape(*lead, H, V)
+    else:
+        q, k, v = bf(q).reshape(*lead, H, K), bf(k).reshape(*lead, H, K), bf(v).reshape(*lead, H, V)
+    if use_gate:
+        g = rng.standard_normal((*lead, H, K)).astype(np.float32)
+    else:  # already the log decay
+        g = -rng.uniform(0.01, 1.0, (*lead, H, K)).astype(np.float32)
+    if g_bf16:
+        g = bf(g)
+    if use_beta_sigmoid:
+        beta = rng.standard_normal((*lead, H)).astype(np.float32)
+    else:  # already in (0, 1)
+        beta = rng.uniform(0.05, 0.95, (*lead, H)).astype(np.float32)
+    if beta_bf16:
+        beta = bf(beta)
+    state = (rng.standard_normal((slots, H, V, K) if state_layout == "vk"
+                                 else (slots, H, K, V)) * 0.1).astype(np.float32)
+    if state_bf16:
+        state = bf(state)
+    return {
+        "q": q, "k": k, "v": v, "g": g, "beta": beta,
+        "A_log": rng.uniform(-1.0, 1.0, H).astype(np.float32),
+        "dt_bias": (rng.standard_normal(H * K) * 0.5).astype(np.float32),
+        "state": state,
+    }
+
+
+def token_stride(a):
+    return a.strides[-3] // a.itemsize
+
+
+def run(inp, state_indices, *, cu_seqlens=None, num_accepted=None, scale=None,
+        lower_bound=-5.0, use_qk_l2norm=True, use_gate=True, use_beta_sigmoid=True,
+        state_layout="vk", BV=None):
+    """Launches the kernel (state updated in place) and returns o as fp32 [tokens, H, V]."""
+    q, v, state = inp["q"], inp["v"], inp["state"]
+    H, K, V = q.shape[-2], q.shape[-1], v.shape[-1]
+    tokens = q.shape[0] * q.shape[1]
+    N, Tcols = state_indices.shape
+    BV = V if BV is None else BV
+    scale = K ** -0.5 if scale is None else scale
+    o = np.full((tokens, H, V), 0x7FC0, np.uint16)  # NaN: every output must be written
+    unused = state_indices
+    args = [q, inp["k"], v, inp["g"], inp["beta"], inp["A_log"], inp["dt_bias"], state,
+            state_indices, unused if num_accepted is None else num_accepted,
+            unused if cu_seqlens is None else cu_seqlens, o,
+            Tcols, state.shape[0], token_stride(q), token_stride(inp["k"]), token_stride(v),
+            token_stride(inp["g"]), inp["beta"].strides[-2] // inp["beta"].itemsize,
+            state.strides[0] // state.itemsize, state_indices.strides[0] // 4,
+            state_indices.strides[1] // 4, float(scale),
+            -5.0 if lower_bound is None else float(lower_bound)]
+    kda_recurrent[(N, H, V // BV)](
+        *args, H=H, K=K, V=V, STATE_KV=state_layout == "kv", IS_VARLEN=cu_seqlens is not None,
+        HAS_NUM_ACCEPTED=num_accepted is not None, USE_QK_L2NORM=use_qk_l2norm,
+        USE_GATE=use_gate, USE_LOWER_BOUND=lower_bound is not None,
+        USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV)
+    return bf16_to_f32(o)
+
+
+def check(inp, state_indices, *, cu_seqlens=None, num_accepted=None, scale=None,
+          lower_bound=-5.0, use_qk_l2norm=True, use_gate=True, use_beta_sigmoid=True,
+          state_layout="vk", BV=None, expect_padding=None):
+    """Runs kernel and reference; asserts the section 4 tolerances. Returns (o, ref_o)."""
+    K = inp["q"].shape[-1]
+    scale = K ** -0.5 if scale is None else scale
+    state_bf16 = inp["state"].dtype == np.uint16
+    before = inp["state"].copy()
+    ref_o, ref_pool = kda_recurrent_reference(
+        widen(inp["q"]), widen(inp["k"]), widen(inp["v"]), widen(inp["g"]), widen(inp["beta"]),
+        widen(before), state_indices, scale=scale, cu_seqlens=cu_seqlens,
+        num_accepted=num_accepted, A_log=inp["A_log"], dt_bias=inp["dt_bias"],
+        lower_bound=lower_bound, use_qk_l2norm=use_qk_l2norm, use_gate=use_gate,
+        use_beta_sigmoid=use_beta_sigmoid, state_layout=state_layout, state_bf16=state_bf16)
+    o = run(inp, state_indices, cu_seqlens=cu_seqlens, num_accepted=num_accepted, scale=scale,
+            lower_bound=lower_bound, use_qk_l2norm=use_qk_l2norm, use_gate=use_gate,
+            use_beta_sigmoid=use_beta_sigmoid, state_layout=state_layout, BV=BV)
+    after = widen(inp["state"])
+    assert np.isfinite(o).all() and np.isfinite(after).all()
+    # Padding tokens: exactly zero (the reference leaves them at zero too).
+    pad = np.all(ref_o == 0.0, axis=(1, 2))
+    if expect_padding is not None:
+        np.testing.assert_array_equal(pad, expect_padding)
+    assert (o[pad] == 0.0).all()
+    if (~pad).any():
+        assert rel_rms(ref_o[~pad], o[~pad]) <= 5e-3
+    # Written slots match; every other slot is bit-exact.
+    slots = before.shape[0]
+    written = np.flatnonzero(np.any(ref_pool != widen(before).astype(np.float64),
+                                    axis=tuple(range(1, before.ndim))))
+    if written.size:
+        tol = 5e-3 if state_bf16 else 1e-5
+        assert rel_rms(ref_pool[written], after[written]) <= tol
+    untouched = np.setdiff1d(np.arange(slots), written)
+    np.testing.assert_array_equal(inp["state"][untouched], before[untouched])
+    return o, ref_o
+
+
+def distinct_slots(rng, slots, shape):
+    return rng.permutation(slots)[:int(np.prod(shape))].reshape(shape).astype(np.int32)
+
+
+@pytest.mark.parametrize("state_layout", ["vk", "kv"])
+@pytest.mark.parametrize("state_bf16", [False, True])
+def test_varlen_spec_decode(state_layout, state_bf16):
+    """Several sequences of different lengths packed through cu_seqlens, per-token slots,
+    num_accepted_tokens, padding tokens and a padding sequence, in one launch."""
+    rng = np.random.default_rng(7 + state_bf16 + 2 * (state_layout == "kv"))
+    H, Tcols = 3, 4
+    lens = [3, 1, 4, 0, 2, 4]
+    N = len(lens)
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    tokens = int(cu[-1])
+    slots = 2 * N * Tcols + 3
+    inp = make_inputs(rng, tokens, H, slots, state_bf16=state_bf16, state_layout=state_layout)
+    si = distinct_slots(rng, slots, (N, Tcols))
+    si[0, 1] = -1            # a padding token in the middle of a sequence
+    si[2, 3] = slots         # out of range: padding too
+    si[5, :] = -1            # a padding sequence (its starting slot is padding)
+    si[1, 1:] = -1           # columns past a sequence's length are never used
+    acc = np.array([3, 1, 3, 1, 2, 3], np.int32)
+    o, _ = check(inp, si, cu_seqlens=cu, num_accepted=acc, state_layout=state_layout)
+    pad = np.zeros(tokens, bool)
+    pad[cu[0] + 1] = pad[cu[2] + 3] = True
+    pad[cu[5]:cu[6]] = True
+    assert (o[pad] == 0.0).all()
+    assert (np.abs(o[~pad]).sum(axis=(1, 2)) > 0).all()
+
+
+@pytest.mark.parametrize("state_layout", ["vk", "kv"])
+def test_every_num_accepted(state_layout):
+    """Fixed T: sequence n starts from the state of column num_accepted[n] - 1, for every value
+    1..T; every token writes its own slot."""
+    rng = np.random.default_rng(11)
+    H, T = 2, 4
+    N = T
+    slots = N * T + 5
+    inp = make_inputs(rng, N * T, H, slots, lead=(N, T), state_layout=state_layout)
+    si = distinct_slots(rng, slots, (N, T))
+    acc = np.arange(1, T + 1, dtype=np.int32)
+    check(inp, si, num_accepted=acc, state_layout=state_layout)
+
+
+def test_num_accepted_clamped():
+    """Values outside [1, T] (rejected on the host) are clamped: never read outside the row."""
+    rng = np.random.default_rng(12)
+    H, T, N = 2, 3, 4
+    slots = N * T + 2
+    inp = make_inputs(rng, N * T, H, slots, lead=(N, T))
+    si = distinct_slots(rng, slots, (N, T))
+    acc = np.array([0, -7, T + 1, 1 << 30], np.int32)
+    check(inp, si, num_accepted=acc)
+
+
+@pytest.mark.parametrize("state_bf16", [False, True])
+def test_fixed_length_without_num_accepted(state_bf16):
+    """[N, T, H, D] inputs, no num_accepted_tokens: the start state is column 0's slot; a
+    padding token at column 0 makes the whole sequence padding; T = 1 is plain decode."""
+    rng = np.random.default_rng(13)
+    H, N = 4, 3
+    for T in (1, 3):
+        slots = N * T + 4
+        inp = make_inputs(rng, N * T, H, slots, lead=(N, T), state_bf16=state_bf16)
+        si = distinct_slots(rng, slots, (N, T))
+        si[1, 0] = -5
+        o, _ = check(inp, si)
+        assert (o[T:2 * T] == 0.0).all()
+
+
+SWITCHES = [(l2, gate, bs) for l2 in (True, False) for gate in ("lb", "sp", None)
+            for bs in (True, False)]
+
+
+@pytest.mark.parametrize("use_qk_l2norm,gate,use_beta_sigmoid", SWITCHES)
+def test_switches(use_qk_l2norm, gate, use_beta_sigmoid):
+    """Each in-kernel switch on and off: L2-norm (q, k given unit-norm when off, with a scale
+    other than K^-0.5), gate (lower-bound form, softplus form, or g already the log decay),
+    beta sigmoid (or beta already in (0, 1), given in fp32)."""
+    rng = np.random.default_rng(17)
+    H, T, N = 2, 3, 2
+    slots = N * T + 1
+    inp = make_inputs(rng, N * T, H, slots, lead=(N, T), unit_qk=not use_qk_l2norm,
+                      use_gate=gate is not None, use_beta_sigmoid=use_beta_sigmoid,
+                      g_bf16=gate is not None, beta_bf16=use_beta_sigmoid)
+    si = distinct_slots(rng, slots, (N, T))
+    check(inp, si, num_accepted=np.array([2, 3], np.int32),
+          scale=0.5 if not use_qk_l2norm else None,
+          lower_bound={"lb": -5.0, "sp": None, None: None}[gate], use_qk_l2norm=use_qk_l2norm,
+          use_gate=gate is not None, use_beta_sigmoid=use_beta_sigmoid)
+
+
+@pytest.mark.parametrize("state_layout", ["vk", "kv"])
+def test_v_blocks_and_packed_qkv(state_layout):
+    """Grid over V blocks (BV = 32) and q, k, v as splits of one packed tensor (token strides
+    other than H*D), varlen."""
+    rng = np.random.default_rng(19)
+    H, Tcols = 2, 3
+    lens = [2, 3, 1]
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    slots = 12
+    inp = make_inputs(rng, int(cu[-1]), H, slots, packed_qkv=True, state_layout=state_layout)
+    assert token_stride(inp["q"]) == 3 * H * 128
+    si = distinct_slots(rng, slots, (len(lens), Tcols))
+    check(inp, si, cu_seqlens=cu, num_accepted=np.array([1, 3, 2], np.int32),
+          state_layout=state_layout, BV=32)
+
+
+def test_sequence_longer_than_table():
+    """Varlen tokens past the slot table's columns are padding (zero output, no write)."""
+    rng = np.random.default_rng(23)
+    H, Tcols = 2, 2
+    cu = np.array([0, 4, 5], np.int32)
+    slots = 6
+    inp = make_inputs(rng, 5, H, slots)
+    si = distinct_slots(rng, slots, (2, Tcols))
+    o, _ = check(inp, si, cu_seqlens=cu)
+    assert (o[2:4] == 0.0).all() and (o[:2] != 0.0).any() and (o[4] != 0.0).any()
