@@ -78,7 +78,7 @@ private:
   bool handleLineStart();
   bool lexString(size_t prefixLen, SourceLoc start);
   bool scanString(size_t prefixLen, SourceLoc start, std::string &value);
-  bool scanFormatField(SourceLoc start, std::string &value);
+  bool scanFormatField(SourceLoc start, std::string &value, bool multiLine);
   bool lexNumber(SourceLoc start);
 
   StringRef src;
@@ -165,12 +165,18 @@ bool Lexer::scanString(size_t prefixLen, SourceLoc start, std::string &value) {
       }
       value += c;
       advance();
-      if (!scanFormatField(start, value))
+      if (!scanFormatField(start, value, triple))
         return false;
       continue;
     }
     if (c == '\\' && pos + 1 < src.size()) {
       char next = peek(1);
+      if (format && (next == '{' || next == '}')) {
+        // A backslash does not escape braces: `rf'\{{'` is `\` then `{{`.
+        value += c;
+        advance();
+        continue;
+      }
       if (raw) {
         value += c;
         value += next;
@@ -219,10 +225,26 @@ bool Lexer::scanString(size_t prefixLen, SourceLoc start, std::string &value) {
 /// The replacement field of an f-string, after its `{`: Python 3.12 allows
 /// any expression there, including strings with the enclosing quote, so
 /// nested literals are scanned as strings rather than ending the f-string.
-bool Lexer::scanFormatField(SourceLoc start, std::string &value) {
+bool Lexer::scanFormatField(SourceLoc start, std::string &value,
+                            bool multiLine) {
   int depth = 0;
+  bool spec = false; // after a top-level ':' comes the format spec
   while (pos < src.size()) {
     char c = peek();
+    if (spec) {
+      value += c;
+      advance();
+      if (c == '{' && !scanFormatField(start, value, multiLine))
+        return false;
+      if (c == '}')
+        return true;
+      continue;
+    }
+    if (c == '#' && multiLine) { // a comment in a multi-line field
+      while (pos < src.size() && peek() != '\n')
+        ++pos;
+      continue;
+    }
     if (c == '\'' || c == '"') {
       std::string nested;
       size_t begin = pos;
@@ -239,6 +261,8 @@ bool Lexer::scanFormatField(SourceLoc start, std::string &value) {
       --depth;
     else if (c == '}' && depth-- == 0)
       return true;
+    else if (c == ':' && depth == 0)
+      spec = true;
   }
   return fail(start, "unterminated f-string replacement field");
 }
@@ -315,8 +339,8 @@ bool Lexer::lexNumber(SourceLoc start) {
     tok.imaginary = true;
     isFloat = true;
   }
-  if (isIdentChar(peek()))
-    return fail(here(), "invalid decimal literal");
+  // `1if x else 2` is valid Python (the number ends at the letter); a
+  // malformed literal like `1abc` is caught by the parser as two tokens.
   tok.text = src.slice(begin, pos).str();
   if (isFloat) {
     tok.kind = TokenKind::Float;

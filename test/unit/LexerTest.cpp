@@ -101,6 +101,16 @@ TEST(Lexer, FStringsMayNestTheirQuotes) {
   EXPECT_EQ(t[4].text, "z");
 }
 
+TEST(Lexer, FStringFormatSpecsAndRawBraces) {
+  auto t = lex("a = f'{x:#x} {y!r:>{w}}' + rf'\\{{z}}'\n");
+  EXPECT_EQ(t[2].text, "{x:#x} {y!r:>{w}}");
+  EXPECT_EQ(t[4].text, "\\{{z}}");
+  // `1if c else 2` is valid Python: the number ends at the keyword.
+  auto u = lex("v = 1if c else 2\n");
+  EXPECT_EQ(u[2].intValue, 1);
+  EXPECT_TRUE(u[3].isKeyword("if"));
+}
+
 TEST(Lexer, BracketsSpanLinesAndContinuation) {
   auto t = lex("x = (1,\n   2)\ny = 1 + \\\n  2\n");
   EXPECT_EQ(kinds(t), "N=(I,I);N=I+I;$");
