@@ -1,0 +1,15 @@
+"""Validated Python APIs of the KDA kernels (see docs/ops.md).
+
+    from kdatile.ops import kda_decode, kda_decode_with_f_b
+
+Inputs are torch tensors (CPU or CUDA) or NumPy arrays (bf16 as uint16 bit patterns); the
+kernel runs where the arrays live. Bad arguments raise ValueError naming the argument before
+anything is launched. The kernels themselves come from the source tree's kernels/ directory
+($KDATILE_KERNELS overrides it).
+"""
+
+from . import validation
+from ._kernels import kernels_dir, load_kernel
+from .decode import kda_decode, kda_decode_with_f_b
+
+__all__ = ["kda_decode", "kda_decode_with_f_b", "kernels_dir", "load_kernel", "validation"]

@@ -1,0 +1,56 @@
+"""Loads the DSL kernels the ops launch from the source tree's kernels/ directory.
+
+The directory is $KDATILE_KERNELS when set, else `kernels/` next to the `python/` folder that
+holds this package. A kernel module already imported from that file (tests put kernels/ on
+sys.path) is reused, so both share one JITFunction and its in-memory cache.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import threading
+
+from .._lib import PACKAGE_DIR
+
+_lock = threading.Lock()
+_loaded: dict = {}
+
+
+def kernels_dir() -> str:
+    env = os.environ.get("KDATILE_KERNELS")
+    if env:
+        return os.path.abspath(env)
+    return os.path.abspath(os.path.join(PACKAGE_DIR, "..", "..", "kernels"))
+
+
+def load_kernel(module: str, name: str):
+    """The @kt.jit kernel `name` of kernels/<module>.py."""
+    key = (module, name)
+    hit = _loaded.get(key)
+    if hit is not None:
+        return hit
+    with _lock:
+        path = os.path.join(kernels_dir(), module + ".py")
+        if not os.path.isfile(path):
+            raise RuntimeError(f"kdatile.ops: kernel file {path} not found; set KDATILE_KERNELS "
+                               "to the directory holding the KDA kernels (kernels/ of the "
+                               "kdatile source tree)")
+        real = os.path.realpath(path)
+        mod = sys.modules.get(module)
+        if mod is None or os.path.realpath(getattr(mod, "__file__", "") or "") != real:
+            qual = f"kdatile.ops._kernels_{module}"
+            mod = sys.modules.get(qual)
+            if mod is None:
+                spec = importlib.util.spec_from_file_location(qual, path)
+                mod = importlib.util.module_from_spec(spec)
+                sys.modules[qual] = mod
+                try:
+                    spec.loader.exec_module(mod)
+                except BaseException:
+                    del sys.modules[qual]
+                    raise
+        kernel = getattr(mod, name)
+        _loaded[key] = kernel
+        return kernel

@@ -1,0 +1,177 @@
+"""KDA fused decode step: validated wrappers around kernels/kda_decode.py (see docs/ops.md).
+
+One launch per call, grid (B, H): conv + SiLU with the conv cache, q/k L2-norm, the gate, the
+beta sigmoid, the delta-rule update of the recurrent state in place, and the gated RMSNorm.
+"""
+
+from __future__ import annotations
+
+from . import validation as v
+from ._kernels import load_kernel
+
+BF16 = ("bf16",)
+F32 = ("f32",)
+BF16_OR_F32 = ("bf16", "f32")
+STATE_LAYOUTS = ("vk", "kv")
+CONV_WIDTH = 4
+
+
+def kda_decode(x, conv_weight, conv_state, raw_g, raw_beta, A_log, dt_bias, state,
+               state_indices, output_gate, norm_weight, *, lower_bound=-5.0, norm_eps=1e-5,
+               conv_bias=None, state_layout="vk", out=None, check_duplicate_slots=False):
+    """One KDA decode step for B rows; returns `out` [B, H, D] bf16.
+
+    x [B, 3*H*D] bf16 (channels q heads | k heads | v heads); conv_weight [3*H*D, 4] bf16;
+    conv_state [slots, 3*H*D, 3] bf16, updated in place (any positive strides: a channel-major
+    cache, or a width-major [slots, 3, 3*H*D] storage seen through .transpose(1, 2));
+    raw_g [B, H, D] bf16; raw_beta [B, H] bf16; A_log [H] fp32; dt_bias [H*D] fp32;
+    state [slots, H, D, D] fp32 or bf16, contiguous, updated in place, [V, K] per head for
+    state_layout="vk" or [K, V] for "kv"; state_indices [B] int32 (int64 is converted; a slot
+    < 0 or >= slots is padding: zero output, no cache touched); output_gate [B, H, D] bf16;
+    norm_weight [D] bf16 or fp32; conv_bias [3*H*D] bf16 or fp32 or None.
+
+    lower_bound: g = lower_bound * sigmoid(exp(A_log) * (raw_g + dt_bias)); None selects
+    g = -exp(A_log) * softplus(raw_g + dt_bias). lower_bound and norm_eps are runtime kernel
+    arguments (changing them never compiles). out: None (allocated) or a contiguous
+    [B, H, D] bf16 array sharing no memory with the other arguments.
+    check_duplicate_slots: read the indices on the host and raise ValueError when a live slot
+    repeats (a device sync; skipped while a CUDA graph is captured).
+    Bad arguments raise ValueError naming the argument, before anything is launched.
+    """
+    return _decode(dict(x=x, conv_weight=conv_weight, conv_state=conv_state, raw_g=raw_g,
+                        raw_beta=raw_beta, A_log=A_log, dt_bias=dt_bias, state=state,
+                        state_indices=state_indices, output_gate=output_gate,
+                        norm_weight=norm_weight, conv_bias=conv_bias, out=out),
+                   fused=False, lower_bound=lower_bound, norm_eps=norm_eps,
+                   state_layout=state_layout, check_duplicates=check_duplicate_slots)
+
+
+def kda_decode_with_f_b(f_a, f_b_weight, x, conv_weight, conv_state, raw_beta, A_log, dt_bias,
+                        state, state_indices, output_gate, norm_weight, *, lower_bound=-5.0,
+                        norm_eps=1e-5, conv_bias=None, state_layout="vk", out=None,
+                        check_duplicate_slots=False):
+    """kda_decode with the gate's input projection fused: raw_g[n, h] = bf16(f_b_weight[h*D:
+    (h+1)*D] @ f_a[n]) (fp32 accumulation) is computed inside the kernel.
+
+    f_a [B, D] bf16 (shared by all heads); f_b_weight [H*D, D] bf16 (nn.Linear [out, in]).
+    Every other argument as in kda_decode.
+    """
+    return _decode(dict(x=x, conv_weight=conv_weight, conv_state=conv_state, f_a=f_a,
+                        f_b_weight=f_b_weight, raw_beta=raw_beta, A_log=A_log, dt_bias=dt_bias,
+                        state=state, state_indices=state_indices, output_gate=output_gate,
+                        norm_weight=norm_weight, conv_bias=conv_bias, out=out),
+                   fused=True, lower_bound=lower_bound, norm_eps=norm_eps,
+                   state_layout=state_layout, check_duplicates=check_duplicate_slots)
+
+
+def _decode(args, *, fused, lower_bound, norm_eps, state_layout, check_duplicates):
+    # Scalars first: cheap, and independent of the arrays.
+    state_layout = v.check_choice("state_layout", state_layout, STATE_LAYOUTS)
+    lower_bound = v.check_float("lower_bound", lower_bound, allow_none=True)
+    norm_eps = v.check_float("norm_eps", norm_eps, minimum=0.0)
+    if not isinstance(check_duplicates, bool):
+        v.fail("check_duplicate_slots", f"expected a bool, got {type(check_duplicates).__name__}")
+
+    optional = ("conv_bias", "out")
+    a = {name: v.describe(name, val, optional=name in optional) for name, val in args.items()}
+    ref = a["x"]
+    for info in a.values():
+        if info is not None:
+            v.check_device(info, ref)
+
+    # The recurrent state fixes slots, H and D.
+    state = a["state"]
+    v.check_rank(state, "[slots, H, D, D]", 4)
+    slots, H, D, D2 = state.shape
+    if D != D2:
+        v.fail("state", f"expected [slots, H, D, D] (K = V = D), got shape {list(state.shape)}")
+    v.check_head_dim(D, "state")
+    if H < 1:
+        v.fail("state", f"needs at least one head, got shape {list(state.shape)}")
+    v.check_dtype(state, BF16_OR_F32)
+    v.check_contiguous(state, "[slots, H, D, D]")
+    why = f" (H={H}, D={D} from state)"
+
+    x = a["x"]
+    v.check_rank(x, "[B, 3*H*D]", 2)
+    B, C = x.shape[0], 3 * H * D
+    v.check_shape(x, "[B, 3*H*D]", (B, C), why)
+    v.check_dtype(x, BF16)
+    why_b = f" (B={B} from x, H={H}, D={D} from state)"
+
+    # (name, layout, shape, dtypes) of the read-only arrays; copied to contiguous ones below
+    # when they are not (x only needs dense channels: the kernel takes its row stride).
+    specs = [("conv_weight", "[3*H*D, 4]", (C, CONV_WIDTH), BF16, why)]
+    if fused:
+        specs += [("f_a", "[B, D]", (B, D), BF16, why_b),
+                  ("f_b_weight", "[H*D, D]", (H * D, D), BF16, why)]
+    else:
+        specs += [("raw_g", "[B, H, D]", (B, H, D), BF16, why_b)]
+    # The decode kernel always gates: A_log and dt_bias are required (describe() raised on None).
+    specs += [("raw_beta", "[B, H]", (B, H), BF16, why_b),
+              ("A_log", "[H]", (H,), F32, why),
+              ("dt_bias", "[H*D]", (H * D,), F32, why),
+              ("output_gate", "[B, H, D]", (B, H, D), BF16, why_b),
+              ("norm_weight", "[D]", (D,), BF16_OR_F32, why),
+              ("conv_bias", "[3*H*D]", (C,), BF16_OR_F32, why)]
+    for name, layout, shape, dtypes, src in specs:
+        info = a[name]
+        if info is not None:
+            v.check_shape(info, layout, shape, src)
+            v.check_dtype(info, dtypes)
+
+    cs = a["conv_state"]
+    v.check_shape(cs, "[slots, 3*H*D, 3]", (slots, C, CONV_WIDTH - 1),
+                  f" (slots={slots}, H={H}, D={D} from state)")
+    v.check_dtype(cs, BF16)
+    v.check_positive_strides(cs, "[slots, 3*H*D, 3]")
+
+    idx = a["state_indices"]
+    v.check_shape(idx, "[B]", (B,), why_b)
+    v.check_dtype(idx, ("i32", "i64"))
+
+    out = a["out"]
+    if out is not None:
+        v.check_shape(out, "[B, H, D]", (B, H, D), why_b)
+        v.check_dtype(out, BF16)
+        v.check_contiguous(out, "[B, H, D]")
+
+    # Everything but the caches is addressed with 32-bit element offsets.
+    reads = [a[name] for name, *_ in specs if a[name] is not None] + [x, idx]
+    for info in reads + ([out] if out is not None else []):
+        v.check_elements_32(info)
+    # What the kernel writes (caches, out) shares memory with nothing else.
+    v.check_no_overlap([cs, state] + ([out] if out is not None else []), reads)
+
+    # Valid: now the copies and conversions (graph-capturable torch ops for GPU tensors).
+    if (x.strides[1] != 1) or (x.strides[0] < 0 and B > 1):
+        x = x.contiguous()
+    for name, *_ in specs:
+        if a[name] is not None:
+            a[name] = a[name].contiguous()
+    idx = v.slot_indices(idx, "[B]", (B,))
+
+    if check_duplicates and not v.is_capturing(idx):
+        v.check_duplicate_slots(idx, slots)
+
+    if out is None:
+        out = v.ArrayInfo("out", v.new_like(ref, (B, H, D), "bf16"))
+    if B == 0:
+        return out.value
+
+    kernel = load_kernel("kda_decode", "kda_decode")
+    unused = x.value  # pointer parameters a variant does not read
+    stride_x = x.strides[0] if B > 1 else C
+    stride_slot = cs.strides[0] if slots > 1 else C * (CONV_WIDTH - 1)
+    cb = a["conv_bias"]
+    kernel[(B, H, 1)](
+        x.value, a["conv_weight"].value, cb.value if cb is not None else unused, cs.value,
+        unused if fused else a["raw_g"].value,
+        a["f_a"].value if fused else unused, a["f_b_weight"].value if fused else unused,
+        a["raw_beta"].value, a["A_log"].value, a["dt_bias"].value, state.value, idx.value,
+        a["output_gate"].value, a["norm_weight"].value, out.value,
+        int(slots), int(stride_x), int(stride_slot), int(cs.strides[1]), int(cs.strides[2]),
+        float(-5.0 if lower_bound is None else lower_bound), float(norm_eps),
+        H=H, D=D, STATE_KV=state_layout == "kv", USE_LOWER_BOUND=lower_bound is not None,
+        HAS_CONV_BIAS=cb is not None, FUSED_FB=fused)
+    return out.value

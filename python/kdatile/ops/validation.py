@@ -1,0 +1,299 @@
+"""Argument checks shared by the KDA ops (decode now, the recurrent / prefill ops later).
+
+Every check runs on metadata only (shapes, strides, dtypes, devices, addresses), so it costs
+microseconds and never synchronizes with a GPU: it is safe while a CUDA graph is being captured.
+The one check that must read values (duplicate live slots) is opt-in and skipped during capture.
+
+Arrays are NumPy arrays or torch tensors (CPU or CUDA). NumPy has no bfloat16: a NumPy uint16
+array holds bf16 bit patterns, as everywhere in kdatile. Problems raise `ValueError` whose text
+starts with "argument '<name>'".
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+from ..runtime import NUMPY_DTYPES, TORCH_DTYPES, is_torch_tensor
+
+# Element offsets the kernels compute in 32-bit for tensors other than the caches.
+MAX_ELEMENTS_32 = 2**31 - 1
+
+# What each short dtype name means to a user, for messages.
+DTYPE_WORDS = {
+    "bf16": "bf16 (torch.bfloat16, or a NumPy uint16 array of bf16 bit patterns)",
+    "f32": "float32",
+    "f16": "float16",
+    "f64": "float64",
+    "i32": "int32",
+    "i64": "int64",
+}
+
+
+def _np():
+    return sys.modules.get("numpy")
+
+
+def _torch():
+    return sys.modules.get("torch")
+
+
+def fail(name: str, message: str):
+    raise ValueError(f"argument '{name}': {message}")
+
+
+def _dims(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+class ArrayInfo:
+    """Metadata of one array argument: shape, strides in elements, dtype, device, address."""
+
+    __slots__ = ("name", "value", "is_torch", "shape", "strides", "dtype", "itemsize", "device",
+                 "ptr")
+
+    def __init__(self, name: str, value):
+        self.name = name
+        self.value = value
+        if is_torch_tensor(value):
+            self.is_torch = True
+            self.dtype = TORCH_DTYPES.get(str(value.dtype), str(value.dtype))
+            self.shape = tuple(int(s) for s in value.shape)
+            self.strides = tuple(int(s) for s in value.stride())
+            self.itemsize = int(value.element_size())
+            dev = value.device
+            self.device = dev.type if dev.index is None else f"{dev.type}:{dev.index}"
+            self.ptr = int(value.data_ptr())
+            return
+        np = _np()
+        if np is None or not isinstance(value, np.ndarray):
+            kind = type(value).__name__
+            fail(name, f"expected a NumPy array or a torch tensor, got {kind}")
+        self.is_torch = False
+        dt = value.dtype
+        short = NUMPY_DTYPES.get(dt.name) if dt.isnative else None
+        self.dtype = short if short is not None else dt.name
+        self.shape = tuple(int(s) for s in value.shape)
+        self.itemsize = int(dt.itemsize)
+        if any(s % self.itemsize for s in value.strides):
+            fail(name, f"strides {value.strides} (bytes) are not multiples of the element size "
+                       f"{self.itemsize}")
+        self.strides = tuple(int(s) // self.itemsize for s in value.strides)
+        self.device = "cpu"
+        self.ptr = int(value.ctypes.data)
+
+    # -- properties ----------------------------------------------------------------------
+    @property
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def is_contiguous(self) -> bool:
+        """Row-major dense (size-1 dimensions may have any stride)."""
+        expected = 1
+        for size, stride in zip(reversed(self.shape), reversed(self.strides)):
+            if size != 1 and stride != expected:
+                return False
+            expected *= size
+        return True
+
+    def byte_range(self) -> tuple[int, int]:
+        """[lo, hi) of the bytes the array may touch (empty arrays: an empty range)."""
+        if self.numel == 0:
+            return self.ptr, self.ptr
+        lo = hi = 0
+        for size, stride in zip(self.shape, self.strides):
+            if stride >= 0:
+                hi += (size - 1) * stride
+            else:
+                lo += (size - 1) * stride
+        return self.ptr + lo * self.itemsize, self.ptr + (hi + 1) * self.itemsize
+
+    def overlaps(self, other: "ArrayInfo") -> bool:
+        if self.device != other.device:
+            return False
+        a0, a1 = self.byte_range()
+        b0, b1 = other.byte_range()
+        return a0 < b1 and b0 < a1
+
+    def contiguous(self) -> "ArrayInfo":
+        """A row-major copy (self when already contiguous); torch copies are graph-capturable."""
+        if self.is_contiguous():
+            return self
+        if self.is_torch:
+            return ArrayInfo(self.name, self.value.contiguous())
+        return ArrayInfo(self.name, _np().ascontiguousarray(self.value))
+
+    def __repr__(self) -> str:
+        return (f"<ArrayInfo {self.name} {self.dtype}{_dims(self.shape)} strides "
+                f"{self.strides} on {self.device}>")
+
+
+def describe(name: str, value, *, optional: bool = False):
+    """ArrayInfo of an argument; None for an optional argument given as None."""
+    if value is None:
+        if optional:
+            return None
+        fail(name, "is required (got None)")
+    return ArrayInfo(name, value)
+
+
+def check_rank(info: ArrayInfo, layout: str, ndim: int) -> None:
+    if info.ndim != ndim:
+        fail(info.name, f"expected a {ndim}-D array {layout}, got a {info.ndim}-D array of shape "
+                        f"{_dims(info.shape)}")
+
+
+def check_shape(info: ArrayInfo, layout: str, shape: tuple, why: str = "") -> None:
+    """Rank and sizes; `layout` names the dimensions ("[B, H, D]"), `why` where they came from."""
+    check_rank(info, layout, len(shape))
+    if info.shape != tuple(shape):
+        fail(info.name, f"expected shape {layout} = {_dims(shape)}{why}, got "
+                        f"{_dims(info.shape)}")
+
+
+def check_dtype(info: ArrayInfo, allowed: tuple) -> None:
+    if info.dtype not in allowed:
+        want = " or ".join(DTYPE_WORDS.get(d, d) for d in allowed)
+        got = info.value.dtype
+        fail(info.name, f"dtype must be {want}, got {got}")
+
+
+def check_device(info: ArrayInfo, ref: ArrayInfo) -> None:
+    """All arrays of one op on one device (host memory counts as one device, 'cpu')."""
+    if info.device != ref.device:
+        fail(info.name, f"is on device '{info.device}', but argument '{ref.name}' is on "
+                        f"'{ref.device}'; every array must be on the same device")
+
+
+def check_elements_32(info: ArrayInfo) -> None:
+    """Tensors other than the caches are addressed with 32-bit element offsets."""
+    if info.numel > MAX_ELEMENTS_32:
+        fail(info.name, f"has {info.numel} elements; only the caches (conv_state, state) may "
+                        f"exceed 2**31 - 1 elements (their slot offsets are 64-bit)")
+
+
+def check_contiguous(info: ArrayInfo, layout: str) -> None:
+    if not info.is_contiguous():
+        fail(info.name, f"must be contiguous {layout} (it is written in place), got strides "
+                        f"{info.strides} (in elements) for shape {_dims(info.shape)}")
+
+
+def check_positive_strides(info: ArrayInfo, dims: str) -> None:
+    """Strides > 0 that map distinct indices to distinct elements (it is written in place)."""
+    if any(st <= 0 for sz, st in zip(info.shape, info.strides) if sz > 1):
+        fail(info.name, f"strides {info.strides} (in elements) of {dims} must be positive")
+    order = sorted((st, sz) for sz, st in zip(info.shape, info.strides) if sz > 1)
+    reach = 0  # largest offset reachable by the smaller-stride dimensions
+    for st, sz in order:
+        if st <= reach:
+            fail(info.name, f"strides {info.strides} (in elements) of {dims} make different "
+                            "elements share memory; it is written in place, so every element "
+                            "needs its own storage")
+        reach += (sz - 1) * st
+
+
+def check_no_overlap(written: list, others: list) -> None:
+    """Arrays the op writes must not share memory with any other argument (or each other)."""
+    for i, w in enumerate(written):
+        for o in written[i + 1:] + others:
+            if o is not None and w.overlaps(o):
+                fail(w.name, f"overlaps the memory of argument '{o.name}'; arrays the op writes "
+                             "must not share memory with its other arguments")
+
+
+def check_float(name: str, value, *, allow_none: bool = False, minimum=None) -> float | None:
+    """A finite float parameter (a runtime kernel argument, never a compile-time constant)."""
+    if value is None and allow_none:
+        return None
+    np = _np()
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not ok and np is not None and isinstance(value, np.generic):
+        ok = np.issubdtype(value.dtype, np.floating) or np.issubdtype(value.dtype, np.integer)
+    if not ok:
+        fail(name, f"expected a float{' or None' if allow_none else ''}, got "
+                   f"{type(value).__name__}")
+    value = float(value)
+    if not math.isfinite(value):
+        fail(name, f"must be finite, got {value}")
+    if minimum is not None and value < minimum:
+        fail(name, f"must be >= {minimum}, got {value}")
+    return value
+
+
+def check_choice(name: str, value, choices: tuple):
+    if not isinstance(value, str) or value not in choices:
+        fail(name, f"must be one of {', '.join(repr(c) for c in choices)}, got {value!r}")
+    return value
+
+
+def check_head_dim(D: int, source: str) -> None:
+    """The kernels take D as a constexpr power of two (they hold D x D state tiles)."""
+    if D < 16 or D > 256 or D & (D - 1):
+        fail(source, f"head dim D = {D} is not supported; D must be a power of two in "
+                     "[16, 256] (the KDA kernels hold a D x D state tile per program; "
+                     "Kimi models use 128)")
+
+
+def slot_indices(info: ArrayInfo, layout: str, shape: tuple) -> ArrayInfo:
+    """int32 contiguous slot indices. int64 is converted without a host sync: values are
+    clamped to [-1, 2**31 - 1], so every out-of-range index stays padding (never wraps onto a
+    live slot). Other dtypes are rejected."""
+    check_shape(info, layout, shape)
+    check_dtype(info, ("i32", "i64"))
+    if info.dtype == "i64":
+        v = info.value
+        if info.is_torch:
+            conv = v.clamp(-1, MAX_ELEMENTS_32).to(_torch().int32)
+        else:
+            np = _np()
+            conv = np.clip(v, -1, MAX_ELEMENTS_32).astype(np.int32)
+        info = ArrayInfo(info.name, conv)
+    return info.contiguous()
+
+
+def is_capturing(info: ArrayInfo) -> bool:
+    """Whether a CUDA graph is being captured on torch's current stream (GPU tensors only)."""
+    if not info.is_torch or info.device == "cpu":
+        return False
+    return bool(_torch().cuda.is_current_stream_capturing())
+
+
+def check_duplicate_slots(info: ArrayInfo, num_slots: int) -> None:
+    """Raises when a live slot (0 <= slot < num_slots) appears twice. Reads the indices on the
+    host (a device sync for GPU tensors): callers skip it while a CUDA graph is captured."""
+    np = _np()
+    if info.is_torch:
+        values = info.value.detach().cpu().numpy()
+    else:
+        values = info.value
+    values = np.asarray(values).reshape(-1).astype(np.int64)
+    live = values[(values >= 0) & (values < num_slots)]
+    uniq, counts = np.unique(live, return_counts=True)
+    dup = uniq[counts > 1]
+    if dup.size:
+        fail(info.name, f"live slot {int(dup[0])} appears {int(counts[counts > 1][0])} times "
+                        f"(duplicate live slots: {dup[:8].tolist()}); rows of one launch must "
+                        "use distinct cache slots (check_duplicate_slots=True)")
+
+
+def new_like(ref: ArrayInfo, shape: tuple, dtype: str):
+    """A new uninitialized array of `shape` and dtype ('bf16' or 'f32') on ref's device, of
+    ref's kind (torch tensor or NumPy array)."""
+    if ref.is_torch:
+        torch = _torch()
+        tdtype = {"bf16": torch.bfloat16, "f32": torch.float32}[dtype]
+        return torch.empty(shape, dtype=tdtype, device=ref.value.device)
+    np = _np()
+    return np.empty(shape, {"bf16": np.uint16, "f32": np.float32}[dtype])
+
+
+__all__ = [
+    "ArrayInfo", "MAX_ELEMENTS_32", "check_choice", "check_contiguous", "check_device",
+    "check_dtype", "check_duplicate_slots", "check_elements_32", "check_float",
+    "check_head_dim", "check_no_overlap", "check_positive_strides", "check_rank",
+    "check_shape", "describe", "fail", "is_capturing", "new_like", "slot_indices",
+]

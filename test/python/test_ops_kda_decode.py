@@ -1,0 +1,613 @@
+"""kdatile.ops.kda_decode / kda_decode_with_f_b on the CPU target: numerics against the fp64
+reference of KDA.md (kda_reference.py) with the section 4 tolerances, and every bad input of
+KDA.md section 3 (docs/ops.md has the table these tests follow).
+
+Tolerances: output rel RMS <= 5e-3; fp32 state rel RMS <= 1e-5; conv cache and every untouched
+slot bit-exact; no NaN/Inf. A bf16 state is stored rounded to bf16 by the kernel while the
+reference keeps fp64, so its state is compared at BF16_STATE_TOL (one rounding to bf16 is a
+relative error of at most 2**-9 ~ 2e-3 per element; RMS about half of that).
+
+The numerics matrix samples the cross product pairwise (an orthogonal array over state dtype,
+state layout, conv layout, gate form, f_b variant and conv bias; H and B spread over the rows)
+so that it compiles about ten kernels in all. NumPy arrays always; torch CPU tensors (views of
+the same memory) when torch is importable.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import kdatile as kt
+from conftest import requires_lib
+from kda_reference import (bf16_to_f32, f32_to_bf16, kda_decode_reference, make_decode_inputs,
+                           rel_rms)
+from kdatile import ops
+from kdatile.ops import validation
+
+try:
+    import torch
+except ImportError:  # torch is optional
+    torch = None
+
+BF16_STATE_TOL = 4e-3
+PAD_VALUES = (-1, -7, "slots", "slots+5", 2**31 - 1)
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+
+def make_indices(rng, B, slots, *, padding=True, include_zero=False):
+    """B slot indices: distinct live slots, about a third padding (negative or >= slots)."""
+    live = rng.permutation(slots)
+    if include_zero:
+        live = np.concatenate([[0], live[live != 0]])
+    idx = []
+    for n in range(B):
+        if padding and n % 3 == 1:
+            p = PAD_VALUES[n % len(PAD_VALUES)]
+            idx.append(slots if p == "slots" else slots + 5 if p == "slots+5" else p)
+        else:
+            idx.append(int(live[n]))
+    return np.array(idx, np.int32)
+
+
+def to_backend(arr, backend):
+    """A torch view of the same memory for backend 'torch' (bf16 bits -> torch.bfloat16)."""
+    if arr is None or backend == "numpy":
+        return arr
+    if arr.dtype == np.uint16:
+        return torch.from_numpy(arr.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(arr)
+
+
+def to_numpy(value):
+    if torch is not None and isinstance(value, torch.Tensor):
+        if value.dtype == torch.bfloat16:
+            return value.view(torch.int16).numpy().view(np.uint16)
+        return value.numpy()
+    return value
+
+
+def conv_view(conv_state, layout):
+    """conv_state [slots, C, 3] as the op sees it: channel-major itself, or a width-major
+    [slots, 3, C] storage seen transposed. Returns (view, storage)."""
+    if layout == "cm":
+        return conv_state, conv_state
+    storage = np.ascontiguousarray(conv_state.transpose(0, 2, 1))
+    return storage.transpose(0, 2, 1), storage
+
+
+def backend_params(both):
+    ps = [pytest.param("numpy", id="numpy")]
+    if both:
+        ps.append(pytest.param("torch", id="torch", marks=pytest.mark.skipif(
+            torch is None, reason="torch is not installed")))
+    return ps
+
+
+class Case:
+    """Inputs of one decode step in the kernel's dtypes, the op's views, and a runner."""
+
+    def __init__(self, rng, B, H, slots, *, D=128, state_dtype="f32", state_layout="vk",
+                 conv_layout="cm", lower_bound=-5.0, fused=False, bias=False):
+        self.B, self.H, self.D, self.slots = B, H, D, slots
+        self.inp = make_decode_inputs(rng, B, H, slots, D=D, bias=bias, fused=fused)
+        if fused:
+            self.inp["raw_g"] = None
+        self.state_dtype, self.state_layout = state_dtype, state_layout
+        self.lower_bound, self.fused = lower_bound, fused
+        if state_dtype == "bf16":
+            self.state = f32_to_bf16(self.inp["state"])
+        else:
+            self.state = self.inp["state"]
+        self.conv, self.conv_storage = conv_view(self.inp["conv_state"], conv_layout)
+
+    def state_f32(self):
+        if self.state_dtype == "bf16":
+            return bf16_to_f32(self.state)
+        return self.state
+
+    def reference(self, idx, norm_eps=1e-5):
+        i = self.inp
+        return kda_decode_reference(
+            i["x"], i["conv_w"], np.ascontiguousarray(self.conv), i["raw_g"], i["raw_beta"],
+            i["A_log"], i["dt_bias"], self.state_f32().copy(), idx, i["output_gate"],
+            i["norm_weight"], lower_bound=self.lower_bound, norm_eps=norm_eps,
+            conv_bias=i["conv_bias"], state_layout=self.state_layout,
+            f_a=i.get("f_a"), f_b_weight=i.get("f_b_weight"))
+
+    def run(self, idx, backend="numpy", **kw):
+        i = self.inp
+        b = lambda a: to_backend(a, backend)  # noqa: E731
+        if backend == "torch" and self.conv is not self.conv_storage:
+            conv = b(self.conv_storage).transpose(1, 2)
+        else:
+            conv = b(self.conv)
+        common = dict(lower_bound=self.lower_bound, conv_bias=b(i["conv_bias"]),
+                      state_layout=self.state_layout)
+        common.update(kw)
+        rest = (b(i["raw_beta"]), b(i["A_log"]), b(i["dt_bias"]), b(self.state), b(idx),
+                b(i["output_gate"]), b(i["norm_weight"]))
+        if self.fused:
+            out = ops.kda_decode_with_f_b(b(i["f_a"]), b(i["f_b_weight"]), b(i["x"]),
+                                          b(i["conv_w"]), conv, *rest, **common)
+        else:
+            out = ops.kda_decode(b(i["x"]), b(i["conv_w"]), conv, b(i["raw_g"]), *rest,
+                                 **common)
+        return to_numpy(out)
+
+    def step_and_check(self, idx, backend="numpy", **kw):
+        """One op call checked against the reference; returns the output (bf16 bits)."""
+        conv_before = np.ascontiguousarray(self.conv).copy()
+        state_before = self.state.copy()
+        ref_out, ref_cs, ref_state = self.reference(idx, norm_eps=kw.get("norm_eps", 1e-5))
+        out = self.run(idx, backend, **kw)
+        assert out.dtype == np.uint16 and out.shape == (self.B, self.H, self.D)
+        got = bf16_to_f32(out)
+        assert np.isfinite(got).all()
+        assert np.isfinite(self.state_f32()).all()
+        assert rel_rms(ref_out, got) <= 5e-3
+        live = np.array([s for s in idx if 0 <= s < self.slots], np.int64)
+        pad = np.array([not (0 <= s < self.slots) for s in idx])
+        assert (out[pad] == 0).all()  # padding rows: zeros (bf16 +0.0)
+        if live.size:
+            tol = 1e-5 if self.state_dtype == "f32" else BF16_STATE_TOL
+            assert rel_rms(ref_state[live], self.state_f32()[live]) <= tol
+        np.testing.assert_array_equal(np.ascontiguousarray(self.conv), ref_cs)  # bit-exact
+        untouched = np.setdiff1d(np.arange(self.slots), live)
+        np.testing.assert_array_equal(self.state[untouched], state_before[untouched])
+        np.testing.assert_array_equal(np.ascontiguousarray(self.conv)[untouched],
+                                      conv_before[untouched])
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Numerics
+
+# An orthogonal array of strength 2 over the six two-level factors (every pair of levels of
+# every two factors appears), with H and B spread over the rows.
+#        H   B  state   layout conv  lower_bound fused  bias  torch
+MATRIX = [
+    (1, 1, "f32", "vk", "cm", -5.0, False, False, True),
+    (12, 3, "f32", "vk", "wm", -5.0, True, True, False),
+    (32, 8, "f32", "kv", "cm", None, False, True, True),
+    (12, 33, "f32", "kv", "wm", None, True, False, False),
+    (32, 3, "bf16", "vk", "cm", None, True, False, False),
+    (1, 33, "bf16", "vk", "wm", None, False, True, True),
+    (12, 1, "bf16", "kv", "cm", -5.0, True, True, False),
+    (1, 8, "bf16", "kv", "wm", -5.0, False, False, True),
+]
+
+
+def _matrix_params():
+    for H, B, sd, lay, conv, lb, fused, bias, with_torch in MATRIX:
+        for backend in backend_params(with_torch):
+            name = (f"H{H}-B{B}-{sd}-{lay}-{conv}-{'lb' if lb is not None else 'softplus'}"
+                    f"{'-fb' if fused else ''}{'-bias' if bias else ''}-{backend.id}")
+            yield pytest.param(H, B, sd, lay, conv, lb, fused, bias, backend.values[0],
+                               id=name, marks=backend.marks)
+
+
+@requires_lib
+@pytest.mark.parametrize("H,B,state_dtype,state_layout,conv_layout,lower_bound,fused,bias,"
+                         "backend", list(_matrix_params()))
+def test_matrix(H, B, state_dtype, state_layout, conv_layout, lower_bound, fused, bias,
+                backend):
+    rng = np.random.default_rng(1000 * H + B)
+    slots = 2 * B + 3
+    case = Case(rng, B, H, slots, state_dtype=state_dtype, state_layout=state_layout,
+                conv_layout=conv_layout, lower_bound=lower_bound, fused=fused, bias=bias)
+    case.step_and_check(make_indices(rng, B, slots, include_zero=B > 2), backend)
+
+
+@requires_lib
+@pytest.mark.parametrize("state_dtype", ["f32", "bf16"])
+def test_consecutive_steps(state_dtype):
+    """Four steps on the same slots (slot 0 live, padding mixed in), each step's x built from
+    the previous output. fp32: the reference runs its own chain from the first inputs. bf16:
+    each step is compared from the kernel's own (rounded) state, as the rounding compounds."""
+    rng = np.random.default_rng(7)
+    B, H, slots = 8, 12, 19
+    case = Case(rng, B, H, slots, state_dtype=state_dtype, state_layout="vk",
+                conv_layout="wm" if state_dtype == "f32" else "cm", lower_bound=-5.0)
+    idx = make_indices(rng, B, slots, include_zero=True)
+    ref_cs = np.ascontiguousarray(case.conv).copy()
+    ref_state = case.state_f32().astype(np.float64)
+    live = np.array([s for s in idx if 0 <= s < slots])
+    for step in range(4):
+        if state_dtype == "f32":
+            i = case.inp
+            ref_out, ref_cs, ref_state = kda_decode_reference(
+                i["x"], i["conv_w"], ref_cs, i["raw_g"], i["raw_beta"], i["A_log"],
+                i["dt_bias"], ref_state, idx, i["output_gate"], i["norm_weight"])
+            out = case.run(idx)
+            assert rel_rms(ref_out, bf16_to_f32(out)) <= 5e-3, step
+            assert rel_rms(ref_state[live], case.state[live]) <= 1e-5, step
+            np.testing.assert_array_equal(np.ascontiguousarray(case.conv), ref_cs)
+        else:
+            out = case.step_and_check(idx)
+        # Feed the output back as the next step's input (the same values for q, k and v).
+        nxt = np.tile(out.reshape(B, H * case.D), 3)
+        nxt[idx < 0] = f32_to_bf16(rng.standard_normal((int((idx < 0).sum()), 3 * H * 128)))
+        case.inp["x"] = np.ascontiguousarray(nxt)
+        case.inp["raw_g"] = f32_to_bf16(rng.standard_normal((B, H, case.D)))
+
+
+@requires_lib
+def test_head_dim_64():
+    """D is a constexpr: any power of two in [16, 256] runs (Kimi uses 128)."""
+    rng = np.random.default_rng(64)
+    case = Case(rng, 5, 2, 13, D=64, lower_bound=-5.0)
+    case.step_and_check(make_indices(rng, 5, 13))
+
+
+@requires_lib
+def test_all_padding_and_empty_batch():
+    rng = np.random.default_rng(3)
+    case = Case(rng, 3, 1, 5)
+    case.step_and_check(np.array([-1, 5, 99], np.int32))
+    empty = Case(rng, 0, 1, 5)
+    out = empty.run(np.zeros(0, np.int32))
+    assert out.shape == (0, 1, 128)
+
+
+@requires_lib
+def test_int64_indices_converted():
+    """int64 indices are clamped to [-1, 2**31 - 1] and narrowed: values beyond int32 stay
+    padding (2**32 + 1 does not wrap onto slot 1)."""
+    rng = np.random.default_rng(11)
+    case = Case(rng, 4, 1, 9)
+    idx64 = np.array([2, 2**32 + 1, -2**40, 7], np.int64)
+    ref_idx = np.array([2, -1, -1, 7], np.int32)
+    before = case.state.copy()
+    out = case.step_and_check(ref_idx.astype(np.int64))
+    assert (out[1:3] == 0).all()
+    # The same call with the huge values: identical to the padding result.
+    case2 = Case(np.random.default_rng(11), 4, 1, 9)
+    np.testing.assert_array_equal(case2.state, before)
+    out2 = case2.run(idx64)
+    np.testing.assert_array_equal(out2, out)
+    np.testing.assert_array_equal(case2.state, case.state)
+
+
+@requires_lib
+def test_noncontiguous_inputs_and_strided_x():
+    """Read-only inputs in other layouts are copied; x keeps its row stride (no copy)."""
+    rng = np.random.default_rng(5)
+    B, H, slots = 3, 1, 7
+    case = Case(rng, B, H, slots)
+    idx = make_indices(rng, B, slots)
+    ref_out, ref_cs, ref_state = case.reference(idx)
+    i = case.inp
+    wide = np.zeros((B, 3 * H * 128 + 32), np.uint16)
+    wide[:, :3 * H * 128] = i["x"]
+    x = wide[:, :3 * H * 128]  # row stride 416 elements
+    raw_g = np.asfortranarray(i["raw_g"])
+    gate = np.ascontiguousarray(i["output_gate"].transpose(2, 0, 1)).transpose(1, 2, 0)
+    conv_w = np.asfortranarray(i["conv_w"])
+    assert not raw_g.flags.c_contiguous and not gate.flags.c_contiguous
+    out = np.full((B, H, 128), 0xFFFF, np.uint16)
+    res = ops.kda_decode(x, conv_w, case.conv, raw_g, i["raw_beta"], i["A_log"], i["dt_bias"],
+                         case.state, idx, gate, i["norm_weight"], out=out)
+    assert res is out
+    assert rel_rms(ref_out, bf16_to_f32(out)) <= 5e-3
+    np.testing.assert_array_equal(case.conv, ref_cs)
+
+
+@requires_lib
+def test_float_parameters_do_not_compile():
+    """lower_bound and norm_eps are runtime arguments: five eps values (and two lower bounds)
+    cost at most one compile."""
+    rng = np.random.default_rng(9)
+    case = Case(rng, 2, 1, 5)
+    idx = np.array([0, 3], np.int32)
+    case.run(idx)  # compiled (or found) before counting
+    before = kt.cache_stats()["compiles"]
+    for eps in (1e-5, 1e-6, 3e-4, 0.1, 0.0):
+        case.step_and_check(idx, norm_eps=eps)
+    case.lower_bound = -3.0
+    case.step_and_check(idx)
+    case.lower_bound = -7.5
+    case.step_and_check(idx)
+    assert kt.cache_stats()["compiles"] - before <= 1
+
+
+@requires_lib
+def test_caches_over_4_gib():
+    """Slot offsets are 64-bit: a state slot whose element offset passes 2**31 and a conv cache
+    slot past 2**31 elements (storage of 8.6 GB and 4.3 GB, allocated lazily: only the touched
+    pages are real) give bit-identical results to the same slot data in a small cache."""
+    H, D, B = 1, 128, 2
+    C = 3 * H * D
+    slots = 131075  # state: slot 131073 starts at element 131073 * 16384 > 2**31
+    big_slot = slots - 2
+    rng = np.random.default_rng(4)
+    small = Case(rng, B, H, 3)
+    i = small.inp
+    try:
+        state = np.zeros((slots, H, D, D), np.float32)
+        conv_storage = np.zeros((slots, 16384), np.uint16)  # slot stride 16384 elements
+    except MemoryError:
+        pytest.skip("cannot reserve 13 GB of address space")
+    conv = conv_storage[:, :C * 3].reshape(slots, C, 3)
+    assert conv.base is not None and conv.strides[0] == 16384 * 2
+    state[big_slot] = small.state[1]
+    conv[big_slot] = small.conv[1]
+    big_idx = np.array([big_slot, -1], np.int32)
+    out_big = ops.kda_decode(i["x"], i["conv_w"], conv, i["raw_g"], i["raw_beta"], i["A_log"],
+                             i["dt_bias"], state, big_idx, i["output_gate"], i["norm_weight"])
+    out_small = small.step_and_check(np.array([1, -1], np.int32))
+    np.testing.assert_array_equal(out_big, out_small)
+    np.testing.assert_array_equal(state[big_slot], small.state[1])
+    np.testing.assert_array_equal(conv[big_slot], small.conv[1])
+    for s in (0, 1, big_slot - 1, big_slot + 1):
+        assert not state[s].any() and not conv[s].any()
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad inputs (KDA.md section 3): each raises ValueError naming the argument before any launch.
+
+
+def base_args(B=2, H=1, slots=5, fused=False):
+    rng = np.random.default_rng(0)
+    i = make_decode_inputs(rng, B, H, slots, fused=fused)
+    args = dict(x=i["x"], conv_weight=i["conv_w"], conv_state=i["conv_state"],
+                raw_g=i["raw_g"], raw_beta=i["raw_beta"], A_log=i["A_log"],
+                dt_bias=i["dt_bias"], state=i["state"],
+                state_indices=np.array([1, 3], np.int32)[:B], output_gate=i["output_gate"],
+                norm_weight=i["norm_weight"])
+    if fused:
+        del args["raw_g"]
+        args = dict(f_a=i["f_a"], f_b_weight=i["f_b_weight"], **args)
+    return args
+
+
+def call(args, fused=False, **kw):
+    fn = ops.kda_decode_with_f_b if fused else ops.kda_decode
+    return fn(**args, **kw)
+
+
+@pytest.fixture
+def no_launch(monkeypatch):
+    """Fails the test if anything reaches the kernel: every rejection happens before it."""
+    from kdatile.ops import decode
+
+    def boom(*a, **k):
+        raise AssertionError("the kernel was reached")
+
+    monkeypatch.setattr(decode, "load_kernel", boom)
+
+
+ARRAY_ARGS = ["x", "conv_weight", "conv_state", "raw_g", "raw_beta", "A_log", "dt_bias",
+              "state", "state_indices", "output_gate", "norm_weight"]
+
+
+def _wrong_dtype(a):
+    return {np.uint16: np.float16, np.float32: np.float64, np.int32: np.int16}[a.dtype.type]
+
+
+@pytest.mark.parametrize("name", ARRAY_ARGS)
+@pytest.mark.parametrize("problem", ["rank", "size", "dtype", "type"])
+def test_bad_array(no_launch, name, problem):
+    args = base_args()
+    a = args[name]
+    if problem == "rank":
+        args[name] = a[..., None]
+    elif problem == "size":
+        # one dimension one too large (state: K != V; x: channel count)
+        shape = list(a.shape)
+        shape[-1] += 1
+        args[name] = np.zeros(shape, a.dtype)
+    elif problem == "dtype":
+        args[name] = a.astype(_wrong_dtype(a))
+    else:
+        args[name] = a.tolist()
+    with pytest.raises(ValueError, match=f"argument '{name}'"):
+        call(args)
+
+
+@pytest.mark.parametrize("name", ["f_a", "f_b_weight"])
+@pytest.mark.parametrize("problem", ["size", "dtype", "missing"])
+def test_bad_f_b_arrays(no_launch, name, problem):
+    args = base_args(fused=True)
+    a = args[name]
+    if problem == "size":
+        args[name] = np.zeros(a.shape[:-1] + (a.shape[-1] * 2,), a.dtype)
+    elif problem == "dtype":
+        args[name] = a.astype(np.float32)
+    else:
+        args[name] = None
+    with pytest.raises(ValueError, match=f"argument '{name}'"):
+        call(args, fused=True)
+
+
+@pytest.mark.parametrize("name", ["A_log", "dt_bias", "raw_g", "raw_beta", "x", "state",
+                                  "conv_state", "state_indices", "output_gate", "norm_weight"])
+def test_missing_required(no_launch, name):
+    """Gating is always on in decode: A_log / dt_bias given as None are rejected (KDA.md:
+    gating enabled without its parameters)."""
+    args = base_args()
+    args[name] = None
+    with pytest.raises(ValueError, match=f"argument '{name}'.*required"):
+        call(args)
+
+
+def test_head_dim_not_supported(no_launch):
+    args = base_args()
+    args["state"] = np.zeros((5, 1, 96, 96), np.float32)
+    with pytest.raises(ValueError, match="argument 'state'.*power of two"):
+        call(args)
+
+
+def test_state_not_contiguous(no_launch):
+    args = base_args()
+    st = args["state"]
+    args["state"] = np.zeros(st.shape[:-1] + (2 * st.shape[-1],), np.float32)[..., ::2]
+    with pytest.raises(ValueError, match="argument 'state'.*contiguous"):
+        call(args)
+    args["state"] = st.transpose(0, 1, 3, 2)  # a [K, V] view is not a layout: state_layout is
+    with pytest.raises(ValueError, match="argument 'state'.*contiguous"):
+        call(args)
+
+
+def test_state_bf16_accepted_fp16_rejected(no_launch):
+    args = base_args()
+    args["state"] = args["state"].astype(np.float16)
+    with pytest.raises(ValueError, match="argument 'state'.*dtype"):
+        call(args)
+
+
+@pytest.mark.parametrize("layout", ["VK", "auto", None, 1])
+def test_state_layout_explicit(no_launch, layout):
+    with pytest.raises(ValueError, match="argument 'state_layout'"):
+        call(base_args(), state_layout=layout)
+
+
+@pytest.mark.parametrize("name,value", [("lower_bound", float("nan")),
+                                        ("lower_bound", "-5"), ("lower_bound", float("-inf")),
+                                        ("norm_eps", -1e-5), ("norm_eps", float("inf")),
+                                        ("norm_eps", None), ("norm_eps", True)])
+def test_bad_float_parameters(no_launch, name, value):
+    with pytest.raises(ValueError, match=f"argument '{name}'"):
+        call(base_args(), **{name: value})
+
+
+def test_conv_state_layouts_and_strides(no_launch):
+    args = base_args()
+    cs = args["conv_state"]
+    args["conv_state"] = np.zeros((4,) + cs.shape[1:], np.uint16)  # slots != state's
+    with pytest.raises(ValueError, match="argument 'conv_state'.*slots=5"):
+        call(args)
+    args["conv_state"] = cs[:, :, ::-1]  # negative tap stride
+    with pytest.raises(ValueError, match="argument 'conv_state'.*positive"):
+        call(args)
+    args["conv_state"] = np.lib.stride_tricks.as_strided(cs, cs.shape, (0, 6, 2))  # slot 0 x5
+    with pytest.raises(ValueError, match="argument 'conv_state'.*positive"):
+        call(args)
+    # Channels and taps interleaved so that elements alias (channel stride 2 < 3 taps x 1).
+    args["conv_state"] = np.lib.stride_tricks.as_strided(cs, cs.shape,
+                                                         (cs.strides[0], 4, 2))
+    with pytest.raises(ValueError, match="argument 'conv_state'.*share memory"):
+        call(args)
+
+
+def test_bad_out(no_launch):
+    args = base_args()
+    B, H, D = 2, 1, 128
+    for out, what in [(np.zeros((B, H, D), np.float32), "dtype"),
+                      (np.zeros((B, H, D + 1), np.uint16), "shape"),
+                      (np.zeros((B, H, 2 * D), np.uint16)[..., ::2], "contiguous"),
+                      (np.zeros((B, H * D), np.uint16), "3-D")]:
+        with pytest.raises(ValueError, match=f"argument 'out'.*{what}"):
+            call(args, out=out)
+
+
+@pytest.mark.parametrize("victim", ["x", "raw_g", "output_gate", "state", "conv_state"])
+def test_out_overlapping(no_launch, victim):
+    args = base_args()
+    B, H, D = 2, 1, 128
+    # The victim lives at the start of a larger buffer; out starts 64 elements into it.
+    a = args[victim]
+    bits = a.view(np.uint16).reshape(-1)
+    buf = np.zeros(bits.size + B * H * D + 64, np.uint16)
+    buf[:bits.size] = bits
+    args[victim] = buf[:bits.size].view(a.dtype).reshape(a.shape)
+    out = buf[64:64 + B * H * D].reshape(B, H, D)
+    with pytest.raises(ValueError, match=f"'out'.*overlaps.*'{victim}'|'{victim}'.*overlaps"):
+        call(args, out=out)
+
+
+def test_cache_aliasing_an_input(no_launch):
+    """x read from the conv cache's memory (written by the same launch) is rejected."""
+    args = base_args()
+    cs = args["conv_state"]
+    args["x"] = cs.reshape(-1)[:2 * 384].reshape(2, 384)
+    with pytest.raises(ValueError, match="argument 'conv_state'.*overlaps.*'x'"):
+        call(args)
+
+
+def test_state_indices_rank_and_dtype(no_launch):
+    """A 2-D index table is rejected (never read with a wrong stride); so are int16 and
+    float indices."""
+    args = base_args()
+    args["state_indices"] = np.array([[1], [3]], np.int32)
+    with pytest.raises(ValueError, match="argument 'state_indices'.*1-D"):
+        call(args)
+    for dt in (np.int16, np.float32, np.uint32):
+        args["state_indices"] = np.array([1, 3], dt)
+        with pytest.raises(ValueError, match="argument 'state_indices'"):
+            call(args)
+
+
+def test_duplicate_slots_opt_in(no_launch):
+    args = base_args(B=2)
+    args["state_indices"] = np.array([3, 3], np.int32)
+    with pytest.raises(ValueError, match="argument 'state_indices'.*live slot 3"):
+        call(args, check_duplicate_slots=True)
+    with pytest.raises(ValueError, match="argument 'check_duplicate_slots'"):
+        call(args, check_duplicate_slots="yes")
+
+
+@requires_lib
+def test_duplicate_padding_is_fine_and_check_off_by_default():
+    args = base_args(B=2)
+    args["state_indices"] = np.array([-1, -1], np.int32)
+    out = call(args, check_duplicate_slots=True)
+    assert (out == 0).all()
+    args["state_indices"] = np.array([7, 7], np.int32)  # out of range (5 slots): padding
+    out = call(args, check_duplicate_slots=True)
+    assert (out == 0).all()
+    args["state_indices"] = np.array([2, 2], np.int32)
+    call(args)  # undefined result, but no check unless asked for
+
+
+def test_duplicate_check_skipped_while_capturing(no_launch, monkeypatch):
+    """Under CUDA-graph capture the host check (a device sync) is skipped."""
+    from kdatile.ops import decode
+
+    monkeypatch.setattr(decode.v, "is_capturing", lambda info: True)
+    args = base_args(B=2)
+    args["state_indices"] = np.array([3, 3], np.int32)
+    with pytest.raises(AssertionError, match="kernel was reached"):
+        call(args, check_duplicate_slots=True)
+
+
+def test_more_than_2_31_elements(no_launch):
+    """Tensors other than the caches use 32-bit element offsets: larger ones are rejected
+    (broadcast views: nothing is allocated)."""
+    B = 2**31 // 384 + 1
+    args = base_args(B=2)
+    for name in ("x", "raw_g", "raw_beta", "output_gate", "state_indices"):
+        a = args[name]
+        args[name] = np.broadcast_to(a[:1], (B,) + a.shape[1:])
+    with pytest.raises(ValueError, match="argument 'x'.*2\\*\\*31"):
+        call(args)
+
+
+def test_devices(no_launch):
+    """Every array on x's device (checked on the metadata; a mixed launch names the array)."""
+    args = base_args()
+    a = validation.ArrayInfo("raw_g", args["raw_g"])
+    ref = validation.ArrayInfo("x", args["x"])
+    validation.check_device(a, ref)
+    a.device = "cuda:0"
+    with pytest.raises(ValueError, match="argument 'raw_g'.*'cuda:0'.*'x'"):
+        validation.check_device(a, ref)
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed")
+def test_torch_mixed_with_numpy_and_dtypes(no_launch):
+    args = base_args()
+    args["raw_g"] = to_backend(args["raw_g"], "torch").float()
+    with pytest.raises(ValueError, match="argument 'raw_g'.*dtype"):
+        call(args)
+
+
+def test_validation_helpers():
+    info = validation.ArrayInfo("a", np.zeros((3, 4, 5), np.float32))
+    assert info.is_contiguous() and info.byte_range()[1] - info.byte_range()[0] == 240
+    t = validation.ArrayInfo("t", np.zeros((3, 4, 5), np.float32).transpose(0, 2, 1))
+    assert not t.is_contiguous() and t.contiguous().is_contiguous()
+    validation.check_positive_strides(t, "[a, b, c]")
+    assert math.isclose(validation.check_float("e", np.float32(0.5)), 0.5)
