@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Launches the fused KDA decode kernel a few times, eagerly, for a profiler:
+
+    ncu --kernel-name kda_decode --launch-skip 2 --launch-count 1 --section SpeedOfLight \\
+        --section WarpStateStats python3 bench/profile_kda_decode.py .bench_bundle 12 1
+
+Arguments: the bundle directory of `bench_kda_decode.py prepare`, H, batch, and optionally the
+state dtype (f32 or bf16) and the number of warps (4 or 8).
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import bench_kda_decode as bench  # noqa: E402
+
+
+def main():
+    import torch
+
+    bundle, H, B = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    state = sys.argv[4] if len(sys.argv) > 4 else "f32"
+    warps = int(sys.argv[5]) if len(sys.argv) > 5 else 4
+    os.environ["KDATILE_BUNDLE"] = bundle
+    from kda_decode import kda_decode
+
+    idx = torch.randperm(2 * B + 1, device="cuda")[:B].to(torch.int32)
+    args, constexprs, grid = bench.torch_decode_args(torch, H, B, state, idx)
+    for _ in range(4):
+        kda_decode[grid](*args, **constexprs, num_warps=warps)
+    torch.cuda.synchronize()
+
+
+if __name__ == "__main__":
+    main()
