@@ -30,6 +30,9 @@ DTYPE_WORDS = {
 }
 
 
+_NUMPY_SHORT: dict = {}  # NumPy dtype -> short name (or the dtype's name when unsupported)
+
+
 def _np():
     return sys.modules.get("numpy")
 
@@ -50,11 +53,12 @@ class ArrayInfo:
     """Metadata of one array argument: shape, strides in elements, dtype, device, address."""
 
     __slots__ = ("name", "value", "is_torch", "shape", "strides", "dtype", "itemsize", "device",
-                 "ptr")
+                 "ptr", "numel", "_range")
 
     def __init__(self, name: str, value):
         self.name = name
         self.value = value
+        self._range = None
         if is_torch_tensor(value):
             self.is_torch = True
             self.dtype = TORCH_DTYPES.get(str(value.dtype), str(value.dtype))
@@ -64,6 +68,7 @@ class ArrayInfo:
             dev = value.device
             self.device = dev.type if dev.index is None else f"{dev.type}:{dev.index}"
             self.ptr = int(value.data_ptr())
+            self.numel = math.prod(self.shape)
             return
         np = _np()
         if np is None or not isinstance(value, np.ndarray):
@@ -71,22 +76,24 @@ class ArrayInfo:
             fail(name, f"expected a NumPy array or a torch tensor, got {kind}")
         self.is_torch = False
         dt = value.dtype
-        short = NUMPY_DTYPES.get(dt.name) if dt.isnative else None
-        self.dtype = short if short is not None else dt.name
-        self.shape = tuple(int(s) for s in value.shape)
-        self.itemsize = int(dt.itemsize)
-        if any(s % self.itemsize for s in value.strides):
-            fail(name, f"strides {value.strides} (bytes) are not multiples of the element size "
-                       f"{self.itemsize}")
-        self.strides = tuple(int(s) // self.itemsize for s in value.strides)
+        short = _NUMPY_SHORT.get(dt)
+        if short is None:
+            short = NUMPY_DTYPES.get(dt.name) if dt.isnative else None
+            short = short if short is not None else dt.name
+            _NUMPY_SHORT[dt] = short
+        self.dtype = short
+        self.shape = value.shape
+        itemsize = self.itemsize = dt.itemsize
+        strides = value.strides
+        if any(s % itemsize for s in strides):
+            fail(name, f"strides {strides} (bytes) are not multiples of the element size "
+                       f"{itemsize}")
+        self.strides = tuple(s // itemsize for s in strides)
         self.device = "cpu"
-        self.ptr = int(value.ctypes.data)
+        self.ptr = value.__array_interface__["data"][0]
+        self.numel = value.size
 
     # -- properties ----------------------------------------------------------------------
-    @property
-    def numel(self) -> int:
-        return math.prod(self.shape)
-
     @property
     def ndim(self) -> int:
         return len(self.shape)
@@ -102,15 +109,19 @@ class ArrayInfo:
 
     def byte_range(self) -> tuple[int, int]:
         """[lo, hi) of the bytes the array may touch (empty arrays: an empty range)."""
+        if self._range is not None:
+            return self._range
         if self.numel == 0:
-            return self.ptr, self.ptr
+            self._range = (self.ptr, self.ptr)
+            return self._range
         lo = hi = 0
         for size, stride in zip(self.shape, self.strides):
             if stride >= 0:
                 hi += (size - 1) * stride
             else:
                 lo += (size - 1) * stride
-        return self.ptr + lo * self.itemsize, self.ptr + (hi + 1) * self.itemsize
+        self._range = (self.ptr + lo * self.itemsize, self.ptr + (hi + 1) * self.itemsize)
+        return self._range
 
     def overlaps(self, other: "ArrayInfo") -> bool:
         if self.device != other.device:
