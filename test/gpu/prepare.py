@@ -88,9 +88,10 @@ def dsl_cases():
         args, constexprs, grid = decode_launch(inp, idx, lower_bound=lower_bound)
         cases.append((f"kda_decode_h{H}_b{B}_{'lb' if lower_bound else 'sp'}", kda_decode,
                       args, constexprs, grid, 4, 1e-2, 1e-2))
-    # Test kernels of test/python/dsl_kernels.py: a reduction across warps
-    # and a reduction meeting a load in another layout (a conversion).
-    from dsl_kernels import column_sums, row_norms_plus
+    # Test kernels of test/python/dsl_kernels.py: a reduction across warps,
+    # a reduction meeting a load (loaded in the reduction's layout), and a
+    # tile added to its transpose (a layout conversion through shared memory).
+    from dsl_kernels import column_sums, row_norms_plus, transpose_add
 
     for M, N, nw in ((64, 32, 4), (128, 16, 8)):
         x = r.standard_normal((M, N)).astype(np.float32)
@@ -103,6 +104,11 @@ def dsl_cases():
         cases.append((f"row_norms_plus_{M}x{N}", row_norms_plus,
                       [x, y, np.zeros(M, np.float32)], {"M": M, "N": N}, (1, 1, 1), 4,
                       1e-5, 1e-5))
+    N = 64
+    x = r.standard_normal((N, N)).astype(np.float32)
+    cases.append((f"transpose_add_{N}x{N}", transpose_add,
+                  [x, np.zeros((N, N), np.float32)], {"N": N}, (1, 1, 1), 4,
+                  1e-6, 1e-6))
     return cases
 
 
