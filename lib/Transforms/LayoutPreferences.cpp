@@ -33,10 +33,28 @@ LayoutPreferences::LayoutPreferences(FunctionOpInterface func,
         first = find(v);
     }
   };
-  func->walk([&](Operation *op) {
+  // Tiles in IR order: groups list their members in that order, so every
+  // "first member" choice is deterministic.
+  SmallVector<Value> order;
+  auto record = [&](Value v) {
+    if (!isTile(v) || parent.count(v))
+      return;
+    find(v);
+    order.push_back(v);
+    // Only layouts the kernel wrote count as explicit: the assignment gives
+    // layouts while it walks, and those must not feed back into the groups.
+    if (Attribute layout = cast<RankedTensorType>(v.getType()).getEncoding())
+      written[v] = layout;
+  };
+  func->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      record(operand);
     for (Value r : op->getResults())
-      if (isTile(r))
-        find(r);
+      record(r);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Value arg : block.getArguments())
+          record(arg);
     if (isElementwise(op)) {
       SmallVector<Value> values(op->getOperands());
       llvm::append_range(values, op->getResults());
@@ -57,8 +75,8 @@ LayoutPreferences::LayoutPreferences(FunctionOpInterface func,
                                 reduce.getAxisAttr().getInt());
     }
   });
-  for (auto &entry : parent)
-    members[find(entry.first)].push_back(entry.first);
+  for (Value v : order)
+    members[find(v)].push_back(v);
 }
 
 bool LayoutPreferences::isCheap(Value value) {
@@ -114,14 +132,24 @@ Attribute LayoutPreferences::resolve(Value root) {
   ArrayRef<Value> group = members[root];
   // 1. A layout the kernel wrote.
   for (Value v : group)
-    if (auto t = cast<RankedTensorType>(v.getType());
-        tile::isDistributedLayout(t.getEncoding())) {
-      choice = t.getEncoding();
+    if (Attribute layout = written.lookup(v);
+        tile::isDistributedLayout(layout)) {
+      choice = layout;
       break;
     }
+  // Slices replicate a tile over the threads of the sliced dimension, so
+  // arithmetic on them is repeated on every copy: a group that computes more
+  // than a couple of ops stays in the compact default and is converted once
+  // where it meets a slice.
+  constexpr unsigned kMaxOpsOnSlices = 2;
+  unsigned arithmetic = llvm::count_if(group, [](Value v) {
+    Operation *op = v.getDefiningOp();
+    return op && isElementwise(op);
+  });
+  bool sliceWorthIt = arithmetic <= kMaxOpsOnSlices;
   // 2. A reduction's result lives where its source was.
   for (Value v : group) {
-    if (choice)
+    if (choice || !sliceWorthIt)
       break;
     auto it = reducedFrom.find(v);
     if (it == reducedFrom.end())
@@ -134,7 +162,7 @@ Attribute LayoutPreferences::resolve(Value root) {
   }
   // 3. A tile expanded into a bigger one: a slice of that one's layout.
   for (Value v : group) {
-    if (choice)
+    if (choice || !sliceWorthIt)
       break;
     auto it = expandedInto.find(v);
     if (it == expandedInto.end())

@@ -5,7 +5,9 @@
 // store ties together must share a layout, a reduction fixes its result's
 // layout from its source, and an expand_dims wants its source as a slice of
 // its result's layout. Cheap sources (ranges, splats, constants) then start in
-// the layout their users want instead of being converted later.
+// the layout their users want instead of being converted later. A group that
+// does more than a little arithmetic stays in the compact default layout even
+// next to a slice: a slice replicates data, so its arithmetic is repeated.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KDA_TRANSFORMS_LAYOUTPREFERENCES_H
@@ -47,6 +49,8 @@ private:
   llvm::DenseMap<mlir::Value, mlir::Attribute> resolved;
   llvm::DenseSet<mlir::Value> resolving;
   llvm::DenseMap<mlir::Value, bool> cheap;
+  /// Layouts present before the assignment started.
+  llvm::DenseMap<mlir::Value, mlir::Attribute> written;
 };
 
 } // namespace kda
