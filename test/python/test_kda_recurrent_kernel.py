@@ -9,9 +9,10 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import ROOT, requires_lib
 from kda_recurrent_reference import kda_recurrent_reference
 from kda_reference import bf16_to_f32, f32_to_bf16, rel_rms
+
+from conftest import ROOT, requires_lib
 
 sys.path.insert(0, os.path.join(ROOT, "kernels"))
 from kda_recurrent import kda_recurrent  # noqa: E402

@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""KDA multi-token recurrent core on the GPU: kernels/kda_recurrent.py vs FLA's
+fused_recurrent_kda_fwd (spec decoding: T tokens per sequence, per-token slots,
+num_accepted_tokens), plus a correctness check against the fp64 reference.
+
+    python3 bench/bench_kda_recurrent.py prepare DIR   # here: compile the kernels into a bundle
+    python3 bench/bench_kda_recurrent.py run DIR       # on the GPU machine (torch, triton, FLA)
+
+`run` first checks, for every variant (BV, num_warps) and fp32 / bf16 pools, a varlen
+spec-decode batch with padding tokens and a padding sequence against the fp64 reference
+(test/python/kda_recurrent_reference.py; KDA.md section 4 tolerances). Then it times, for H = 12
+and batch in {1, 8, 32, 128, 256}, T in {1, 4}: FLA's core (in-kernel L2-norm, gate and beta
+sigmoid, lower bound -5, fp32 [V, K] pool updated in place) and ours, both replayed from CUDA
+graphs (median), with the bound of the state traffic (one state read + T written per sequence
+and head) at the copy bandwidth measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+
+import numpy as np
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+for sub in ("python", "kernels", os.path.join("test", "python")):
+    sys.path.insert(0, os.path.join(ROOT, sub))
+
+H, D = 12, 128
+BATCHES = (1, 8, 32, 128, 256)
+TOKENS = (1, 4)
+VARIANTS = ((128, 8), (64, 4), (32, 4), (32, 2))  # (BV, num_warps)
+
+
+def bench_case(B, T, rng):
+    """NumPy inputs of a fixed-length spec-decode batch; pool of B*T + 1 fp32 slots."""
+    from kda_reference import f32_to_bf16
+
+    def bf(*shape):
+        return f32_to_bf16(rng.standard_normal(shape).astype(np.float32))
+
+    slots = B * T + 1
+    return dict(q=bf(B, T, H, D), k=bf(B, T, H, D), v=bf(B, T, H, D), g=bf(B, T, H, D),
+                beta=bf(B, T, H), A_log=rng.uniform(-1, 1, H).astype(np.float32),
+                dt_bias=(rng.standard_normal(H * D) * 0.5).astype(np.float32),
+                state=(rng.standard_normal((slots, H, D, D)) * 0.1).astype(np.float32),
+                si=rng.permutation(slots)[:B * T].reshape(B, T).astype(np.int32),
+                acc=rng.integers(1, T + 1, B).astype(np.int32), cu=None)
+
+
+def check_case(state_bf16, rng):
+    """A varlen batch with padding (as test_varlen_spec_decode)."""
+    from kda_reference import f32_to_bf16
+
+    lens, Tcols = [3, 1, 4, 0, 2, 4, 4, 2], 4
+    N = len(lens)
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    tokens, slots = int(cu[-1]), 2 * N * Tcols + 3
+
+    def bf(*shape):
+        return f32_to_bf16(rng.standard_normal(shape).astype(np.float32))
+
+    si = rng.permutation(slots)[:N * Tcols].reshape(N, Tcols).astype(np.int32)
+    si[0, 1] = -1
+    si[2, 3] = slots
+    si[5, :] = -1
+    state = (rng.standard_normal((slots, H, D, D)) * 0.1).astype(np.float32)
+    return dict(q=bf(1, tokens, H, D), k=bf(1, tokens, H, D), v=bf(1, tokens, H, D),
+                g=bf(1, tokens, H, D), beta=bf(1, tokens, H),
+                A_log=rng.uniform(-1, 1, H).astype(np.float32),
+                dt_bias=(rng.standard_normal(H * D) * 0.5).astype(np.float32),
+                state=f32_to_bf16(state) if state_bf16 else state, si=si,
+                acc=np.array([3, 1, 3, 1, 2, 3, 4, 2], np.int32), cu=cu)
+
+
+def launch_args(c, o, BV):
+    """(args, constexprs, grid) of kda_recurrent for a case (NumPy arrays or their tensors)."""
+    si, state = c["si"], c["state"]
+    N, Tcols = si.shape
+    slots = state.shape[0]
+    args = [c["q"], c["k"], c["v"], c["g"], c["beta"], c["A_log"], c["dt_bias"], state, si,
+            c["acc"], si if c["cu"] is None else c["cu"], o,
+            Tcols, slots, H * D, H * D, H * D, H * D, H, H * D * D, Tcols, 1,
+            D ** -0.5, -5.0]
+    constexprs = dict(H=H, K=D, V=D, STATE_KV=False, IS_VARLEN=c["cu"] is not None,
+                      HAS_NUM_ACCEPTED=True, USE_QK_L2NORM=True, USE_GATE=True,
+                      USE_LOWER_BOUND=True, USE_BETA_SIGMOID=True, BV=BV)
+    return args, constexprs, (N, H, D // BV)
+
+
+def prepare(out_dir):
+    import kdatile as kt
+    from kda_recurrent import kda_recurrent
+
+    launches = []
+    for BV, warps in VARIANTS:
+        for state_bf16 in (False, True):
+            c = check_case(state_bf16, np.random.default_rng(0))
+            o = np.zeros(c["v"].shape, np.uint16)
+            args, constexprs, _ = launch_args(c, o, BV)
+            launches.append((kda_recurrent, args, dict(constexprs, num_warps=warps)))
+        for B in BATCHES:
+            for T in TOKENS:
+                c = bench_case(B, T, np.random.default_rng(0))
+                o = np.zeros(c["v"].shape, np.uint16)
+                args, constexprs, _ = launch_args(c, o, BV)
+                launches.append((kda_recurrent, args, dict(constexprs, num_warps=warps)))
+    runtime = os.path.join(ROOT, "test", "gpu", "artifacts", "libkda_gpu_runtime.so")
+    if not os.path.exists(runtime):
+        sys.exit(f"{runtime} is missing: run `python3 test/gpu/prepare.py --out "
+                 "test/gpu/artifacts` first (it builds the LLVM-free GPU runtime)")
+    exported = kt.export_bundle(out_dir, launches, runtime=runtime)
+    print(f"{len(set(exported))} specializations of kda_recurrent in {out_dir}")
+
+
+def to_torch(torch, c):
+    out = {}
+    for name, a in c.items():
+        if a is None:
+            out[name] = None
+        elif a.dtype == np.uint16:
+            out[name] = torch.from_numpy(a.view(np.int16).copy()).cuda().view(torch.bfloat16)
+        else:
+            out[name] = torch.from_numpy(a.copy()).cuda()
+    return out
+
+
+def time_graph(torch, fn, calls=20, replays=25):
+    fn()
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(calls):
+            fn()
+    graph.replay()
+    torch.cuda.synchronize()
+    times = []
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(replays):
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3 / calls)
+    return statistics.median(times)
+
+
+def copy_bandwidth(torch):
+    n = 1 << 31
+    a = torch.empty(n, dtype=torch.uint8, device="cuda")
+    b = torch.empty_like(a)
+    us = time_graph(torch, lambda: b.copy_(a), calls=5, replays=10)
+    del a, b
+    return 2 * n / (us * 1e-6)
+
+
+def bf16_np(torch, t):
+    from kda_reference import bf16_to_f32
+    return bf16_to_f32(t.view(torch.int16).cpu().numpy().view(np.uint16))
+
+
+def widen(a):
+    from kda_reference import bf16_to_f32
+    return bf16_to_f32(a) if a.dtype == np.uint16 else a
+
+
+def check(torch):
+    from kda_recurrent import kda_recurrent
+    from kda_recurrent_reference import kda_recurrent_reference
+    from kda_reference import rel_rms
+
+    ok = True
+    for state_bf16 in (False, True):
+        c = check_case(state_bf16, np.random.default_rng(0))
+        ref_o, ref_pool = kda_recurrent_reference(
+            widen(c["q"]), widen(c["k"]), widen(c["v"]), widen(c["g"]), widen(c["beta"]),
+            widen(c["state"]), c["si"], scale=D ** -0.5, cu_seqlens=c["cu"],
+            num_accepted=c["acc"], A_log=c["A_log"], dt_bias=c["dt_bias"], lower_bound=-5.0,
+            state_bf16=state_bf16)
+        before = widen(c["state"]).astype(np.float64)
+        written = np.flatnonzero(np.any(ref_pool != before, axis=(1, 2, 3)))
+        untouched = np.setdiff1d(np.arange(before.shape[0]), written)
+        for BV, warps in VARIANTS:
+            t = to_torch(torch, c)
+            o = torch.full(t["v"].shape, float("nan"), device="cuda", dtype=torch.bfloat16)
+            args, constexprs, grid = launch_args(t, o, BV)
+            kda_recurrent[grid](*args, **constexprs, num_warps=warps)
+            torch.cuda.synchronize()
+            got_o = bf16_np(torch, o).reshape(ref_o.shape)
+            pool = t["state"]
+            got_pool = (bf16_np(torch, pool) if state_bf16 else pool.cpu().numpy())
+            pad = np.all(ref_o == 0, axis=(1, 2))
+            e_o = rel_rms(ref_o[~pad], got_o[~pad])
+            e_s = rel_rms(ref_pool[written], got_pool[written])
+            exact = (np.array_equal(got_pool[untouched], before[untouched])
+                     and (got_o[pad] == 0).all() and np.isfinite(got_o).all())
+            good = e_o <= 5e-3 and e_s <= (5e-3 if state_bf16 else 1e-5) and exact
+            ok &= good
+            print(f"check {'bf16' if state_bf16 else 'fp32'} pool BV={BV:>3} w{warps}: "
+                  f"out {e_o:.2e} state {e_s:.2e} padding/untouched exact {exact} "
+                  f"{'OK' if good else 'FAIL'}")
+    return ok
+
+
+def run(bundle_dir):
+    import torch
+
+    os.environ["KDATILE_BUNDLE"] = bundle_dir
+    from kda_recurrent import kda_recurrent
+
+    ok = check(torch)
+    try:
+        from fla.ops.kda.fused_recurrent import fused_recurrent_kda_fwd
+    except Exception as e:  # noqa: BLE001
+        print(f"FLA not importable ({e}); timing ours only")
+        fused_recurrent_kda_fwd = None
+    bw = copy_bandwidth(torch)
+    print(f"# {torch.cuda.get_device_name(0)}; copy bandwidth {bw / 1e12:.2f} TB/s; H={H}, "
+          "fp32 [V,K] pool, times in us (CUDA graph, median)")
+    head = " ".join(f"{f'BV{bv} w{w}':>10}" for bv, w in VARIANTS)
+    print(f"{'B':>4} {'T':>2} | {'FLA':>8} | {head} | {'bound':>7} {'best/FLA':>8} "
+          f"{'%bound':>7}")
+    for T in TOKENS:
+        for B in BATCHES:
+            c = to_torch(torch, bench_case(B, T, np.random.default_rng(B * 10 + T)))
+            t_fla = float("nan")
+            if fused_recurrent_kda_fwd is not None:
+                o_fla = torch.empty_like(c["v"])
+
+                def fla():
+                    fused_recurrent_kda_fwd(
+                        c["q"], c["k"], c["v"], c["g"], c["beta"], A_log=c["A_log"],
+                        dt_bias=c["dt_bias"], initial_state=c["state"],
+                        inplace_final_state=True, state_v_first=True,
+                        ssm_state_indices=c["si"], num_accepted_tokens=c["acc"],
+                        use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
+                        use_beta_sigmoid_in_kernel=True, lower_bound=-5.0, out=o_fla)
+
+                t_fla = time_graph(torch, fla)
+            times = []
+            for BV, warps in VARIANTS:
+                o = torch.empty_like(c["v"])
+                args, constexprs, grid = launch_args(c, o, BV)
+
+                def ours():
+                    kda_recurrent[grid](*args, **constexprs, num_warps=warps)
+
+                times.append(time_graph(torch, ours))
+            bound = (1 + T) * B * H * D * D * 4 / bw * 1e6
+            best = min(times)
+            cells = " ".join(f"{x:>10.2f}" for x in times)
+            print(f"{B:>4} {T:>2} | {t_fla:>8.2f} | {cells} | {bound:>7.2f} "
+                  f"{t_fla / best:>8.2f} {100 * bound / best:>6.1f}%")
+            sys.stdout.flush()
+    if not ok:
+        sys.exit("correctness check FAILED")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("step", choices=["prepare", "run"])
+    parser.add_argument("dir", help="bundle directory")
+    args = parser.parse_args()
+    if args.step == "prepare":
+        prepare(args.dir)
+    else:
+        run(args.dir)
+
+
+if __name__ == "__main__":
+    main()
