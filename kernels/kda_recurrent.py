@@ -49,6 +49,11 @@ Constexprs:
   H, K, V           heads, key and value head dims (powers of two; KDA: K = V = 128).
   STATE_KV          False: state[slot, h] is [V, K] (K contiguous); True: [K, V].
   IS_VARLEN, HAS_NUM_ACCEPTED, USE_QK_L2NORM, USE_GATE, USE_LOWER_BOUND, USE_BETA_SIGMOID.
+  BV                value rows per program (a power of two dividing V): grid (N, H, V // BV).
+                    BV = V is one program per (sequence, head); the rows of S are independent,
+                    so smaller blocks only repeat the q/k norms and the gate. On the H200
+                    (bench/bench_kda_recurrent.py) BV = 32 or 64 with 4 warps is fastest;
+                    BV = V needs 8 warps on sm_90a (4 spill).
 """
 
 import kdatile as kt
