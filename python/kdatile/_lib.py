@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import json
 import os
 import threading
@@ -82,10 +83,20 @@ def lib() -> ctypes.CDLL:
 
 
 def version() -> str:
-    """The compiler build id (kda_version())."""
+    """The compiler build id: kda_version() plus a hash of the library file.
+
+    kda_version() names the release and revision the build was configured at; the file hash
+    changes with every rebuild, so a compiler changed without a new configure never reuses
+    kernels cached by the old one.
+    """
     global _version
     if _version is None:
-        _version = lib().kda_version().decode()
+        handle = lib()
+        digest = hashlib.sha256()
+        with open(library_path(), "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+        _version = f"{handle.kda_version().decode()} build {digest.hexdigest()[:16]}"
     return _version
 
 

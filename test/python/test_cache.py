@@ -161,3 +161,30 @@ def test_damaged_entry_recompiles(tmp_path, cache):
     x, out = _run(_import_file(str(path), "k_damaged"))
     np.testing.assert_array_equal(out, 4 * x)
     assert kt.cache_stats() == {"memory_hits": 0, "disk_hits": 0, "compiles": 1}
+
+
+def test_rebuilt_compiler_recompiles(tmp_path, cache):
+    """A different compiler build (another libkda.so file) never reuses cached kernels, even
+    when kda_version() reads the same (the revision is taken at configure time)."""
+    from kdatile import _lib
+
+    path = tmp_path / "k_rebuilt.py"
+    path.write_text(KERNEL.format(factor="3.0"))
+    _run(_import_file(str(path), "k_rebuilt"))
+    assert kt.cache_stats()["compiles"] == 1
+    rebuilt = tmp_path / "libkda_rebuilt.so"
+    rebuilt.write_bytes(open(_lib.library_path(), "rb").read() + b"\0rebuilt")
+    code = (
+        "import numpy as np, importlib.util, kdatile as kt\n"
+        f"spec = importlib.util.spec_from_file_location('k_rebuilt', {str(path)!r})\n"
+        "mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)\n"
+        "x = np.arange(50, dtype=np.float32); out = np.zeros(50, np.float32)\n"
+        "mod.scaled_copy[(2,)](x, out, 50, BLOCK=32)\n"
+        "assert (out == 3 * x).all()\n"
+        "print(kt.cache_stats())\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"),
+               KDATILE_LIBRARY=str(rebuilt))
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str({"memory_hits": 0, "disk_hits": 0, "compiles": 1})
