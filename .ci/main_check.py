@@ -5,8 +5,6 @@ import time
 
 import numpy as np
 
-import kdatile as kt
-
 sys.path.insert(0, "kernels")
 from delta_rule_step import delta_rule_step  # noqa: E402
 

@@ -20,11 +20,12 @@ FLA comes from the fla-core wheel carried as .whl/ (see the device README), neve
 from __future__ import annotations
 
 import argparse
+import functools
 import os
-import statistics
 import sys
 
 import numpy as np
+from gpu_timing import copy_bandwidth, time_graph
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 for sub in ("python", "kernels", os.path.join("test", "python")):
@@ -89,44 +90,17 @@ def torch_decode_args(torch, H, B, state_dtype, idx):
     return args, constexprs, (B, H, 1)
 
 
-def time_graph(torch, fn, calls=20, replays=25):
-    """Median time in microseconds of one call of `fn`: `calls` calls are captured in one
-    CUDA graph and replayed back to back, so launch latency is not counted."""
-    fn()  # warm up: compile/load outside the capture
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(calls):
-            fn()
-    graph.replay()
-    torch.cuda.synchronize()
-    times = []
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(replays):
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3 / calls)
-    return statistics.median(times)
 
 
-def copy_bandwidth(torch):
-    """Device-to-device copy bandwidth in bytes/s, counting read + write."""
-    n = 1 << 31
-    a = torch.empty(n, dtype=torch.uint8, device="cuda")
-    b = torch.empty_like(a)
-    us = time_graph(torch, lambda: b.copy_(a), calls=5, replays=10)
-    del a, b
-    return 2 * n / (us * 1e-6)
 
 
 def run(bundle_dir):
     import torch
 
     os.environ["KDATILE_BUNDLE"] = bundle_dir
-    import kdatile as kt
     from fla.ops.kda.fused_recurrent import fused_recurrent_kda_fwd
+
+    import kdatile as kt
     from kda_decode import kda_decode
 
     dev = "cuda"
@@ -150,22 +124,19 @@ def run(bundle_dir):
             pool = torch.randn(slots, H, D, D, device=dev, dtype=torch.float32) * 0.1
             out_fla = torch.empty_like(v)
 
-            def fla():
-                fused_recurrent_kda_fwd(
-                    q, k, v, g, beta, A_log=A_log, dt_bias=dt_bias, initial_state=pool,
-                    inplace_final_state=True, state_v_first=True, ssm_state_indices=idx,
-                    use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
-                    use_beta_sigmoid_in_kernel=True, lower_bound=-5.0, out=out_fla)
-
+            fla = functools.partial(
+                fused_recurrent_kda_fwd, q, k, v, g, beta, A_log=A_log, dt_bias=dt_bias,
+                initial_state=pool, inplace_final_state=True, state_v_first=True,
+                ssm_state_indices=idx, use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
+                use_beta_sigmoid_in_kernel=True, lower_bound=-5.0, out=out_fla)
             t_fla = time_graph(torch, fla)
             del pool
             times = {}
             for state_dtype, warps in VARIANTS:
                 tensors, constexprs, grid = torch_decode_args(torch, H, B, state_dtype, idx)
 
-                def ours():
-                    kda_decode[grid](*tensors, **constexprs, num_warps=warps)
-
+                ours = functools.partial(kda_decode[grid], *tensors, **constexprs,
+                                         num_warps=warps)
                 times[(state_dtype, warps)] = time_graph(torch, ours)
                 del tensors
             bound = 2 * B * H * D * D * 4 / bw * 1e6  # fp32 state read + write

@@ -18,11 +18,12 @@ and head) at the copy bandwidth measured in the same run.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
-import statistics
 import sys
 
 import numpy as np
+from gpu_timing import copy_bandwidth, time_graph
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 for sub in ("python", "kernels", os.path.join("test", "python")):
@@ -127,33 +128,8 @@ def to_torch(torch, c):
     return out
 
 
-def time_graph(torch, fn, calls=20, replays=25):
-    fn()
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(calls):
-            fn()
-    graph.replay()
-    torch.cuda.synchronize()
-    times = []
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(replays):
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3 / calls)
-    return statistics.median(times)
 
 
-def copy_bandwidth(torch):
-    n = 1 << 31
-    a = torch.empty(n, dtype=torch.uint8, device="cuda")
-    b = torch.empty_like(a)
-    us = time_graph(torch, lambda: b.copy_(a), calls=5, replays=10)
-    del a, b
-    return 2 * n / (us * 1e-6)
 
 
 def bf16_np(torch, t):
@@ -229,24 +205,21 @@ def run(bundle_dir):
             if fused_recurrent_kda_fwd is not None:
                 o_fla = torch.empty_like(c["v"])
 
-                def fla():
-                    fused_recurrent_kda_fwd(
-                        c["q"], c["k"], c["v"], c["g"], c["beta"], A_log=c["A_log"],
-                        dt_bias=c["dt_bias"], initial_state=c["state"],
-                        inplace_final_state=True, state_v_first=True,
-                        ssm_state_indices=c["si"], num_accepted_tokens=c["acc"],
-                        use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
-                        use_beta_sigmoid_in_kernel=True, lower_bound=-5.0, out=o_fla)
-
+                fla = functools.partial(
+                    fused_recurrent_kda_fwd, c["q"], c["k"], c["v"], c["g"], c["beta"],
+                    A_log=c["A_log"], dt_bias=c["dt_bias"], initial_state=c["state"],
+                    inplace_final_state=True, state_v_first=True, ssm_state_indices=c["si"],
+                    num_accepted_tokens=c["acc"], use_qk_l2norm_in_kernel=True,
+                    use_gate_in_kernel=True, use_beta_sigmoid_in_kernel=True, lower_bound=-5.0,
+                    out=o_fla)
                 t_fla = time_graph(torch, fla)
             times = []
             for BV, warps in VARIANTS:
                 o = torch.empty_like(c["v"])
                 args, constexprs, grid = launch_args(c, o, BV)
 
-                def ours():
-                    kda_recurrent[grid](*args, **constexprs, num_warps=warps)
-
+                ours = functools.partial(kda_recurrent[grid], *args, **constexprs,
+                                         num_warps=warps)
                 times.append(time_graph(torch, ours))
             bound = (1 + T) * B * H * D * D * 4 / bw * 1e6
             best = min(times)

@@ -33,15 +33,15 @@ from ._lib import version as compiler_version
 from .bundle import BundleError, export_bundle
 from .jit import JITFunction, cache_dir, cache_stats, clear_cache, jit, reset_cache_stats
 from .language import (
+    BlockedLayout,
+    SliceLayout,
     abs,
     arange,
-    barrier,
     bfloat16,
     broadcast_to,
     cdiv,
     constexpr,
     convert_layout,
-    device_print,
     dot,
     dtype,
     exp,
@@ -101,14 +101,12 @@ def __getattr__(name):
 
 
 __all__ = [
-    "abs", "arange", "barrier", "bfloat16", "bool_", "broadcast_to", "BundleError", "cache_dir",
-    "cache_stats",
-    "cdiv", "clear_cache", "CompilationError", "CompiledKernel", "compiler_version", "constexpr",
-    "convert_layout", "device_print", "dot", "dtype", "exp", "exp2", "expand_dims",
-    "export_bundle", "float16",
-    "float32", "float64", "full", "int1", "int16", "int32", "int64", "int8", "jit", "JITFunction",
-    "language", "load", "load_compiled", "log", "log2", "max", "maximum", "min", "minimum",
-    "num_programs", "pointer", "pointer_type", "program_id", "reset_cache_stats", "reshape",
-    "rsqrt", "sigmoid", "sqrt", "static_assert", "static_range", "store", "sum", "trans", "where",
-    "zeros",
+    "abs", "arange", "BlockedLayout", "bfloat16", "bool_", "broadcast_to", "BundleError",
+    "cache_dir", "cache_stats", "cdiv", "clear_cache", "CompilationError", "CompiledKernel",
+    "compiler_version", "constexpr", "convert_layout", "dot", "dtype", "exp", "exp2",
+    "expand_dims", "export_bundle", "float16", "float32", "float64", "full", "int1", "int16",
+    "int32", "int64", "int8", "jit", "JITFunction", "language", "load", "load_compiled", "log",
+    "log2", "max", "maximum", "min", "minimum", "num_programs", "pointer", "pointer_type",
+    "program_id", "reset_cache_stats", "reshape", "rsqrt", "sigmoid", "SliceLayout", "sqrt",
+    "static_assert", "static_range", "store", "sum", "trans", "where", "zeros",
 ]

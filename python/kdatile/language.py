@@ -142,15 +142,41 @@ class _Builtin:
 BUILTIN_NAMES = (
     "program_id", "num_programs", "arange", "zeros", "full", "load", "store", "sum", "max", "min",
     "dot", "where", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sigmoid", "abs", "maximum",
-    "minimum", "broadcast_to", "reshape", "trans", "expand_dims", "static_assert", "device_print",
-    "convert_layout", "barrier", "alloc_shared", "make_tensor_descriptor", "async_copy",
-    "async_wait", "fma", "cos", "sin", "tanh", "floor", "ceil", "erf",
+    "minimum", "broadcast_to", "reshape", "trans", "expand_dims", "static_assert",
+    "convert_layout", "fma", "cos", "sin", "tanh", "floor", "ceil", "erf",
 )
 
 _ns = globals()
 for _name in BUILTIN_NAMES:
     _ns[_name] = _Builtin(_name)
 del _ns
+
+
+class BlockedLayout:  # noqa: N801 - Gluon spelling
+    """`kt.BlockedLayout(size_per_thread, threads_per_warp, warps_per_cta, order)`: a layout
+    for `layout=` arguments and `kt.convert_layout` (see docs/layouts.md). The compiler reads
+    it from the kernel's source; on the host it only records its parameters."""
+
+    def __init__(self, size_per_thread, threads_per_warp, warps_per_cta, order):
+        self.size_per_thread = tuple(size_per_thread)
+        self.threads_per_warp = tuple(threads_per_warp)
+        self.warps_per_cta = tuple(warps_per_cta)
+        self.order = tuple(order)
+
+    def __repr__(self) -> str:
+        return (f"kt.BlockedLayout({list(self.size_per_thread)}, {list(self.threads_per_warp)}, "
+                f"{list(self.warps_per_cta)}, {list(self.order)})")
+
+
+class SliceLayout:  # noqa: N801 - Gluon spelling
+    """`kt.SliceLayout(dim, parent)`: `parent` with dimension `dim` removed."""
+
+    def __init__(self, dim, parent):
+        self.dim = dim
+        self.parent = parent
+
+    def __repr__(self) -> str:
+        return f"kt.SliceLayout({self.dim}, {self.parent!r})"
 
 
 def static_range(*args):

@@ -98,3 +98,19 @@ def transpose_add(x_ptr, out_ptr, N: kt.constexpr):
     offs = rows[:, None] * N + cols[None, :]
     x = kt.load(x_ptr + offs)
     kt.store(out_ptr + offs, x + kt.trans(x))
+
+
+ROWS = kt.BlockedLayout([1, 4], [1, 32], [4, 1], [1, 0])
+COLS = kt.BlockedLayout([4, 1], [32, 1], [1, 4], [0, 1])
+
+
+@kt.jit
+def explicit_layouts(x_ptr, out_ptr, N: kt.constexpr):
+    """out = 2 * x with tiles in explicit layouts and a conversion between them (on the CPU
+    layouts mean nothing; on a GPU with 32-lane warps and 4 warps this is a real move)."""
+    rows = kt.arange(0, N, layout=kt.SliceLayout(1, ROWS))
+    cols = kt.arange(0, N, layout=kt.SliceLayout(0, ROWS))
+    offs = rows[:, None] * N + cols[None, :]
+    x = kt.load(x_ptr + offs)
+    y = kt.convert_layout(x * 2.0, COLS)
+    kt.store(out_ptr + kt.convert_layout(offs, COLS), y)

@@ -20,7 +20,6 @@ from kdatile import _lib, gpu
 from kdatile.runtime import parse_signature
 
 
-
 class FakeDevice:
     def __init__(self, kind, index=None):
         self.type = kind

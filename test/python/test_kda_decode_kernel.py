@@ -7,9 +7,15 @@ import sys
 import numpy as np
 import pytest
 
+from kda_reference import (
+    bf16_to_f32,
+    decode_launch,
+    kda_decode_reference,
+    make_decode_inputs,
+    rel_rms,
+)
+
 from conftest import ROOT, requires_lib
-from kda_reference import (bf16_to_f32, decode_launch, kda_decode_reference, make_decode_inputs,
-                           rel_rms)
 
 sys.path.insert(0, os.path.join(ROOT, "kernels"))
 from kda_decode import kda_decode  # noqa: E402

@@ -19,11 +19,17 @@ import numpy as np
 import pytest
 
 import kdatile as kt
-from conftest import requires_lib
-from kda_reference import (bf16_to_f32, f32_to_bf16, kda_decode_reference, make_decode_inputs,
-                           rel_rms)
+from kda_reference import (
+    bf16_to_f32,
+    f32_to_bf16,
+    kda_decode_reference,
+    make_decode_inputs,
+    rel_rms,
+)
 from kdatile import ops
 from kdatile.ops import validation
+
+from conftest import requires_lib
 
 try:
     import torch

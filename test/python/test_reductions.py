@@ -38,3 +38,10 @@ def test_transpose_add(N):
     out = np.empty_like(x)
     dk.transpose_add[(1,)](x, out, N=N)
     np.testing.assert_allclose(out, x + x.T, rtol=1e-6, atol=1e-6)
+
+
+def test_explicit_layouts_run_on_cpu():
+    x = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    out = np.zeros_like(x)
+    dk.explicit_layouts[(1,)](x, out, N=64)
+    np.testing.assert_array_equal(out, 2 * x)

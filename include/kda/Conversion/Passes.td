@@ -7,7 +7,8 @@ include "mlir/Pass/PassBase.td"
 def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "::mlir::ModuleOp"> {
   let summary = "Lower tile ops to tensor/linalg/scf for host execution";
   let description = [{
-    Prepares a kernel for the host: pointers become 64-bit addresses, program
+    Prepares a kernel for the host: layouts are dropped (a host program is one
+    thread; `tile.convert_layout` folds away), pointers become 64-bit addresses, program
     ids become trailing i32 arguments (`pid_x, pid_y, pid_z, num_x, num_y,
     num_z`), and every tile op becomes value-semantic tensor, linalg and scf
     ops that bufferize. Masked-off lanes of loads and stores never touch

@@ -49,6 +49,44 @@ struct SelectTypeConversion : OpConversionPattern<arith::SelectOp> {
   }
 };
 
+/// Layouts say which GPU thread holds what; the host runs a program as one
+/// thread, so they carry no meaning here: drop them from every tile type and
+/// fold layout conversions away.
+void stripLayouts(ModuleOp module) {
+  auto strip = [](Type type) -> Type {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.getEncoding())
+      return type;
+    return RankedTensorType::get(tensor.getShape(), tensor.getElementType());
+  };
+  module.walk([&](Operation *op) {
+    if (auto cvt = dyn_cast<tile::ConvertLayoutOp>(op)) {
+      cvt.replaceAllUsesWith(cvt.getSrc());
+      cvt.erase();
+      return;
+    }
+    for (Value result : op->getResults())
+      result.setType(strip(result.getType()));
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          arg.setType(strip(arg.getType()));
+    if (auto constant = dyn_cast<arith::ConstantOp>(op))
+      if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+        if (dense.getType() != constant.getType())
+          constant.setValueAttr(dense.reshape(
+              cast<ShapedType>(constant.getType())));
+    if (auto func = dyn_cast<func::FuncOp>(op)) {
+      SmallVector<Type> inputs, results;
+      for (Type t : func.getArgumentTypes())
+        inputs.push_back(strip(t));
+      for (Type t : func.getResultTypes())
+        results.push_back(strip(t));
+      func.setType(FunctionType::get(op->getContext(), inputs, results));
+    }
+  });
+}
+
 /// Kernel arguments are passed by value through an argument array: only
 /// scalars and pointers can be.
 LogicalResult verifyKernelSignature(func::FuncOp kernel) {
@@ -129,6 +167,7 @@ struct ConvertTileToCPUPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    stripLayouts(module);
 
     SmallVector<std::pair<func::FuncOp, SmallVector<Type>>> kernels;
     for (auto func : module.getOps<func::FuncOp>()) {

@@ -215,6 +215,24 @@ struct LogLowering : OpConversionPattern<MathOp> {
   double scale;
 };
 
+/// sin and cos through the target.
+template <typename MathOp, bool isSin>
+struct SinCosLowering : OpConversionPattern<MathOp> {
+  SinCosLowering(const TypeConverter &converter, MLIRContext *ctx,
+                 TargetHooks &hooks)
+      : OpConversionPattern<MathOp>(converter, ctx), hooks(hooks) {}
+  LogicalResult
+  matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<FloatType>(op.getType()))
+      return failure();
+    rewriter.replaceOp(op, hooks.sinOrCos(rewriter, op.getLoc(),
+                                          adaptor.getOperand(), isSin));
+    return success();
+  }
+  TargetHooks &hooks;
+};
+
 /// tanh(x) = 1 - 2 / (exp(2x) + 1): saturates to +-1 without inf/inf.
 struct TanhLowering : OpConversionPattern<math::TanhOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -309,6 +327,9 @@ void kda::populateMathToGPUIntrinsicsPatterns(
   patterns.add<LogLowering<math::LogOp>>(converter, ctx, *state.hooks,
                                          0.6931471805599453);
   patterns.add<LogLowering<math::Log2Op>>(converter, ctx, *state.hooks, 1.0);
+  patterns.add<SinCosLowering<math::SinOp, true>,
+               SinCosLowering<math::CosOp, false>>(converter, ctx,
+                                                   *state.hooks);
   constexpr double log2e = 1.4426950408889634;
   patterns.add<ScaledIntrinsicLowering<math::ExpOp, LLVM::Exp2Op>>(
       converter, ctx, log2e, 1.0);

@@ -29,6 +29,12 @@ Value TargetHooks::log2(OpBuilder &b, Location loc, Value x) {
   return LLVM::Log2Op::create(b, loc, x.getType(), x);
 }
 
+Value TargetHooks::sinOrCos(OpBuilder &b, Location loc, Value x, bool isSin) {
+  if (isSin)
+    return LLVM::SinOp::create(b, loc, x.getType(), x);
+  return LLVM::CosOp::create(b, loc, x.getType(), x);
+}
+
 std::unique_ptr<TargetHooks> kda::createTargetHooks(StringRef target) {
   if (target == "sm_90a" || target == "sm_90")
     return createNVVMTargetHooks();

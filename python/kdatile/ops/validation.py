@@ -123,14 +123,14 @@ class ArrayInfo:
         self._range = (self.ptr + lo * self.itemsize, self.ptr + (hi + 1) * self.itemsize)
         return self._range
 
-    def overlaps(self, other: "ArrayInfo") -> bool:
+    def overlaps(self, other: ArrayInfo) -> bool:
         if self.device != other.device:
             return False
         a0, a1 = self.byte_range()
         b0, b1 = other.byte_range()
         return a0 < b1 and b0 < a1
 
-    def contiguous(self) -> "ArrayInfo":
+    def contiguous(self) -> ArrayInfo:
         """A row-major copy (self when already contiguous); torch copies are graph-capturable."""
         if self.is_contiguous():
             return self

@@ -56,3 +56,20 @@ func.func @tile(%x: tensor<128xf32, #l>) -> tensor<128xf32, #l> {
   return %e : tensor<128xf32, #l>
 }
 }
+
+// -----
+
+// sin and cos: approximate instructions on NVIDIA (llvm.sin/cos would be
+// library calls there), the intrinsics on AMD.
+module attributes {tile.num_warps = 4 : i32} {
+// CHECK-LABEL: func.func @trig
+// NV: llvm.call_intrinsic "llvm.nvvm.sin.approx.f"
+// NV: llvm.call_intrinsic "llvm.nvvm.cos.approx.f"
+// AMD: llvm.intr.sin
+// AMD: llvm.intr.cos
+func.func @trig(%x: f32) -> (f32, f32) {
+  %s = math.sin %x : f32
+  %c = math.cos %x : f32
+  return %s, %c : f32, f32
+}
+}

@@ -49,6 +49,10 @@ public:
   /// selects it only as a library call, so NVIDIA uses lg2.approx.
   virtual mlir::Value log2(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value x);
+  /// sin or cos of a float scalar; NVIDIA uses the approximate instructions
+  /// for the same reason as log2.
+  virtual mlir::Value sinOrCos(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value x, bool isSin);
   /// Marks `func` as a kernel launched with `numThreads` threads.
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func,
                           unsigned numThreads) = 0;
