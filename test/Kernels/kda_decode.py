@@ -1,0 +1,87 @@
+# kernels/kda_decode.py (the fused KDA decode step: short conv + SiLU, q/k L2-norm, gate, beta
+# sigmoid, delta rule, sigmoid-gated RMSNorm) on the three GPU targets, at the Kimi-K3 TP8 shape
+# H = 12, D = 128, lower-bound gate, fp32 [V, K] state, 4 warps: a [128, 128] fp32 state per
+# program. The signature is the one the JIT uses for contiguous 16-byte aligned tensors: bf16
+# activations, a channel-major [slots, C, 3] conv cache (stride_cs_w specialized to 1).
+#
+# DEFINE: %{sig} = x_ptr=*bf16:16, conv_w_ptr=*bf16:16, conv_b_ptr=*bf16:16, conv_state_ptr=*bf16:16, raw_g_ptr=*bf16:16, fa_ptr=*bf16:16, fbw_ptr=*bf16:16, raw_beta_ptr=*bf16:16, A_log_ptr=*f32:16, dt_bias_ptr=*f32:16, state_ptr=*f32:16, state_idx_ptr=*i32:16, gate_ptr=*bf16:16, norm_w_ptr=*bf16:16, out_ptr=*bf16:16, num_slots=i32, stride_x=i32:16, stride_cs_slot=i32:16, stride_cs_c=i32, lower_bound=f32, norm_eps=f32
+# DEFINE: %{consts} = -D stride_cs_w=1 -D H=12 -D D=128 -D STATE_KV=False -D USE_LOWER_BOUND=True -D HAS_CONV_BIAS=False
+#
+# The state rows are contiguous and the pool 16-byte aligned, so the state is read and written
+# with 128-bit accesses; exp(g) is the hardware exp2 (v_exp_f32, ex2.approx), the row and
+# vector reductions are cross-lane butterflies (ds_bpermute / DPP, shfl.sync.bfly), and
+# nothing spills (no scratch on AMD, no stack frame or spills after ptxas).
+#
+# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx950 \
+# RUN:   --signature '%{sig}' %{consts} -D FUSED_FB=False \
+# RUN:   --emit asm -o - --stats 2>%t.gfx950.stats \
+# RUN:   | FileCheck %s --check-prefix=GFX950 --implicit-check-not=scratch_
+# RUN: FileCheck %s --check-prefixes=GFX950-STATS,AMD-STATS --input-file %t.gfx950.stats
+#
+# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx1250 \
+# RUN:   --signature '%{sig}' %{consts} -D FUSED_FB=False \
+# RUN:   --emit asm -o - --stats 2>%t.gfx1250.stats \
+# RUN:   | FileCheck %s --check-prefix=GFX1250 --implicit-check-not=scratch_
+# RUN: FileCheck %s --check-prefixes=GFX1250-STATS,AMD-STATS --input-file %t.gfx1250.stats
+#
+# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
+# RUN:   --signature '%{sig}' %{consts} -D FUSED_FB=False \
+# RUN:   --emit asm -o - | FileCheck %s --check-prefix=SM90 --implicit-check-not=.local
+# RUN: %if ptxas %{ kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
+# RUN:   --signature '%{sig}' %{consts} -D FUSED_FB=False \
+# RUN:   --emit cubin -o %t.cubin --stats 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
+#
+# The f_b variant (raw_g = bf16(f_b_weight[h] @ f_a[n]) computed in the kernel): no spills on the
+# AMD targets (--fail-on-spill makes a spill an error) nor, with ptxas, on sm_90a.
+# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx950 \
+# RUN:   --signature '%{sig}' %{consts} -D FUSED_FB=True --fail-on-spill \
+# RUN:   --emit hsaco -o %t.fb.gfx950.hsaco --stats 2>&1 \
+# RUN:   | FileCheck %s --check-prefixes=GFX950-STATS,AMD-STATS
+# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx1250 \
+# RUN:   --signature '%{sig}' %{consts} -D FUSED_FB=True --fail-on-spill \
+# RUN:   --emit hsaco -o %t.fb.gfx1250.hsaco --stats 2>&1 \
+# RUN:   | FileCheck %s --check-prefixes=GFX1250-STATS,AMD-STATS
+# RUN: %if ptxas %{ kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
+# RUN:   --signature '%{sig}' %{consts} -D FUSED_FB=True \
+# RUN:   --emit cubin -o %t.fb.cubin --stats 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
+#
+
+# GFX950: .amdgcn_target "amdgcn-amd-amdhsa--gfx950"
+# GFX950-LABEL: kda_decode:
+# GFX950: global_load_dwordx4 v[{{[0-9]+}}:{{[0-9]+}}]
+# GFX950: v_exp_f32
+# GFX950: {{ds_bpermute_b32|_dpp}}
+# GFX950: global_store_dwordx4
+# GFX950: s_endpgm
+# GFX950: .wavefront_size: 64
+
+# GFX1250: .amdgcn_target "amdgcn-amd-amdhsa--gfx1250"
+# GFX1250-LABEL: kda_decode:
+# GFX1250: global_load_b128 v[{{[0-9]+}}:{{[0-9]+}}]
+# GFX1250: v_exp_f32
+# GFX1250: {{ds_bpermute_b32|_dpp}}
+# GFX1250: global_store_b128
+# GFX1250: s_endpgm
+# GFX1250: .amdhsa_wavefront_size32 1
+# GFX1250: .wavefront_size: 32
+
+# SM90: .target sm_90a
+# SM90: .visible .entry kda_decode(
+# SM90: ld.global{{(\.nc)?}}.v4.{{[bf]}}32
+# SM90: shfl.sync.bfly.b32
+# SM90: ex2.approx{{(\.ftz)?}}.f32
+# SM90: st.global.v4.{{[bf]}}32
+# SM90: ret;
+
+# GFX950-STATS: resource usage of kernel 'kda_decode' (gfx950, wave64)
+# GFX1250-STATS: resource usage of kernel 'kda_decode' (gfx1250, wave32)
+# AMD-STATS: scratch {{ *}}0 bytes/lane
+# AMD-STATS-NEXT: VGPR spills {{ *}}0{{$}}
+# AMD-STATS-NEXT: SGPR spills {{ *}}0{{$}}
+
+# SM90-STATS: resource usage of kernel 'kda_decode' (sm_90a, warp 32)
+# SM90-STATS: stack frame {{ *}}0 bytes/thread
+# SM90-STATS-NEXT: spill stores {{ *}}0 bytes
+# SM90-STATS-NEXT: spill loads {{ *}}0 bytes
