@@ -1,4 +1,4 @@
-"""Argument checks shared by the KDA ops (decode now, the recurrent / prefill ops later).
+"""Argument checks shared by the KDA ops (decode and the recurrent core now, prefill later).
 
 Every check runs on metadata only (shapes, strides, dtypes, devices, addresses), so it costs
 microseconds and never synchronizes with a GPU: it is safe while a CUDA graph is being captured.
@@ -273,15 +273,22 @@ def is_capturing(info: ArrayInfo) -> bool:
     return bool(_torch().cuda.is_current_stream_capturing())
 
 
-def check_duplicate_slots(info: ArrayInfo, num_slots: int) -> None:
-    """Raises when a live slot (0 <= slot < num_slots) appears twice. Reads the indices on the
-    host (a device sync for GPU tensors): callers skip it while a CUDA graph is captured."""
+def host_values(info: ArrayInfo):
+    """The values of an integer array as a NumPy int64 array of the same shape. A device sync
+    for GPU tensors: callers skip what needs it while a CUDA graph is captured."""
     np = _np()
     if info.is_torch:
         values = info.value.detach().cpu().numpy()
     else:
         values = info.value
-    values = np.asarray(values).reshape(-1).astype(np.int64)
+    return np.asarray(values).astype(np.int64)
+
+
+def check_duplicate_slots(info: ArrayInfo, num_slots: int) -> None:
+    """Raises when a live slot (0 <= slot < num_slots) appears twice. Reads the indices on the
+    host (a device sync for GPU tensors): callers skip it while a CUDA graph is captured."""
+    np = _np()
+    values = host_values(info).reshape(-1)
     live = values[(values >= 0) & (values < num_slots)]
     uniq, counts = np.unique(live, return_counts=True)
     dup = uniq[counts > 1]
@@ -289,6 +296,34 @@ def check_duplicate_slots(info: ArrayInfo, num_slots: int) -> None:
         fail(info.name, f"live slot {int(dup[0])} appears {int(counts[counts > 1][0])} times "
                         f"(duplicate live slots: {dup[:8].tolist()}); rows of one launch must "
                         "use distinct cache slots (check_duplicate_slots=True)")
+
+
+def token_stride(info: ArrayInfo, layout: str) -> tuple[ArrayInfo, int]:
+    """(array, token stride in elements) of a token-major array [N, T, *inner] read through one
+    stride per token (token n*T + t at (n*T + t) * stride) with dense inner dimensions (the last
+    one contiguous). Splits of a packed [tokens, channels] tensor keep their token stride; any
+    other layout (inner dims not dense, N and T strides that do not chain, a negative token
+    stride) is copied to a contiguous array first. With a single token the stride is the dense
+    one (it is never read), so that such calls share a compiled kernel."""
+    shape, strides = info.shape, info.strides
+    if len(shape) < 2:
+        fail(info.name, f"expected a token-major array {layout}, got shape {_dims(shape)}")
+    inner = math.prod(shape[2:])
+    dense_inner = True
+    expected = 1
+    for size, stride in zip(reversed(shape[2:]), reversed(strides[2:])):
+        if size != 1 and stride != expected:
+            dense_inner = False
+        expected *= size
+    N, T = shape[0], shape[1]
+    if N * T <= 1:
+        return (info if dense_inner else info.contiguous()), inner
+    st = strides[1] if T > 1 else strides[0]
+    chained = N == 1 or T == 1 or strides[0] == T * strides[1]
+    if not (dense_inner and chained and st >= 0):
+        info = info.contiguous()
+        st = inner
+    return info, int(st)
 
 
 def new_like(ref: ArrayInfo, shape: tuple, dtype: str):
@@ -306,5 +341,6 @@ __all__ = [
     "ArrayInfo", "MAX_ELEMENTS_32", "check_choice", "check_contiguous", "check_device",
     "check_dtype", "check_duplicate_slots", "check_elements_32", "check_float",
     "check_head_dim", "check_no_overlap", "check_positive_strides", "check_rank",
-    "check_shape", "describe", "fail", "is_capturing", "new_like", "slot_indices",
+    "check_shape", "describe", "fail", "host_values", "is_capturing", "new_like",
+    "slot_indices", "token_stride",
 ]

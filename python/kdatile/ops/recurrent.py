@@ -1,0 +1,297 @@
+"""KDA multi-token recurrent core: a validated wrapper around kernels/kda_recurrent.py (FLA
+`fused_recurrent_kda_fwd` semantics; see docs/ops.md and ../shared/KDA.md section 1,
+"Speculative decoding").
+
+One launch per call, grid (N, H, V // BV): per sequence and head, the starting state is read
+from state_indices[n, num_accepted_tokens[n] - 1], every token's state is written to its own
+slot state_indices[n, t], and o[t] = S_t q_t.
+"""
+
+from __future__ import annotations
+
+from . import validation as vd
+from ._kernels import load_kernel
+
+BF16_OR_F32 = ("bf16", "f32")
+F32 = ("f32",)
+INDEX = ("i32", "i64")
+STATE_LAYOUTS = ("vk", "kv")
+
+# Value rows per program on GPUs (bench/bench_kda_recurrent.py on the H200: BV = 32 or 64 with
+# 4 warps is fastest; BV = V needs 8 warps on sm_90a). The CPU target always runs BV = V: a split
+# only repeats the q/k norms and the gate.
+GPU_BV = 32
+GPU_NUM_WARPS = 4
+
+
+def kda_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=None, scale=None,
+                  initial_state, state_indices, cu_seqlens=None, num_accepted_tokens=None,
+                  use_qk_l2norm=True, use_gate=True, use_beta_sigmoid=True, state_layout="vk",
+                  out=None, check_duplicate_slots=False):
+    """The KDA recurrent core over several tokens per sequence; returns `out` [.., H, V].
+
+    q, k [N, T, H, K], v [N, T, H, V] (one dtype: bf16 or fp32), g [N, T, H, K] (bf16 or fp32;
+    the raw gate with use_gate, else already the log decay), beta [N, T, H] (bf16 or fp32; raw
+    with use_beta_sigmoid, else already in (0, 1)). Varlen: the same arrays with a leading 1,
+    [1, T_total, ...], and cu_seqlens [N + 1] (int32 or int64, 0 = cu[0] <= ... <= cu[N] =
+    T_total). Any token stride (splits of a packed [tokens, channels] tensor are not copied);
+    inner dims dense, else copied.
+
+    initial_state [slots, H, V, K] ("vk") or [slots, H, K, V] ("kv"), fp32 or bf16: the state
+    pool, updated in place (any slot stride; each slot's [H, *, *] dense).
+    state_indices [N, Tcols] int32 (int64 is converted): token t of sequence n writes its state
+    to slot state_indices[n, t]; without cu_seqlens Tcols = T, with it tokens t >= Tcols are
+    padding. A slot < 0 or >= slots is padding (zero output, no state written; a padding
+    starting slot makes the whole sequence padding). A 1-D table is accepted only for N = 1
+    (as [1, Tcols]); with N > 1 it is rejected.
+    num_accepted_tokens [N] int32/int64 or None: the starting state is state_indices[n, a - 1]
+    with a = num_accepted_tokens[n] (1 when None); values outside [1, Tcols] raise (a host
+    check, skipped while a CUDA graph is captured: the kernel clamps them to [1, Tcols]).
+
+    use_gate: g <- lower_bound * sigmoid(exp(A_log) * (g + dt_bias)), or with lower_bound None
+    g <- -exp(A_log) * softplus(g + dt_bias); A_log [H] fp32 and dt_bias [H*K] (or [H, K]) fp32
+    are then required, and must be None (with lower_bound) when use_gate is False.
+    scale: q's scale (default K ** -0.5), applied after the L2 norm. scale and lower_bound are
+    runtime kernel arguments (changing them never compiles).
+    state_layout: "vk" or "kv", never guessed from the shape.
+    out: None (allocated) or a contiguous array of v's shape and q's dtype, sharing no memory
+    with the other arguments.
+    check_duplicate_slots: read the slot table on the host and raise ValueError when a live slot
+    is used by two sequences (a device sync; skipped while a CUDA graph is captured).
+    Bad arguments raise ValueError naming the argument, before anything is launched.
+    """
+    # Scalars and switches first: cheap, and independent of the arrays.
+    state_layout = vd.check_choice("state_layout", state_layout, STATE_LAYOUTS)
+    for name, flag in (("use_qk_l2norm", use_qk_l2norm), ("use_gate", use_gate),
+                       ("use_beta_sigmoid", use_beta_sigmoid),
+                       ("check_duplicate_slots", check_duplicate_slots)):
+        if not isinstance(flag, bool):
+            vd.fail(name, f"expected a bool, got {type(flag).__name__}")
+    lower_bound = vd.check_float("lower_bound", lower_bound, allow_none=True)
+    scale = vd.check_float("scale", scale, allow_none=True)
+    if scale is not None and scale <= 0.0:
+        vd.fail("scale", f"must be > 0, got {scale}")
+    if not use_gate:
+        for name, val in (("A_log", A_log), ("dt_bias", dt_bias), ("lower_bound", lower_bound)):
+            if val is not None:
+                vd.fail(name, "is given but use_gate=False (g is then already the log decay); "
+                             "pass None or use_gate=True")
+    else:
+        for name, val in (("A_log", A_log), ("dt_bias", dt_bias)):
+            if val is None:
+                vd.fail(name, "is required with use_gate=True (pass use_gate=False when g is "
+                             "already the log decay)")
+
+    names = ("q", "k", "v", "g", "beta", "A_log", "dt_bias", "initial_state", "state_indices",
+             "cu_seqlens", "num_accepted_tokens", "out")
+    optional = ("A_log", "dt_bias", "cu_seqlens", "num_accepted_tokens", "out")
+    values = (q, k, v, g, beta, A_log, dt_bias, initial_state, state_indices, cu_seqlens,
+              num_accepted_tokens, out)
+    a = {n: vd.describe(n, val, optional=n in optional) for n, val in zip(names, values)}
+    ref = a["q"]
+    for info in a.values():
+        if info is not None:
+            vd.check_device(info, ref)
+
+    # q fixes the token shape, H and K; v fixes V.
+    qi = a["q"]
+    vd.check_rank(qi, "[N, T, H, K]", 4)
+    lead0, lead1, H, K = qi.shape
+    vd.check_head_dim(K, "q")
+    if H < 1:
+        vd.fail("q", f"needs at least one head, got shape {list(qi.shape)}")
+    vd.check_dtype(qi, BF16_OR_F32)
+    varlen = a["cu_seqlens"] is not None
+    if varlen and lead0 != 1:
+        vd.fail("q", f"with cu_seqlens the tokens are packed as [1, T_total, H, K], got shape "
+                    f"{list(qi.shape)}")
+    layout_qk = "[1, T_total, H, K]" if varlen else "[N, T, H, K]"
+    lead = "[1, T_total" if varlen else "[N, T"
+    why = f" (from q {list(qi.shape)})"
+    vd.check_shape(a["k"], layout_qk, qi.shape, why)
+    vi = a["v"]
+    vd.check_rank(vi, f"{lead}, H, V]", 4)
+    V = vi.shape[3]
+    vd.check_shape(vi, f"{lead}, H, V]", (lead0, lead1, H, V), why)
+    vd.check_head_dim(V, "v")
+    vd.check_shape(a["g"], layout_qk, qi.shape, why)
+    vd.check_shape(a["beta"], f"{lead}, H]", (lead0, lead1, H), why)
+    for name in ("k", "v"):
+        if a[name].dtype != qi.dtype:
+            vd.fail(name, f"dtype must match q's ({qi.value.dtype}), got {a[name].value.dtype}")
+    vd.check_dtype(a["g"], BF16_OR_F32)
+    vd.check_dtype(a["beta"], BF16_OR_F32)
+    if use_gate:
+        vd.check_shape(a["A_log"], "[H]", (H,), f" (H={H} from q)")
+        vd.check_dtype(a["A_log"], F32)
+        dt = a["dt_bias"]
+        if dt.ndim == 2:
+            vd.check_shape(dt, "[H, K]", (H, K), f" (H={H}, K={K} from q)")
+        else:
+            vd.check_shape(dt, "[H*K]", (H * K,), f" (H={H}, K={K} from q)")
+        vd.check_dtype(dt, F32)
+
+    # The state pool.
+    st = a["initial_state"]
+    inner = (V, K) if state_layout == "vk" else (K, V)
+    st_layout = "[slots, H, V, K]" if state_layout == "vk" else "[slots, H, K, V]"
+    vd.check_rank(st, st_layout, 4)
+    slots = st.shape[0]
+    vd.check_shape(st, st_layout, (slots, H) + inner,
+                  f" (H={H}, K={K} from q, V={V} from v, state_layout='{state_layout}')")
+    vd.check_dtype(st, BF16_OR_F32)
+    head = inner[0] * inner[1]
+    if (H > 1 and st.strides[1] != head) or st.strides[2] != inner[1] or st.strides[3] != 1:
+        vd.fail("initial_state", f"each slot must be a dense [H, {inner[0]}, {inner[1]}] block "
+                                f"(strides (*, {head}, {inner[1]}, 1) in elements; use "
+                                f"state_layout for the other layout), got strides {st.strides}")
+    vd.check_positive_strides(st, st_layout)
+
+    # Sequences: N and the token count per sequence.
+    if varlen:
+        cu = a["cu_seqlens"]
+        vd.check_rank(cu, "[N + 1]", 1)
+        if cu.shape[0] < 1:
+            vd.fail("cu_seqlens", "needs at least one entry (cu_seqlens[0] = 0)")
+        vd.check_dtype(cu, INDEX)
+        N = cu.shape[0] - 1
+        T_total = lead1
+    else:
+        N, T_total = lead0, lead0 * lead1
+    idx = a["state_indices"]
+    if idx.ndim == 1:
+        if N != 1:
+            vd.fail("state_indices", f"a 1-D table is ambiguous with N = {N} sequences: pass the "
+                                    f"per-token table as a 2-D [N, T] array (shape "
+                                    f"{list(idx.shape)} is never read with a guessed stride)")
+        idx = vd.ArrayInfo("state_indices", idx.value.reshape(1, -1))
+        a["state_indices"] = idx
+    vd.check_rank(idx, "[N, T]", 2)
+    if varlen:
+        Tcols = idx.shape[1]
+        vd.check_shape(idx, "[N, Tcols]", (N, Tcols), f" (N={N} from cu_seqlens)")
+        if Tcols < 1 and N > 0:
+            vd.fail("state_indices", f"needs at least one column, got shape {list(idx.shape)}")
+    else:
+        Tcols = lead1
+        vd.check_shape(idx, "[N, T]", (N, Tcols), why)
+    vd.check_dtype(idx, INDEX)
+    na = a["num_accepted_tokens"]
+    if na is not None:
+        vd.check_shape(na, "[N]", (N,), f" (N={N} from {'cu_seqlens' if varlen else 'q'})")
+        vd.check_dtype(na, INDEX)
+
+    out_shape = (lead0, lead1, H, V)
+    o = a["out"]
+    if o is not None:
+        vd.check_shape(o, f"{lead}, H, V]", out_shape, f" (from q {list(qi.shape)} and v)")
+        if o.dtype != qi.dtype:
+            vd.fail("out", f"dtype must be q's ({qi.value.dtype}), got {o.value.dtype}")
+        vd.check_contiguous(o, f"{lead}, H, V]")
+    reads = [a[n] for n in names[:-1] if n != "initial_state" and a[n] is not None]
+    vd.check_no_overlap([st] + ([o] if o is not None else []), reads)
+
+    # Values (host reads; a device sync for GPU tensors): skipped during CUDA graph capture.
+    capturing = vd.is_capturing(ref)
+    if not capturing:
+        if varlen:
+            _check_cu_seqlens(cu, T_total)
+        if na is not None:
+            vals = vd.host_values(na)
+            bad = (vals < 1) | (vals > Tcols)
+            if bad.any():
+                i = int(bad.argmax())
+                vd.fail("num_accepted_tokens", f"values must lie in [1, T = {Tcols}] (the columns "
+                                              f"of state_indices), got {int(vals[i])} for "
+                                              f"sequence {i}")
+
+    # Valid: now the copies and conversions (graph-capturable torch ops for GPU tensors).
+    toks = {}
+    for name in ("q", "k", "v", "g", "beta"):
+        a[name], toks[name] = vd.token_stride(a[name], "[N, T, H, *]")
+    for name in ("A_log", "dt_bias"):
+        if a[name] is not None:
+            a[name] = a[name].contiguous()
+    idx = vd.slot_indices(idx, "[N, T]", (N, Tcols))
+    if na is not None:
+        na = vd.slot_indices(na, "[N]", (N,))  # clamped to [-1, 2**31 - 1]: the kernel clamps
+    if varlen:
+        cu = _narrow_offsets(cu, T_total) if cu.dtype == "i64" else cu.contiguous()
+    if check_duplicate_slots and not capturing:
+        _check_duplicates(idx, na, cu if varlen else None, N, Tcols, slots)
+
+    if o is None:
+        o = vd.ArrayInfo("out", vd.new_like(ref, out_shape, qi.dtype))
+    if N == 0 or T_total == 0:
+        return o.value
+
+    on_gpu = ref.device != "cpu"
+    BV = min(GPU_BV, V) if on_gpu else V
+    launch = {"num_warps": GPU_NUM_WARPS} if on_gpu else {}
+    unused = idx.value  # pointer parameters a variant does not read
+    stride_slot = st.strides[0] if slots > 1 else H * head
+    kernel = load_kernel("kda_recurrent", "kda_recurrent")
+    kernel[(N, H, V // BV)](
+        a["q"].value, a["k"].value, a["v"].value, a["g"].value, a["beta"].value,
+        a["A_log"].value if use_gate else unused, a["dt_bias"].value if use_gate else unused,
+        st.value, idx.value, na.value if na is not None else unused,
+        cu.value if varlen else unused, o.value,
+        int(Tcols), int(slots), toks["q"], toks["k"], toks["v"], toks["g"], toks["beta"],
+        int(stride_slot), int(idx.strides[0] if N > 1 else Tcols),
+        int(idx.strides[1] if Tcols > 1 else 1),
+        float(K ** -0.5 if scale is None else scale),
+        float(0.0 if lower_bound is None else lower_bound),
+        H=H, K=K, V=V, STATE_KV=state_layout == "kv", IS_VARLEN=varlen,
+        HAS_NUM_ACCEPTED=na is not None, USE_QK_L2NORM=use_qk_l2norm, USE_GATE=use_gate,
+        USE_LOWER_BOUND=use_gate and lower_bound is not None,
+        USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV, **launch)
+    return o.value
+
+
+def _check_cu_seqlens(cu: vd.ArrayInfo, T_total: int) -> None:
+    """cu_seqlens[0] = 0, non-decreasing, cu_seqlens[N] = T_total (a host read)."""
+    vals = vd.host_values(cu)
+    if int(vals[0]) != 0:
+        vd.fail("cu_seqlens", f"must start at 0, got {int(vals[0])}")
+    if int(vals[-1]) != T_total:
+        vd.fail("cu_seqlens", f"must end at T_total = {T_total} (the tokens of q), got "
+                             f"{int(vals[-1])}")
+    steps = vals[1:] - vals[:-1]
+    if (steps < 0).any():
+        i = int((steps < 0).argmax())
+        vd.fail("cu_seqlens", f"must be non-decreasing, got {int(vals[i])} then "
+                             f"{int(vals[i + 1])} at positions {i}, {i + 1}")
+
+
+def _narrow_offsets(cu: vd.ArrayInfo, T_total: int) -> vd.ArrayInfo:
+    """int64 offsets to int32 without a sync: clamped to [0, T_total] first, so that even an
+    unchecked table (graph capture) never addresses a token outside [0, T_total)."""
+    if cu.is_torch:
+        torch = vd._torch()
+        return vd.ArrayInfo("cu_seqlens", cu.value.clamp(0, T_total).to(torch.int32))
+    np = vd._np()
+    return vd.ArrayInfo("cu_seqlens", np.clip(cu.value, 0, T_total).astype(np.int32))
+
+
+def _check_duplicates(idx, na, cu, N, Tcols, slots) -> None:
+    """A live slot used by two sequences (their programs race) raises; one sequence may reuse a
+    slot (its tokens run in order). Reads only what the kernel reads: the starting column and
+    the columns of the sequence's tokens; padding sequences touch nothing."""
+    np = vd._np()
+    table = vd.host_values(idx)
+    acc = vd.host_values(na) if na is not None else np.ones(N, np.int64)
+    if cu is not None:
+        offs = vd.host_values(cu)
+        lens = offs[1:] - offs[:-1]
+    else:
+        lens = np.full(N, Tcols, np.int64)
+    used = []
+    for n in range(N):
+        row = table[n]
+        start = row[min(max(int(acc[n]), 1), Tcols) - 1]
+        if not 0 <= start < slots:
+            continue
+        cols = np.concatenate([row[:max(0, min(int(lens[n]), Tcols))], [start]])
+        used.append(np.unique(cols[(cols >= 0) & (cols < slots)]))
+    if used:
+        vd.check_duplicate_slots(vd.ArrayInfo("state_indices", np.concatenate(used)), slots)
