@@ -88,6 +88,22 @@ def dsl_cases():
         args, constexprs, grid = decode_launch(inp, idx, lower_bound=lower_bound)
         cases.append((f"kda_decode_h{H}_b{B}_{'lb' if lower_bound else 'sp'}", kda_decode,
                       args, constexprs, grid, 4, 1e-2, 1e-2))
+    # The multi-token recurrent core: varlen sequences, per-token slots, speculative decoding
+    # (num_accepted_tokens), padding tokens; value rows split over programs (BV = 32).
+    from kda_recurrent import kda_recurrent
+    from kda_recurrent_reference import make_inputs as make_recurrent_inputs
+    from kda_recurrent_reference import recurrent_launch
+
+    lens, Tcols, H = [3, 1, 4, 2], 4, 4
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    slots = 2 * len(lens) * Tcols + 1
+    inp = make_recurrent_inputs(r, int(cu[-1]), H, slots)
+    si = r.permutation(slots)[:len(lens) * Tcols].astype(np.int32).reshape(len(lens), Tcols)
+    si[0, 1] = -1
+    acc = np.array([2, 1, 3, 1], np.int32)
+    args, constexprs, grid = recurrent_launch(inp, si, cu_seqlens=cu, num_accepted=acc, BV=32)
+    cases.append(("kda_recurrent_varlen_spec", kda_recurrent, args, constexprs, grid, 4,
+                  1e-2, 1e-2))
     # Test kernels of test/python/dsl_kernels.py: a reduction across warps,
     # a reduction meeting a load (loaded in the reduction's layout), and a
     # tile added to its transpose (a layout conversion through shared memory).

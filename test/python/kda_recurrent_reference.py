@@ -9,7 +9,7 @@ the pool is rounded to the pool's dtype when it is bf16. The output is returned 
 
 import numpy as np
 
-from kda_reference import round_bf16, sigmoid, softplus
+from kda_reference import f32_to_bf16, round_bf16, sigmoid, softplus
 
 
 def kda_recurrent_reference(q, k, v, g, beta, state, state_indices, *, scale,
@@ -80,3 +80,87 @@ def kda_recurrent_reference(q, k, v, g, beta, state, state_indices, *, scale,
                 written = round_bf16(S) if state_bf16 else S
                 pool[slot, h] = written if state_layout == "vk" else written.T
     return o, pool
+
+
+def make_inputs(rng, tokens, H, slots, *, K=128, V=128, lead=None, unit_qk=False,
+                use_gate=True, use_beta_sigmoid=True, g_bf16=False, beta_bf16=True,
+                state_bf16=False, state_layout="vk", packed_qkv=False):
+    """Random inputs in the kernel's dtypes (bf16 as uint16 bit patterns).
+
+    lead: the leading shape of the token dims ((N, T), or (1, tokens) when None)."""
+    lead = (1, tokens) if lead is None else lead
+
+    def bf(a):
+        return f32_to_bf16(np.asarray(a, np.float32))
+
+    def qk():
+        x = rng.standard_normal((tokens, H, K))
+        if unit_qk:  # already normalised (USE_QK_L2NORM off)
+            x = x / np.linalg.norm(x, axis=-1, keepdims=True)
+        return x
+
+    q, k, v = qk(), qk(), rng.standard_normal((tokens, H, V))
+    if packed_qkv:
+        # Splits of one packed [tokens, H*(2K+V)] tensor: non-contiguous token strides.
+        packed = bf(np.concatenate([q.reshape(tokens, -1), k.reshape(tokens, -1),
+                                    v.reshape(tokens, -1)], axis=1))
+        q = packed[:, :H * K].reshape(*lead, H, K)
+        k = packed[:, H * K:2 * H * K].reshape(*lead, H, K)
+        v = packed[:, 2 * H * K:].reshape(*lead, H, V)
+    else:
+        q, k, v = bf(q).reshape(*lead, H, K), bf(k).reshape(*lead, H, K), bf(v).reshape(*lead, H, V)
+    if use_gate:
+        g = rng.standard_normal((*lead, H, K)).astype(np.float32)
+    else:  # already the log decay
+        g = -rng.uniform(0.01, 1.0, (*lead, H, K)).astype(np.float32)
+    if g_bf16:
+        g = bf(g)
+    if use_beta_sigmoid:
+        beta = rng.standard_normal((*lead, H)).astype(np.float32)
+    else:  # already in (0, 1)
+        beta = rng.uniform(0.05, 0.95, (*lead, H)).astype(np.float32)
+    if beta_bf16:
+        beta = bf(beta)
+    state = (rng.standard_normal((slots, H, V, K) if state_layout == "vk"
+                                 else (slots, H, K, V)) * 0.1).astype(np.float32)
+    if state_bf16:
+        state = bf(state)
+    return {
+        "q": q, "k": k, "v": v, "g": g, "beta": beta,
+        "A_log": rng.uniform(-1.0, 1.0, H).astype(np.float32),
+        "dt_bias": (rng.standard_normal(H * K) * 0.5).astype(np.float32),
+        "state": state,
+    }
+
+
+def token_stride(a):
+    return a.strides[-3] // a.itemsize
+
+
+def recurrent_launch(inp, state_indices, *, cu_seqlens=None, num_accepted=None, scale=None,
+                     lower_bound=-5.0, use_qk_l2norm=True, use_gate=True,
+                     use_beta_sigmoid=True, state_layout="vk", BV=None):
+    """(args, constexprs, grid) of kernels/kda_recurrent.py; args[11] is o [tokens, H, V]
+    (bf16 bits, NaN-filled so every output must be written)."""
+    q, v, state = inp["q"], inp["v"], inp["state"]
+    H, K, V = q.shape[-2], q.shape[-1], v.shape[-1]
+    tokens = q.shape[0] * q.shape[1]
+    N, Tcols = state_indices.shape
+    BV = V if BV is None else BV
+    scale = K ** -0.5 if scale is None else scale
+    o = np.full((tokens, H, V), 0x7FC0, np.uint16)
+    unused = state_indices
+    args = [q, inp["k"], v, inp["g"], inp["beta"], inp["A_log"], inp["dt_bias"], state,
+            state_indices, unused if num_accepted is None else num_accepted,
+            unused if cu_seqlens is None else cu_seqlens, o,
+            Tcols, state.shape[0], token_stride(q), token_stride(inp["k"]), token_stride(v),
+            token_stride(inp["g"]), inp["beta"].strides[-2] // inp["beta"].itemsize,
+            state.strides[0] // state.itemsize, state_indices.strides[0] // 4,
+            state_indices.strides[1] // 4, float(scale),
+            -5.0 if lower_bound is None else float(lower_bound)]
+    constexprs = dict(H=H, K=K, V=V, STATE_KV=state_layout == "kv",
+                      IS_VARLEN=cu_seqlens is not None,
+                      HAS_NUM_ACCEPTED=num_accepted is not None, USE_QK_L2NORM=use_qk_l2norm,
+                      USE_GATE=use_gate, USE_LOWER_BOUND=lower_bound is not None,
+                      USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV)
+    return args, constexprs, (N, H, V // BV)
