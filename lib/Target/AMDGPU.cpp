@@ -1,5 +1,6 @@
 //===- AMDGPU.cpp - LLVM-dialect GPU kernels to AMD code objects ----------===//
 #include "kda/Target/AMDGPU.h"
+#include "kda/Target/TargetMachine.h"
 #include "kda/Target/HostCodegen.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -29,20 +30,12 @@ void initializeAMDGPUTarget() {
 std::unique_ptr<llvm::TargetMachine>
 createAMDGPUTargetMachine(const GPUTargetInfo &target, std::string &error) {
   initializeAMDGPUTarget();
-  llvm::Triple triple(target.triple);
-  std::string lookupError;
-  const llvm::Target *llvmTarget =
-      llvm::TargetRegistry::lookupTarget(triple, lookupError);
-  if (!llvmTarget) {
-    error = "error: this LLVM has no AMDGPU back end: " + lookupError;
-    return nullptr;
-  }
   llvm::TargetOptions options;
   // Assembly keeps the back end's comments (the "; Kernel info:" block).
   options.MCOptions.AsmVerbose = true;
-  return std::unique_ptr<llvm::TargetMachine>(llvmTarget->createTargetMachine(
-      triple, target.chip, target.features, options, llvm::Reloc::PIC_,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  return createOptimizingTargetMachine(llvm::Triple(target.triple), target.chip,
+                                       target.features, options,
+                                       llvm::Reloc::PIC_, error);
 }
 
 /// The remark values are printed MC expressions: plain integers for

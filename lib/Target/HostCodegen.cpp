@@ -1,5 +1,6 @@
 //===- HostCodegen.cpp - LLVM dialect to host code ------------------------===//
 #include "kda/Target/HostCodegen.h"
+#include "kda/Target/TargetMachine.h"
 
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -29,18 +30,13 @@ void initializeNativeTarget() {
 std::unique_ptr<llvm::TargetMachine> createHostTargetMachine(
     std::string &error) {
   initializeNativeTarget();
-  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
-  const llvm::Target *target =
-      llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return nullptr;
   llvm::SubtargetFeatures features;
   for (auto &[name, enabled] : llvm::sys::getHostCPUFeatures())
     features.AddFeature(name, enabled);
-  llvm::TargetOptions options;
-  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
-      triple, llvm::sys::getHostCPUName(), features.getString(), options,
-      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  return createOptimizingTargetMachine(
+      llvm::Triple(llvm::sys::getDefaultTargetTriple()),
+      llvm::sys::getHostCPUName(), features.getString(), llvm::TargetOptions(),
+      llvm::Reloc::PIC_, error);
 }
 } // namespace
 

@@ -1,5 +1,6 @@
 //===- NVPTX.cpp - LLVM-dialect GPU kernels to PTX and cubin --------------===//
 #include "kda/Target/NVPTX.h"
+#include "kda/Target/TargetMachine.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringExtras.h"
@@ -31,18 +32,9 @@ void initializeNVPTXTarget() {
 std::unique_ptr<llvm::TargetMachine>
 createNVPTXTargetMachine(const GPUTargetInfo &target, std::string &error) {
   initializeNVPTXTarget();
-  llvm::Triple triple(target.triple);
-  std::string lookupError;
-  const llvm::Target *llvmTarget =
-      llvm::TargetRegistry::lookupTarget(triple, lookupError);
-  if (!llvmTarget) {
-    error = "error: this LLVM has no NVPTX back end: " + lookupError;
-    return nullptr;
-  }
-  llvm::TargetOptions options;
-  return std::unique_ptr<llvm::TargetMachine>(llvmTarget->createTargetMachine(
-      triple, target.chip, target.features, options, std::nullopt,
-      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  return createOptimizingTargetMachine(llvm::Triple(target.triple), target.chip,
+                                       target.features, llvm::TargetOptions(),
+                                       std::nullopt, error);
 }
 
 /// Warps per SM that the register count allows on sm_90: four partitions
