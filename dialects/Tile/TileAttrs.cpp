@@ -31,21 +31,18 @@ verifyPermutation(function_ref<InFlightDiagnostic()> emitError,
 }
 
 static LogicalResult
-verifyPowersOfTwo(function_ref<InFlightDiagnostic()> emitError,
-                  StringRef name, ArrayRef<unsigned> values) {
+verifyPowersOfTwo(function_ref<InFlightDiagnostic()> emitError, StringRef name,
+                  ArrayRef<unsigned> values) {
   for (unsigned v : values)
     if (v == 0 || !llvm::isPowerOf2_32(v))
-      return emitError() << name << " entries must be powers of two, got "
-                         << v;
+      return emitError() << name << " entries must be powers of two, got " << v;
   return success();
 }
 
-LogicalResult
-BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                          ArrayRef<unsigned> sizePerThread,
-                          ArrayRef<unsigned> threadsPerWarp,
-                          ArrayRef<unsigned> warpsPerCTA,
-                          ArrayRef<unsigned> order) {
+LogicalResult BlockedLayoutAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError,
+    ArrayRef<unsigned> sizePerThread, ArrayRef<unsigned> threadsPerWarp,
+    ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> order) {
   size_t rank = order.size();
   if (rank == 0)
     return emitError() << "blocked layout needs at least one dimension";
@@ -89,9 +86,10 @@ SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult SwizzledSharedLayoutAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, unsigned vec,
-    unsigned perPhase, unsigned maxPhase, ArrayRef<unsigned> order) {
+LogicalResult
+SwizzledSharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 unsigned vec, unsigned perPhase,
+                                 unsigned maxPhase, ArrayRef<unsigned> order) {
   if (failed(verifyPowersOfTwo(emitError, "vec/perPhase/maxPhase",
                                {vec, perPhase, maxPhase})))
     return failure();
@@ -108,8 +106,8 @@ PaddedSharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 static LogicalResult
-verifyLayoutRank(function_ref<InFlightDiagnostic()> emitError,
-                 Attribute layout, ArrayRef<int64_t> shape) {
+verifyLayoutRank(function_ref<InFlightDiagnostic()> emitError, Attribute layout,
+                 ArrayRef<int64_t> shape) {
   if (getLayoutRank(layout) != shape.size())
     return emitError() << "layout " << layout << " has rank "
                        << getLayoutRank(layout) << " but the tile has rank "

@@ -25,8 +25,8 @@ LogicalResult RangeOp::verify() {
   // I32Attr getters are unsigned: read the attributes as signed values.
   int64_t start = getStartAttr().getInt(), end = getEndAttr().getInt();
   if (end <= start)
-    return emitOpError("end (") << end << ") must be greater than start ("
-                                << start << ")";
+    return emitOpError("end (")
+           << end << ") must be greater than start (" << start << ")";
   if (type.getDimSize(0) != end - start)
     return emitOpError("result has ")
            << type.getDimSize(0) << " elements but the range holds "
@@ -61,8 +61,8 @@ LogicalResult ExpandDimsOp::verify() {
   auto dst = cast<RankedTensorType>(getResult().getType());
   int64_t axis = getAxisAttr().getInt();
   if (axis < 0 || axis > src.getRank())
-    return emitOpError("axis ") << axis << " out of range [0, "
-                                << src.getRank() << "]";
+    return emitOpError("axis ")
+           << axis << " out of range [0, " << src.getRank() << "]";
   SmallVector<int64_t> expected(src.getShape());
   expected.insert(expected.begin() + axis, 1);
   if (dst.getElementType() != src.getElementType())
@@ -103,9 +103,8 @@ LogicalResult TransOp::verify() {
   auto dst = cast<RankedTensorType>(getResult().getType());
   ArrayRef<int32_t> order = getOrder();
   if (static_cast<int64_t>(order.size()) != src.getRank())
-    return emitOpError("order has ")
-           << order.size() << " entries for a rank-" << src.getRank()
-           << " tile";
+    return emitOpError("order has ") << order.size() << " entries for a rank-"
+                                     << src.getRank() << " tile";
   SmallVector<bool> seen(order.size(), false);
   SmallVector<int64_t> expected;
   for (int32_t d : order) {
@@ -115,8 +114,8 @@ LogicalResult TransOp::verify() {
     expected.push_back(src.getDimSize(d));
   }
   // Layouts may differ: a transposed tile's layout is permuted too.
-  auto expectedType = RankedTensorType::get(expected, src.getElementType(),
-                                            dst.getEncoding());
+  auto expectedType =
+      RankedTensorType::get(expected, src.getElementType(), dst.getEncoding());
   if (dst != expectedType)
     return emitOpError("expected result type ")
            << expectedType << ", got " << dst;
@@ -176,8 +175,8 @@ LogicalResult ReduceOp::verify() {
   auto src = getSrc().getType();
   int64_t axis = getAxisAttr().getInt();
   if (axis < 0 || axis >= src.getRank())
-    return emitOpError("axis ") << axis << " out of range for a rank-"
-                                << src.getRank() << " tile";
+    return emitOpError("axis ")
+           << axis << " out of range for a rank-" << src.getRank() << " tile";
   Type elem = src.getElementType();
   if (isa<PointerType>(elem))
     return emitOpError("cannot reduce a tile of pointers");

@@ -17,9 +17,8 @@ void TileDialect::registerTypes() {
       >();
 }
 
-LogicalResult
-PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
-                    Type pointeeType, unsigned addressSpace) {
+LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  Type pointeeType, unsigned addressSpace) {
   if (!pointeeType.isIntOrFloat())
     return emitError() << "pointee must be an integer or float type, got "
                        << pointeeType;

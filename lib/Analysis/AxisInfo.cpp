@@ -122,15 +122,15 @@ std::optional<int64_t> foldConstants(Operation *op, int64_t a, int64_t b) {
 }
 
 /// a + b, a - b (and pointer + offset, with `bytes` per offset step).
-AxisInfo addSub(const AxisInfo &a, const AxisInfo &b, bool isSub,
-                int64_t aUnit, int64_t bUnit, int64_t bScale) {
+AxisInfo addSub(const AxisInfo &a, const AxisInfo &b, bool isSub, int64_t aUnit,
+                int64_t bUnit, int64_t bScale) {
   DimVector contiguity, divisibility, constancy;
   for (unsigned d = 0; d < a.getRank(); ++d) {
     // A run of consecutive values plus a run of equal ones stays consecutive
     // where both runs overlap; minus only when the consecutive side is `a`.
-    int64_t run = std::max(gcd(a.getContiguity(d), b.getConstancy(d)),
-                           isSub ? 1
-                                 : gcd(a.getConstancy(d), b.getContiguity(d)));
+    int64_t run =
+        std::max(gcd(a.getContiguity(d), b.getConstancy(d)),
+                 isSub ? 1 : gcd(a.getConstancy(d), b.getContiguity(d)));
     contiguity.push_back(run);
     int64_t div =
         std::min(a.getDivisibilityEvery(d, run, aUnit),
@@ -153,7 +153,8 @@ AxisInfo mul(const AxisInfo &a, const AxisInfo &b, ArrayRef<int64_t> shape) {
     else if (a.getConstantValue() == 1)
       run = b.getContiguity(d);
     contiguity.push_back(run);
-    int64_t div = a.getDivisibilityEvery(d, run) * b.getDivisibilityEvery(d, run);
+    int64_t div =
+        a.getDivisibilityEvery(d, run) * b.getDivisibilityEvery(d, run);
     divisibility.push_back(std::min(div, AxisInfo::kMaxDivisibility));
     constancy.push_back(gcd(a.getConstancy(d), b.getConstancy(d)));
   }
@@ -191,7 +192,8 @@ AxisInfo divRem(const AxisInfo &a, int64_t c, bool isRem) {
 AxisInfo bitwise(const AxisInfo &a, const AxisInfo &b, bool isAnd) {
   DimVector contiguity(a.getRank(), 1), divisibility, constancy;
   for (unsigned d = 0; d < a.getRank(); ++d) {
-    int64_t da = a.getDivisibilityEvery(d, 1), db = b.getDivisibilityEvery(d, 1);
+    int64_t da = a.getDivisibilityEvery(d, 1),
+            db = b.getDivisibilityEvery(d, 1);
     divisibility.push_back(isAnd ? std::max(da, db) : std::min(da, db));
     constancy.push_back(gcd(a.getConstancy(d), b.getConstancy(d)));
   }
@@ -203,13 +205,11 @@ AxisInfo bitwise(const AxisInfo &a, const AxisInfo &b, bool isAnd) {
 bool flipsAtBound(arith::CmpIPredicate pred, bool consecutiveOnLeft) {
   using P = arith::CmpIPredicate;
   if (consecutiveOnLeft)
-    return pred == P::slt || pred == P::ult || pred == P::sge ||
-           pred == P::uge;
+    return pred == P::slt || pred == P::ult || pred == P::sge || pred == P::uge;
   return pred == P::sgt || pred == P::ugt || pred == P::sle || pred == P::ule;
 }
 
-AxisInfo cmp(const AxisInfo &a, const AxisInfo &b,
-             arith::CmpIPredicate pred) {
+AxisInfo cmp(const AxisInfo &a, const AxisInfo &b, arith::CmpIPredicate pred) {
   DimVector ones(a.getRank(), 1), constancy;
   for (unsigned d = 0; d < a.getRank(); ++d) {
     int64_t run = gcd(a.getConstancy(d), b.getConstancy(d));
@@ -218,8 +218,8 @@ AxisInfo cmp(const AxisInfo &a, const AxisInfo &b,
     // constant over aligned chunks of min(g, p).
     auto chunk = [&](const AxisInfo &x, const AxisInfo &n) -> int64_t {
       int64_t g = gcd(x.getContiguity(d), n.getConstancy(d));
-      int64_t p = std::min(x.getDivisibilityEvery(d, g),
-                           n.getDivisibilityEvery(d, g));
+      int64_t p =
+          std::min(x.getDivisibilityEvery(d, g), n.getDivisibilityEvery(d, g));
       return gcd(g, p);
     };
     if (a.getContiguity(d) > 1 && flipsAtBound(pred, true))
@@ -264,9 +264,10 @@ AxisInfoAnalysis::AxisInfoAnalysis(Operation *root) {
       if (!isTracked(arg.getType()))
         continue;
       AxisInfo info = AxisInfo::getPessimistic(infoShape(arg.getType()).size());
-      if (auto div = func.getArgAttrOfType<IntegerAttr>(i, "tile.divisibility")) {
+      if (auto div =
+              func.getArgAttrOfType<IntegerAttr>(i, "tile.divisibility")) {
         DimVector divs(info.getRank(),
-                                  pow2Divisor(div.getValue().getSExtValue()));
+                       pow2Divisor(div.getValue().getSExtValue()));
         info = AxisInfo(DimVector(info.getContiguity()), divs,
                         DimVector(info.getConstancy()));
       }
@@ -341,9 +342,8 @@ void AxisInfoAnalysis::visitOp(Operation *op) {
     if (ifOp.getElseRegion().empty())
       return;
     for (auto [i, result] : llvm::enumerate(ifOp.getResults()))
-      set(result, AxisInfo::join(
-                      getAxisInfo(ifOp.thenYield().getOperand(i)),
-                      getAxisInfo(ifOp.elseYield().getOperand(i))));
+      set(result, AxisInfo::join(getAxisInfo(ifOp.thenYield().getOperand(i)),
+                                 getAxisInfo(ifOp.elseYield().getOperand(i))));
     return;
   }
   if (op->getNumResults() != 1 || !isTracked(op->getResult(0).getType()))
@@ -406,16 +406,17 @@ void AxisInfoAnalysis::visitOp(Operation *op) {
             return mul(info(0), AxisInfo::getConstant(int64_t(1) << *k, shape),
                        shape);
           })
-          .Case<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp,
-                arith::RemUIOp>([&](Operation *) -> std::optional<AxisInfo> {
-            auto c = constantOf(1);
-            if (!c || *c <= 0 || !llvm::isPowerOf2_64(*c))
-              return std::nullopt;
-            bool isRem = isa<arith::RemSIOp, arith::RemUIOp>(op);
-            if (auto a = constantOf(0))
-              return AxisInfo::getConstant(isRem ? *a % *c : *a / *c, shape);
-            return divRem(info(0), *c, isRem);
-          })
+          .Case<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp>(
+              [&](Operation *) -> std::optional<AxisInfo> {
+                auto c = constantOf(1);
+                if (!c || *c <= 0 || !llvm::isPowerOf2_64(*c))
+                  return std::nullopt;
+                bool isRem = isa<arith::RemSIOp, arith::RemUIOp>(op);
+                if (auto a = constantOf(0))
+                  return AxisInfo::getConstant(isRem ? *a % *c : *a / *c,
+                                               shape);
+                return divRem(info(0), *c, isRem);
+              })
           .Case<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(
               [&](Operation *) -> std::optional<AxisInfo> {
                 if (auto a = constantOf(0))
@@ -431,7 +432,8 @@ void AxisInfoAnalysis::visitOp(Operation *op) {
             return cmp(info(0), info(1), c.getPredicate());
           })
           .Case([&](arith::SelectOp) {
-            bool scalarCond = !isa<RankedTensorType>(op->getOperand(0).getType());
+            bool scalarCond =
+                !isa<RankedTensorType>(op->getOperand(0).getType());
             return select(info(0), scalarCond, info(1), info(2), shape,
                           unitBytes(result.getType()));
           })
@@ -489,7 +491,8 @@ unsigned AxisInfoAnalysis::getVectorWidth(Value ptr, Value mask, unsigned dim,
     return 1;
   int64_t bytes = unitBytes(ptr.getType());
   int64_t width = std::min<int64_t>(maxElems, info.getContiguity(dim));
-  width = std::min(width, std::max<int64_t>(1, info.getDivisibility(dim) / bytes));
+  width =
+      std::min(width, std::max<int64_t>(1, info.getDivisibility(dim) / bytes));
   if (mask) {
     AxisInfo maskInfo = getAxisInfo(mask);
     if (dim < maskInfo.getRank() && isa<RankedTensorType>(mask.getType()))

@@ -115,8 +115,8 @@ bool parseRequest(const char *text, CompileOptions &options,
     options.outputPath = output->str();
   if (auto warps = obj->getInteger("num_warps")) {
     if (*warps < 1 || *warps > 32) {
-      error = "error: num_warps must be in [1, 32], got " +
-              std::to_string(*warps);
+      error =
+          "error: num_warps must be in [1, 32], got " + std::to_string(*warps);
       return false;
     }
     options.numWarps = static_cast<unsigned>(*warps);
@@ -135,8 +135,7 @@ int kda_compile(const char *request, char **response) {
   if (!parseRequest(request, options, error))
     return respondError(response, error);
   if (!isTextEmit(options.emit) && options.outputPath.empty())
-    return respondError(response,
-                        "error: binary emits need an 'output' path");
+    return respondError(response, "error: binary emits need an 'output' path");
   mlir::MLIRContext ctx(mlir::MLIRContext::Threading::DISABLED);
   prepareContext(ctx);
   CompileResult result = compileKernel(ctx, options);
@@ -144,10 +143,10 @@ int kda_compile(const char *request, char **response) {
     return respondError(response, result.error);
   json::Array params;
   for (const frontend::ParamSpec &p : result.params)
-    params.push_back(json::Object{
-        {"name", p.name},
-        {"kind", p.isPointer ? "pointer" : "scalar"},
-        {"dtype", frontend::dtypeName(p.type).str()}});
+    params.push_back(
+        json::Object{{"name", p.name},
+                     {"kind", p.isPointer ? "pointer" : "scalar"},
+                     {"dtype", frontend::dtypeName(p.type).str()}});
   double seconds = 0;
   json::Object timings;
   for (auto &[stage, s] : result.timings) {
@@ -176,11 +175,11 @@ int kda_dependencies(const char *request, char **response) {
   return respond(response, json::Object{{"files", std::move(list)}});
 }
 
-int kda_cpu_launch(void *entry, int32_t gx, int32_t gy, int32_t gz,
-                   void **args, int32_t num_threads, char **error) {
+int kda_cpu_launch(void *entry, int32_t gx, int32_t gy, int32_t gz, void **args,
+                   int32_t num_threads, char **error) {
   std::string message;
-  if (launchCPUKernel(reinterpret_cast<CPUKernelEntry>(entry), gx, gy, gz,
-                      args, num_threads, message))
+  if (launchCPUKernel(reinterpret_cast<CPUKernelEntry>(entry), gx, gy, gz, args,
+                      num_threads, message))
     return 0;
   if (error)
     *error = copyString(message);

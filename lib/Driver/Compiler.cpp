@@ -58,10 +58,9 @@ std::string kda::getSupportedTargetList() {
 }
 
 const std::string &kda::getCompilerVersion() {
-  static const std::string version = std::string("kdatile ") + KDA_VERSION +
-                                     " (" + KDA_GIT_REVISION + ", LLVM " +
-                                     LLVM_VERSION_STRING + ", " +
-                                     getHostCPUDescription() + ")";
+  static const std::string version =
+      std::string("kdatile ") + KDA_VERSION + " (" + KDA_GIT_REVISION +
+      ", LLVM " + LLVM_VERSION_STRING + ", " + getHostCPUDescription() + ")";
   return version;
 }
 
@@ -71,7 +70,6 @@ void kda::prepareContext(mlir::MLIRContext &ctx) {
   ctx.appendDialectRegistry(registry);
   ctx.loadAllAvailableDialects();
 }
-
 
 namespace {
 /// The kernel as tile IR: from the DSL frontend, or parsed from a `.mlir`
@@ -100,10 +98,11 @@ void compileForHost(mlir::MLIRContext &ctx, mlir::ModuleOp module,
                     const CompileOptions &options, CompileResult &result,
                     StageTimer &timer) {
   result.entrySymbol = options.request.kernelName + "__kda_cpu";
-  if (!runPipeline(ctx, module, buildCPULoweringPipeline,
-                   "internal compiler error in pipeline 'kda-cpu-lower' (please "
-                   "report it with the kernel):",
-                   result.error))
+  if (!runPipeline(
+          ctx, module, buildCPULoweringPipeline,
+          "internal compiler error in pipeline 'kda-cpu-lower' (please "
+          "report it with the kernel):",
+          result.error))
     return;
   timer.done("kda-cpu-lower");
   if (options.emit == EmitKind::MLIR) {

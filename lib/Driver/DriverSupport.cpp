@@ -29,8 +29,8 @@ std::string kda::formatLocation(mlir::Location loc) {
     if (!fused.getLocations().empty())
       return formatLocation(fused.getLocations().front());
   if (auto file = mlir::dyn_cast<mlir::FileLineColLoc>(loc))
-    return (file.getFilename().getValue() + ":" +
-            llvm::Twine(file.getLine()) + ":" + llvm::Twine(file.getColumn()))
+    return (file.getFilename().getValue() + ":" + llvm::Twine(file.getLine()) +
+            ":" + llvm::Twine(file.getColumn()))
         .str();
   std::string text;
   llvm::raw_string_ostream os(text);

@@ -2,10 +2,10 @@
 #include "kda/Driver/GPUCompile.h"
 #include "kda/Driver/DriverSupport.h"
 #include "kda/Pipelines/Pipelines.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/Pass/PassManager.h"
 #include "kda/Target/AMDGPU.h"
 #include "kda/Target/NVPTX.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -20,7 +20,6 @@
 using namespace kda;
 
 namespace {
-
 
 llvm::StringRef emitName(EmitKind kind) {
   switch (kind) {
@@ -81,8 +80,7 @@ bool checkKernel(mlir::ModuleOp module, llvm::StringRef name,
   mlir::LLVM::cconv::CConv kernelConv =
       target.isAMD() ? mlir::LLVM::cconv::CConv::AMDGPU_KERNEL
                      : mlir::LLVM::cconv::CConv::PTX_Kernel;
-  if (!func->hasAttr(kernelAttrName(target)) &&
-      func.getCConv() != kernelConv) {
+  if (!func->hasAttr(kernelAttrName(target)) && func.getCConv() != kernelConv) {
     error = "error: function '" + name.str() + "' is not marked " +
             kernelAttrName(target).str() + ", so it is no kernel for " +
             target.name;
@@ -126,8 +124,7 @@ void compileForAMDGPU(mlir::ModuleOp module, const GPUTargetInfo &target,
   std::string code;
   ResourceReport report;
   bool object = options.emit != EmitKind::Asm;
-  if (!emitAMDGPUCode(*llvmModule, target, object, code, report,
-                      result.error))
+  if (!emitAMDGPUCode(*llvmModule, target, object, code, report, result.error))
     return;
   timer.done("codegen");
   result.resourceReport = report.str();

@@ -59,8 +59,8 @@ CompileResult compileToBytes(mlir::MLIRContext &ctx, CompileOptions options,
                              EmitKind emit, std::string &bytes) {
   CompileResult result;
   llvm::SmallString<128> scratch;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "kda-header", "bin", scratch)) {
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("kda-header", "bin", scratch)) {
     result.error = "error: cannot create a temporary file: " + ec.message();
     return result;
   }

@@ -9,10 +9,9 @@ using namespace kda;
 
 LinearLayout kda::toLinearLayout(Attribute layout, ArrayRef<int64_t> shape) {
   if (auto blocked = dyn_cast<tile::BlockedLayoutAttr>(layout))
-    return makeBlockedLinearLayout(shape, blocked.getSizePerThread(),
-                                   blocked.getThreadsPerWarp(),
-                                   blocked.getWarpsPerCTA(),
-                                   blocked.getOrder());
+    return makeBlockedLinearLayout(
+        shape, blocked.getSizePerThread(), blocked.getThreadsPerWarp(),
+        blocked.getWarpsPerCTA(), blocked.getOrder());
   if (auto slice = dyn_cast<tile::SliceLayoutAttr>(layout)) {
     // The parent over the tile with a unit dimension at the sliced position:
     // every basis along it wraps to zero, so the threads that held the
@@ -31,8 +30,8 @@ LinearLayout kda::toLinearLayout(RankedTensorType type) {
 
 Attribute kda::getDefaultBlockedLayout(MLIRContext *ctx,
                                        ArrayRef<int64_t> shape,
-                                       unsigned elementBits,
-                                       unsigned numWarps, unsigned waveSize) {
+                                       unsigned elementBits, unsigned numWarps,
+                                       unsigned waveSize) {
   unsigned rank = shape.size();
   SmallVector<unsigned> order;
   for (unsigned d = rank; d-- > 0;)

@@ -132,8 +132,7 @@ void kda::buildCPUPipeline(OpPassManager &pm) {
 }
 
 namespace {
-struct GPUPipelineCLOptions
-    : public PassPipelineOptions<GPUPipelineCLOptions> {
+struct GPUPipelineCLOptions : public PassPipelineOptions<GPUPipelineCLOptions> {
   Option<std::string> target{*this, "target",
                              llvm::cl::desc("sm_90a, gfx950 or gfx1250"),
                              llvm::cl::init("sm_90a")};
@@ -167,11 +166,10 @@ void kda::registerPipelines() {
 }
 
 void kda::registerCompilerDialects(DialectRegistry &registry) {
-  registry.insert<tile::TileDialect, affine::AffineDialect,
-                  arith::ArithDialect, bufferization::BufferizationDialect,
-                  cf::ControlFlowDialect, func::FuncDialect,
-                  linalg::LinalgDialect, LLVM::LLVMDialect, math::MathDialect,
-                  memref::MemRefDialect, scf::SCFDialect,
+  registry.insert<tile::TileDialect, affine::AffineDialect, arith::ArithDialect,
+                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
+                  func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,
+                  math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
                   tensor::TensorDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(

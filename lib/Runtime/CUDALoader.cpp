@@ -40,9 +40,9 @@ struct Driver {
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **);
   CUresult (*cuStreamIsCapturing)(CUstream, int *);
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUresult (*cuGetErrorName)(CUresult, const char **);
@@ -101,8 +101,7 @@ Driver &driver() {
     resolve(handle, "cuCtxGetCurrent", d->cuCtxGetCurrent, f);
     resolve(handle, "cuCtxSetCurrent", d->cuCtxSetCurrent, f);
     resolve(handle, "cuCtxGetDevice", d->cuCtxGetDevice, f);
-    resolve(handle, "cuDevicePrimaryCtxRetain", d->cuDevicePrimaryCtxRetain,
-            f);
+    resolve(handle, "cuDevicePrimaryCtxRetain", d->cuDevicePrimaryCtxRetain, f);
     resolve(handle, "cuModuleLoadData", d->cuModuleLoadData, f);
     resolve(handle, "cuModuleGetFunction", d->cuModuleGetFunction, f);
     resolve(handle, "cuModuleUnload", d->cuModuleUnload, f);
@@ -195,8 +194,8 @@ bool cuda::loadKernel(const void *image, size_t size, const char *name,
   CUfunction fn = nullptr;
   if (CUresult rc = d->cuModuleGetFunction(&fn, module, name);
       rc != CUDA_SUCCESS) {
-    error = describe(*d, "cuModuleGetFunction", rc) + " (kernel '" + name +
-            "')";
+    error =
+        describe(*d, "cuModuleGetFunction", rc) + " (kernel '" + name + "')";
     d->cuModuleUnload(module);
     return false;
   }
@@ -233,13 +232,13 @@ bool cuda::launchKernel(void *function, const GPULaunchConfig &c, void **args,
       limit = c.sharedBytes;
     }
   }
-  if (CUresult rc = d->cuLaunchKernel(
-          function, c.grid[0], c.grid[1], c.grid[2], c.block[0], c.block[1],
-          c.block[2], c.sharedBytes, c.stream, args, nullptr);
+  if (CUresult rc = d->cuLaunchKernel(function, c.grid[0], c.grid[1], c.grid[2],
+                                      c.block[0], c.block[1], c.block[2],
+                                      c.sharedBytes, c.stream, args, nullptr);
       rc != CUDA_SUCCESS) {
     error = describe(*d, "cuLaunchKernel", rc) + " (grid " +
-            std::to_string(c.grid[0]) + "x" + std::to_string(c.grid[1]) +
-            "x" + std::to_string(c.grid[2]) + ", block " +
+            std::to_string(c.grid[0]) + "x" + std::to_string(c.grid[1]) + "x" +
+            std::to_string(c.grid[2]) + ", block " +
             std::to_string(c.block[0]) + "x" + std::to_string(c.block[1]) +
             "x" + std::to_string(c.block[2]) + ", " +
             std::to_string(c.sharedBytes) + " bytes of shared memory)";

@@ -32,8 +32,7 @@ struct Runtime {
   hipError_t (*hipModuleUnload)(hipModule_t);
   hipError_t (*hipModuleLaunchKernel)(hipFunction_t, unsigned, unsigned,
                                       unsigned, unsigned, unsigned, unsigned,
-                                      unsigned, hipStream_t, void **,
-                                      void **);
+                                      unsigned, hipStream_t, void **, void **);
   hipError_t (*hipStreamIsCapturing)(hipStream_t, int *);
   const char *(*hipGetErrorString)(hipError_t);
   const char *(*hipGetErrorName)(hipError_t);
@@ -144,8 +143,8 @@ bool hip::loadKernel(const void *image, size_t size, const char *name,
   hipFunction_t fn = nullptr;
   if (hipError_t rc = r->hipModuleGetFunction(&fn, module, name);
       rc != hipSuccess) {
-    error = describe(*r, "hipModuleGetFunction", rc) + " (kernel '" + name +
-            "')";
+    error =
+        describe(*r, "hipModuleGetFunction", rc) + " (kernel '" + name + "')";
     r->hipModuleUnload(module);
     return false;
   }
@@ -171,8 +170,8 @@ bool hip::launchKernel(void *function, const GPULaunchConfig &c, void **args,
           c.block[2], c.sharedBytes, c.stream, args, nullptr);
       rc != hipSuccess) {
     error = describe(*r, "hipModuleLaunchKernel", rc) + " (grid " +
-            std::to_string(c.grid[0]) + "x" + std::to_string(c.grid[1]) +
-            "x" + std::to_string(c.grid[2]) + ", block " +
+            std::to_string(c.grid[0]) + "x" + std::to_string(c.grid[1]) + "x" +
+            std::to_string(c.grid[2]) + ", block " +
             std::to_string(c.block[0]) + "x" + std::to_string(c.block[1]) +
             "x" + std::to_string(c.block[2]) + ", " +
             std::to_string(c.sharedBytes) + " bytes of LDS)";

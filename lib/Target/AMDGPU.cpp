@@ -1,7 +1,7 @@
 //===- AMDGPU.cpp - LLVM-dialect GPU kernels to AMD code objects ----------===//
 #include "kda/Target/AMDGPU.h"
-#include "kda/Target/TargetMachine.h"
 #include "kda/Target/HostCodegen.h"
+#include "kda/Target/TargetMachine.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/IR/DiagnosticInfo.h"
@@ -123,8 +123,8 @@ kda::translateToAMDGPULLVMIR(mlir::ModuleOp module, llvm::LLVMContext &ctx,
 }
 
 bool kda::emitAMDGPUCode(llvm::Module &module, const GPUTargetInfo &target,
-                         bool object, std::string &out,
-                         ResourceReport &report, std::string &error) {
+                         bool object, std::string &out, ResourceReport &report,
+                         std::string &error) {
   auto tm = createAMDGPUTargetMachine(target, error);
   if (!tm)
     return false;

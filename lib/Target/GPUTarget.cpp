@@ -88,9 +88,7 @@ std::optional<GPUTargetInfo> kda::lookupGPUTarget(llvm::StringRef name) {
   return std::nullopt;
 }
 
-llvm::ArrayRef<llvm::StringRef> kda::getGPUTargetNames() {
-  return targetNames;
-}
+llvm::ArrayRef<llvm::StringRef> kda::getGPUTargetNames() { return targetNames; }
 
 std::string kda::getGPUTargetList() {
   std::string list;
@@ -255,8 +253,7 @@ kda::translateGPUModuleToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &ctx,
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, ctx, "kda_kernel");
   if (!llvmModule) {
-    error = "error: cannot translate the GPU module to LLVM IR\n" +
-            diagnostics;
+    error = "error: cannot translate the GPU module to LLVM IR\n" + diagnostics;
     return nullptr;
   }
   llvmModule->setTargetTriple(tm.getTargetTriple());
@@ -292,8 +289,8 @@ int kda::runProgramCapturingOutput(llvm::StringRef program,
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath.str(),
                                                 logPath.str()};
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects,
-                                     0, 0, &message);
+  int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects, 0,
+                                     0, &message);
   if (auto buffer = llvm::MemoryBuffer::getFile(logPath))
     output = (*buffer)->getBuffer().str();
   llvm::sys::fs::remove(logPath);

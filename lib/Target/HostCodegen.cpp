@@ -27,8 +27,8 @@ void initializeNativeTarget() {
   });
 }
 
-std::unique_ptr<llvm::TargetMachine> createHostTargetMachine(
-    std::string &error) {
+std::unique_ptr<llvm::TargetMachine>
+createHostTargetMachine(std::string &error) {
   initializeNativeTarget();
   llvm::SubtargetFeatures features;
   for (auto &[name, enabled] : llvm::sys::getHostCPUFeatures())
@@ -46,9 +46,9 @@ std::string kda::getHostCPUDescription() {
       .str();
 }
 
-std::unique_ptr<llvm::Module>
-kda::translateToHostLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &ctx,
-                           std::string &error) {
+std::unique_ptr<llvm::Module> kda::translateToHostLLVMIR(mlir::ModuleOp module,
+                                                         llvm::LLVMContext &ctx,
+                                                         std::string &error) {
   auto tm = createHostTargetMachine(error);
   if (!tm)
     return nullptr;
@@ -112,8 +112,8 @@ bool kda::runLLD(llvm::ArrayRef<llvm::StringRef> args, std::string &error) {
   llvm::SmallVector<llvm::StringRef> argv = {lld};
   argv.append(args.begin(), args.end());
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(lld, argv, std::nullopt, {}, 0, 0,
-                                     &message);
+  int rc =
+      llvm::sys::ExecuteAndWait(lld, argv, std::nullopt, {}, 0, 0, &message);
   if (rc != 0) {
     error = "ld.lld failed (exit " + std::to_string(rc) + ")" +
             (message.empty() ? "" : ": " + message);
@@ -123,8 +123,7 @@ bool kda::runLLD(llvm::ArrayRef<llvm::StringRef> args, std::string &error) {
 }
 
 bool kda::linkHostSharedObject(llvm::StringRef objectPath,
-                               llvm::StringRef outputPath,
-                               std::string &error) {
+                               llvm::StringRef outputPath, std::string &error) {
   llvm::SmallVector<llvm::StringRef> args = {"-shared", "--as-needed", "-o",
                                              outputPath, objectPath};
   // Kernels call libm (expf, logf, ...): record the dependency so the

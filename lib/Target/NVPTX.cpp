@@ -136,9 +136,8 @@ void kda::parsePtxasVerboseOutput(llvm::StringRef output,
       llvm::StringRef rest =
           line.drop_front(at + strlen("Compiling entry function '"));
       report.kernels.emplace_back();
-      report.kernels.back().name = rest.take_until([](char c) {
-        return c == '\'';
-      }).str();
+      report.kernels.back().name =
+          rest.take_until([](char c) { return c == '\''; }).str();
       continue;
     }
     // "ptxas info    : Function properties for k"
@@ -214,21 +213,20 @@ bool kda::assemblePTX(llvm::StringRef ptx, const GPUTargetInfo &target,
     std::error_code ec;
     llvm::raw_fd_ostream os(ptxPath, ec, llvm::sys::fs::OF_Text);
     if (ec) {
-      error = "error: cannot write '" + ptxPath.str().str() +
-              "': " + ec.message();
+      error =
+          "error: cannot write '" + ptxPath.str().str() + "': " + ec.message();
       return false;
     }
     os << ptx;
   }
   std::string arch = "-arch=" + target.chip;
-  llvm::SmallVector<llvm::StringRef> args = {ptxas, arch,      "-v", "-O3",
+  llvm::SmallVector<llvm::StringRef> args = {ptxas,   arch, "-v",     "-O3",
                                              ptxPath, "-o", cubinPath};
   std::string output;
   int rc = runProgramCapturingOutput(ptxas, args, output);
   llvm::sys::fs::remove(ptxPath);
   if (rc != 0) {
-    error = "error: ptxas failed (exit " + std::to_string(rc) + "):\n" +
-            output;
+    error = "error: ptxas failed (exit " + std::to_string(rc) + "):\n" + output;
     return false;
   }
   report.target = target.name;

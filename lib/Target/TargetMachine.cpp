@@ -15,8 +15,7 @@ std::unique_ptr<llvm::TargetMachine> kda::createOptimizingTargetMachine(
             " back end: " + lookupError;
     return nullptr;
   }
-  return std::unique_ptr<llvm::TargetMachine>(
-      target->createTargetMachine(triple, cpu, features, options, reloc,
-                                  std::nullopt,
-                                  llvm::CodeGenOptLevel::Aggressive));
+  return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
+      triple, cpu, features, options, reloc, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
 }

@@ -6,11 +6,11 @@
 // before the op. Layouts present in the input are never changed.
 //
 //===----------------------------------------------------------------------===//
-#include "kda/Layout/LayoutAttrs.h"
-#include "kda/Transforms/LayoutUtils.h"
-#include "kda/Transforms/LayoutPreferences.h"
-#include "kda/Transforms/Passes.h"
 #include "Tile/TileDialect.h"
+#include "kda/Layout/LayoutAttrs.h"
+#include "kda/Transforms/LayoutPreferences.h"
+#include "kda/Transforms/LayoutUtils.h"
+#include "kda/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -303,8 +303,8 @@ void LayoutAssigner::visitOp(Operation *op) {
           return;
         // The loaded tile takes its group's layout; the pointers (cheap to
         // recompute) follow it.
-        Attribute target = assign(l.getResult(),
-                                  preferences->lookup(l.getResult()));
+        Attribute target =
+            assign(l.getResult(), preferences->lookup(l.getResult()));
         convertOperand(l.getPtrMutable(), target);
         for (OpOperand &operand : l.getMaskMutable())
           convertOperand(operand, target);
@@ -415,8 +415,8 @@ void LayoutAssigner::visitTrans(tile::TransOp t) {
 }
 
 void LayoutAssigner::visitFor(scf::ForOp f) {
-  for (auto [init, arg, result] :
-       llvm::zip(f.getInitArgsMutable(), f.getRegionIterArgs(), f.getResults())) {
+  for (auto [init, arg, result] : llvm::zip(
+           f.getInitArgsMutable(), f.getRegionIterArgs(), f.getResults())) {
     if (!isa<RankedTensorType>(arg.getType()))
       continue;
     Attribute target = layoutOf(arg);
@@ -430,14 +430,16 @@ void LayoutAssigner::visitFor(scf::ForOp f) {
   }
   visitBlock(*f.getBody());
   auto yield = cast<scf::YieldOp>(f.getBody()->getTerminator());
-  for (auto [operand, arg] : llvm::zip(yield->getOpOperands(), f.getRegionIterArgs()))
+  for (auto [operand, arg] :
+       llvm::zip(yield->getOpOperands(), f.getRegionIterArgs()))
     if (Attribute layout = layoutOf(arg))
       convertOperand(operand, layout);
 }
 
 void LayoutAssigner::visitWhile(scf::WhileOp w) {
   Block &before = w.getBefore().front(), &after = w.getAfter().front();
-  for (auto [init, arg] : llvm::zip(w->getOpOperands(), before.getArguments())) {
+  for (auto [init, arg] :
+       llvm::zip(w->getOpOperands(), before.getArguments())) {
     if (!isa<RankedTensorType>(arg.getType()))
       continue;
     Attribute target = layoutOf(arg);
@@ -519,8 +521,7 @@ struct TileAssignLayoutsPass
     unsigned wave = read(kWaveSizeAttr, waveSize);
     if (!llvm::isPowerOf2_32(warps) || !llvm::isPowerOf2_32(wave)) {
       module.emitError("tile-assign-layouts: num_warps (")
-          << warps << ") and wave_size (" << wave
-          << ") must be powers of two";
+          << warps << ") and wave_size (" << wave << ") must be powers of two";
       return signalPassFailure();
     }
     LayoutAssigner assigner(ctx, warps, wave);

@@ -155,8 +155,8 @@ Attribute LayoutPreferences::resolve(Value root) {
     if (it == reducedFrom.end())
       continue;
     Attribute src = resolve(find(it->second.first));
-    Attribute slice = tile::SliceLayoutAttr::get(v.getContext(),
-                                                 it->second.second, src);
+    Attribute slice =
+        tile::SliceLayoutAttr::get(v.getContext(), it->second.second, src);
     if (matchesRank(slice))
       choice = slice;
   }
@@ -170,8 +170,8 @@ Attribute LayoutPreferences::resolve(Value root) {
     Attribute into = resolve(find(it->second.first));
     if (!isa_and_nonnull<tile::BlockedLayoutAttr, tile::SliceLayoutAttr>(into))
       continue;
-    Attribute slice = tile::SliceLayoutAttr::get(v.getContext(),
-                                                 it->second.second, into);
+    Attribute slice =
+        tile::SliceLayoutAttr::get(v.getContext(), it->second.second, into);
     if (matchesRank(slice))
       choice = slice;
   }

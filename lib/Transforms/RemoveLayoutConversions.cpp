@@ -7,9 +7,9 @@
 // Conversions with the same types fold away (ConvertLayoutOp::fold).
 //
 //===----------------------------------------------------------------------===//
+#include "Tile/TileDialect.h"
 #include "kda/Layout/LayoutAttrs.h"
 #include "kda/Transforms/Passes.h"
-#include "Tile/TileDialect.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/PatternMatch.h"
@@ -131,7 +131,8 @@ private:
         def->getNumResults() != 1)
       return false;
     if (auto cvt = dyn_cast<tile::ConvertLayoutOp>(def))
-      return mayRemove(cvt) && canRemat(cvt.getSrc(), layout, depth + 1, budget);
+      return mayRemove(cvt) &&
+             canRemat(cvt.getSrc(), layout, depth + 1, budget);
     if (isa<tile::SplatOp, tile::RangeOp>(def))
       return true;
     if (auto constant = dyn_cast<arith::ConstantOp>(def))
@@ -167,7 +168,8 @@ private:
     auto type = withLayout(value.getType(), layout);
     Attribute constantValue;
     if (auto constant = dyn_cast<arith::ConstantOp>(def))
-      constantValue = cast<DenseElementsAttr>(constant.getValue()).reshape(type);
+      constantValue =
+          cast<DenseElementsAttr>(constant.getValue()).reshape(type);
     if (Value existing = findRecomputed(def, operands, type, constantValue))
       return done[key] = existing;
 
@@ -218,8 +220,8 @@ struct TileRemoveLayoutConversionsPass
     GreedyRewriteConfig config;
     config.enableConstantCSE(false);
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     config)))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();
   }
 };

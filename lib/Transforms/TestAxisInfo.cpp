@@ -1,7 +1,7 @@
 //===- TestAxisInfo.cpp - record AxisInfo results on ops (testing) --------===//
+#include "Tile/TileDialect.h"
 #include "kda/Analysis/AxisInfo.h"
 #include "kda/Transforms/Passes.h"
-#include "Tile/TileDialect.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -56,9 +56,8 @@ struct TestPrintAxisInfoPass
         op->setAttr("tile.axis_info", describe(op->getResult(0)));
       else if (op->getNumResults() > 1 &&
                llvm::any_of(op->getResultTypes(), isTracked))
-        op->setAttr("tile.axis_info",
-                    b.getArrayAttr(llvm::map_to_vector(op->getResults(),
-                                                       describe)));
+        op->setAttr("tile.axis_info", b.getArrayAttr(llvm::map_to_vector(
+                                          op->getResults(), describe)));
       Value ptr, mask;
       if (auto load = dyn_cast<tile::LoadOp>(op)) {
         ptr = load.getPtr();
@@ -70,8 +69,8 @@ struct TestPrintAxisInfoPass
       auto tensor = ptr ? dyn_cast<RankedTensorType>(ptr.getType()) : nullptr;
       if (!tensor)
         return;
-      auto pointee = cast<tile::PointerType>(tensor.getElementType())
-                         .getPointeeType();
+      auto pointee =
+          cast<tile::PointerType>(tensor.getElementType()).getPointeeType();
       unsigned maxElems =
           std::max(1u, 128 / std::max(8u, pointee.getIntOrFloatBitWidth()));
       op->setAttr("tile.vector_width",

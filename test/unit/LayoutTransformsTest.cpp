@@ -23,7 +23,7 @@ TEST(TransposedBlockedLayout, MovesNoData) {
   mlir::MLIRContext ctx;
   ctx.loadDialect<tile::TileDialect>();
   std::vector<TransCase> cases = {
-      {{16, 64}, {1, 0}},  {{64, 16}, {1, 0}},     {{2, 4, 8}, {2, 0, 1}},
+      {{16, 64}, {1, 0}},     {{64, 16}, {1, 0}},     {{2, 4, 8}, {2, 0, 1}},
       {{8, 2, 4}, {1, 2, 0}}, {{4, 4, 4}, {0, 2, 1}}, {{1, 128}, {1, 0}},
       {{32, 32}, {0, 1}},
   };

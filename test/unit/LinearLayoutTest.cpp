@@ -1,7 +1,7 @@
 //===- LinearLayoutTest.cpp - layout math ---------------------------------===//
+#include "kda/Layout/LinearLayout.h"
 #include "Tile/TileDialect.h"
 #include "kda/Layout/LayoutAttrs.h"
-#include "kda/Layout/LinearLayout.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -69,8 +69,8 @@ TEST_P(BlockedLayoutTest, MatchesReferenceAndCoversTile) {
     for (int64_t l = 0; l < layout.getSize(HWDim::Lane); ++l)
       for (int64_t r = 0; r < layout.getSize(HWDim::Register); ++r) {
         Coord got = layout.apply(r, l, w);
-        EXPECT_EQ(got, blockedReference(c.shape, c.spt, c.tpw, c.wpc,
-                                        c.order, r, l, w))
+        EXPECT_EQ(got, blockedReference(c.shape, c.spt, c.tpw, c.wpc, c.order,
+                                        r, l, w))
             << "reg " << r << " lane " << l << " warp " << w << " in "
             << layout.str();
         covered.insert(got);
@@ -101,8 +101,8 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(LinearLayoutTest, SliceDuplicatesAcrossTheSlicedDimension) {
   mlir::MLIRContext ctx;
   ctx.loadDialect<tile::TileDialect>();
-  auto parent = tile::BlockedLayoutAttr::get(&ctx, {1, 4}, {4, 8}, {2, 1},
-                                             {1, 0});
+  auto parent =
+      tile::BlockedLayoutAttr::get(&ctx, {1, 4}, {4, 8}, {2, 1}, {1, 0});
   auto slice = tile::SliceLayoutAttr::get(&ctx, 1, parent);
   LinearLayout rows = toLinearLayout(slice, {16});
   LinearLayout full = toLinearLayout(parent, {16, 32});
@@ -110,8 +110,9 @@ TEST(LinearLayoutTest, SliceDuplicatesAcrossTheSlicedDimension) {
   for (int64_t w = 0; w < 2; ++w)
     for (int64_t l = 0; l < 32; ++l)
       for (int64_t r = 0; r < rows.getSize(HWDim::Register); ++r)
-        EXPECT_EQ(rows.apply(r, l, w)[0], full.apply(0, l, w)[0] ^
-                                              rows.applyDim(HWDim::Register, r)[0]);
+        EXPECT_EQ(rows.apply(r, l, w)[0],
+                  full.apply(0, l, w)[0] ^
+                      rows.applyDim(HWDim::Register, r)[0]);
   // The 8 lanes along dimension 1 and the 4 registers there hold copies.
   EXPECT_EQ(rows.getDuplicateMask(HWDim::Lane), 0b00111u);
   EXPECT_EQ(rows.getDuplicateMask(HWDim::Register), 0b11u);
@@ -131,8 +132,7 @@ TEST(LinearLayoutTest, FindRegisterInvertsRegisterBases) {
 }
 
 TEST(LinearLayoutTest, ContiguousRegistersGiveVectorWidth) {
-  EXPECT_EQ(makeBlockedLinearLayout({128, 128}, {1, 4}, {1, 32}, {4, 1},
-                                    {1, 0})
+  EXPECT_EQ(makeBlockedLinearLayout({128, 128}, {1, 4}, {1, 32}, {4, 1}, {1, 0})
                 .getContiguousRegisters(1),
             4);
   EXPECT_EQ(makeBlockedLinearLayout({128}, {8}, {32}, {1}, {0})

@@ -14,9 +14,9 @@ using namespace llvm;
 
 static cl::OptionCategory category("kda-compile options");
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
-                                      cl::desc("<kernel file.py | module.mlir>"),
-                                      cl::cat(category));
+static cl::opt<std::string>
+    inputFile(cl::Positional, cl::Required,
+              cl::desc("<kernel file.py | module.mlir>"), cl::cat(category));
 static cl::opt<std::string>
     kernelName("kernel", cl::Required,
                cl::desc("Name of the @kt.jit function to compile"),
@@ -41,12 +41,12 @@ static cl::list<std::string>
     includeDirs("I", cl::Prefix,
                 cl::desc("Directory searched for imported DSL modules"),
                 cl::value_desc("dir"), cl::cat(category));
-static cl::opt<std::string> stdlibDir(
-    "stdlib-dir",
-    cl::desc("Directory holding the DSL standard library stdlib.py "
-             "(default: the source tree's python/kdatile)"),
-    cl::value_desc("dir"), cl::init(KDA_SOURCE_DIR "/python/kdatile"),
-    cl::cat(category));
+static cl::opt<std::string>
+    stdlibDir("stdlib-dir",
+              cl::desc("Directory holding the DSL standard library stdlib.py "
+                       "(default: the source tree's python/kdatile)"),
+              cl::value_desc("dir"), cl::init(KDA_SOURCE_DIR "/python/kdatile"),
+              cl::cat(category));
 static cl::opt<std::string>
     emit("emit", cl::init("so"),
          cl::desc("What to produce: tile (tile IR), mlir (LLVM dialect), "
@@ -71,10 +71,10 @@ static cl::opt<bool>
                         "(registers, shared memory, spills, occupancy) to "
                         "stderr"),
                cl::cat(category));
-static cl::opt<bool> failOnSpill(
-    "fail-on-spill",
-    cl::desc("GPU targets: fail when a kernel spills registers"),
-    cl::cat(category));
+static cl::opt<bool>
+    failOnSpill("fail-on-spill",
+                cl::desc("GPU targets: fail when a kernel spills registers"),
+                cl::cat(category));
 static cl::opt<unsigned> codeObjectVersion(
     "code-object-version",
     cl::desc("AMD targets: code object version, 5 or 6 (default: LLVM's, 6)"),
@@ -125,9 +125,8 @@ int main(int argc, char **argv) {
     printStats.setArgStr("stats");
   }
   cl::HideUnrelatedOptions(category);
-  cl::AddExtraVersionPrinter([](raw_ostream &os) {
-    os << kda::getCompilerVersion() << "\n";
-  });
+  cl::AddExtraVersionPrinter(
+      [](raw_ostream &os) { os << kda::getCompilerVersion() << "\n"; });
   cl::ParseCommandLineOptions(argc, argv, overview);
 
   auto fail = [](const Twine &message) {

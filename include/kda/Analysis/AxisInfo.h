@@ -35,8 +35,8 @@ public:
   AxisInfo(DimVector contiguity, DimVector divisibility, DimVector constancy,
            std::optional<int64_t> constant = std::nullopt)
       : contiguity(std::move(contiguity)),
-        divisibility(std::move(divisibility)),
-        constancy(std::move(constancy)), constant(constant) {}
+        divisibility(std::move(divisibility)), constancy(std::move(constancy)),
+        constant(constant) {}
 
   /// Nothing known, for a value of `rank` dimensions (scalars: 1).
   static AxisInfo getPessimistic(unsigned rank);
@@ -64,8 +64,8 @@ public:
 
   bool operator==(const AxisInfo &other) const {
     return contiguity == other.contiguity &&
-           divisibility == other.divisibility &&
-           constancy == other.constancy && constant == other.constant;
+           divisibility == other.divisibility && constancy == other.constancy &&
+           constant == other.constant;
   }
   bool operator!=(const AxisInfo &other) const { return !(*this == other); }
   void print(llvm::raw_ostream &os) const;

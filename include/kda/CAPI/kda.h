@@ -58,8 +58,8 @@ int kda_dependencies(const char *request, char **response);
  * up to `num_threads` threads (0: one per hardware thread, used only when
  * the grid is large enough to pay for it). Returns 0, or non-zero with a
  * message in *error. */
-int kda_cpu_launch(void *entry, int32_t gx, int32_t gy, int32_t gz,
-                   void **args, int32_t num_threads, char **error);
+int kda_cpu_launch(void *entry, int32_t gx, int32_t gy, int32_t gz, void **args,
+                   int32_t num_threads, char **error);
 
 /* ---- GPU runtime --------------------------------------------------------
  * `platform` is "cuda" (CUDA driver API, libcuda.so.1) or "hip" (HIP module

@@ -5,14 +5,30 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
-namespace arith { class ArithDialect; }
-namespace func { class FuncDialect; }
-namespace linalg { class LinalgDialect; }
-namespace LLVM { class LLVMDialect; }
-namespace NVVM { class NVVMDialect; }
-namespace ROCDL { class ROCDLDialect; }
-namespace scf { class SCFDialect; }
-namespace tensor { class TensorDialect; }
+namespace arith {
+class ArithDialect;
+}
+namespace func {
+class FuncDialect;
+}
+namespace linalg {
+class LinalgDialect;
+}
+namespace LLVM {
+class LLVMDialect;
+}
+namespace NVVM {
+class NVVMDialect;
+}
+namespace ROCDL {
+class ROCDLDialect;
+}
+namespace scf {
+class SCFDialect;
+}
+namespace tensor {
+class TensorDialect;
+}
 } // namespace mlir
 
 namespace kda {

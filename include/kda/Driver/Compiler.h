@@ -26,7 +26,17 @@ namespace kda {
 /// AMD code object (Hsaco), PTX and a cubin; for every target a C/C++
 /// header for ahead-of-time users (Header, see kda/Target/HeaderGen.h).
 enum class EmitKind {
-  Tile, MLIR, LLVM, Asm, Obj, SO, Gpu, Hsaco, Ptx, Cubin, Header
+  Tile,
+  MLIR,
+  LLVM,
+  Asm,
+  Obj,
+  SO,
+  Gpu,
+  Hsaco,
+  Ptx,
+  Cubin,
+  Header
 };
 std::optional<EmitKind> parseEmitKind(llvm::StringRef name);
 /// Whether the artifact is text (returned inline) or binary (written out).

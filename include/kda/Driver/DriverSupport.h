@@ -23,8 +23,7 @@ public:
 
 private:
   CompileResult &result;
-  std::chrono::steady_clock::time_point last =
-      std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
 };
 
 /// The textual form of an op.

@@ -21,8 +21,8 @@ LinearLayout toLinearLayout(mlir::RankedTensorType type);
 /// contiguous memory.
 mlir::Attribute getDefaultBlockedLayout(mlir::MLIRContext *ctx,
                                         llvm::ArrayRef<int64_t> shape,
-                                        unsigned elementBits,
-                                        unsigned numWarps, unsigned waveSize);
+                                        unsigned elementBits, unsigned numWarps,
+                                        unsigned waveSize);
 } // namespace kda
 
 #endif // KDA_LAYOUT_LAYOUTATTRS_H

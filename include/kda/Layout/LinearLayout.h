@@ -39,9 +39,7 @@ public:
 
   unsigned getRank() const { return shape.size(); }
   llvm::ArrayRef<int64_t> getShape() const { return shape; }
-  unsigned getNumBits(HWDim dim) const {
-    return bases[unsigned(dim)].size();
-  }
+  unsigned getNumBits(HWDim dim) const { return bases[unsigned(dim)].size(); }
   int64_t getSize(HWDim dim) const { return int64_t(1) << getNumBits(dim); }
   llvm::ArrayRef<int64_t> getBasis(HWDim dim, unsigned bit) const {
     return bases[unsigned(dim)][bit];

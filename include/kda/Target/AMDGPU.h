@@ -22,8 +22,8 @@ bool isValidAMDCodeObjectVersion(unsigned version);
 /// optimizes it at -O3. Returns null and sets `error` on failure.
 std::unique_ptr<llvm::Module>
 translateToAMDGPULLVMIR(mlir::ModuleOp module, llvm::LLVMContext &ctx,
-                        const GPUTargetInfo &target,
-                        unsigned codeObjectVersion, std::string &error);
+                        const GPUTargetInfo &target, unsigned codeObjectVersion,
+                        std::string &error);
 
 /// Runs the AMDGPU code generator: assembly (`object` false) or a
 /// relocatable ELF object. Fills `report` with one entry per kernel.

@@ -111,8 +111,7 @@ class LLVMDiagnosticCapture {
 public:
   using RemarkCallback =
       std::function<void(const llvm::DiagnosticInfoOptimizationBase &)>;
-  LLVMDiagnosticCapture(llvm::LLVMContext &ctx,
-                        llvm::StringRef remarkPass = "",
+  LLVMDiagnosticCapture(llvm::LLVMContext &ctx, llvm::StringRef remarkPass = "",
                         RemarkCallback onRemark = nullptr);
   ~LLVMDiagnosticCapture();
   LLVMDiagnosticCapture(const LLVMDiagnosticCapture &) = delete;
@@ -131,10 +130,9 @@ private:
 /// Translates a module of LLVM-dialect GPU kernels to LLVM IR for `tm`:
 /// sets its triple and data layout. Returns null and sets `error` on
 /// failure (with the MLIR diagnostics).
-std::unique_ptr<llvm::Module> translateGPUModuleToLLVMIR(mlir::ModuleOp module,
-                                                         llvm::LLVMContext &ctx,
-                                                         llvm::TargetMachine &tm,
-                                                         std::string &error);
+std::unique_ptr<llvm::Module>
+translateGPUModuleToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &ctx,
+                           llvm::TargetMachine &tm, std::string &error);
 
 /// Runs LLVM's default -O3 module pipeline, with the target's own passes.
 void optimizeGPUModule(llvm::Module &module, llvm::TargetMachine &tm);

@@ -1,4 +1,5 @@
-//===- TargetMachine.h - LLVM target machines for every back end -*- C++ -*-===//
+//===- TargetMachine.h - LLVM target machines for every back end -*- C++
+//-*-===//
 #ifndef KDA_TARGET_TARGETMACHINE_H
 #define KDA_TARGET_TARGETMACHINE_H
 
@@ -14,12 +15,10 @@ namespace kda {
 /// Looks up the LLVM back end of `triple` (already initialized) and creates
 /// an optimizing (-O3) target machine for `cpu` with `features`. Returns
 /// null with `error` set when this LLVM lacks the back end.
-std::unique_ptr<llvm::TargetMachine>
-createOptimizingTargetMachine(const llvm::Triple &triple, llvm::StringRef cpu,
-                              llvm::StringRef features,
-                              const llvm::TargetOptions &options,
-                              std::optional<llvm::Reloc::Model> reloc,
-                              std::string &error);
+std::unique_ptr<llvm::TargetMachine> createOptimizingTargetMachine(
+    const llvm::Triple &triple, llvm::StringRef cpu, llvm::StringRef features,
+    const llvm::TargetOptions &options, std::optional<llvm::Reloc::Model> reloc,
+    std::string &error);
 } // namespace kda
 
 #endif // KDA_TARGET_TARGETMACHINE_H

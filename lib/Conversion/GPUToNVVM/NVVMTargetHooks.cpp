@@ -61,7 +61,8 @@ public:
   Value sinOrCos(OpBuilder &b, Location loc, Value x, bool isSin) override {
     if (!x.getType().isF32())
       return TargetHooks::sinOrCos(b, loc, x, isSin);
-    StringRef name = isSin ? "llvm.nvvm.sin.approx.f" : "llvm.nvvm.cos.approx.f";
+    StringRef name =
+        isSin ? "llvm.nvvm.sin.approx.f" : "llvm.nvvm.cos.approx.f";
     return LLVM::CallIntrinsicOp::create(b, loc, x.getType(),
                                          StringAttr::get(b.getContext(), name),
                                          ValueRange{x})

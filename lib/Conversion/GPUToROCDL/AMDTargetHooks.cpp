@@ -11,8 +11,7 @@ Value AMDTargetHooks::getThreadId(OpBuilder &b, Location loc) {
   return ROCDL::ThreadIdXOp::create(b, loc, b.getI32Type());
 }
 
-Value AMDTargetHooks::getProgramId(OpBuilder &b, Location loc,
-                                   unsigned axis) {
+Value AMDTargetHooks::getProgramId(OpBuilder &b, Location loc, unsigned axis) {
   Type i32 = b.getI32Type();
   switch (axis) {
   case 0:
@@ -32,11 +31,11 @@ Value AMDTargetHooks::getNumPrograms(OpBuilder &b, Location loc,
   MLIRContext *ctx = b.getContext();
   auto constPtr = LLVM::LLVMPointerType::get(ctx, 4);
   Type i8 = b.getI8Type(), i16 = b.getI16Type(), i32 = b.getI32Type();
-  Value packet = LLVM::CallIntrinsicOp::create(
-                     b, loc, constPtr,
-                     StringAttr::get(ctx, "llvm.amdgcn.dispatch.ptr"),
-                     ValueRange{})
-                     .getResult(0);
+  Value packet =
+      LLVM::CallIntrinsicOp::create(
+          b, loc, constPtr, StringAttr::get(ctx, "llvm.amdgcn.dispatch.ptr"),
+          ValueRange{})
+          .getResult(0);
   auto field = [&](int32_t offset, Type type, unsigned align) -> Value {
     Value addr = LLVM::GEPOp::create(b, loc, constPtr, i8, packet,
                                      ArrayRef<LLVM::GEPArg>{offset});
@@ -45,8 +44,8 @@ Value AMDTargetHooks::getNumPrograms(OpBuilder &b, Location loc,
                                 /*isInvariant=*/true);
   };
   Value grid = field(12 + 4 * int32_t(axis), i32, 4);
-  Value wg = LLVM::ZExtOp::create(b, loc, i32,
-                                  field(4 + 2 * int32_t(axis), i16, 2));
+  Value wg =
+      LLVM::ZExtOp::create(b, loc, i32, field(4 + 2 * int32_t(axis), i16, 2));
   return LLVM::UDivOp::create(b, loc, grid, wg);
 }
 

@@ -33,8 +33,8 @@ Value loadScalar(OpBuilder &b, Location loc, Value address, Type type) {
   auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
   Value ptr = LLVM::IntToPtrOp::create(b, loc, ptrTy, address);
   Type memType = getMemoryType(type);
-  Value v = LLVM::LoadOp::create(b, loc, memType, ptr,
-                                 getStorageSizeInBytes(type));
+  Value v =
+      LLVM::LoadOp::create(b, loc, memType, ptr, getStorageSizeInBytes(type));
   if (memType != type) {
     Value zero = arith::ConstantIntOp::create(b, loc, memType, 0);
     v = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
@@ -89,8 +89,8 @@ struct AddPtrLowering : OpConversionPattern<tile::AddPtrOp> {
   matchAndRewrite(tile::AddPtrOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type pointee = tile::getElementTypeOrSelf(tile::getPointeeLikeType(
-        op.getPtr().getType()));
+    Type pointee = tile::getElementTypeOrSelf(
+        tile::getPointeeLikeType(op.getPtr().getType()));
     Type addrType = adaptor.getPtr().getType();
     Type i64 = rewriter.getI64Type();
     Value offset = adaptor.getOffset();
@@ -133,7 +133,9 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
           [&](OpBuilder &b, Location l) {
             return loadScalar(b, l, adaptor.getPtr(), elemType);
           },
-          [&](OpBuilder &b, Location l) { return other ? other : zeroOf(b, l); });
+          [&](OpBuilder &b, Location l) {
+            return other ? other : zeroOf(b, l);
+          });
       rewriter.replaceOp(op, v);
       return success();
     }
@@ -142,14 +144,14 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
     // the use, which could move the read past a store to the same address.
     SmallVector<Value> lbs, ubs, steps;
     getElementLoopBounds(rewriter, loc, tensorType.getShape(), lbs, ubs, steps);
-    Value init = tensor::EmptyOp::create(rewriter, loc, tensorType.getShape(),
-                                         elemType);
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, tensorType.getShape(), elemType);
     scf::LoopNest nest = scf::buildLoopNest(
         rewriter, loc, lbs, ubs, steps, ValueRange{init},
         [&](OpBuilder &b, Location l, ValueRange idx,
             ValueRange carried) -> scf::ValueVector {
-          Value m =
-              mask ? Value(tensor::ExtractOp::create(b, l, mask, idx)) : Value();
+          Value m = mask ? Value(tensor::ExtractOp::create(b, l, mask, idx))
+                         : Value();
           Value v = buildMasked(
               b, l, m, elemType,
               [&](OpBuilder &tb, Location tl) {
@@ -200,9 +202,10 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
         rewriter, loc, lbs, ubs, steps,
         [&](OpBuilder &b, Location l, ValueRange ivs) {
           Value addr = tensor::ExtractOp::create(b, l, adaptor.getPtr(), ivs);
-          Value value = tensor::ExtractOp::create(b, l, adaptor.getValue(), ivs);
-          Value m =
-              mask ? Value(tensor::ExtractOp::create(b, l, mask, ivs)) : Value();
+          Value value =
+              tensor::ExtractOp::create(b, l, adaptor.getValue(), ivs);
+          Value m = mask ? Value(tensor::ExtractOp::create(b, l, mask, ivs))
+                         : Value();
           emitStore(b, l, addr, value, m);
         });
     rewriter.eraseOp(op);

@@ -13,8 +13,7 @@ namespace {
 
 /// The identity of a reduction: 0 for sum, -inf/+inf (or the integer
 /// extremes) for max/min.
-TypedAttr getReductionIdentity(OpBuilder &b, tile::ReduceKind kind,
-                               Type type) {
+TypedAttr getReductionIdentity(OpBuilder &b, tile::ReduceKind kind, Type type) {
   if (auto ft = dyn_cast<FloatType>(type)) {
     const llvm::fltSemantics &sem = ft.getFloatSemantics();
     switch (kind) {
@@ -119,7 +118,7 @@ struct DotLowering : OpConversionPattern<tile::DotOp> {
 
 } // namespace
 
-void kda::populateTileReduceDotToLinalgPatterns(
-    const TypeConverter &converter, RewritePatternSet &patterns) {
+void kda::populateTileReduceDotToLinalgPatterns(const TypeConverter &converter,
+                                                RewritePatternSet &patterns) {
   patterns.add<ReduceLowering, DotLowering>(converter, patterns.getContext());
 }

@@ -22,10 +22,9 @@ Value buildGenerate(
     OpBuilder &b, Location loc, RankedTensorType type,
     function_ref<Value(OpBuilder &, Location, ValueRange)> element) {
   auto gen = tensor::GenerateOp::create(b, loc, type, ValueRange{});
-  Block *body = b.createBlock(&gen.getBody(), {},
-                              SmallVector<Type>(type.getRank(),
-                                                b.getIndexType()),
-                              SmallVector<Location>(type.getRank(), loc));
+  Block *body = b.createBlock(
+      &gen.getBody(), {}, SmallVector<Type>(type.getRank(), b.getIndexType()),
+      SmallVector<Location>(type.getRank(), loc));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(body);
   Value v = element(b, loc, body->getArguments());
@@ -77,8 +76,8 @@ struct SplatLowering : OpConversionPattern<tile::SplatOp> {
   LogicalResult
   matchAndRewrite(tile::SplatOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
+    auto type =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
     rewriter.replaceOpWithNewOp<tensor::SplatOp>(op, type, adaptor.getSrc());
     return success();
   }
@@ -89,19 +88,19 @@ struct BroadcastLowering : OpConversionPattern<tile::BroadcastOp> {
   LogicalResult
   matchAndRewrite(tile::BroadcastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
+    auto type =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
     Value src = adaptor.getSrc();
     ArrayRef<int64_t> srcShape = op.getSrc().getType().getShape();
-    Value result = buildGenerate(
-        rewriter, op.getLoc(), type,
-        [&](OpBuilder &b, Location loc, ValueRange idx) -> Value {
-          SmallVector<Value> srcIdx;
-          Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-          for (auto [i, dim] : llvm::enumerate(srcShape))
-            srcIdx.push_back(dim == 1 ? zero : idx[i]);
-          return tensor::ExtractOp::create(b, loc, src, srcIdx);
-        });
+    Value result =
+        buildGenerate(rewriter, op.getLoc(), type,
+                      [&](OpBuilder &b, Location loc, ValueRange idx) -> Value {
+                        SmallVector<Value> srcIdx;
+                        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+                        for (auto [i, dim] : llvm::enumerate(srcShape))
+                          srcIdx.push_back(dim == 1 ? zero : idx[i]);
+                        return tensor::ExtractOp::create(b, loc, src, srcIdx);
+                      });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -115,8 +114,8 @@ struct ReshapeLikeLowering : OpConversionPattern<OpTy> {
                   ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(
         this->getTypeConverter()->convertType(op.getType()));
-    rewriter.replaceOp(op, reshapeRowMajor(rewriter, op.getLoc(),
-                                           adaptor.getSrc(), type));
+    rewriter.replaceOp(
+        op, reshapeRowMajor(rewriter, op.getLoc(), adaptor.getSrc(), type));
     return success();
   }
 };
@@ -126,8 +125,8 @@ struct TransLowering : OpConversionPattern<tile::TransOp> {
   LogicalResult
   matchAndRewrite(tile::TransOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getType()));
+    auto type =
+        cast<RankedTensorType>(getTypeConverter()->convertType(op.getType()));
     Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(),
                                          type.getElementType());
     SmallVector<int64_t> perm(op.getOrder().begin(), op.getOrder().end());

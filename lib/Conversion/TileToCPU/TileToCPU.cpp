@@ -1,7 +1,7 @@
 //===- TileToCPU.cpp - the convert-tile-to-cpu pass -----------------------===//
+#include "kda/Conversion/TileToCPU/TileToCPU.h"
 #include "Tile/TileDialect.h"
 #include "kda/Conversion/Passes.h"
-#include "kda/Conversion/TileToCPU/TileToCPU.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -42,9 +42,9 @@ struct SelectTypeConversion : OpConversionPattern<arith::SelectOp> {
   LogicalResult
   matchAndRewrite(arith::SelectOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<arith::SelectOp>(
-        op, adaptor.getCondition(), adaptor.getTrueValue(),
-        adaptor.getFalseValue());
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, adaptor.getCondition(),
+                                                 adaptor.getTrueValue(),
+                                                 adaptor.getFalseValue());
     return success();
   }
 };
@@ -74,8 +74,8 @@ void stripLayouts(ModuleOp module) {
     if (auto constant = dyn_cast<arith::ConstantOp>(op))
       if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
         if (dense.getType() != constant.getType())
-          constant.setValueAttr(dense.reshape(
-              cast<ShapedType>(constant.getType())));
+          constant.setValueAttr(
+              dense.reshape(cast<ShapedType>(constant.getType())));
     if (auto func = dyn_cast<func::FuncOp>(op)) {
       SmallVector<Type> inputs, results;
       for (Type t : func.getArgumentTypes())
@@ -134,8 +134,9 @@ void buildEntryPoint(OpBuilder &b, func::FuncOp kernel,
   Type i32 = b.getI32Type();
   SmallVector<Type> entryArgs{ptrTy};
   entryArgs.append(kNumGridArgs, i32);
-  auto entry = func::FuncOp::create(b, loc, kernel.getName().str() + "__kda_cpu",
-                                    b.getFunctionType(entryArgs, {}));
+  auto entry =
+      func::FuncOp::create(b, loc, kernel.getName().str() + "__kda_cpu",
+                           b.getFunctionType(entryArgs, {}));
   Block *body = entry.addEntryBlock();
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(body);

@@ -106,8 +106,8 @@ Value kda::emitLinearIndex(OpBuilder &b, Location loc, ValueRange coords,
   Type i32 = b.getI32Type();
   Value index = LLVM::ConstantOp::create(b, loc, i32, 0);
   for (auto [c, size] : llvm::zip_equal(coords, shape)) {
-    index = LLVM::MulOp::create(
-        b, loc, index, LLVM::ConstantOp::create(b, loc, i32, size));
+    index = LLVM::MulOp::create(b, loc, index,
+                                LLVM::ConstantOp::create(b, loc, i32, size));
     index = LLVM::AddOp::create(b, loc, index, c);
   }
   return index;
@@ -137,8 +137,8 @@ Value kda::emitExtractBits(OpBuilder &b, Location loc, Value value,
 Value kda::getScratch(OpBuilder &b, Location loc, GPULoweringState &state,
                       int64_t bytes) {
   state.scratchBytes = std::max(state.scratchBytes, bytes);
-  auto ptrTy = LLVM::LLVMPointerType::get(
-      b.getContext(), state.hooks->getSharedAddressSpace());
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(),
+                                          state.hooks->getSharedAddressSpace());
   return LLVM::AddressOfOp::create(b, loc, ptrTy,
                                    GPULoweringState::kScratchSymbol);
 }
@@ -173,8 +173,8 @@ Value kda::loadScratch(OpBuilder &b, Location loc, Value base, Value index,
   Type storage = getScratchStorageType(type);
   Value addr = LLVM::GEPOp::create(b, loc, base.getType(), storage, base,
                                    ValueRange{index});
-  Value v = LLVM::LoadOp::create(b, loc, storage, addr,
-                                 getScratchElementBytes(type));
+  Value v =
+      LLVM::LoadOp::create(b, loc, storage, addr, getScratchElementBytes(type));
   if (storage != type)
     v = LLVM::TruncOp::create(b, loc, type, v);
   return v;
@@ -202,9 +202,10 @@ std::optional<SmallVector<int64_t>> kda::getRegisterRemap(
   return remap;
 }
 
-SmallVector<Value> kda::exchangeThroughScratch(
-    OpBuilder &b, Location loc, GPULoweringState &state, ValueRange srcRegs,
-    const LinearLayout &src, const LinearLayout &dst, Type elementType) {
+SmallVector<Value>
+kda::exchangeThroughScratch(OpBuilder &b, Location loc, GPULoweringState &state,
+                            ValueRange srcRegs, const LinearLayout &src,
+                            const LinearLayout &dst, Type elementType) {
   int64_t numElements = 1;
   for (int64_t s : src.getShape())
     numElements *= s;

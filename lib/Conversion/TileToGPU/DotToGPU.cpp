@@ -32,8 +32,8 @@ struct DotLowering : OpConversionPattern<tile::DotOp> {
       : OpConversionPattern(converter, ctx), state(state) {}
 
   /// Writes every element of a tile to scratch at base + row-major index.
-  void spill(OpBuilder &b, Location loc, Value base, Value offset,
-             Value packed, RankedTensorType type, ThreadIndex thread) const {
+  void spill(OpBuilder &b, Location loc, Value base, Value offset, Value packed,
+             RankedTensorType type, ThreadIndex thread) const {
     LinearLayout layout = getTileLayout(type);
     SmallVector<Value> laneWarp = emitLaneWarpCoords(b, loc, layout, thread);
     uint64_t dup = layout.getDuplicateMask(HWDim::Register);
@@ -76,8 +76,9 @@ struct DotLowering : OpConversionPattern<tile::DotOp> {
     SmallVector<Value> rowBase, col;
     for (int64_t r = 0; r < int64_t(acc.size()); ++r) {
       SmallVector<Value> c = emitCoords(rewriter, loc, cLayout, r, laneWarp);
-      rowBase.push_back(LLVM::MulOp::create(
-          rewriter, loc, c[0], LLVM::ConstantOp::create(rewriter, loc, i32, k)));
+      rowBase.push_back(
+          LLVM::MulOp::create(rewriter, loc, c[0],
+                              LLVM::ConstantOp::create(rewriter, loc, i32, k)));
       col.push_back(LLVM::AddOp::create(rewriter, loc, c[1], bOffset));
     }
     // One loop over K carries every accumulator register.
@@ -101,8 +102,8 @@ struct DotLowering : OpConversionPattern<tile::DotOp> {
           scf::YieldOp::create(b, l, next);
         });
     Type structType = getTypeConverter()->convertType(op.getType());
-    rewriter.replaceOp(op, packRegisters(rewriter, loc, structType,
-                                         loop.getResults()));
+    rewriter.replaceOp(
+        op, packRegisters(rewriter, loc, structType, loop.getResults()));
     return success();
   }
   GPULoweringState &state;

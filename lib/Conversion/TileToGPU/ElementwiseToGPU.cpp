@@ -25,7 +25,8 @@ struct ElementwiseOnRegisters : ConversionPattern {
         !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
       return failure();
     Location loc = op->getLoc();
-    Type structType = getTypeConverter()->convertType(op->getResult(0).getType());
+    Type structType =
+        getTypeConverter()->convertType(op->getResult(0).getType());
     if (!structType)
       return rewriter.notifyMatchFailure(op, "tile without a layout");
     Type elemType = cast<LLVM::LLVMStructType>(structType).getBody()[0];
@@ -63,7 +64,8 @@ struct SplatConstantLowering : OpConversionPattern<arith::ConstantOp> {
     if (!structType)
       return rewriter.notifyMatchFailure(op, "tile without a layout");
     Value scalar = arith::ConstantOp::create(
-        rewriter, op.getLoc(), cast<TypedAttr>(dense.getSplatValue<Attribute>()));
+        rewriter, op.getLoc(),
+        cast<TypedAttr>(dense.getSplatValue<Attribute>()));
     size_t n = cast<LLVM::LLVMStructType>(structType).getBody().size();
     rewriter.replaceOp(op, packRegisters(rewriter, op.getLoc(), structType,
                                          SmallVector<Value>(n, scalar)));
@@ -125,9 +127,8 @@ struct GridQueryLowering : OpConversionPattern<OpTy> {
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     unsigned axis = op.getAxis();
-    Value v = isCount
-                  ? state.hooks->getNumPrograms(rewriter, op.getLoc(), axis)
-                  : state.hooks->getProgramId(rewriter, op.getLoc(), axis);
+    Value v = isCount ? state.hooks->getNumPrograms(rewriter, op.getLoc(), axis)
+                      : state.hooks->getProgramId(rewriter, op.getLoc(), axis);
     rewriter.replaceOp(op, v);
     return success();
   }

@@ -59,8 +59,7 @@ struct UnaryMathLowering : OpConversionPattern<MathOp> {
   double scaleIn, scaleOut;
 };
 
-template <typename Intrinsic>
-UnaryBuilder intrinsic() {
+template <typename Intrinsic> UnaryBuilder intrinsic() {
   return [](OpBuilder &b, Location loc, Value x) -> Value {
     return Intrinsic::create(b, loc, x.getType(), x);
   };
@@ -76,8 +75,8 @@ Value buildRsqrt(OpBuilder &b, Location loc, Value x) {
 Value buildTanh(OpBuilder &b, Location loc, Value x) {
   Type type = x.getType();
   auto c = [&](double v) { return floatConstant(b, loc, type, v); };
-  Value e = LLVM::Exp2Op::create(b, loc, type,
-                                 LLVM::FMulOp::create(b, loc, x, c(2 * kLog2E)));
+  Value e = LLVM::Exp2Op::create(
+      b, loc, type, LLVM::FMulOp::create(b, loc, x, c(2 * kLog2E)));
   Value frac = LLVM::FDivOp::create(b, loc, c(2.0),
                                     LLVM::FAddOp::create(b, loc, e, c(1.0)));
   return LLVM::FSubOp::create(b, loc, c(1.0), frac);
@@ -118,9 +117,9 @@ struct FmaLowering : OpConversionPattern<math::FmaOp> {
 
 } // namespace
 
-void kda::populateMathToGPUIntrinsicsPatterns(
-    TileToGPUTypeConverter &converter, RewritePatternSet &patterns,
-    GPULoweringState &state) {
+void kda::populateMathToGPUIntrinsicsPatterns(TileToGPUTypeConverter &converter,
+                                              RewritePatternSet &patterns,
+                                              GPULoweringState &state) {
   MLIRContext *ctx = patterns.getContext();
   TargetHooks *hooks = state.hooks;
   UnaryBuilder log2 = [hooks](OpBuilder &b, Location loc, Value x) {
@@ -138,8 +137,7 @@ void kda::populateMathToGPUIntrinsicsPatterns(
   patterns.add<UnaryMathLowering<math::LogOp>>(converter, ctx, log2, 1.0, kLn2);
   patterns.add<UnaryMathLowering<math::Log2Op>>(converter, ctx, log2);
   patterns.add<UnaryMathLowering<math::SinOp>>(converter, ctx, sinOrCos(true));
-  patterns.add<UnaryMathLowering<math::CosOp>>(converter, ctx,
-                                               sinOrCos(false));
+  patterns.add<UnaryMathLowering<math::CosOp>>(converter, ctx, sinOrCos(false));
   patterns.add<UnaryMathLowering<math::SqrtOp>>(converter, ctx,
                                                 intrinsic<LLVM::SqrtOp>());
   patterns.add<UnaryMathLowering<math::AbsFOp>>(converter, ctx,

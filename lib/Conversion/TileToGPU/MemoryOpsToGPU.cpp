@@ -25,8 +25,8 @@ Type getPointeeElementType(Type ptrLike) {
 /// Loads `type` (i1 as a byte) from `ptr`.
 Value loadElement(OpBuilder &b, Location loc, Value ptr, Type type) {
   Type memType = type.isInteger(1) ? b.getI8Type() : type;
-  Value v = LLVM::LoadOp::create(b, loc, memType, ptr,
-                                 getScratchElementBytes(type));
+  Value v =
+      LLVM::LoadOp::create(b, loc, memType, ptr, getScratchElementBytes(type));
   if (memType != type)
     v = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, v,
                              LLVM::ConstantOp::create(b, loc, memType, 0));
@@ -109,9 +109,9 @@ std::pair<unsigned, unsigned> getAccessWidth(const GPULoweringState &state,
 Value emitGuardedVectorLoad(OpBuilder &b, Location loc, Value ptr,
                             VectorType type, Value mask, Value otherwise) {
   auto load = [&](OpBuilder &ib) -> Value {
-    return LLVM::LoadOp::create(ib, loc, type, ptr,
-                                type.getNumElements() *
-                                    getScratchElementBytes(type.getElementType()));
+    return LLVM::LoadOp::create(
+        ib, loc, type, ptr,
+        type.getNumElements() * getScratchElementBytes(type.getElementType()));
   };
   if (!mask)
     return load(b);
@@ -179,13 +179,11 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
     if (!resultType)
       return rewriter.notifyMatchFailure(op, "tile without a layout");
     if (!isa<RankedTensorType>(op.getType())) {
-      Value otherwise = adaptor.getOther()
-                            ? adaptor.getOther()
-                            : zeroOf(rewriter, loc, resultType);
-      rewriter.replaceOp(op,
-                         emitGuardedLoad(rewriter, loc, adaptor.getPtr(),
-                                         resultType, adaptor.getMask(),
-                                         otherwise));
+      Value otherwise = adaptor.getOther() ? adaptor.getOther()
+                                           : zeroOf(rewriter, loc, resultType);
+      rewriter.replaceOp(op, emitGuardedLoad(rewriter, loc, adaptor.getPtr(),
+                                             resultType, adaptor.getMask(),
+                                             otherwise));
       return success();
     }
     Type elemType = cast<LLVM::LLVMStructType>(resultType).getBody()[0];
@@ -196,7 +194,8 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
     if (adaptor.getOther())
       others = unpackRegisters(rewriter, loc, adaptor.getOther());
     auto width = getAccessWidth(state, cast<RankedTensorType>(op.getType()),
-                                op.getPtr(), op.getMask()).first;
+                                op.getPtr(), op.getMask())
+                     .first;
     SmallVector<Value> results;
     Type i32 = rewriter.getI32Type();
     for (size_t r = 0; r < ptrs.size(); r += width) {
@@ -211,15 +210,15 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
       // The group's mask is one value (the mask is constant over it).
       auto vecType = VectorType::get({int64_t(width)}, elemType);
       Value otherwise =
-          others.empty()
-              ? zeroOf(rewriter, loc, vecType)
-              : packVector(rewriter, loc, vecType,
-                           ArrayRef<Value>(others).slice(r, width));
+          others.empty() ? zeroOf(rewriter, loc, vecType)
+                         : packVector(rewriter, loc, vecType,
+                                      ArrayRef<Value>(others).slice(r, width));
       Value vec = emitGuardedVectorLoad(rewriter, loc, ptrs[r], vecType, mask,
                                         otherwise);
       for (unsigned i = 0; i < width; ++i)
         results.push_back(LLVM::ExtractElementOp::create(
-            rewriter, loc, vec, LLVM::ConstantOp::create(rewriter, loc, i32, int(i))));
+            rewriter, loc, vec,
+            LLVM::ConstantOp::create(rewriter, loc, i32, int(i))));
     }
     rewriter.replaceOp(op, packRegisters(rewriter, loc, resultType, results));
     return success();
@@ -240,16 +239,17 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
     auto isZero = [&](Value v, uint64_t mask) -> Value {
       Value bits = LLVM::AndOp::create(
           rewriter, loc, v, LLVM::ConstantOp::create(rewriter, loc, i32, mask));
-      return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, bits,
-                                  LLVM::ConstantOp::create(rewriter, loc, i32, 0));
+      return LLVM::ICmpOp::create(
+          rewriter, loc, LLVM::ICmpPredicate::eq, bits,
+          LLVM::ConstantOp::create(rewriter, loc, i32, 0));
     };
     auto valueType = dyn_cast<RankedTensorType>(op.getValue().getType());
     if (!valueType) {
       // Every thread holds the scalar: the first one stores it.
-      Value first = LLVM::ICmpOp::create(
-          rewriter, loc, LLVM::ICmpPredicate::eq,
-          state.hooks->getThreadId(rewriter, loc),
-          LLVM::ConstantOp::create(rewriter, loc, i32, 0));
+      Value first =
+          LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
+                               state.hooks->getThreadId(rewriter, loc),
+                               LLVM::ConstantOp::create(rewriter, loc, i32, 0));
       emitGuardedStore(rewriter, loc, adaptor.getPtr(), adaptor.getValue(),
                        andGuards(rewriter, loc, first, adaptor.getMask()));
       rewriter.eraseOp(op);
@@ -270,9 +270,8 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
     SmallVector<Value> masks;
     if (adaptor.getMask())
       masks = unpackRegisters(rewriter, loc, adaptor.getMask());
-    unsigned width = getAccessWidth(state, valueType, op.getPtr(),
-                                    op.getMask())
-                         .first;
+    unsigned width =
+        getAccessWidth(state, valueType, op.getPtr(), op.getMask()).first;
     for (size_t r = 0; r < ptrs.size(); r += width) {
       if (int64_t(r) & dupRegs)
         continue;
@@ -286,9 +285,9 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
       Value vec = packVector(rewriter, loc, vecType,
                              ArrayRef<Value>(values).slice(r, width));
       auto store = [&](OpBuilder &b) {
-        LLVM::StoreOp::create(b, loc, vec, ptrs[r],
-                              width * getScratchElementBytes(
-                                          vecType.getElementType()));
+        LLVM::StoreOp::create(
+            b, loc, vec, ptrs[r],
+            width * getScratchElementBytes(vecType.getElementType()));
       };
       if (!guard) {
         store(rewriter);

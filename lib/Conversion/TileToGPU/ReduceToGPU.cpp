@@ -22,8 +22,9 @@ Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value lhs,
   Type type = lhs.getType();
   bool isFloat = isa<FloatType>(type);
   if (type.isInteger(1))
-    return kind == tile::ReduceKind::Max ? Value(LLVM::OrOp::create(b, loc, lhs, rhs))
-                                         : Value(LLVM::AndOp::create(b, loc, lhs, rhs));
+    return kind == tile::ReduceKind::Max
+               ? Value(LLVM::OrOp::create(b, loc, lhs, rhs))
+               : Value(LLVM::AndOp::create(b, loc, lhs, rhs));
   switch (kind) {
   case tile::ReduceKind::Sum:
     return isFloat ? Value(LLVM::FAddOp::create(b, loc, lhs, rhs))
@@ -55,17 +56,20 @@ Value shuffleXor(OpBuilder &b, Location loc, TargetHooks &hooks, Value v,
         b, loc, i32,
         LLVM::LShrOp::create(b, loc, asInt,
                              LLVM::ConstantOp::create(b, loc, i64, 32)));
-    lo = LLVM::ZExtOp::create(b, loc, i64, hooks.shuffleXor(b, loc, lo, laneMask));
-    hi = LLVM::ZExtOp::create(b, loc, i64, hooks.shuffleXor(b, loc, hi, laneMask));
+    lo = LLVM::ZExtOp::create(b, loc, i64,
+                              hooks.shuffleXor(b, loc, lo, laneMask));
+    hi = LLVM::ZExtOp::create(b, loc, i64,
+                              hooks.shuffleXor(b, loc, hi, laneMask));
     result = LLVM::OrOp::create(
         b, loc, lo,
         LLVM::ShlOp::create(b, loc, hi,
                             LLVM::ConstantOp::create(b, loc, i64, 32)));
   } else {
-    Value wide = bits == 32 ? asInt
-                            : Value(LLVM::ZExtOp::create(b, loc, i32, asInt));
+    Value wide =
+        bits == 32 ? asInt : Value(LLVM::ZExtOp::create(b, loc, i32, asInt));
     Value got = hooks.shuffleXor(b, loc, wide, laneMask);
-    result = bits == 32 ? got : Value(LLVM::TruncOp::create(b, loc, intType, got));
+    result =
+        bits == 32 ? got : Value(LLVM::TruncOp::create(b, loc, intType, got));
   }
   return isa<FloatType>(type)
              ? Value(LLVM::BitcastOp::create(b, loc, type, result))

@@ -18,7 +18,8 @@ using Coord = LinearLayout::Coord;
 
 /// The destination-to-source coordinate map of each shape op.
 std::function<Coord(ArrayRef<int64_t>)> getSourceCoordMap(Operation *op) {
-  auto srcShape = cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
+  auto srcShape =
+      cast<RankedTensorType>(op->getOperand(0).getType()).getShape();
   auto dstShape = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
   SmallVector<int64_t> src(srcShape), dst(dstShape);
   if (isa<tile::BroadcastOp>(op))
@@ -63,8 +64,7 @@ std::function<Coord(ArrayRef<int64_t>)> getSourceCoordMap(Operation *op) {
   return [](ArrayRef<int64_t> c) { return Coord(c); }; // convert_layout
 }
 
-template <typename OpTy>
-struct RelabelLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct RelabelLowering : OpConversionPattern<OpTy> {
   RelabelLowering(const TypeConverter &converter, MLIRContext *ctx,
                   GPULoweringState &state)
       : OpConversionPattern<OpTy>(converter, ctx), state(state) {}
@@ -94,8 +94,8 @@ struct RelabelLowering : OpConversionPattern<OpTy> {
                             "operand to a compatible layout first");
     } else {
       Type elemType = cast<LLVM::LLVMStructType>(structType).getBody()[0];
-      dstRegs = exchangeThroughScratch(rewriter, loc, state, srcRegs, src,
-                                       dst, elemType);
+      dstRegs = exchangeThroughScratch(rewriter, loc, state, srcRegs, src, dst,
+                                       elemType);
     }
     rewriter.replaceOp(op, packRegisters(rewriter, loc, structType, dstRegs));
     return success();
@@ -110,8 +110,7 @@ void kda::populateShapeOpsToGPUPatterns(TileToGPUTypeConverter &converter,
                                         GPULoweringState &state) {
   patterns.add<RelabelLowering<tile::BroadcastOp>,
                RelabelLowering<tile::ExpandDimsOp>,
-               RelabelLowering<tile::TransOp>,
-               RelabelLowering<tile::ReshapeOp>,
+               RelabelLowering<tile::TransOp>, RelabelLowering<tile::ReshapeOp>,
                RelabelLowering<tile::ConvertLayoutOp>>(
       converter, patterns.getContext(), state);
 }

@@ -1,8 +1,8 @@
 //===- TileToGPU.cpp - the convert-tile-to-gpu pass -----------------------===//
-#include "Tile/TileDialect.h"
-#include "kda/Conversion/Passes.h"
-#include "kda/Analysis/AxisInfo.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
+#include "Tile/TileDialect.h"
+#include "kda/Analysis/AxisInfo.h"
+#include "kda/Conversion/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -138,7 +138,8 @@ struct ConvertTileToGPUPass
     OpBuilder b(ctx);
     b.setInsertionPointToStart(module.getBody());
     auto scratchType = [&](int64_t bytes) {
-      return LLVM::LLVMArrayType::get(b.getI8Type(), std::max<int64_t>(bytes, 1));
+      return LLVM::LLVMArrayType::get(b.getI8Type(),
+                                      std::max<int64_t>(bytes, 1));
     };
     auto scratch = LLVM::GlobalOp::create(
         b, module.getLoc(), scratchType(1), /*isConstant=*/false,
@@ -206,9 +207,9 @@ struct FinalizeGPUKernelsPass
           continue;
         func.removeArgAttr(i, StringAttr::get(ctx, "tile.divisibility"));
         if (isa<LLVM::LLVMPointerType>(func.getArgument(i).getType()))
-          func.setArgAttr(i, "llvm.align",
-                          IntegerAttr::get(IntegerType::get(ctx, 64),
-                                           hint.getInt()));
+          func.setArgAttr(
+              i, "llvm.align",
+              IntegerAttr::get(IntegerType::get(ctx, 64), hint.getInt()));
       }
       if (!func->hasAttr("tile.kernel"))
         continue;

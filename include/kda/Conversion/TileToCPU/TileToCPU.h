@@ -15,8 +15,8 @@ void populateTileShapeToTensorPatterns(const mlir::TypeConverter &converter,
 void populateTileMemoryToCPUPatterns(const mlir::TypeConverter &converter,
                                      mlir::RewritePatternSet &patterns);
 /// reduce, dot -> linalg.reduce, linalg.matmul.
-void populateTileReduceDotToLinalgPatterns(
-    const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
+void populateTileReduceDotToLinalgPatterns(const mlir::TypeConverter &converter,
+                                           mlir::RewritePatternSet &patterns);
 
 /// Size in bytes of one element of `type` in memory (i1 is stored as a byte).
 int64_t getStorageSizeInBytes(mlir::Type type);

@@ -54,8 +54,7 @@ public:
   virtual mlir::Value sinOrCos(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value x, bool isSin);
   /// Marks `func` as a kernel launched with `numThreads` threads.
-  virtual void markKernel(mlir::LLVM::LLVMFuncOp func,
-                          unsigned numThreads) = 0;
+  virtual void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads) = 0;
 };
 
 /// Hooks for a target name ("sm_90a", "gfx950", "gfx1250"), or null.

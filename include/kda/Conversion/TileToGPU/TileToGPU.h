@@ -27,9 +27,7 @@ struct GPULoweringState {
   /// transient, so all of them reuse one buffer at offset 0.
   int64_t scratchBytes = 0;
   static constexpr llvm::StringLiteral kScratchSymbol = "kda_scratch";
-  unsigned getNumThreads() const {
-    return numWarps * hooks->getWaveSize();
-  }
+  unsigned getNumThreads() const { return numWarps * hooks->getWaveSize(); }
 };
 
 /// Tiles become structs of registers and pointers LLVM pointers in their
@@ -43,9 +41,8 @@ public:
 LinearLayout getTileLayout(mlir::Type tensorType);
 
 // Registers of a packed tile.
-llvm::SmallVector<mlir::Value> unpackRegisters(mlir::OpBuilder &b,
-                                               mlir::Location loc,
-                                               mlir::Value packed);
+llvm::SmallVector<mlir::Value>
+unpackRegisters(mlir::OpBuilder &b, mlir::Location loc, mlir::Value packed);
 mlir::Value packRegisters(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Type structType, mlir::ValueRange regs);
 
@@ -58,15 +55,14 @@ ThreadIndex getThreadIndex(mlir::OpBuilder &b, mlir::Location loc,
 
 /// The part of every element coordinate that depends on the lane and warp
 /// (i32 per tile dimension); XOR it with a register's constant part.
-llvm::SmallVector<mlir::Value>
-emitLaneWarpCoords(mlir::OpBuilder &b, mlir::Location loc,
-                   const LinearLayout &layout, ThreadIndex thread);
+llvm::SmallVector<mlir::Value> emitLaneWarpCoords(mlir::OpBuilder &b,
+                                                  mlir::Location loc,
+                                                  const LinearLayout &layout,
+                                                  ThreadIndex thread);
 /// The coordinate (i32 per dimension) of register `reg`.
-llvm::SmallVector<mlir::Value> emitCoords(mlir::OpBuilder &b,
-                                          mlir::Location loc,
-                                          const LinearLayout &layout,
-                                          int64_t reg,
-                                          mlir::ValueRange laneWarpCoords);
+llvm::SmallVector<mlir::Value>
+emitCoords(mlir::OpBuilder &b, mlir::Location loc, const LinearLayout &layout,
+           int64_t reg, mlir::ValueRange laneWarpCoords);
 /// Row-major linear index (i32) of a coordinate in a tile of `shape`.
 mlir::Value emitLinearIndex(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::ValueRange coords,
