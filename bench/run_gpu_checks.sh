@@ -9,7 +9,10 @@
 # target's results, CUDA-graph capture/replay bit-identical to eager, the C API's GPU half and a
 # generated header; and every @kt.jit kernel launched as `kernel[grid](cuda tensors, CONST=...)`
 # from the ahead-of-time bundle DIR/bundle with KDATILE_BUNDLE, vs the CPU results and under
-# CUDA-graph capture) and exits non-zero on any failure.
+# CUDA-graph capture; and test_gpu_ops.py: kdatile.ops.kda_decode / kda_decode_with_f_b /
+# kda_recurrent on CUDA tensors from the same bundle vs the fp64 reference saved in
+# DIR/ops_*.npz with the KDA.md section 4 tolerances, and each op captured into a CUDA graph,
+# replayed bit-identically to eager) and exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR="$(cd "${1:-test/gpu/artifacts}" 2>/dev/null && pwd || true)"
@@ -38,6 +41,11 @@ for c in m["cases"]:
     errs = "; ".join(f"{k}: " + " / ".join([l for l in v.strip().splitlines() if l.strip()][:2])
                      for k, v in c.get("errors", {}).items())
     print(f"  {c['id']:<32} {files:<12} {errs}")
+ops = m.get("ops") or {}
+if "error" in ops or not ops:
+    print(f"  kdatile.ops cases: {ops.get('error', 'none (rerun prepare.py)')}")
+else:
+    print(f"  kdatile.ops cases: {len(ops['decode'])} decode, {len(ops['recurrent'])} recurrent")
 PY
 if [[ -f "$DIR/bundle/index.json" ]]; then
   PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}" python3 -c \

@@ -8,9 +8,11 @@ sys.path) is reused, so both share one JITFunction and its in-memory cache.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import os
 import sys
 import threading
+from typing import NamedTuple
 
 from .._lib import PACKAGE_DIR
 
@@ -54,3 +56,35 @@ def load_kernel(module: str, name: str):
         kernel = getattr(mod, name)
         _loaded[key] = kernel
         return kernel
+
+
+class Launch(NamedTuple):
+    """One kernel launch an op decided on: `kernel[grid](*args, **constexprs)` (plus num_warps=
+    when not None: GPU targets)."""
+
+    kernel: object
+    args: tuple
+    constexprs: dict
+    grid: tuple
+    num_warps: int | None
+
+
+def execute(out, launch):
+    """Runs an op's launch (None: nothing to launch) and returns its output."""
+    if launch is not None:
+        opts = {} if launch.num_warps is None else {"num_warps": launch.num_warps}
+        launch.kernel[launch.grid](*launch.args, **launch.constexprs, **opts)
+    return out
+
+
+def bind(op, args: tuple, kwargs: dict) -> dict:
+    """The arguments of a call op(*args, **kwargs) by parameter name, defaults filled in."""
+    bound = inspect.signature(op).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+def on_gpu(device: str, target) -> bool:
+    """Whether a launch targets a GPU: `target` when given ("cpu" or a GPU target such as
+    "sm_90a"), else the arrays' device."""
+    return device != "cpu" if target is None else target != "cpu"

@@ -7,7 +7,7 @@ beta sigmoid, the delta-rule update of the recurrent state in place, and the gat
 from __future__ import annotations
 
 from . import validation as v
-from ._kernels import load_kernel
+from ._kernels import Launch, bind, execute, load_kernel
 
 BF16 = ("bf16",)
 F32 = ("f32",)
@@ -38,12 +38,7 @@ def kda_decode(x, conv_weight, conv_state, raw_g, raw_beta, A_log, dt_bias, stat
     repeats (a device sync; skipped while a CUDA graph is captured).
     Bad arguments raise ValueError naming the argument, before anything is launched.
     """
-    return _decode(dict(x=x, conv_weight=conv_weight, conv_state=conv_state, raw_g=raw_g,
-                        raw_beta=raw_beta, A_log=A_log, dt_bias=dt_bias, state=state,
-                        state_indices=state_indices, output_gate=output_gate,
-                        norm_weight=norm_weight, conv_bias=conv_bias, out=out),
-                   fused=False, lower_bound=lower_bound, norm_eps=norm_eps,
-                   state_layout=state_layout, check_duplicates=check_duplicate_slots)
+    return execute(*_decode(locals(), fused=False))
 
 
 def kda_decode_with_f_b(f_a, f_b_weight, x, conv_weight, conv_state, raw_beta, A_log, dt_bias,
@@ -56,15 +51,27 @@ def kda_decode_with_f_b(f_a, f_b_weight, x, conv_weight, conv_state, raw_beta, A
     f_a [B, D] bf16 (shared by all heads); f_b_weight [H*D, D] bf16 (nn.Linear [out, in]).
     Every other argument as in kda_decode.
     """
-    return _decode(dict(x=x, conv_weight=conv_weight, conv_state=conv_state, f_a=f_a,
-                        f_b_weight=f_b_weight, raw_beta=raw_beta, A_log=A_log, dt_bias=dt_bias,
-                        state=state, state_indices=state_indices, output_gate=output_gate,
-                        norm_weight=norm_weight, conv_bias=conv_bias, out=out),
-                   fused=True, lower_bound=lower_bound, norm_eps=norm_eps,
-                   state_layout=state_layout, check_duplicates=check_duplicate_slots)
+    return execute(*_decode(locals(), fused=True))
 
 
-def _decode(args, *, fused, lower_bound, norm_eps, state_layout, check_duplicates):
+def decode_launch(*args, fused=False, target=None, **kwargs):
+    """(out, Launch or None): what kda_decode(*args, **kwargs) (kda_decode_with_f_b with
+    fused=True) launches, without launching it: the op's own checks and argument preparation.
+    target: None (the arrays' device) or a target name ("cpu", "sm_90a", ...); NumPy arrays
+    then stand for GPU tensors, e.g. to export the launch into an AOT bundle. None when there
+    is nothing to launch (B = 0)."""
+    op = kda_decode_with_f_b if fused else kda_decode
+    return _decode(bind(op, args, kwargs), fused=fused, target=target)
+
+
+def _decode(params, *, fused, target=None):
+    """(out, Launch or None) of a call with arguments `params` (by parameter name). The decode
+    kernel's launch is the same on every target (the @kt.jit default warps on GPUs)."""
+    args = dict(params)
+    lower_bound, norm_eps = args.pop("lower_bound"), args.pop("norm_eps")
+    state_layout = args.pop("state_layout")
+    check_duplicates = args.pop("check_duplicate_slots")
+    del target  # the same launch on every target
     # Scalars first: cheap, and independent of the arrays.
     state_layout = v.check_choice("state_layout", state_layout, STATE_LAYOUTS)
     lower_bound = v.check_float("lower_bound", lower_bound, allow_none=True)
@@ -157,21 +164,22 @@ def _decode(args, *, fused, lower_bound, norm_eps, state_layout, check_duplicate
     if out is None:
         out = v.ArrayInfo("out", v.new_like(ref, (B, H, D), "bf16"))
     if B == 0:
-        return out.value
+        return out.value, None
 
     kernel = load_kernel("kda_decode", "kda_decode")
     unused = x.value  # pointer parameters a variant does not read
     stride_x = x.strides[0] if B > 1 else C
     stride_slot = cs.strides[0] if slots > 1 else C * (CONV_WIDTH - 1)
     cb = a["conv_bias"]
-    kernel[(B, H, 1)](
+    kargs = (
         x.value, a["conv_weight"].value, cb.value if cb is not None else unused, cs.value,
         unused if fused else a["raw_g"].value,
         a["f_a"].value if fused else unused, a["f_b_weight"].value if fused else unused,
         a["raw_beta"].value, a["A_log"].value, a["dt_bias"].value, state.value, idx.value,
         a["output_gate"].value, a["norm_weight"].value, out.value,
         int(slots), int(stride_x), int(stride_slot), int(cs.strides[1]), int(cs.strides[2]),
-        float(-5.0 if lower_bound is None else lower_bound), float(norm_eps),
-        H=H, D=D, STATE_KV=state_layout == "kv", USE_LOWER_BOUND=lower_bound is not None,
-        HAS_CONV_BIAS=cb is not None, FUSED_FB=fused)
-    return out.value
+        float(-5.0 if lower_bound is None else lower_bound), float(norm_eps))
+    constexprs = dict(H=H, D=D, STATE_KV=state_layout == "kv",
+                      USE_LOWER_BOUND=lower_bound is not None, HAS_CONV_BIAS=cb is not None,
+                      FUSED_FB=fused)
+    return out.value, Launch(kernel, kargs, constexprs, (B, H, 1), None)

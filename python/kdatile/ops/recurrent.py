@@ -10,7 +10,7 @@ slot state_indices[n, t], and o[t] = S_t q_t.
 from __future__ import annotations
 
 from . import validation as vd
-from ._kernels import load_kernel
+from ._kernels import Launch, bind, execute, load_kernel, on_gpu
 
 BF16_OR_F32 = ("bf16", "f32")
 F32 = ("f32",)
@@ -60,6 +60,22 @@ def kda_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=Non
     is used by two sequences (a device sync; skipped while a CUDA graph is captured).
     Bad arguments raise ValueError naming the argument, before anything is launched.
     """
+    return execute(*_recurrent(**locals()))
+
+
+def recurrent_launch(*args, target=None, **kwargs):
+    """(out, Launch or None): what kda_recurrent(*args, **kwargs) launches, without launching
+    it: the op's own checks and argument preparation. target: None (the arrays' device) or a
+    target name ("cpu", "sm_90a", ...); NumPy arrays then stand for GPU tensors (BV = 32 and 4
+    warps on a GPU target), e.g. to export the launch into an AOT bundle. None when there is
+    nothing to launch (no sequences or no tokens)."""
+    return _recurrent(**bind(kda_recurrent, args, kwargs), target=target)
+
+
+def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_state,
+               state_indices, cu_seqlens, num_accepted_tokens, use_qk_l2norm, use_gate,
+               use_beta_sigmoid, state_layout, out, check_duplicate_slots, target=None):
+    """(out, Launch or None) of kda_recurrent's arguments on `target` (None: the device's)."""
     # Scalars and switches first: cheap, and independent of the arrays.
     state_layout = vd.check_choice("state_layout", state_layout, STATE_LAYOUTS)
     for name, flag in (("use_qk_l2norm", use_qk_l2norm), ("use_gate", use_gate),
@@ -223,15 +239,14 @@ def kda_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=Non
     if o is None:
         o = vd.ArrayInfo("out", vd.new_like(ref, out_shape, qi.dtype))
     if N == 0 or T_total == 0:
-        return o.value
+        return o.value, None
 
-    on_gpu = ref.device != "cpu"
-    BV = min(GPU_BV, V) if on_gpu else V
-    launch = {"num_warps": GPU_NUM_WARPS} if on_gpu else {}
+    gpu = on_gpu(ref.device, target)
+    BV = min(GPU_BV, V) if gpu else V
     unused = idx.value  # pointer parameters a variant does not read
     stride_slot = st.strides[0] if slots > 1 else H * head
     kernel = load_kernel("kda_recurrent", "kda_recurrent")
-    kernel[(N, H, V // BV)](
+    kargs = (
         a["q"].value, a["k"].value, a["v"].value, a["g"].value, a["beta"].value,
         a["A_log"].value if use_gate else unused, a["dt_bias"].value if use_gate else unused,
         st.value, idx.value, na.value if na is not None else unused,
@@ -240,12 +255,13 @@ def kda_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=Non
         int(stride_slot), int(idx.strides[0] if N > 1 else Tcols),
         int(idx.strides[1] if Tcols > 1 else 1),
         float(K ** -0.5 if scale is None else scale),
-        float(0.0 if lower_bound is None else lower_bound),
-        H=H, K=K, V=V, STATE_KV=state_layout == "kv", IS_VARLEN=varlen,
-        HAS_NUM_ACCEPTED=na is not None, USE_QK_L2NORM=use_qk_l2norm, USE_GATE=use_gate,
-        USE_LOWER_BOUND=use_gate and lower_bound is not None,
-        USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV, **launch)
-    return o.value
+        float(0.0 if lower_bound is None else lower_bound))
+    constexprs = dict(H=H, K=K, V=V, STATE_KV=state_layout == "kv", IS_VARLEN=varlen,
+                      HAS_NUM_ACCEPTED=na is not None, USE_QK_L2NORM=use_qk_l2norm,
+                      USE_GATE=use_gate, USE_LOWER_BOUND=use_gate and lower_bound is not None,
+                      USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV)
+    return o.value, Launch(kernel, kargs, constexprs, (N, H, V // BV),
+                           GPU_NUM_WARPS if gpu else None)
 
 
 def _check_cu_seqlens(cu: vd.ArrayInfo, T_total: int) -> None:

@@ -1,0 +1,218 @@
+"""kdatile.ops (kda_decode, kda_decode_with_f_b, kda_recurrent) on CUDA tensors vs the fp64
+reference, and under CUDA-graph capture.
+
+The calls are ops_cases.py's; test/gpu/prepare.py (build machine) saved each one's inputs and
+fp64 reference results (ops_<case>.npz) and exported the kernel specializations the calls
+launch into <artifacts>/bundle, so that here (torch + driver, no libkda) the ops run from the
+bundle with KDATILE_BUNDLE. Tolerances of ../shared/KDA.md section 4, as in the CPU tests
+(test/python/test_ops_kda_decode.py, test_ops_kda_recurrent.py): output rel RMS <= 5e-3;
+fp32 state rel RMS <= 1e-5 (bf16 state: 4e-3 decode, 5e-3 recurrent); conv cache bit-exact;
+untouched slots bit-exact; padding outputs exactly zero; no NaN/Inf. A graph captured after
+one eager warm-up call replays bit-identically to an eager call from the same inputs.
+"""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+from ops_cases import (
+    DECODE_WRITTEN,
+    RECURRENT_WRITTEN,
+    decode_call,
+    recurrent_call,
+)
+
+from conftest import MANIFEST, artifact_dir
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+OPS = (MANIFEST or {}).get("ops") or {}
+DECODE = OPS.get("decode", [])
+RECURRENT = OPS.get("recurrent", [])
+CASES = [("decode", c) for c in DECODE] + [("recurrent", c) for c in RECURRENT]
+IDS = [c["id"] for _, c in CASES]
+
+OUT_TOL = 5e-3
+F32_STATE_TOL = 1e-5
+BF16_STATE_TOL = {"decode": 4e-3, "recurrent": 5e-3}
+
+
+@pytest.fixture
+def kt_bundle(torch_cuda, manifest, monkeypatch):
+    """KDATILE_BUNDLE set to the artifacts' bundle; returns the kdatile module."""
+    if "error" in OPS or not CASES:
+        why = OPS.get("error", "rerun prepare.py")
+        pytest.skip(f"no kdatile.ops cases in the artifacts: {why}")
+    info = manifest.get("bundle") or {}
+    if "dir" not in info:
+        pytest.skip(f"no bundle in the artifacts: {info.get('error', 'rerun prepare.py')}")
+    monkeypatch.setenv("KDATILE_BUNDLE", os.path.join(artifact_dir(), info["dir"]))
+    monkeypatch.delenv("KDATILE_GPU_RUNTIME", raising=False)
+    python_dir = os.path.join(ROOT, "python")
+    if python_dir not in sys.path:
+        sys.path.insert(0, python_dir)
+    import kdatile
+    import kdatile.ops  # noqa: F401
+
+    return kdatile
+
+
+# -- data ------------------------------------------------------------------------------------
+
+
+def _load(case):
+    """(inputs by name, reference arrays by name) of a case's npz."""
+    data = np.load(os.path.join(artifact_dir(), case["data"]))
+    host = {k: data[k] for k in data.files if not k.startswith("ref_") and k != "live_slots"}
+    ref = {k: data[k] for k in data.files if k.startswith("ref_") or k == "live_slots"}
+    return host, ref
+
+
+def _to_torch(torch, array):
+    t = torch.from_numpy(np.ascontiguousarray(array))
+    return t.view(torch.bfloat16) if array.dtype == np.uint16 else t
+
+
+def _host(torch, t):
+    """A CUDA tensor back as NumPy (bf16 as uint16 bit patterns)."""
+    t = t.detach().cpu()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(np.uint16)
+    return t.numpy()
+
+
+def _bits(torch, t):
+    """The bit patterns of a float tensor (bit-identical comparisons: -0.0 != +0.0)."""
+    return t.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()])
+
+
+def _widen(a):
+    if a.dtype == np.uint16:
+        return (a.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return a.astype(np.float64)
+
+
+def _rel_rms(ref, got):
+    ref, got = np.asarray(ref, np.float64), np.asarray(got, np.float64)
+    return float(np.sqrt(np.mean((ref - got) ** 2)) / max(np.sqrt(np.mean(ref ** 2)), 1e-30))
+
+
+class Call:
+    """One op call on CUDA tensors made from a case's npz; reset() restores every input."""
+
+    def __init__(self, torch, kt, kind, case):
+        self.torch, self.kind, self.case = torch, kind, case
+        self.host, self.ref = _load(case)
+        self.dev = {k: _to_torch(torch, a).cuda() for k, a in self.host.items()}
+        ops = kt.ops
+        if kind == "decode":
+            args, kwargs = decode_call(case, self.dev, lambda t: t.transpose(1, 2))
+            op = ops.kda_decode_with_f_b if case["fused"] else ops.kda_decode
+        else:
+            args, kwargs = recurrent_call(case, self.dev)
+            op = ops.kda_recurrent
+        self.written = DECODE_WRITTEN if kind == "decode" else RECURRENT_WRITTEN
+        self.run = lambda: op(*args, **kwargs)
+
+    def reset(self):
+        for name, t in self.dev.items():
+            t.copy_(_to_torch(self.torch, self.host[name]))
+
+    def results(self, out):
+        """What the call produced: its output and every array it writes in place (clones)."""
+        res = {"out": out.clone()}
+        res.update((name, self.dev[name].clone()) for name in self.written)
+        return res
+
+
+# -- numerics vs the fp64 reference ------------------------------------------------------------
+
+
+def check_vs_reference(kind, case, host, ref, got_out, state, conv=None):
+    """KDA.md section 4 checks of one call's results (NumPy; bf16 as uint16 bit patterns):
+    got_out the output, state the pool after the call, conv the conv cache storage after it
+    (decode); host the inputs and ref the reference arrays of the case's npz."""
+    want_shape = ref["ref_out"].shape if kind == "decode" else host["v"].shape
+    assert got_out.shape == tuple(want_shape), f"out shape {got_out.shape}"
+    o = _widen(got_out)
+    st = _widen(state)
+    assert np.isfinite(o).all(), "NaN/Inf in the output"
+    assert np.isfinite(st).all(), "NaN/Inf in the state pool"
+    ref_o = ref["ref_out"] if kind == "decode" else ref["ref_o"]
+    o = o.reshape(ref_o.shape)
+    pad = np.all(ref_o == 0.0, axis=(1, 2))
+    assert (o[pad] == 0.0).all(), "padding rows/tokens are not zero"
+    if kind == "decode":
+        assert (got_out[pad] == 0).all(), "padding rows are not +0.0"
+    if (~pad).any():
+        err = _rel_rms(ref_o[~pad], o[~pad])
+        assert err <= OUT_TOL, f"output rel RMS {err:.3g} > {OUT_TOL}"
+    live = ref["live_slots"]
+    tol = F32_STATE_TOL if case["state_dtype"] == "f32" else BF16_STATE_TOL[kind]
+    if live.size:
+        err = _rel_rms(ref["ref_state"][live], st[live])
+        assert err <= tol, f"state rel RMS {err:.3g} > {tol} ({case['state_dtype']} state)"
+    untouched = np.setdiff1d(np.arange(state.shape[0]), live)
+    np.testing.assert_array_equal(state[untouched], host["state"][untouched],
+                                  err_msg="an untouched state slot changed")
+    if kind == "decode":
+        np.testing.assert_array_equal(conv, ref["ref_conv_storage"],
+                                      err_msg="conv cache differs from the reference")
+        live_set = set(live.tolist())
+        untouched = [s for s in range(conv.shape[0]) if s not in live_set]
+        np.testing.assert_array_equal(conv[untouched], host["conv_storage"][untouched],
+                                      err_msg="an untouched conv cache slot changed")
+
+
+def _check_call(torch, call, out):
+    if call.case["given_out"]:
+        assert out.data_ptr() == call.dev["out"].data_ptr(), "out= was not returned"
+    conv = _host(torch, call.dev["conv_storage"]) if call.kind == "decode" else None
+    check_vs_reference(call.kind, call.case, call.host, call.ref, _host(torch, out),
+                       _host(torch, call.dev["state"]), conv)
+
+
+@pytest.mark.parametrize("kind,case", CASES, ids=IDS)
+def test_op_matches_reference(torch_cuda, kt_bundle, kind, case):
+    """The op on CUDA tensors (launched from the bundle, no compile) vs the fp64 reference."""
+    torch, kt = torch_cuda, kt_bundle
+    call = Call(torch, kt, kind, case)
+    compiles = kt.cache_stats()["compiles"]
+    out = call.run()
+    torch.cuda.synchronize()
+    assert kt.cache_stats()["compiles"] == compiles, "the op compiled something"
+    _check_call(torch, call, out)
+
+
+# -- CUDA graphs --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind,case", CASES, ids=IDS)
+def test_op_graph_replay_matches_eager(torch_cuda, kt_bundle, kind, case):
+    """Capture the op (after one eager warm-up call) into a CUDA graph: no host sync or compile
+    during capture, and each replay from reset inputs is bit-identical to an eager call."""
+    torch, kt = torch_cuda, kt_bundle
+    call = Call(torch, kt, kind, case)
+    call.run()  # warm-up: loads the code object before capture
+    torch.cuda.synchronize()
+    call.reset()
+    torch.cuda.synchronize()
+    eager = call.results(call.run())
+    torch.cuda.synchronize()
+    _check_call(torch, call, eager["out"])
+
+    call.reset()
+    torch.cuda.synchronize()
+    compiles = kt.cache_stats()["compiles"]
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        captured = call.run()
+    assert kt.cache_stats()["compiles"] == compiles
+    for attempt in range(2):
+        call.reset()
+        graph.replay()
+        torch.cuda.synchronize()
+        replay = call.results(captured)
+        for name, want in eager.items():
+            assert torch.equal(_bits(torch, replay[name]), _bits(torch, want)), (
+                f"{case['id']}: replay {attempt} of '{name}' differs from eager")
