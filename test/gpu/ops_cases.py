@@ -1,13 +1,22 @@
 """The kdatile.ops calls of the GPU ops tests, shared by both steps of the GPU checks.
 
-test/gpu/prepare.py (build machine) builds each case's inputs, computes the fp64 reference and
-exports the kernel specializations the call launches on sm_90a (the ops' own launch preparation,
-kdatile.ops.decode.decode_launch / kdatile.ops.recurrent.recurrent_launch, on NumPy stand-ins);
-test/gpu/test_gpu_ops.py (GPU machine) makes the same call on CUDA tensors. Both build the call
-here, so the arrays' shapes, strides and dtypes (hence the specializations) are the same.
-
-Pure Python: no NumPy or torch import (the arrays come from the caller).
+test/gpu/prepare.py (build machine) exports the kernel specializations each call launches on
+sm_90a (the ops' own launch preparation, kdatile.ops.decode.decode_launch /
+kdatile.ops.recurrent.recurrent_launch, on the case's NumPy inputs standing for CUDA tensors);
+test/gpu/test_gpu_ops.py (GPU machine) builds the same inputs (seeded NumPy) and their fp64
+reference (test/python's pure-NumPy kda_reference.py / kda_recurrent_reference.py) and makes the
+call on CUDA tensors. Both build the inputs and the call here, so the arrays' shapes, strides
+and dtypes (hence the specializations) are the same. NumPy only (no torch, no libkda).
 """
+
+import os
+import sys
+
+import numpy as np
+
+_REFS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python")
+if _REFS not in sys.path:
+    sys.path.append(_REFS)  # kda_reference.py, kda_recurrent_reference.py
 
 # Decode: every pair of levels of the two-level factors appears (as in the CPU tests'
 # orthogonal array), H in {1, 12} and B in {1, 8, 33} for each H.
@@ -90,3 +99,132 @@ def recurrent_call(case, arr):
     if case["given_out"]:
         kwargs["out"] = arr["out"]
     return (arr["q"], arr["k"], arr["v"], arr["g"], arr["beta"]), kwargs
+
+
+# -- inputs and fp64 references -------------------------------------------------------------
+
+
+def build_case(kind, case, *, reference=True):
+    """(inputs by name, reference by name or None) of a case: the arrays decode_call /
+    recurrent_call take (bf16 as uint16 bit patterns; a width-major conv cache as its
+    [slots, 3, C] storage), and with `reference` the fp64 reference: ref_out / ref_o, ref_state
+    (the whole pool), ref_conv_storage (decode) and live_slots (the slots the call writes)."""
+    return (_decode_case if kind == "decode" else _recurrent_case)(case, reference)
+
+
+PAD_VALUES = (-1, -7, "slots", "slots+5", 2**31 - 1)
+
+
+def _indices(rng, B, slots):
+    """B slot indices: distinct live slots (slot 0 among them when B > 2), every third row
+    padding (negative, == slots, > slots, INT32_MAX)."""
+    live = rng.permutation(slots)
+    if B > 2:
+        live = np.concatenate([[0], live[live != 0]])
+    idx = []
+    for n in range(B):
+        if n % 3 == 1:
+            p = PAD_VALUES[n % len(PAD_VALUES)]
+            idx.append(slots if p == "slots" else slots + 5 if p == "slots+5" else p)
+        else:
+            idx.append(int(live[n]))
+    return np.array(idx, np.int32)
+
+
+def _decode_case(case, reference):
+    from kda_reference import bf16_to_f32, f32_to_bf16, kda_decode_reference, make_decode_inputs
+
+    r = np.random.default_rng(case["seed"])
+    B, H, slots = case["B"], case["H"], case["slots"]
+    inp = make_decode_inputs(r, B, H, slots, bias=case["bias"], fused=case["fused"])
+    idx = _indices(r, B, slots)
+    state = inp["state"] if case["state_dtype"] == "f32" else f32_to_bf16(inp["state"])
+    state_f32 = state if case["state_dtype"] == "f32" else bf16_to_f32(state)
+    conv = inp["conv_state"]  # [slots, C, 3]
+    storage = conv if case["conv_layout"] == "cm" else np.ascontiguousarray(
+        conv.transpose(0, 2, 1))
+    arrays = {"x": inp["x"], "conv_w": inp["conv_w"], "conv_storage": storage,
+              "raw_beta": inp["raw_beta"], "A_log": inp["A_log"], "dt_bias": inp["dt_bias"],
+              "state": state, "state_indices": idx.astype(
+                  np.int64 if case["index_dtype"] == "i64" else np.int32),
+              "output_gate": inp["output_gate"], "norm_weight": inp["norm_weight"]}
+    if case["fused"]:
+        arrays.update(f_a=inp["f_a"], f_b_weight=inp["f_b_weight"])
+    else:
+        arrays["raw_g"] = inp["raw_g"]
+    if case["bias"]:
+        arrays["conv_bias"] = inp["conv_bias"]
+    if case["given_out"]:
+        arrays["out"] = np.full((B, H, 128), 0x7FC0, np.uint16)  # NaN: every row is written
+    if not reference:
+        return arrays, None
+    ref_out, ref_cs, ref_state = kda_decode_reference(
+        inp["x"], inp["conv_w"], conv, None if case["fused"] else inp["raw_g"],
+        inp["raw_beta"], inp["A_log"], inp["dt_bias"], state_f32.copy(), idx,
+        inp["output_gate"], inp["norm_weight"], lower_bound=case["lower_bound"],
+        conv_bias=inp["conv_bias"], state_layout=case["state_layout"], f_a=inp.get("f_a"),
+        f_b_weight=inp.get("f_b_weight"))
+    ref_storage = ref_cs if case["conv_layout"] == "cm" else np.ascontiguousarray(
+        ref_cs.transpose(0, 2, 1))
+    ref = {"ref_out": ref_out, "ref_conv_storage": ref_storage, "ref_state": ref_state,
+           "live_slots": np.array(sorted(s for s in idx.tolist() if 0 <= s < slots), np.int64)}
+    return arrays, ref
+
+
+def _recurrent_case(case, reference):
+    from kda_recurrent_reference import kda_recurrent_reference, make_inputs
+    from kda_reference import bf16_to_f32
+
+    r = np.random.default_rng(case["seed"])
+    H = case["H"]
+    varlen = "lens" in case
+    if varlen:
+        lens, Tcols = case["lens"], case["Tcols"]
+        N = len(lens)
+        cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+        tokens, lead = int(cu[-1]), None
+    else:
+        N, Tcols = case["N"], case["T"]
+        cu, tokens, lead = None, N * Tcols, (N, Tcols)
+    slots = 2 * N * Tcols + 3
+    bf16 = case["state_dtype"] == "bf16"
+    inp = make_inputs(r, tokens, H, slots, lead=lead, g_bf16=case["g_bf16"], state_bf16=bf16,
+                      state_layout=case["state_layout"])
+    si = r.permutation(slots)[:N * Tcols].reshape(N, Tcols).astype(np.int32)
+    acc = None
+    if case["accepted"]:
+        acc = (np.arange(N) % Tcols + 1).astype(np.int32)  # every value 1..T in turn
+    # Padding: a padding token (not the starting column), an out-of-range token slot, a padding
+    # sequence (its starting slot < 0), an INT32_MAX slot.
+    for n in range(N):
+        start = 0 if acc is None else int(acc[n]) - 1
+        if n % 3 == 1:
+            si[n, :] = -1 if n % 2 else 2**31 - 1
+        elif Tcols > 1 and n % 3 == 0:
+            si[n, (start + 1) % Tcols] = -1 if n % 2 else slots
+    if N == 1 and Tcols > 1:  # the only sequence stays live, with one padding token
+        si[0] = r.permutation(slots)[:Tcols]
+        si[0, (int(acc[0]) if acc is not None else 1) % Tcols] = -3
+    index = np.int64 if case["index_dtype"] == "i64" else np.int32
+    arrays = {name: inp[name] for name in ("q", "k", "v", "g", "beta", "A_log", "dt_bias",
+                                           "state")}
+    arrays["state_indices"] = si.astype(index)
+    if cu is not None:
+        arrays["cu_seqlens"] = cu.astype(index)
+    if acc is not None:
+        arrays["num_accepted_tokens"] = acc.astype(index)
+    if case["given_out"]:
+        arrays["out"] = np.full(inp["v"].shape, 0x7FC0, np.uint16)
+    if not reference:
+        return arrays, None
+    widen = lambda a: bf16_to_f32(a) if a.dtype == np.uint16 else np.asarray(a, np.float32)  # noqa: E731
+    ref_o, ref_pool = kda_recurrent_reference(
+        widen(inp["q"]), widen(inp["k"]), widen(inp["v"]), widen(inp["g"]), widen(inp["beta"]),
+        widen(inp["state"]), si, scale=128 ** -0.5, cu_seqlens=cu, num_accepted=acc,
+        A_log=inp["A_log"], dt_bias=inp["dt_bias"],
+        lower_bound=-5.0 if case["gate"] == "lb" else None,
+        state_layout=case["state_layout"], state_bf16=bf16)
+    before = widen(inp["state"]).astype(np.float64)
+    written = np.flatnonzero(np.any(ref_pool != before, axis=(1, 2, 3)))
+    ref = {"ref_o": ref_o, "ref_state": ref_pool, "live_slots": written.astype(np.int64)}
+    return arrays, ref

@@ -11,9 +11,8 @@ and every specialization the GPU tests use, writes to DIR:
   - libkda_gpu_runtime.so: the GPU half of the C API (lib/CAPI/CAPIGPU.cpp + lib/Runtime)
     built without LLVM, and header_smoke: a C program using a `--emit header` header,
   - bundle/: the @kt.jit launches of the DSL cases, and those of the kdatile.ops calls of
-    test_gpu_ops.py (ops_cases.py), as an ahead-of-time bundle (kt.export_bundle, with a copy
-    of libkda_gpu_runtime.so), run with KDATILE_BUNDLE,
-  - ops_<case>.npz: those ops calls' inputs and fp64 reference results (ref_*),
+    test_gpu_ops.py (ops_cases.py; listed under "ops" in the manifest), as an ahead-of-time
+    bundle (kt.export_bundle, with a copy of libkda_gpu_runtime.so), run with KDATILE_BUNDLE,
 so that step 2 (bench/run_gpu_checks.sh on the GPU machine: torch + driver, no LLVM) needs
 nothing compiled there.
 """
@@ -130,131 +129,21 @@ def dsl_cases():
     return cases
 
 
-# -- kdatile.ops on the GPU (test_gpu_ops.py): inputs, fp64 references, bundled launches -------
+# -- kdatile.ops on the GPU (test_gpu_ops.py): the launches of its calls ----------------------
 
-OPS_PAD_VALUES = (-1, -7, "slots", "slots+5", 2**31 - 1)
-
-
-def _ops_indices(rng, B, slots):
-    """B slot indices: distinct live slots (slot 0 among them when B > 2), every third row
-    padding (negative, == slots, > slots, INT32_MAX)."""
-    live = rng.permutation(slots)
-    if B > 2:
-        live = np.concatenate([[0], live[live != 0]])
-    idx = []
-    for n in range(B):
-        if n % 3 == 1:
-            p = OPS_PAD_VALUES[n % len(OPS_PAD_VALUES)]
-            idx.append(slots if p == "slots" else slots + 5 if p == "slots+5" else p)
-        else:
-            idx.append(int(live[n]))
-    return np.array(idx, np.int32)
-
-
-def _decode_op_case(case):
-    """(arrays for the npz, fp64 reference arrays) of one decode case of ops_cases."""
-    from kda_reference import bf16_to_f32, f32_to_bf16, kda_decode_reference, make_decode_inputs
-
-    r = _rng(case["seed"])
-    B, H, slots = case["B"], case["H"], case["slots"]
-    inp = make_decode_inputs(r, B, H, slots, bias=case["bias"], fused=case["fused"])
-    idx = _ops_indices(r, B, slots)
-    state = inp["state"] if case["state_dtype"] == "f32" else f32_to_bf16(inp["state"])
-    state_f32 = state if case["state_dtype"] == "f32" else bf16_to_f32(state)
-    conv = inp["conv_state"]  # [slots, C, 3]
-    storage = conv if case["conv_layout"] == "cm" else np.ascontiguousarray(
-        conv.transpose(0, 2, 1))
-    arrays = {"x": inp["x"], "conv_w": inp["conv_w"], "conv_storage": storage,
-              "raw_beta": inp["raw_beta"], "A_log": inp["A_log"], "dt_bias": inp["dt_bias"],
-              "state": state, "state_indices": idx.astype(
-                  np.int64 if case["index_dtype"] == "i64" else np.int32),
-              "output_gate": inp["output_gate"], "norm_weight": inp["norm_weight"]}
-    if case["fused"]:
-        arrays.update(f_a=inp["f_a"], f_b_weight=inp["f_b_weight"])
-    else:
-        arrays["raw_g"] = inp["raw_g"]
-    if case["bias"]:
-        arrays["conv_bias"] = inp["conv_bias"]
-    if case["given_out"]:
-        arrays["out"] = np.full((B, H, 128), 0x7FC0, np.uint16)  # NaN: every row is written
-    ref_out, ref_cs, ref_state = kda_decode_reference(
-        inp["x"], inp["conv_w"], conv, None if case["fused"] else inp["raw_g"],
-        inp["raw_beta"], inp["A_log"], inp["dt_bias"], state_f32.copy(), idx,
-        inp["output_gate"], inp["norm_weight"], lower_bound=case["lower_bound"],
-        conv_bias=inp["conv_bias"], state_layout=case["state_layout"], f_a=inp.get("f_a"),
-        f_b_weight=inp.get("f_b_weight"))
-    ref_storage = ref_cs if case["conv_layout"] == "cm" else np.ascontiguousarray(
-        ref_cs.transpose(0, 2, 1))
-    ref = {"ref_out": ref_out, "ref_conv_storage": ref_storage, "ref_state": ref_state,
-           "live_slots": np.array(sorted(s for s in idx.tolist() if 0 <= s < slots), np.int64)}
-    return arrays, ref
-
-
-def _recurrent_op_case(case):
-    """(arrays for the npz, fp64 reference arrays) of one recurrent case of ops_cases."""
-    from kda_recurrent_reference import kda_recurrent_reference, make_inputs
-    from kda_reference import bf16_to_f32
-
-    r = _rng(case["seed"])
-    H = case["H"]
-    varlen = "lens" in case
-    if varlen:
-        lens, Tcols = case["lens"], case["Tcols"]
-        N = len(lens)
-        cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
-        tokens, lead = int(cu[-1]), None
-    else:
-        N, Tcols = case["N"], case["T"]
-        cu, tokens, lead = None, N * Tcols, (N, Tcols)
-    slots = 2 * N * Tcols + 3
-    bf16 = case["state_dtype"] == "bf16"
-    inp = make_inputs(r, tokens, H, slots, lead=lead, g_bf16=case["g_bf16"], state_bf16=bf16,
-                      state_layout=case["state_layout"])
-    si = r.permutation(slots)[:N * Tcols].reshape(N, Tcols).astype(np.int32)
-    acc = None
-    if case["accepted"]:
-        acc = (np.arange(N) % Tcols + 1).astype(np.int32)  # every value 1..T in turn
-    # Padding: a padding token (not the starting column), an out-of-range token slot, a padding
-    # sequence (its starting slot < 0), an INT32_MAX slot.
-    for n in range(N):
-        start = 0 if acc is None else int(acc[n]) - 1
-        if n % 3 == 1:
-            si[n, :] = -1 if n % 2 else 2**31 - 1
-        elif Tcols > 1 and n % 3 == 0:
-            si[n, (start + 1) % Tcols] = -1 if n % 2 else slots
-    if N == 1 and Tcols > 1:  # the only sequence stays live, with one padding token
-        si[0] = r.permutation(slots)[:Tcols]
-        si[0, (int(acc[0]) if acc is not None else 1) % Tcols] = -3
-    widen = lambda a: bf16_to_f32(a) if a.dtype == np.uint16 else np.asarray(a, np.float32)  # noqa: E731
-    ref_o, ref_pool = kda_recurrent_reference(
-        widen(inp["q"]), widen(inp["k"]), widen(inp["v"]), widen(inp["g"]), widen(inp["beta"]),
-        widen(inp["state"]), si, scale=128 ** -0.5, cu_seqlens=cu, num_accepted=acc,
-        A_log=inp["A_log"], dt_bias=inp["dt_bias"],
-        lower_bound=-5.0 if case["gate"] == "lb" else None,
-        state_layout=case["state_layout"], state_bf16=bf16)
-    index = np.int64 if case["index_dtype"] == "i64" else np.int32
-    arrays = {name: inp[name] for name in ("q", "k", "v", "g", "beta", "A_log", "dt_bias",
-                                           "state")}
-    arrays["state_indices"] = si.astype(index)
-    if cu is not None:
-        arrays["cu_seqlens"] = cu.astype(index)
-    if acc is not None:
-        arrays["num_accepted_tokens"] = acc.astype(index)
-    if case["given_out"]:
-        arrays["out"] = np.full(inp["v"].shape, 0x7FC0, np.uint16)
-    before = widen(inp["state"]).astype(np.float64)
-    written = np.flatnonzero(np.any(ref_pool != before, axis=(1, 2, 3)))
-    ref = {"ref_o": ref_o, "ref_state": ref_pool, "live_slots": written.astype(np.int64)}
-    return arrays, ref
-
-
-def ops_cases(out_dir):
-    """The kdatile.ops calls of test_gpu_ops.py: writes ops_<case>.npz (inputs, and the fp64
-    reference as ref_*), returns (manifest entries, bundle launches). The launches are the
-    ops' own (decode_launch / recurrent_launch with target sm_90a, NumPy arrays standing for
-    the CUDA tensors), so the bundle holds exactly what the GPU calls select."""
-    sys.path.insert(0, os.path.join(ROOT, "test", "python"))
-    from ops_cases import DECODE_CASES, RECURRENT_CASES, decode_call, recurrent_call
+def ops_cases():
+    """The kdatile.ops calls of test_gpu_ops.py (ops_cases.py): returns (manifest entries,
+    bundle launches). The launches are the ops' own (decode_launch / recurrent_launch with
+    target sm_90a, the case's NumPy inputs standing for the CUDA tensors), so the bundle holds
+    exactly what the GPU calls select. The inputs and the fp64 references are rebuilt on the
+    GPU machine (pure NumPy, seeded), which keeps the artifacts small."""
+    from ops_cases import (
+        DECODE_CASES,
+        RECURRENT_CASES,
+        build_case,
+        decode_call,
+        recurrent_call,
+    )
 
     from kdatile.ops.decode import decode_launch
     from kdatile.ops.recurrent import recurrent_launch
@@ -262,19 +151,16 @@ def ops_cases(out_dir):
     entries, launches = {"decode": [], "recurrent": []}, []
     for kind, cases in (("decode", DECODE_CASES), ("recurrent", RECURRENT_CASES)):
         for case in cases:
-            arrays, ref = (_decode_op_case if kind == "decode" else _recurrent_op_case)(case)
-            data = f"ops_{case['id']}.npz"
-            np.savez(os.path.join(out_dir, data), **arrays, **ref)
-            stand_ins = {k: a.copy() for k, a in arrays.items()}
+            arrays, _ = build_case(kind, case, reference=False)
             if kind == "decode":
-                args, kwargs = decode_call(case, stand_ins, lambda a: a.transpose(0, 2, 1))
+                args, kwargs = decode_call(case, arrays, lambda a: a.transpose(0, 2, 1))
                 _, launch = decode_launch(*args, fused=case["fused"], target=TARGET, **kwargs)
             else:
-                args, kwargs = recurrent_call(case, stand_ins)
+                args, kwargs = recurrent_call(case, arrays)
                 _, launch = recurrent_launch(*args, target=TARGET, **kwargs)
             opts = {} if launch.num_warps is None else {"num_warps": launch.num_warps}
             launches.append((launch.kernel, launch.args, dict(launch.constexprs, **opts)))
-            entries[kind].append(dict(case, data=data))
+            entries[kind].append(case)
     return entries, launches
 
 
@@ -433,7 +319,7 @@ def main():
         cases.append(prepare_dsl_case(out_dir, case))
     native = build_native(out_dir)
     try:
-        ops, ops_launches = ops_cases(out_dir)
+        ops, ops_launches = ops_cases()
     except (kt.CompilationError, RuntimeError, ValueError, OSError) as e:
         ops, ops_launches = {"error": f"{type(e).__name__}: {e}"}, []
     bundle = export_jit_bundle(out_dir, jit_cases,
@@ -452,8 +338,7 @@ def main():
     if "error" in ops:
         print(f"  ops: {ops['error']}")
     else:
-        print(f"  ops: {len(ops['decode'])} decode and {len(ops['recurrent'])} recurrent calls "
-              f"(ops_*.npz: inputs and fp64 references)")
+        print(f"  ops: {len(ops['decode'])} decode and {len(ops['recurrent'])} recurrent calls")
     if "error" in bundle:
         print(f"  bundle: {bundle['error']}")
     else:

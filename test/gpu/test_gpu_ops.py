@@ -1,10 +1,12 @@
 """kdatile.ops (kda_decode, kda_decode_with_f_b, kda_recurrent) on CUDA tensors vs the fp64
 reference, and under CUDA-graph capture.
 
-The calls are ops_cases.py's; test/gpu/prepare.py (build machine) saved each one's inputs and
-fp64 reference results (ops_<case>.npz) and exported the kernel specializations the calls
-launch into <artifacts>/bundle, so that here (torch + driver, no libkda) the ops run from the
-bundle with KDATILE_BUNDLE. Tolerances of ../shared/KDA.md section 4, as in the CPU tests
+The calls are ops_cases.py's (listed under "ops" in the manifest); test/gpu/prepare.py (build
+machine) exported the kernel specializations they launch into <artifacts>/bundle, so that here
+(torch + driver, no libkda) the ops run from the bundle with KDATILE_BUNDLE. The inputs
+(seeded) and the fp64 references (test/python's pure-NumPy references) are built here.
+
+Tolerances of ../shared/KDA.md section 4, as in the CPU tests
 (test/python/test_ops_kda_decode.py, test_ops_kda_recurrent.py): output rel RMS <= 5e-3;
 fp32 state rel RMS <= 1e-5 (bf16 state: 4e-3 decode, 5e-3 recurrent); conv cache bit-exact;
 untouched slots bit-exact; padding outputs exactly zero; no NaN/Inf. A graph captured after
@@ -19,6 +21,7 @@ import pytest
 from ops_cases import (
     DECODE_WRITTEN,
     RECURRENT_WRITTEN,
+    build_case,
     decode_call,
     recurrent_call,
 )
@@ -60,12 +63,16 @@ def kt_bundle(torch_cuda, manifest, monkeypatch):
 # -- data ------------------------------------------------------------------------------------
 
 
-def _load(case):
-    """(inputs by name, reference arrays by name) of a case's npz."""
-    data = np.load(os.path.join(artifact_dir(), case["data"]))
-    host = {k: data[k] for k in data.files if not k.startswith("ref_") and k != "live_slots"}
-    ref = {k: data[k] for k in data.files if k.startswith("ref_") or k == "live_slots"}
-    return host, ref
+_BUILT: dict = {}
+
+
+def _load(kind, case):
+    """(inputs by name, reference by name) of a case, built here from its seed (pure NumPy;
+    the fp64 reference takes a second or so for the largest case, so it is kept)."""
+    hit = _BUILT.get(case["id"])
+    if hit is None:
+        hit = _BUILT[case["id"]] = build_case(kind, case)
+    return hit
 
 
 def _to_torch(torch, array):
@@ -98,11 +105,11 @@ def _rel_rms(ref, got):
 
 
 class Call:
-    """One op call on CUDA tensors made from a case's npz; reset() restores every input."""
+    """One op call on CUDA tensors made from a case's inputs; reset() restores every input."""
 
     def __init__(self, torch, kt, kind, case):
         self.torch, self.kind, self.case = torch, kind, case
-        self.host, self.ref = _load(case)
+        self.host, self.ref = _load(kind, case)
         self.dev = {k: _to_torch(torch, a).cuda() for k, a in self.host.items()}
         ops = kt.ops
         if kind == "decode":
@@ -131,7 +138,7 @@ class Call:
 def check_vs_reference(kind, case, host, ref, got_out, state, conv=None):
     """KDA.md section 4 checks of one call's results (NumPy; bf16 as uint16 bit patterns):
     got_out the output, state the pool after the call, conv the conv cache storage after it
-    (decode); host the inputs and ref the reference arrays of the case's npz."""
+    (decode); host the inputs and ref the reference arrays of build_case."""
     want_shape = ref["ref_out"].shape if kind == "decode" else host["v"].shape
     assert got_out.shape == tuple(want_shape), f"out shape {got_out.shape}"
     o = _widen(got_out)
