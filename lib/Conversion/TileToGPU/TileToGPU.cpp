@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace kda {
 #define GEN_PASS_DEF_CONVERTTILETOGPU
@@ -105,6 +107,131 @@ LogicalResult verifyLayouts(ModuleOp module, const GPULoweringState &state) {
   return failure(result.wasInterrupted());
 }
 
+/// Whether every element a memory op touches is handled by exactly one
+/// thread: scalars are loaded by every thread, and layouts that replicate a
+/// tile over lanes or warps load each element in several threads.
+bool isReplicated(Value tileOrScalar) {
+  auto tensor = dyn_cast<RankedTensorType>(tileOrScalar.getType());
+  if (!tensor)
+    return true;
+  LinearLayout layout = getTileLayout(tensor);
+  return layout.getDuplicateMask(HWDim::Lane) ||
+         layout.getDuplicateMask(HWDim::Warp);
+}
+
+bool containsMemoryOps(Operation *op) {
+  return op
+      ->walk([](Operation *inner) {
+        return isa<tile::LoadOp, tile::StoreOp>(inner) ? WalkResult::interrupt()
+                                                       : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// The kernel argument a pointer (tile) is derived from, or null when it
+/// cannot be told (selects, loop-carried pointers).
+Value getBasePointer(Value ptr) {
+  while (true) {
+    if (auto arg = dyn_cast<BlockArgument>(ptr))
+      return isa<FunctionOpInterface>(arg.getOwner()->getParentOp()) ? ptr
+                                                                     : Value();
+    Operation *def = ptr.getDefiningOp();
+    if (auto add = dyn_cast_or_null<tile::AddPtrOp>(def))
+      ptr = add.getPtr();
+    else if (isa_and_nonnull<tile::SplatOp, tile::BroadcastOp,
+                             tile::ExpandDimsOp, tile::ReshapeOp, tile::TransOp,
+                             tile::ConvertLayoutOp>(def))
+      ptr = def->getOperand(0);
+    else
+      return Value();
+  }
+}
+
+/// Orders global memory between the threads of a program. A replicated load
+/// is done by several threads while a store of the same element is done by
+/// one (the lowering stores each element once): without a barrier, the
+/// storing thread may overwrite a value another thread has yet to load, or
+/// another thread may load before the store. So a barrier goes before a store
+/// that follows a replicated load of the same kernel argument, and before a
+/// replicated load that follows a store to it, since the last barrier.
+/// Distinct pointer arguments are assumed not to overlap (as kernels are
+/// written); pointers of unknown origin may alias anything, and loops are
+/// entered and left assuming every hazard.
+struct MemoryOrdering {
+  llvm::SmallPtrSet<void *, 4> replicatedLoads, stores;
+  bool unknownLoad = false, unknownStore = false;
+
+  static MemoryOrdering everything() {
+    MemoryOrdering all;
+    all.unknownLoad = all.unknownStore = true;
+    return all;
+  }
+  static bool conflicts(Value base, const llvm::SmallPtrSet<void *, 4> &set,
+                        bool unknown) {
+    if (unknown)
+      return true;
+    if (!base)
+      return !set.empty();
+    return set.contains(base.getAsOpaquePointer());
+  }
+  static void add(Value base, llvm::SmallPtrSet<void *, 4> &set,
+                  bool &unknown) {
+    if (base)
+      set.insert(base.getAsOpaquePointer());
+    else
+      unknown = true;
+  }
+  void join(const MemoryOrdering &o) {
+    replicatedLoads.insert(o.replicatedLoads.begin(), o.replicatedLoads.end());
+    stores.insert(o.stores.begin(), o.stores.end());
+    unknownLoad |= o.unknownLoad;
+    unknownStore |= o.unknownStore;
+  }
+};
+
+void orderGlobalMemory(Block &block, MemoryOrdering &state,
+                       TargetHooks &hooks) {
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    auto barrierBefore = [&] {
+      OpBuilder b(&op);
+      hooks.barrier(b, op.getLoc());
+      state = MemoryOrdering();
+    };
+    if (auto load = dyn_cast<tile::LoadOp>(op)) {
+      if (!isReplicated(load.getResult()))
+        continue;
+      Value base = getBasePointer(load.getPtr());
+      if (MemoryOrdering::conflicts(base, state.stores, state.unknownStore))
+        barrierBefore();
+      MemoryOrdering::add(base, state.replicatedLoads, state.unknownLoad);
+    } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
+      Value base = getBasePointer(store.getPtr());
+      if (MemoryOrdering::conflicts(base, state.replicatedLoads,
+                                    state.unknownLoad))
+        barrierBefore();
+      MemoryOrdering::add(base, state.stores, state.unknownStore);
+    } else if (isa<scf::ForOp, scf::WhileOp>(op)) {
+      if (!containsMemoryOps(&op))
+        continue;
+      for (Region &region : op.getRegions())
+        for (Block &body : region) {
+          MemoryOrdering inside = MemoryOrdering::everything();
+          orderGlobalMemory(body, inside, hooks);
+        }
+      state = MemoryOrdering::everything();
+    } else if (op.getNumRegions() != 0) {
+      MemoryOrdering merged = state;
+      for (Region &region : op.getRegions())
+        for (Block &body : region) {
+          MemoryOrdering inside = state;
+          orderGlobalMemory(body, inside, hooks);
+          merged.join(inside);
+        }
+      state = merged;
+    }
+  }
+}
+
 struct ConvertTileToGPUPass
     : kda::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
   using ConvertTileToGPUBase::ConvertTileToGPUBase;
@@ -132,6 +259,11 @@ struct ConvertTileToGPUPass
       return signalPassFailure();
     AxisInfoAnalysis axisInfo(module);
     state.axisInfo = &axisInfo;
+    for (auto func : module.getOps<func::FuncOp>())
+      for (Block &block : func.getBody()) {
+        MemoryOrdering ordering;
+        orderGlobalMemory(block, ordering, *hooks);
+      }
 
     // The scratch buffer is created up front so patterns can refer to it,
     // and sized once every pattern has said what it needs.
