@@ -117,12 +117,8 @@ void compileForHost(mlir::MLIRContext &ctx, mlir::ModuleOp module,
   if (!llvmModule)
     return;
   timer.done("llvm-opt");
-  if (options.emit == EmitKind::LLVM) {
-    llvm::raw_string_ostream os(result.text);
-    llvmModule->print(os, nullptr);
-    result.ok = true;
+  if (finishWithLLVMText(options, *llvmModule, result))
     return;
-  }
 
   std::string code;
   bool object = options.emit != EmitKind::Asm;

@@ -4,6 +4,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace kda;
@@ -20,6 +21,16 @@ std::string kda::printOp(mlir::Operation *op) {
   llvm::raw_string_ostream os(text);
   op->print(os);
   return text;
+}
+
+bool kda::finishWithLLVMText(const CompileOptions &options,
+                             llvm::Module &module, CompileResult &result) {
+  if (options.emit != EmitKind::LLVM)
+    return false;
+  llvm::raw_string_ostream os(result.text);
+  module.print(os, nullptr);
+  result.ok = true;
+  return true;
 }
 
 std::string kda::formatLocation(mlir::Location loc) {

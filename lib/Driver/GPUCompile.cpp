@@ -114,12 +114,8 @@ void compileForAMDGPU(mlir::ModuleOp module, const GPUTargetInfo &target,
   if (!llvmModule)
     return;
   timer.done("llvm-opt");
-  if (options.emit == EmitKind::LLVM) {
-    llvm::raw_string_ostream os(result.text);
-    llvmModule->print(os, nullptr);
-    result.ok = true;
+  if (finishWithLLVMText(options, *llvmModule, result))
     return;
-  }
 
   std::string code;
   ResourceReport report;
@@ -159,12 +155,8 @@ void compileForNVPTX(mlir::ModuleOp module, const GPUTargetInfo &target,
   if (!llvmModule)
     return;
   timer.done("llvm-opt");
-  if (options.emit == EmitKind::LLVM) {
-    llvm::raw_string_ostream os(result.text);
-    llvmModule->print(os, nullptr);
-    result.ok = true;
+  if (finishWithLLVMText(options, *llvmModule, result))
     return;
-  }
 
   std::string ptx;
   if (!emitPTX(*llvmModule, target, ptx, result.error))

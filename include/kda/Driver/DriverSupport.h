@@ -9,6 +9,10 @@
 
 #include <chrono>
 
+namespace llvm {
+class Module;
+}
+
 namespace mlir {
 class OpPassManager;
 }
@@ -28,6 +32,11 @@ private:
 
 /// The textual form of an op.
 std::string printOp(mlir::Operation *op);
+
+/// When `--emit llvm` was asked for, prints `module` into the result, marks
+/// it done and returns true (the caller stops there).
+bool finishWithLLVMText(const CompileOptions &options, llvm::Module &module,
+                        CompileResult &result);
 
 /// "file:line:col" of the innermost source location (call sites of inlined
 /// DSL helpers unwrapped), or the location as MLIR prints it.
