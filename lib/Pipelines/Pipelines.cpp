@@ -2,7 +2,7 @@
 #include "kda/Pipelines/Pipelines.h"
 #include "Tile/TileDialect.h"
 #include "kda/Conversion/Passes.h"
-#include "kda/Conversion/TileToGPU/TargetHooks.h"
+#include "kda/Target/GPUTarget.h"
 #include "kda/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
@@ -100,10 +100,10 @@ void kda::buildCPULoweringPipeline(OpPassManager &pm) {
 void kda::buildGPULoweringPipeline(OpPassManager &pm,
                                    const GPUPipelineOptions &options) {
   // The wave size is the target's: the layouts must describe its lanes.
-  std::unique_ptr<TargetHooks> hooks = createTargetHooks(options.target);
+  std::optional<GPUTargetInfo> target = lookupGPUTarget(options.target);
   TileAssignLayoutsOptions layouts;
   layouts.numWarps = options.numWarps;
-  layouts.waveSize = hooks ? hooks->getWaveSize() : 32;
+  layouts.waveSize = target ? target->waveSize : 32;
   pm.addPass(createTileAssignLayouts(layouts));
   pm.addPass(createTileRemoveLayoutConversions());
   pm.addPass(createCanonicalizerPass());

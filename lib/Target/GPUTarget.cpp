@@ -29,6 +29,7 @@ GPUTargetInfo makeGFX950() {
   t.features = "+wavefrontsize64";
   t.waveSize = 64;
   t.sharedMemoryBytes = 160 * 1024;
+  t.staticSharedMemoryBytes = 160 * 1024;
   t.maxThreadsPerBlock = 1024;
   return t;
 }
@@ -42,6 +43,8 @@ GPUTargetInfo makeGFX1250() {
   t.features = "+wavefrontsize32";
   t.waveSize = 32;
   t.sharedMemoryBytes = 320 * 1024;
+  // Kept at the 64 KiB every workgroup gets.
+  t.staticSharedMemoryBytes = 64 * 1024;
   t.maxThreadsPerBlock = 1024;
   return t;
 }
@@ -58,6 +61,8 @@ GPUTargetInfo makeSM90a() {
   t.waveSize = 32;
   // The largest opt-in dynamic shared memory of one block on H100/H200.
   t.sharedMemoryBytes = 227 * 1024;
+  // Static __shared__ is limited to 48 KiB per block.
+  t.staticSharedMemoryBytes = 48 * 1024;
   t.maxThreadsPerBlock = 1024;
   return t;
 }

@@ -44,6 +44,9 @@ struct GPUTargetInfo {
   unsigned waveSize = 64;
   /// Shared memory (LDS) one workgroup / thread block may allocate.
   unsigned sharedMemoryBytes = 0;
+  /// Shared memory (LDS) a statically sized allocation may take (the
+  /// distributed lowering's scratch buffer is static).
+  unsigned staticSharedMemoryBytes = 0;
   /// Largest workgroup / thread block.
   unsigned maxThreadsPerBlock = 1024;
 

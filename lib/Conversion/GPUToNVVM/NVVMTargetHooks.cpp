@@ -9,9 +9,7 @@ using namespace mlir;
 namespace {
 class NVVMTargetHooks : public kda::TargetHooks {
 public:
-  unsigned getWaveSize() const override { return 32; }
-  // Static shared memory is limited to 48 KiB per block.
-  int64_t getMaxSharedBytes() const override { return 48 * 1024; }
+  using TargetHooks::TargetHooks;
 
   Value getThreadId(OpBuilder &b, Location loc) override {
     return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
@@ -80,6 +78,7 @@ public:
 };
 } // namespace
 
-std::unique_ptr<kda::TargetHooks> kda::createNVVMTargetHooks() {
-  return std::make_unique<NVVMTargetHooks>();
+std::unique_ptr<kda::TargetHooks>
+kda::createNVVMTargetHooks(const GPUTargetInfo &info) {
+  return std::make_unique<NVVMTargetHooks>(info);
 }

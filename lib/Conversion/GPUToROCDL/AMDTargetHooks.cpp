@@ -55,7 +55,8 @@ Value AMDTargetHooks::shuffleXor(OpBuilder &b, Location loc, Value value,
   Type i32 = b.getI32Type();
   Value tid = getThreadId(b, loc);
   Value lane = LLVM::AndOp::create(
-      b, loc, tid, LLVM::ConstantOp::create(b, loc, i32, int(waveSize - 1)));
+      b, loc, tid,
+      LLVM::ConstantOp::create(b, loc, i32, int(getWaveSize() - 1)));
   Value other = LLVM::XOrOp::create(
       b, loc, lane, LLVM::ConstantOp::create(b, loc, i32, int(laneMask)));
   Value addr = LLVM::ShlOp::create(b, loc, other,

@@ -6,15 +6,12 @@
 #include "kda/Conversion/TileToGPU/TargetHooks.h"
 
 namespace kda {
-/// ROCDL lowering common to the AMD chips; subclasses fix the wave size and
-/// the LDS budget.
+/// ROCDL lowering common to the AMD chips; the wave size and the LDS budget
+/// come from the chip's GPUTargetInfo.
 class AMDTargetHooks : public TargetHooks {
 public:
-  AMDTargetHooks(unsigned waveSize, int64_t ldsBytes)
-      : waveSize(waveSize), ldsBytes(ldsBytes) {}
+  using TargetHooks::TargetHooks;
 
-  unsigned getWaveSize() const override { return waveSize; }
-  int64_t getMaxSharedBytes() const override { return ldsBytes; }
   mlir::Value getThreadId(mlir::OpBuilder &b, mlir::Location loc) override;
   mlir::Value getProgramId(mlir::OpBuilder &b, mlir::Location loc,
                            unsigned axis) override;
@@ -24,10 +21,6 @@ public:
                          mlir::Value value, unsigned laneMask) override;
   void barrier(mlir::OpBuilder &b, mlir::Location loc) override;
   void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads) override;
-
-private:
-  unsigned waveSize;
-  int64_t ldsBytes;
 };
 } // namespace kda
 

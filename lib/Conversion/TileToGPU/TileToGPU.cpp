@@ -38,12 +38,15 @@ Value TargetHooks::sinOrCos(OpBuilder &b, Location loc, Value x, bool isSin) {
 }
 
 std::unique_ptr<TargetHooks> kda::createTargetHooks(StringRef target) {
-  if (target == "sm_90a" || target == "sm_90")
-    return createNVVMTargetHooks();
-  if (target == "gfx950")
-    return createGFX950TargetHooks();
-  if (target == "gfx1250")
-    return createGFX1250TargetHooks();
+  std::optional<GPUTargetInfo> info = lookupGPUTarget(target);
+  if (!info)
+    return nullptr;
+  if (info->isNVIDIA())
+    return createNVVMTargetHooks(*info);
+  if (info->chip == "gfx950")
+    return createGFX950TargetHooks(*info);
+  if (info->chip == "gfx1250")
+    return createGFX1250TargetHooks(*info);
   return nullptr;
 }
 

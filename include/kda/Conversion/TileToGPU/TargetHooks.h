@@ -9,6 +9,8 @@
 #ifndef KDA_CONVERSION_TILETOGPU_TARGETHOOKS_H
 #define KDA_CONVERSION_TILETOGPU_TARGETHOOKS_H
 
+#include "kda/Target/GPUTarget.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
@@ -22,15 +24,18 @@ namespace kda {
 
 class TargetHooks {
 public:
+  explicit TargetHooks(GPUTargetInfo info) : info(std::move(info)) {}
   virtual ~TargetHooks();
 
+  /// The target's facts (wave size, shared memory), kept in one place.
+  const GPUTargetInfo &getInfo() const { return info; }
   /// Threads per warp (wavefront).
-  virtual unsigned getWaveSize() const = 0;
+  unsigned getWaveSize() const { return info.waveSize; }
+  /// Largest static shared memory a program may use, in bytes.
+  int64_t getMaxSharedBytes() const { return info.staticSharedMemoryBytes; }
   /// Address spaces of global and shared memory.
   virtual unsigned getGlobalAddressSpace() const { return 1; }
   virtual unsigned getSharedAddressSpace() const { return 3; }
-  /// Largest static shared memory a program may use, in bytes.
-  virtual int64_t getMaxSharedBytes() const = 0;
 
   /// The thread's index in the program (x dimension), i32.
   virtual mlir::Value getThreadId(mlir::OpBuilder &b, mlir::Location loc) = 0;
@@ -55,14 +60,19 @@ public:
                                mlir::Value x, bool isSin);
   /// Marks `func` as a kernel launched with `numThreads` threads.
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads) = 0;
+
+private:
+  GPUTargetInfo info;
 };
 
-/// Hooks for a target name ("sm_90a", "gfx950", "gfx1250"), or null.
+/// Hooks for a target name ("sm_90a", "gfx950", "gfx1250"; looked up with
+/// lookupGPUTarget), or null.
 std::unique_ptr<TargetHooks> createTargetHooks(llvm::StringRef target);
 
-std::unique_ptr<TargetHooks> createNVVMTargetHooks();
-std::unique_ptr<TargetHooks> createGFX950TargetHooks();
-std::unique_ptr<TargetHooks> createGFX1250TargetHooks();
+std::unique_ptr<TargetHooks> createNVVMTargetHooks(const GPUTargetInfo &info);
+std::unique_ptr<TargetHooks> createGFX950TargetHooks(const GPUTargetInfo &info);
+std::unique_ptr<TargetHooks>
+createGFX1250TargetHooks(const GPUTargetInfo &info);
 
 } // namespace kda
 

@@ -1,8 +1,9 @@
-//===- GFX1250TargetHooks.cpp - gfx1250 -----------------------------------===//
+//===- GFX1250TargetHooks.cpp - gfx1250 hooks -------------------------------===//
 #include "../AMDTargetHooks.h"
 
-// gfx1250: wave32; the LDS budget kept at the 64 KiB every workgroup gets.
-std::unique_ptr<kda::TargetHooks> kda::createGFX1250TargetHooks() {
-  return std::make_unique<AMDTargetHooks>(/*waveSize=*/32,
-                                          /*ldsBytes=*/64 * 1024);
+// gfx1250: wave32; the ROCDL lowering is the same as the other AMD chips, with
+// the wave size and LDS budget of the chip's GPUTargetInfo.
+std::unique_ptr<kda::TargetHooks>
+kda::createGFX1250TargetHooks(const GPUTargetInfo &info) {
+  return std::make_unique<AMDTargetHooks>(info);
 }
