@@ -1,4 +1,4 @@
-//===- GFX1250TargetHooks.cpp - gfx1250 hooks -------------------------------===//
+//===- GFX1250TargetHooks.cpp - gfx1250 hooks -----------------------------===//
 #include "../AMDTargetHooks.h"
 
 // gfx1250: wave32; the ROCDL lowering is the same as the other AMD chips, with

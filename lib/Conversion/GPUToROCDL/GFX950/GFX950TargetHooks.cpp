@@ -1,4 +1,4 @@
-//===- GFX950TargetHooks.cpp - gfx950 hooks ---------------------------------===//
+//===- GFX950TargetHooks.cpp - gfx950 hooks -------------------------------===//
 #include "../AMDTargetHooks.h"
 
 // gfx950 (MI355X): wave64; the ROCDL lowering is the same as the other AMD
