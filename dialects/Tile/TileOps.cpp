@@ -171,6 +171,15 @@ void LoadOp::getEffects(
                        SideEffects::DefaultResource::get());
 }
 
+LogicalResult AtomicRMWOp::verify() {
+  if (isa<FloatType>(getValue().getType()) && getKind() != AtomicKind::Add &&
+      getKind() != AtomicKind::Xchg)
+    return emitOpError("'")
+           << stringifyAtomicKind(getKind())
+           << "' needs an integer value; floats support add and xchg";
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   auto src = getSrc().getType();
   int64_t axis = getAxisAttr().getInt();

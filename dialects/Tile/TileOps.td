@@ -204,6 +204,64 @@ def Tile_StoreOp : Tile_Op<"store", [
   }];
 }
 
+def Tile_AtomicKind : I32EnumAttr<"AtomicKind", "atomic read-modify-write", [
+    I32EnumAttrCase<"Add", 0, "add">,
+    I32EnumAttrCase<"Max", 1, "max">,
+    I32EnumAttrCase<"Min", 2, "min">,
+    I32EnumAttrCase<"Xchg", 3, "xchg">]> {
+  let cppNamespace = "::kda::tile";
+}
+
+def Tile_MemorySemantic : I32EnumAttr<"MemorySemantic",
+    "ordering of an atomic against the program's other memory accesses", [
+    I32EnumAttrCase<"Relaxed", 0, "relaxed">,
+    I32EnumAttrCase<"Acquire", 1, "acquire">,
+    I32EnumAttrCase<"Release", 2, "release">,
+    I32EnumAttrCase<"AcqRel", 3, "acq_rel">]> {
+  let cppNamespace = "::kda::tile";
+}
+
+def Tile_MemoryScope : I32EnumAttr<"MemoryScope",
+    "the threads an atomic's ordering is guaranteed towards", [
+    I32EnumAttrCase<"CTA", 0, "cta">,
+    I32EnumAttrCase<"GPU", 1, "gpu">,
+    I32EnumAttrCase<"System", 2, "sys">]> {
+  let cppNamespace = "::kda::tile";
+}
+
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
+    TypesMatchWith<"value holds the pointee type", "ptr", "value",
+                   "::kda::tile::getPointeeLikeType($_self)">,
+    TypesMatchWith<"result holds the pointee type", "ptr", "result",
+                   "::kda::tile::getPointeeLikeType($_self)">,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "one atomic read-modify-write per program";
+  let description = [{
+    Atomically combines `value` into `*ptr` and returns the old value. The
+    pointer and value are scalars and the operation happens once per program
+    (on a GPU one thread does it and the result reaches every thread). The
+    semantic orders it against all of the program's memory accesses:
+    `release` makes every earlier access of the program visible to whoever
+    acquires the new value, `acquire` makes what the releasing program did
+    visible to every later access; `scope` says towards which threads. Kinds:
+    `add`, `max`, `min` (signed) and `xchg` on i32/i64; `add` and `xchg` on
+    f32.
+    ```mlir
+    %old = tile.atomic_rmw add %counter, %one {sem = acq_rel, scope = gpu}
+        : !tile.ptr<i32>
+    ```
+  }];
+  let arguments = (ins Tile_AtomicKind:$kind, Tile_PointerType:$ptr,
+                   AnyTypeOf<[I32, I64, F32]>:$value,
+                   Tile_MemorySemantic:$sem, Tile_MemoryScope:$scope);
+  let results = (outs AnyTypeOf<[I32, I64, F32]>:$result);
+  let assemblyFormat = [{
+    $kind $ptr `,` $value ` ` `{` `sem` `=` $sem `,` `scope` `=` $scope `}`
+    attr-dict `:` qualified(type($ptr))
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions and matrix products
 //===----------------------------------------------------------------------===//

@@ -47,6 +47,10 @@ static const BuiltinSpec kBuiltins[] = {
     {"store",
      {"pointer", "value", "mask", "cache_modifier", "eviction_policy"},
      2},
+    {"atomic_add", {"pointer", "val", "sem", "scope"}, 2},
+    {"atomic_max", {"pointer", "val", "sem", "scope"}, 2},
+    {"atomic_min", {"pointer", "val", "sem", "scope"}, 2},
+    {"atomic_xchg", {"pointer", "val", "sem", "scope"}, 2},
     {"sum", {"input", "axis", "keep_dims", "dtype"}, 1},
     {"max", {"input", "axis", "keep_dims"}, 1},
     {"min", {"input", "axis", "keep_dims"}, 1},
@@ -375,6 +379,9 @@ std::optional<DValue> Emitter::callBuiltin(
       return std::nullopt;
     return DValue::of(*v);
   }
+  if (name == "atomic_add" || name == "atomic_max" || name == "atomic_min" ||
+      name == "atomic_xchg")
+    return atomicBuiltin(name, fnName, args, at);
   if (name == "load" || name == "store" || name == "sum" || name == "max" ||
       name == "min" || name == "dot")
     return memoryReduceBuiltin(name, fnName, args, at);

@@ -11,6 +11,7 @@
 //   Calls.cpp                calls and inlining of DSL functions
 //   Builtins.cpp             argument binding, kt.* and Python builtins
 //   MemoryReduceBuiltins.cpp loads, stores, reductions, dot
+//   AtomicBuiltins.cpp       kt.atomic_add / max / min / xchg
 //   ShapeMathBuiltins.cpp    shape builtins and elementwise math
 //   Layouts.cpp              explicit layouts
 //   TypePromotion.cpp        constants, casts, promotion, broadcasting
@@ -198,6 +199,9 @@ public:
   std::optional<DValue> memoryReduceBuiltin(const std::string &name,
                                             const std::string &fnName,
                                             BoundArgs &args, SourceLoc at);
+  std::optional<DValue> atomicBuiltin(const std::string &name,
+                                      const std::string &fnName,
+                                      BoundArgs &args, SourceLoc at);
   std::optional<DValue> shapeBuiltin(const std::string &name,
                                      const std::string &fnName, BoundArgs &args,
                                      SourceLoc at);

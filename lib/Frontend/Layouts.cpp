@@ -30,12 +30,20 @@ Attribute Emitter::layoutOfType(Type type) {
 
 Attribute Emitter::commonEncoding(ArrayRef<const DValue *> operands,
                                   ArrayRef<int64_t> shape) {
+  // A layout fits every shape of its rank, so an operand that is broadcast
+  // to the result (`a[:, None] * b[None, :]`) lends its layout too; one of
+  // the result's own shape wins.
+  Attribute sameRank;
   for (const DValue *v : operands)
     if (v && v->isRuntime())
       if (auto t = dyn_cast<RankedTensorType>(v->value.getType()))
-        if (t.getShape() == shape && t.getEncoding())
-          return t.getEncoding();
-  return {};
+        if (t.getEncoding() && t.getRank() == (int64_t)shape.size()) {
+          if (t.getShape() == shape)
+            return t.getEncoding();
+          if (!sameRank)
+            sameRank = t.getEncoding();
+        }
+  return sameRank;
 }
 
 Value Emitter::withEncoding(Value value, Attribute encoding, SourceLoc at) {
@@ -56,6 +64,11 @@ std::optional<Value> Emitter::broadcastToLayout(Value value,
     return kda::tile::SplatOp::create(builder, loc(at), type, value)
         .getResult();
   }
+  // Convert before broadcasting: moving a [1, N] tile is cheap, moving the
+  // [M, N] broadcast of it is not (and needs M times the scratch).
+  auto tensor = dyn_cast<RankedTensorType>(value.getType());
+  if (encoding && tensor && tensor.getRank() == (int64_t)shape.size())
+    value = withEncoding(value, encoding, at);
   std::optional<Value> result = broadcastTo(value, shape, at);
   if (!result)
     return std::nullopt;

@@ -2,6 +2,7 @@
 #include "kda/Pipelines/Pipelines.h"
 #include "Tile/TileDialect.h"
 #include "kda/Conversion/Passes.h"
+#include "kda/Conversion/TileToCPU/TileToCPU.h"
 #include "kda/Target/GPUTarget.h"
 #include "kda/Transforms/Passes.h"
 
@@ -177,6 +178,7 @@ void kda::registerCompilerDialects(DialectRegistry &registry) {
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  registerAtomicRMWMemoryEffects(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   // GPU kernels: ROCDL (AMD) and NVVM (NVIDIA) ops and their translations.

@@ -37,6 +37,10 @@ from .language import (
     SliceLayout,
     abs,
     arange,
+    atomic_add,
+    atomic_max,
+    atomic_min,
+    atomic_xchg,
     bfloat16,
     broadcast_to,
     cdiv,
@@ -101,7 +105,8 @@ def __getattr__(name):
 
 
 __all__ = [
-    "abs", "arange", "BlockedLayout", "bfloat16", "bool_", "broadcast_to", "BundleError",
+    "abs", "arange", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg",
+    "BlockedLayout", "bfloat16", "bool_", "broadcast_to", "BundleError",
     "cache_dir", "cache_stats", "cdiv", "clear_cache", "CompilationError", "CompiledKernel",
     "compiler_version", "constexpr", "convert_layout", "dot", "dtype", "exp", "exp2",
     "expand_dims", "export_bundle", "float16", "float32", "float64", "full", "int1", "int16",

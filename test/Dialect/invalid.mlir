@@ -521,3 +521,27 @@ func.func @dot_acc_not_f32(%a: tensor<16x32xbf16>, %b: tensor<32x8xbf16>, %c: te
   %0 = tile.dot %a, %b, %c : tensor<16x32xbf16>, tensor<32x8xbf16> -> tensor<16x8xbf16>
   return %0 : tensor<16x8xbf16>
 }
+
+// -----
+
+func.func @atomic_float_max(%p: !tile.ptr<f32>, %v: f32) -> f32 {
+  // expected-error @below {{'tile.atomic_rmw' op 'max' needs an integer value; floats support add and xchg}}
+  %0 = tile.atomic_rmw max %p, %v {sem = acq_rel, scope = gpu} : !tile.ptr<f32>
+  return %0 : f32
+}
+
+// -----
+
+func.func @atomic_tile_pointer(%p: tensor<4x!tile.ptr<i32>>, %v: i32) -> i32 {
+  // expected-error @below {{'tile.atomic_rmw' op operand #0 must be}}
+  %0 = "tile.atomic_rmw"(%p, %v) {kind = 0 : i32, sem = 3 : i32, scope = 1 : i32} : (tensor<4x!tile.ptr<i32>>, i32) -> i32
+  return %0 : i32
+}
+
+// -----
+
+func.func @atomic_bf16(%p: !tile.ptr<bf16>, %v: bf16) -> bf16 {
+  // expected-error @below {{'tile.atomic_rmw' op operand #1 must be}}
+  %0 = tile.atomic_rmw add %p, %v {sem = relaxed, scope = gpu} : !tile.ptr<bf16>
+  return %0 : bf16
+}

@@ -198,3 +198,16 @@ func.func @dot(%a: tensor<16x32xbf16>, %b: tensor<32x8xbf16>, %c: tensor<16x8xf3
   %1 = tile.dot %f, %g, %c : tensor<16x32xf32>, tensor<32x8xf32> -> tensor<16x8xf32>
   return %0, %1 : tensor<16x8xf32>, tensor<16x8xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @atomics
+// CHECK: tile.atomic_rmw add %arg0, %arg1 {sem = acq_rel, scope = gpu} : !tile.ptr<i32>
+// CHECK: tile.atomic_rmw xchg %arg2, %arg3 {sem = relaxed, scope = cta} : !tile.ptr<f32>
+// CHECK: tile.atomic_rmw max %arg4, %arg5 {sem = release, scope = sys} : !tile.ptr<i64>
+func.func @atomics(%a: !tile.ptr<i32>, %b: i32, %c: !tile.ptr<f32>, %d: f32, %e: !tile.ptr<i64>, %f: i64) -> (i32, f32, i64) {
+  %0 = tile.atomic_rmw add %a, %b {sem = acq_rel, scope = gpu} : !tile.ptr<i32>
+  %1 = tile.atomic_rmw xchg %c, %d {sem = relaxed, scope = cta} : !tile.ptr<f32>
+  %2 = tile.atomic_rmw max %e, %f {sem = release, scope = sys} : !tile.ptr<i64>
+  return %0, %1, %2 : i32, f32, i64
+}

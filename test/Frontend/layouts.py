@@ -35,4 +35,15 @@ def lay(x, o):
     # CHECK: arith.addf %{{.*}} : tensor<32x16xf32, #tile.blocked<{sizePerThread = [1, 4]
     v = t + u + s[:, None]
     z = kt.zeros((32, 16), kt.float32, layout=BL)
-    kt.store(o + rows[:, None] * 16 + cols[None, :], v + z)
+    # Two operands broadcast to the result: the laid-out one lends its layout
+    # (an outer product of a reduction and a layout-less vector; the
+    # reduction's broadcast is the one CSE'd from `v` above).
+    # CHECK: %[[W:.*]] = tile.load %{{.*}} : tensor<16x!tile.ptr<f32>>
+    w = kt.load(x + kt.arange(0, 16))
+    # It converts the [1, 16] tile, not its [32, 16] broadcast.
+    # CHECK: tile.expand_dims %[[W]] {axis = 0 : i32} : tensor<16xf32> -> tensor<1x16xf32>
+    # CHECK: tile.convert_layout %{{.*}} : tensor<1x16xf32> -> tensor<1x16xf32, #tile.blocked<{sizePerThread = [1, 4]
+    # CHECK: tile.broadcast %{{.*}} : tensor<1x16xf32, #tile.blocked<{sizePerThread = [1, 4]{{.*}} -> tensor<32x16xf32, #tile.blocked<{sizePerThread = [1, 4]
+    # CHECK: arith.mulf %{{.*}} : tensor<32x16xf32, #tile.blocked<{sizePerThread = [1, 4]
+    outer = s[:, None] * w[None, :]
+    kt.store(o + rows[:, None] * 16 + cols[None, :], v + z + outer)

@@ -114,3 +114,28 @@ def explicit_layouts(x_ptr, out_ptr, N: kt.constexpr):
     x = kt.load(x_ptr + offs)
     y = kt.convert_layout(x * 2.0, COLS)
     kt.store(out_ptr + kt.convert_layout(offs, COLS), y)
+
+
+@kt.jit
+def last_program_sum(x_ptr, partial_ptr, counter_ptr, out_ptr, BLOCK: kt.constexpr,
+                     NPROG: kt.constexpr):
+    """The sum of x over every program's block, finished by the last program to arrive: each
+    program writes its partial sum, then takes a ticket (acq_rel); the holder of the last
+    ticket reads all partials. Tickets count modulo NPROG, so launches need no reset."""
+    pid = kt.program_id(0)
+    offs = kt.arange(0, BLOCK)
+    kt.store(partial_ptr + pid, kt.sum(kt.load(x_ptr + pid * BLOCK + offs), 0))
+    ticket = kt.atomic_add(counter_ptr, 1)
+    if ticket % NPROG == NPROG - 1:
+        kt.store(out_ptr, kt.sum(kt.load(partial_ptr + kt.arange(0, NPROG)), 0))
+
+
+@kt.jit
+def atomic_kinds(i32_ptr, f32_ptr, i64_ptr, olds_ptr):
+    """Every kind and semantic: sums, extremes and an exchange chain over the programs."""
+    pid = kt.program_id(0)
+    kt.atomic_add(i32_ptr, pid, sem="relaxed")
+    kt.atomic_add(f32_ptr, 0.5, sem="release", scope="sys")
+    kt.atomic_max(i32_ptr + 1, pid, sem="acquire", scope="cta")
+    kt.atomic_min(i64_ptr, -pid.to(kt.int64))
+    kt.store(olds_ptr + pid, kt.atomic_xchg(i32_ptr + 2, pid))

@@ -69,6 +69,17 @@ public:
   void barrier(OpBuilder &b, Location loc) override {
     NVVM::Barrier0Op::create(b, loc);
   }
+  StringRef getSyncScope(kda::tile::MemoryScope scope) const override {
+    switch (scope) {
+    case kda::tile::MemoryScope::CTA:
+      return "block";
+    case kda::tile::MemoryScope::GPU:
+      return "device";
+    case kda::tile::MemoryScope::System:
+      break;
+    }
+    return "";
+  }
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) override {
     MLIRContext *ctx = func.getContext();
     func->setAttr("nvvm.kernel", UnitAttr::get(ctx));

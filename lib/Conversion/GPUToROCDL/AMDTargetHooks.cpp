@@ -64,6 +64,18 @@ Value AMDTargetHooks::shuffleXor(OpBuilder &b, Location loc, Value value,
   return ROCDL::DsBpermuteOp::create(b, loc, i32, addr, value);
 }
 
+StringRef AMDTargetHooks::getSyncScope(tile::MemoryScope scope) const {
+  switch (scope) {
+  case tile::MemoryScope::CTA:
+    return "workgroup";
+  case tile::MemoryScope::GPU:
+    return "agent";
+  case tile::MemoryScope::System:
+    break;
+  }
+  return "";
+}
+
 void AMDTargetHooks::barrier(OpBuilder &b, Location loc) {
   // __syncthreads(): release LDS writes, meet, acquire the others' writes.
   LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, "workgroup");

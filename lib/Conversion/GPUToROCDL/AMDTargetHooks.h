@@ -20,6 +20,7 @@ public:
   mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value value, unsigned laneMask) override;
   void barrier(mlir::OpBuilder &b, mlir::Location loc) override;
+  llvm::StringRef getSyncScope(tile::MemoryScope scope) const override;
   void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads) override;
 };
 } // namespace kda

@@ -213,10 +213,77 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
   }
 };
 
+/// A program is one host thread, so the atomic is one LLVM atomicrmw at the
+/// requested ordering (system scope: programs run on a thread pool).
+struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::AtomicRMWOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto ptrTy = LLVM::LLVMPointerType::get(rewriter.getContext());
+    Value ptr =
+        LLVM::IntToPtrOp::create(rewriter, loc, ptrTy, adaptor.getPtr());
+    Type type = op.getValue().getType();
+    bool isFloat = isa<FloatType>(type);
+    LLVM::AtomicBinOp bin = LLVM::AtomicBinOp::xchg;
+    switch (op.getKind()) {
+    case tile::AtomicKind::Add:
+      bin = isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
+      break;
+    case tile::AtomicKind::Max:
+      bin = LLVM::AtomicBinOp::max;
+      break;
+    case tile::AtomicKind::Min:
+      bin = LLVM::AtomicBinOp::min;
+      break;
+    case tile::AtomicKind::Xchg:
+      break;
+    }
+    LLVM::AtomicOrdering ordering = LLVM::AtomicOrdering::monotonic;
+    switch (op.getSem()) {
+    case tile::MemorySemantic::Relaxed:
+      break;
+    case tile::MemorySemantic::Acquire:
+      ordering = LLVM::AtomicOrdering::acquire;
+      break;
+    case tile::MemorySemantic::Release:
+      ordering = LLVM::AtomicOrdering::release;
+      break;
+    case tile::MemorySemantic::AcqRel:
+      ordering = LLVM::AtomicOrdering::acq_rel;
+      break;
+    }
+    rewriter.replaceOpWithNewOp<LLVM::AtomicRMWOp>(
+        op, bin, ptr, adaptor.getValue(), ordering, StringRef(),
+        getStorageSizeInBytes(type));
+    return success();
+  }
+};
+
+struct AtomicRMWMemoryEffects
+    : MemoryEffectOpInterface::ExternalModel<AtomicRMWMemoryEffects,
+                                             LLVM::AtomicRMWOp> {
+  void
+  getEffects(Operation *op,
+             SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+                 &effects) const {
+    auto atomic = cast<LLVM::AtomicRMWOp>(op);
+    effects.emplace_back(MemoryEffects::Read::get(), &atomic.getPtrMutable());
+    effects.emplace_back(MemoryEffects::Write::get(), &atomic.getPtrMutable());
+  }
+};
+
 } // namespace
+
+void kda::registerAtomicRMWMemoryEffects(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, LLVM::LLVMDialect *) {
+    LLVM::AtomicRMWOp::attachInterface<AtomicRMWMemoryEffects>(*ctx);
+  });
+}
 
 void kda::populateTileMemoryToCPUPatterns(const TypeConverter &converter,
                                           RewritePatternSet &patterns) {
-  patterns.add<AddPtrLowering, LoadLowering, StoreLowering>(
+  patterns.add<AddPtrLowering, LoadLowering, StoreLowering, AtomicRMWLowering>(
       converter, patterns.getContext());
 }

@@ -125,8 +125,9 @@ bool isReplicated(Value tileOrScalar) {
 bool containsMemoryOps(Operation *op) {
   return op
       ->walk([](Operation *inner) {
-        return isa<tile::LoadOp, tile::StoreOp>(inner) ? WalkResult::interrupt()
-                                                       : WalkResult::advance();
+        return isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp>(inner)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
       })
       .wasInterrupted();
 }
@@ -213,6 +214,9 @@ void orderGlobalMemory(Block &block, MemoryOrdering &state,
                                     state.unknownLoad))
         barrierBefore();
       MemoryOrdering::add(base, state.stores, state.unknownStore);
+    } else if (isa<tile::AtomicRMWOp>(op)) {
+      // Its lowering has barriers on both sides (AtomicsToGPU.cpp).
+      state = MemoryOrdering();
     } else if (isa<scf::ForOp, scf::WhileOp>(op)) {
       if (!containsMemoryOps(&op))
         continue;
@@ -296,6 +300,7 @@ struct ConvertTileToGPUPass
     populateElementwiseToGPUPatterns(converter, patterns, state);
     populateShapeOpsToGPUPatterns(converter, patterns, state);
     populateMemoryOpsToGPUPatterns(converter, patterns, state);
+    populateAtomicsToGPUPatterns(converter, patterns, state);
     populateReduceToGPUPatterns(converter, patterns, state);
     populateDotToGPUPatterns(converter, patterns, state);
     populateMathToGPUIntrinsicsPatterns(converter, patterns, state);

@@ -12,6 +12,11 @@ void populateTileToCPUTypeConversions(mlir::TypeConverter &converter);
 void populateTileShapeToTensorPatterns(const mlir::TypeConverter &converter,
                                        mlir::RewritePatternSet &patterns);
 /// addptr, load, store -> arith on addresses, masked llvm.load/llvm.store.
+/// Declares llvm.atomicrmw's memory effects (read and write of its pointer),
+/// which the LLVM dialect leaves unknown: One-Shot Bufferize rejects ops with
+/// unknown effects, and the host lowering emits atomics before bufferizing.
+void registerAtomicRMWMemoryEffects(mlir::DialectRegistry &registry);
+
 void populateTileMemoryToCPUPatterns(const mlir::TypeConverter &converter,
                                      mlir::RewritePatternSet &patterns);
 /// reduce, dot -> linalg.reduce, linalg.matmul.

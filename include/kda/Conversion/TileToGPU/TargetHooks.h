@@ -9,6 +9,7 @@
 #ifndef KDA_CONVERSION_TILETOGPU_TARGETHOOKS_H
 #define KDA_CONVERSION_TILETOGPU_TARGETHOOKS_H
 
+#include "Tile/TileDialect.h"
 #include "kda/Target/GPUTarget.h"
 
 #include "mlir/IR/Builders.h"
@@ -50,6 +51,9 @@ public:
   /// A barrier for every thread of the program that also orders shared
   /// memory accesses around it.
   virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) = 0;
+  /// LLVM's synchronization scope name for atomics and fences ordered
+  /// towards one program's threads, the device, or the system ("").
+  virtual llvm::StringRef getSyncScope(tile::MemoryScope scope) const = 0;
   /// log2 of a float scalar. LLVM's intrinsic is native on AMD; NVPTX
   /// selects it only as a library call, so NVIDIA uses lg2.approx.
   virtual mlir::Value log2(mlir::OpBuilder &b, mlir::Location loc,

@@ -112,6 +112,11 @@ void populateShapeOpsToGPUPatterns(TileToGPUTypeConverter &converter,
 void populateMemoryOpsToGPUPatterns(TileToGPUTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     GPULoweringState &state);
+/// tile.atomic_rmw: once per program (thread 0), result broadcast, with the
+/// program-wide fences its semantic asks for.
+void populateAtomicsToGPUPatterns(TileToGPUTypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns,
+                                  GPULoweringState &state);
 void populateReduceToGPUPatterns(TileToGPUTypeConverter &converter,
                                  mlir::RewritePatternSet &patterns,
                                  GPULoweringState &state);
