@@ -25,7 +25,7 @@ import os
 import sys
 
 import numpy as np
-from gpu_timing import copy_bandwidth, time_graph
+from gpu_timing import copy_bandwidths, time_graph
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 for sub in ("python", "kernels", os.path.join("test", "python")):
@@ -35,11 +35,11 @@ HEADS = (12, 32, 64)
 BATCHES = (1, 8, 32, 128, 256)
 D = 128
 STATE_DTYPES = ("f32", "bf16")
-NUM_WARPS = (4, 8)
-VARIANTS = [(state, warps) for state in STATE_DTYPES for warps in NUM_WARPS]
+BLOCK_V = (128, 64, 32)  # value rows per program (BV); 4 warps
+VARIANTS = [(state, bv) for state in STATE_DTYPES for bv in BLOCK_V]
 
 
-def decode_args(np_state_dtype, H, B, rng):
+def decode_args(np_state_dtype, H, B, rng, block_v):
     """Arguments of kernels/kda_decode.py with NumPy stand-ins (shapes and dtypes only)."""
     from kda_reference import decode_launch, make_decode_inputs
 
@@ -47,7 +47,7 @@ def decode_args(np_state_dtype, H, B, rng):
     if np_state_dtype == "bf16":
         inp["state"] = np.zeros(inp["state"].shape, np.uint16)
     idx = np.arange(B, dtype=np.int32)
-    return decode_launch(inp, idx, lower_bound=-5.0)
+    return decode_launch(inp, idx, lower_bound=-5.0, block_v=block_v)
 
 
 def prepare(out_dir):
@@ -57,10 +57,10 @@ def prepare(out_dir):
     rng = np.random.default_rng(0)
     launches = []
     for H in HEADS:
-        for state, warps in VARIANTS:
+        for state, bv in VARIANTS:
             # The specialization does not depend on the batch (only the grid does).
-            args, constexprs, _ = decode_args(state, H, 8, rng)
-            launches.append((kda_decode, args, dict(constexprs, num_warps=warps)))
+            args, constexprs, _ = decode_args(state, H, 8, rng, bv)
+            launches.append((kda_decode, args, dict(constexprs, num_warps=4)))
     runtime = os.path.join(ROOT, "test", "gpu", "artifacts", "libkda_gpu_runtime.so")
     if not os.path.exists(runtime):
         sys.exit(f"{runtime} is missing: run `python3 test/gpu/prepare.py --out "
@@ -69,7 +69,7 @@ def prepare(out_dir):
     print(f"{len(exported)} specializations of kda_decode in {out_dir}")
 
 
-def torch_decode_args(torch, H, B, state_dtype, idx):
+def torch_decode_args(torch, H, B, state_dtype, idx, block_v=D):
     """kernels/kda_decode.py arguments as CUDA tensors, laid out as decode_launch lays out
     the NumPy ones (so the bundle's specialization matches); the pool has 2*B+1 slots."""
     C, slots, bf = 3 * H * D, 2 * B + 1, torch.bfloat16
@@ -84,66 +84,97 @@ def torch_decode_args(torch, H, B, state_dtype, idx):
             torch.rand(H, device="cuda"), rnd(H * D, dtype=torch.float32, scale=0.5), state,
             idx, rnd(B, H, D), (torch.rand(D, device="cuda") + 0.5).to(bf),
             torch.empty(B, H, D, device="cuda", dtype=bf),
+            torch.zeros(B * H, device="cuda", dtype=torch.int32),
+            torch.zeros(B * H * (D // block_v), device="cuda", dtype=torch.float32),
             slots, C, 3 * C, 3, 1, -5.0, 1e-5]
-    constexprs = dict(H=H, D=D, STATE_KV=False, USE_LOWER_BOUND=True, HAS_CONV_BIAS=False,
-                      FUSED_FB=False)
-    return args, constexprs, (B, H, 1)
+    constexprs = dict(H=H, D=D, BV=block_v, STATE_KV=False, USE_LOWER_BOUND=True,
+                      HAS_CONV_BIAS=False, FUSED_FB=False)
+    return args, constexprs, (B, H, D // block_v)
 
 
 
 
+
+
+def fla_baselines(torch, H, B, idx):
+    """(core, full): FLA's KDA core alone, and the decode step as FLA's modules run it: three
+    short-convolution updates (q, k, v: separate ShortConvolution layers, cache [B, H*D, 4]),
+    the core, and the sigmoid-gated RMSNorm (layer_norm_gated_fwd, is_rms_norm=True)."""
+    from fla.modules.causal_conv1d.ops import causal_conv1d_update
+    from fla.modules.norm.fused_norm_gate import layer_norm_gated_fwd
+    from fla.ops.kda.fused_recurrent import fused_recurrent_kda_fwd
+
+    dev, bf = "cuda", torch.bfloat16
+    slots = 2 * B + 1
+    # q, k, v, g [B, 1, H, D] bf16; beta [B, 1, H]; pool [slots, H, V, K] fp32.
+    q, k, v, g = (torch.randn(B, 1, H, D, device=dev, dtype=bf) for _ in range(4))
+    beta = torch.randn(B, 1, H, device=dev, dtype=bf)
+    A_log = torch.rand(H, device=dev, dtype=torch.float32)
+    dt_bias = torch.randn(H * D, device=dev, dtype=torch.float32)
+    pool = torch.randn(slots, H, D, D, device=dev, dtype=torch.float32) * 0.1
+    out = torch.empty_like(v)
+
+    def core(q, k, v):
+        fused_recurrent_kda_fwd(
+            q, k, v, g, beta, A_log=A_log, dt_bias=dt_bias, initial_state=pool,
+            inplace_final_state=True, state_v_first=True, ssm_state_indices=idx,
+            use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
+            use_beta_sigmoid_in_kernel=True, lower_bound=-5.0, out=out)
+
+    xs = [torch.randn(B, H * D, device=dev, dtype=bf) for _ in range(3)]
+    caches = [torch.randn(B, H * D, 4, device=dev, dtype=bf) for _ in range(3)]
+    weights = [torch.randn(H * D, 4, device=dev, dtype=bf) * 0.5 for _ in range(3)]
+    gate = torch.randn(B * H, D, device=dev, dtype=bf)
+    norm_w = torch.rand(D, device=dev, dtype=bf) + 0.5
+
+    def full():
+        qkv = [causal_conv1d_update(x, c, weight=w, activation="silu")[0].view(B, 1, H, D)
+               for x, c, w in zip(xs, caches, weights)]
+        core(*qkv)
+        layer_norm_gated_fwd(out.view(B * H, D), gate, norm_w, None, activation="sigmoid",
+                             eps=1e-5, is_rms_norm=True)
+
+    t_core = time_graph(torch, functools.partial(core, q, k, v))
+    t_full = time_graph(torch, full)
+    return t_core, t_full
 
 
 def run(bundle_dir):
     import torch
 
     os.environ["KDATILE_BUNDLE"] = bundle_dir
-    from fla.ops.kda.fused_recurrent import fused_recurrent_kda_fwd
-
-    import kdatile as kt
     from kda_decode import kda_decode
 
-    dev = "cuda"
-    bw = copy_bandwidth(torch)
-    print(f"# {torch.cuda.get_device_name(0)}; copy bandwidth {bw / 1e12:.2f} TB/s "
-          f"(read + write); kdatile {kt.__name__}, FLA fused_recurrent_kda_fwd")
-    header = " ".join(f"{f'{st} w{w}':>9} {'x FLA':>6}" for st, w in VARIANTS)
-    print(f"{'H':>3} {'B':>4} | {'FLA core':>9} | {header} | {'bound':>7} {'best %bound':>11}")
+    bws = copy_bandwidths(torch)
+    bw = max(bws.values())
+    print(f"# {torch.cuda.get_device_name(0)}; copy bandwidth (read + write): "
+          + ", ".join(f"{name} {v / 1e12:.2f} TB/s" for name, v in bws.items())
+          + f"; bound uses {bw / 1e12:.2f} TB/s")
+    print(f"# kdatile bundle {bundle_dir}; FLA: fused_recurrent_kda_fwd (core) and "
+          "3 x causal_conv1d_update + core + layer_norm_gated_fwd (full)")
+    print("# times in us (CUDA graph replay, median); x core / x full: FLA's time over ours")
+    header = " ".join(f"{f'{st} BV{bv}':>11} {'x core':>6}" for st, bv in VARIANTS)
+    print(f"{'H':>3} {'B':>4} | {'FLA core':>8} {'FLA full':>8} | {header} | "
+          f"{'best f32':>8} {'x core':>6} {'x full':>6} | {'bound':>7} {'%bound':>6}")
     rng = np.random.default_rng(1)
     torch.manual_seed(0)
     for H in HEADS:
         for B in BATCHES:
             slots = 2 * B + 1
-            idx = torch.from_numpy(rng.permutation(slots)[:B].astype(np.int32)).to(dev)
-            # FLA: q, k, v, g [B, 1, H, D] bf16; beta [B, 1, H]; pool [slots, H, V, K] fp32.
-            q, k, v, g = (torch.randn(B, 1, H, D, device=dev, dtype=torch.bfloat16)
-                          for _ in range(4))
-            beta = torch.randn(B, 1, H, device=dev, dtype=torch.bfloat16)
-            A_log = torch.rand(H, device=dev, dtype=torch.float32)
-            dt_bias = torch.randn(H * D, device=dev, dtype=torch.float32)
-            pool = torch.randn(slots, H, D, D, device=dev, dtype=torch.float32) * 0.1
-            out_fla = torch.empty_like(v)
-
-            fla = functools.partial(
-                fused_recurrent_kda_fwd, q, k, v, g, beta, A_log=A_log, dt_bias=dt_bias,
-                initial_state=pool, inplace_final_state=True, state_v_first=True,
-                ssm_state_indices=idx, use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
-                use_beta_sigmoid_in_kernel=True, lower_bound=-5.0, out=out_fla)
-            t_fla = time_graph(torch, fla)
-            del pool
+            idx = torch.from_numpy(rng.permutation(slots)[:B].astype(np.int32)).to("cuda")
+            t_core, t_full = fla_baselines(torch, H, B, idx)
             times = {}
-            for state_dtype, warps in VARIANTS:
-                tensors, constexprs, grid = torch_decode_args(torch, H, B, state_dtype, idx)
-
-                ours = functools.partial(kda_decode[grid], *tensors, **constexprs,
-                                         num_warps=warps)
-                times[(state_dtype, warps)] = time_graph(torch, ours)
+            for state_dtype, bv in VARIANTS:
+                tensors, constexprs, grid = torch_decode_args(torch, H, B, state_dtype, idx, bv)
+                ours = functools.partial(kda_decode[grid], *tensors, **constexprs, num_warps=4)
+                times[(state_dtype, bv)] = time_graph(torch, ours)
                 del tensors
             bound = 2 * B * H * D * D * 4 / bw * 1e6  # fp32 state read + write
-            best32 = min(times[("f32", w)] for w in NUM_WARPS)
-            cells = " ".join(f"{times[v]:>9.2f} {t_fla / times[v]:>6.2f}" for v in VARIANTS)
-            print(f"{H:>3} {B:>4} | {t_fla:>9.2f} | {cells} | {bound:>7.2f} "
-                  f"{100 * bound / best32:>10.1f}%")
+            best32 = min(times[("f32", bv)] for bv in BLOCK_V)
+            cells = " ".join(f"{times[v]:>11.2f} {t_core / times[v]:>6.2f}" for v in VARIANTS)
+            print(f"{H:>3} {B:>4} | {t_core:>8.2f} {t_full:>8.2f} | {cells} | {best32:>8.2f} "
+                  f"{t_core / best32:>6.2f} {t_full / best32:>6.2f} | {bound:>7.2f} "
+                  f"{100 * bound / best32:>5.1f}%")
             sys.stdout.flush()
 
 

@@ -1,15 +1,24 @@
 """Kimi Delta Attention: one fused decode step (../shared/KDA.md section 1).
 
-One program per (batch row n, head h), grid (B, H). In one launch it runs the causal width-4
-short convolution of the head's q, k and v channels with its cache and SiLU, the q/k L2-norm,
-the gate (lower-bound or softplus form), the beta sigmoid, the delta-rule state update and
-output, and the sigmoid-gated RMSNorm.
+Grid (B, H, D // BV): one program per (batch row n, head h, block of BV value rows). In one
+launch it runs the causal width-4 short convolution of the head's q, k and v channels with its
+cache and SiLU, the q/k L2-norm, the gate (lower-bound or softplus form), the beta sigmoid, the
+delta-rule state update and output, and the sigmoid-gated RMSNorm.
+
+The RMSNorm needs all D outputs of a head. With BV = D one program has them. With BV < D
+(more programs, for small batches) each program leaves its bf16 outputs in out and its sum of
+squares in partial_ptr [B*H*NV] fp32, then takes a ticket from ticket_ptr [B*H] int32 (an
+acq_rel atomic); the program holding the last ticket finishes the norm for the head, shifts the
+head's q/k conv cache (which every program read) and resets the ticket to 0, so the workspace
+(zeros when allocated) needs no reset between launches. Launches sharing a workspace must not
+run concurrently.
 
 Padding rows (slot < 0 or slot >= num_slots) write zeros to out[n, h] and read or write no cache.
 Slot offsets are 64-bit, so caches beyond 4 GiB work. Float parameters (lower_bound, norm_eps)
 are runtime arguments: they never multiply compiled kernels.
 
 Layout constexprs:
+  BV            value rows per program; D // BV must be a power of two.
   STATE_KV      False: state[slot, h] is [V, K] (K contiguous); True: [K, V].
   USE_LOWER_BOUND  True: g = lower_bound * sigmoid(exp(A_log) * (raw_g + dt_bias));
                    False: g = -exp(A_log) * softplus(raw_g + dt_bias).
@@ -25,11 +34,10 @@ import kdatile as kt
 
 @kt.jit
 def conv_silu(x_row, conv_w, conv_b, cs_slot, chan, stride_c, stride_w,
-              HAS_CONV_BIAS: kt.constexpr):
-    """SiLU of the causal width-4 convolution of channels `chan`; shifts the cache.
-
-    Returns the activation rounded to bf16 (the model's boundary) and widened to fp32.
-    """
+              HAS_CONV_BIAS: kt.constexpr, SHIFT: kt.constexpr = True):
+    """SiLU of the causal width-4 convolution of channels `chan`, rounded to bf16 (the model's
+    boundary) and widened to fp32. SHIFT: also shift the cache (the caller does it with
+    shift_conv_cache otherwise, once every reader of the old cache is done)."""
     x = kt.load(x_row + chan)
     cs = cs_slot + chan.to(kt.int64) * stride_c
     s0 = kt.load(cs)
@@ -42,11 +50,25 @@ def conv_silu(x_row, conv_w, conv_b, cs_slot, chan, stride_c, stride_w,
          + kt.load(w + 3).to(kt.float32) * x.to(kt.float32))
     if HAS_CONV_BIAS:
         y = y + kt.load(conv_b + chan).to(kt.float32)
-    # The cache keeps the raw inputs: shift left, append x.
+    if SHIFT:
+        # The cache keeps the raw inputs: shift left, append x.
+        kt.store(cs, s1)
+        kt.store(cs + stride_w, s2)
+        kt.store(cs + 2 * stride_w, x)
+    return kt.silu(y).to(kt.bfloat16).to(kt.float32)
+
+
+@kt.jit
+def shift_conv_cache(x_row, cs_slot, chan, stride_c, stride_w):
+    """The cache keeps the raw inputs: (s0, s1, s2) becomes (s1, s2, x). Re-reads what
+    conv_silu read rather than keeping it in registers through the whole step."""
+    cs = cs_slot + chan.to(kt.int64) * stride_c
+    s1 = kt.load(cs + stride_w)
+    s2 = kt.load(cs + 2 * stride_w)
+    x = kt.load(x_row + chan)
     kt.store(cs, s1)
     kt.store(cs + stride_w, s2)
     kt.store(cs + 2 * stride_w, x)
-    return kt.silu(y).to(kt.bfloat16).to(kt.float32)
 
 
 @kt.jit
@@ -63,27 +85,45 @@ def kda_gate(raw_g, A_log_h, dt_bias, lower_bound, USE_LOWER_BOUND: kt.constexpr
 @kt.jit
 def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr, fbw_ptr,
                raw_beta_ptr, A_log_ptr, dt_bias_ptr, state_ptr, state_idx_ptr, gate_ptr,
-               norm_w_ptr, out_ptr,
+               norm_w_ptr, out_ptr, ticket_ptr, partial_ptr,
                num_slots, stride_x, stride_cs_slot, stride_cs_c, stride_cs_w,
                lower_bound, norm_eps,
-               H: kt.constexpr, D: kt.constexpr, STATE_KV: kt.constexpr,
+               H: kt.constexpr, D: kt.constexpr, BV: kt.constexpr, STATE_KV: kt.constexpr,
                USE_LOWER_BOUND: kt.constexpr, HAS_CONV_BIAS: kt.constexpr,
                FUSED_FB: kt.constexpr):
+    NV = D // BV
+    kt.static_assert(NV * BV == D and (NV & (NV - 1)) == 0,
+                     "BV must divide D into a power-of-two number of blocks")
     n = kt.program_id(0)
     h = kt.program_id(1)
+    vb = kt.program_id(2)
     offs = kt.arange(0, D)
-    head_row = (n * H + h) * D
+    offs_v = vb * BV + kt.arange(0, BV)
+    head = n * H + h
+    head_row = head * D
     slot = kt.load(state_idx_ptr + n)
     if (slot >= 0) & (slot < num_slots):
         slot64 = slot.to(kt.int64)
-        # Short convolution of the head's q, k and v channels.
+        s_base = state_ptr + (slot64 * H + h) * (D * D)
+        if STATE_KV:
+            # Memory is [K, V]: hold the tile as [K, BV] too, so loads stay contiguous.
+            s_ptrs = s_base + offs[:, None] * D + offs_v[None, :]
+        else:
+            s_ptrs = s_base + offs_v[:, None] * D + offs[None, :]
+        if NV > 1:
+            # A state block first: its load latency then overlaps the conv and the norms. (A
+            # whole fp32 head, 128 registers per thread at D = 128, would spill meanwhile.)
+            S = kt.load(s_ptrs).to(kt.float32)
+        # Short convolution of the head's q and k channels (all of them: every block needs
+        # the full norms) and of this block's v channels. With several blocks, the q/k cache
+        # is shifted by the last block, once every block has read it.
         x_row = x_ptr + n.to(kt.int64) * stride_x
         cs_slot = conv_state_ptr + slot64 * stride_cs_slot
-        q = conv_silu(x_row, conv_w_ptr, conv_b_ptr, cs_slot, h * D + offs,
-                      stride_cs_c, stride_cs_w, HAS_CONV_BIAS)
-        k = conv_silu(x_row, conv_w_ptr, conv_b_ptr, cs_slot, (H + h) * D + offs,
-                      stride_cs_c, stride_cs_w, HAS_CONV_BIAS)
-        v = conv_silu(x_row, conv_w_ptr, conv_b_ptr, cs_slot, (2 * H + h) * D + offs,
+        q = conv_silu(x_row, conv_w_ptr, conv_b_ptr, cs_slot, h * D + offs, stride_cs_c,
+                      stride_cs_w, HAS_CONV_BIAS, NV == 1)
+        k = conv_silu(x_row, conv_w_ptr, conv_b_ptr, cs_slot, (H + h) * D + offs, stride_cs_c,
+                      stride_cs_w, HAS_CONV_BIAS, NV == 1)
+        v = conv_silu(x_row, conv_w_ptr, conv_b_ptr, cs_slot, (2 * H + h) * D + offs_v,
                       stride_cs_c, stride_cs_w, HAS_CONV_BIAS)
         # L2-norm of q (with the D^-0.5 scale) and k.
         q = q * kt.rsqrt(kt.sum(q * q, 0) + 1e-6) * (D ** -0.5)
@@ -99,27 +139,49 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
         g = kda_gate(raw_g.to(kt.float32), kt.load(A_log_ptr + h),
                      kt.load(dt_bias_ptr + h * D + offs), lower_bound, USE_LOWER_BOUND)
         beta = kt.sigmoid(kt.load(raw_beta_ptr + n * H + h).to(kt.float32))
-        # Delta rule on the [V, K] state (decay first; the output uses the new state).
-        s_base = state_ptr + (slot64 * H + h) * (D * D)
+        # Delta rule on this block's value rows of the [V, K] state (decay first; the output
+        # uses the new state).
+        if NV == 1:
+            S = kt.load(s_ptrs).to(kt.float32)
         if STATE_KV:
-            # Memory is [K, V]: hold the tile as [K, V] too, so loads stay contiguous.
-            s_ptrs = s_base + offs[:, None] * D + offs[None, :]
-            S = kt.load(s_ptrs).to(kt.float32) * kt.exp(g)[:, None]
+            S = S * kt.exp(g)[:, None]
             u = kt.sum(S * k[:, None], 0)
             S = S + k[:, None] * (beta * (v - u))[None, :]
             o = kt.sum(S * q[:, None], 0)
         else:
-            s_ptrs = s_base + offs[:, None] * D + offs[None, :]
-            S = kt.load(s_ptrs).to(kt.float32) * kt.exp(g)[None, :]
+            S = S * kt.exp(g)[None, :]
             u = kt.sum(S * k[None, :], 1)
             S = S + (beta * (v - u))[:, None] * k[None, :]
             o = kt.sum(S * q[None, :], 1)
         kt.store(s_ptrs, S)
-        # Sigmoid-gated RMSNorm of the bf16-rounded output.
+        # Sigmoid-gated RMSNorm of the bf16-rounded output over all D values.
         o = o.to(kt.bfloat16).to(kt.float32)
-        gate = kt.load(gate_ptr + head_row + offs).to(kt.float32)
-        norm_w = kt.load(norm_w_ptr + offs).to(kt.float32)
-        y = o * kt.rsqrt(kt.sum(o * o, 0) / D + norm_eps) * norm_w * kt.sigmoid(gate)
-        kt.store(out_ptr + head_row + offs, y)
+        if NV == 1:
+            gated_rmsnorm(o, kt.sum(o * o, 0), gate_ptr, norm_w_ptr, out_ptr, head_row + offs,
+                          offs, D, norm_eps)
+        else:
+            # Each block leaves its o (bf16, exact) in out and its sum of squares in the
+            # workspace, then takes a ticket; the last block of the head finishes the norm.
+            kt.store(out_ptr + head_row + offs_v, o)
+            kt.store(partial_ptr + head * NV + vb, kt.sum(o * o, 0))
+            ticket = kt.atomic_add(ticket_ptr + head, 1)
+            if ticket == NV - 1:
+                kt.store(ticket_ptr + head, 0)  # ready for the next launch
+                shift_conv_cache(x_row, cs_slot, h * D + offs, stride_cs_c, stride_cs_w)
+                shift_conv_cache(x_row, cs_slot, (H + h) * D + offs, stride_cs_c, stride_cs_w)
+                sum_sq = kt.sum(kt.load(partial_ptr + head * NV + kt.arange(0, NV)), 0)
+                o_all = kt.load(out_ptr + head_row + offs).to(kt.float32)
+                gated_rmsnorm(o_all, sum_sq, gate_ptr, norm_w_ptr, out_ptr, head_row + offs,
+                              offs, D, norm_eps)
     else:
-        kt.store(out_ptr + head_row + offs, kt.zeros((D,), kt.float32))
+        kt.store(out_ptr + head_row + offs_v, kt.zeros((BV,), kt.float32))
+
+
+@kt.jit
+def gated_rmsnorm(o, sum_sq, gate_ptr, norm_w_ptr, out_ptr, rows, offs, D: kt.constexpr,
+                  norm_eps):
+    """out[rows] = o * rsqrt(sum_sq / D + eps) * norm_w * sigmoid(gate[rows])."""
+    gate = kt.load(gate_ptr + rows).to(kt.float32)
+    norm_w = kt.load(norm_w_ptr + offs).to(kt.float32)
+    y = o * kt.rsqrt(sum_sq / D + norm_eps) * norm_w * kt.sigmoid(gate)
+    kt.store(out_ptr + rows, y)

@@ -1,6 +1,7 @@
 //===- LayoutPreferences.cpp - the layouts tiles' users want --------------===//
 #include "kda/Transforms/LayoutPreferences.h"
 #include "Tile/TileDialect.h"
+#include "kda/Layout/LayoutAttrs.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -138,18 +139,31 @@ Attribute LayoutPreferences::resolve(Value root) {
       break;
     }
   // Slices replicate a tile over the threads of the sliced dimension, so
-  // arithmetic on them is repeated on every copy: a group that computes more
-  // than a couple of ops stays in the compact default and is converted once
-  // where it meets a slice.
-  constexpr unsigned kMaxOpsOnSlices = 2;
+  // arithmetic on them may be repeated on more copies than in the rank's
+  // default. A slice is taken when the extra per-thread work of the group's
+  // elementwise ops stays below what converting the group once costs (a
+  // round trip through shared memory with two barriers); slices no wider per
+  // thread than the default are always taken.
   unsigned arithmetic = llvm::count_if(group, [](Value v) {
     Operation *op = v.getDefiningOp();
     return op && isElementwise(op);
   });
-  bool sliceWorthIt = arithmetic <= kMaxOpsOnSlices;
+  // Distinct values per thread: registers that repeat one value (a slice's
+  // sliced dimension) hold the same SSA value and cost nothing extra.
+  auto registersPerThread = [&](Attribute layout) -> int64_t {
+    LinearLayout ll = toLinearLayout(layout, type.getShape());
+    return int64_t(1) << (ll.getNumBits(HWDim::Register) -
+                          llvm::popcount(ll.getDuplicateMask(HWDim::Register)));
+  };
+  auto sliceWorthIt = [&](Attribute slice) {
+    constexpr int64_t kConversionCostInOps = 64;
+    int64_t extra =
+        registersPerThread(slice) - registersPerThread(getDefault(type));
+    return extra <= 0 || int64_t(arithmetic) * extra <= kConversionCostInOps;
+  };
   // 2. A reduction's result lives where its source was.
   for (Value v : group) {
-    if (choice || !sliceWorthIt)
+    if (choice)
       break;
     auto it = reducedFrom.find(v);
     if (it == reducedFrom.end())
@@ -157,12 +171,12 @@ Attribute LayoutPreferences::resolve(Value root) {
     Attribute src = resolve(find(it->second.first));
     Attribute slice =
         tile::SliceLayoutAttr::get(v.getContext(), it->second.second, src);
-    if (matchesRank(slice))
+    if (matchesRank(slice) && sliceWorthIt(slice))
       choice = slice;
   }
   // 3. A tile expanded into a bigger one: a slice of that one's layout.
   for (Value v : group) {
-    if (choice || !sliceWorthIt)
+    if (choice)
       break;
     auto it = expandedInto.find(v);
     if (it == expandedInto.end())
@@ -172,7 +186,7 @@ Attribute LayoutPreferences::resolve(Value root) {
       continue;
     Attribute slice =
         tile::SliceLayoutAttr::get(v.getContext(), it->second.second, into);
-    if (matchesRank(slice))
+    if (matchesRank(slice) && sliceWorthIt(slice))
       choice = slice;
   }
   if (!choice)

@@ -4,7 +4,7 @@
 # program. The signature is the one the JIT uses for contiguous 16-byte aligned tensors: bf16
 # activations, a channel-major [slots, C, 3] conv cache (stride_cs_w specialized to 1).
 #
-# DEFINE: %{sig} = x_ptr=*bf16:16, conv_w_ptr=*bf16:16, conv_b_ptr=*bf16:16, conv_state_ptr=*bf16:16, raw_g_ptr=*bf16:16, fa_ptr=*bf16:16, fbw_ptr=*bf16:16, raw_beta_ptr=*bf16:16, A_log_ptr=*f32:16, dt_bias_ptr=*f32:16, state_ptr=*f32:16, state_idx_ptr=*i32:16, gate_ptr=*bf16:16, norm_w_ptr=*bf16:16, out_ptr=*bf16:16, num_slots=i32, stride_x=i32:16, stride_cs_slot=i32:16, stride_cs_c=i32, lower_bound=f32, norm_eps=f32
+# DEFINE: %{sig} = x_ptr=*bf16:16, conv_w_ptr=*bf16:16, conv_b_ptr=*bf16:16, conv_state_ptr=*bf16:16, raw_g_ptr=*bf16:16, fa_ptr=*bf16:16, fbw_ptr=*bf16:16, raw_beta_ptr=*bf16:16, A_log_ptr=*f32:16, dt_bias_ptr=*f32:16, state_ptr=*f32:16, state_idx_ptr=*i32:16, gate_ptr=*bf16:16, norm_w_ptr=*bf16:16, out_ptr=*bf16:16, ticket_ptr=*i32:16, partial_ptr=*f32:16, num_slots=i32, stride_x=i32:16, stride_cs_slot=i32:16, stride_cs_c=i32, lower_bound=f32, norm_eps=f32
 # DEFINE: %{consts} = -D stride_cs_w=1 -D H=12 -D D=128 -D STATE_KV=False -D USE_LOWER_BOUND=True -D HAS_CONV_BIAS=False
 #
 # The state rows are contiguous and the pool 16-byte aligned, so the state is read and written
@@ -13,40 +13,75 @@
 # nothing spills (no scratch on AMD, no stack frame or spills after ptxas).
 #
 # RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx950 \
-# RUN:   --signature '%{sig}' %{consts} -D FUSED_FB=False \
+# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D FUSED_FB=False \
 # RUN:   --emit asm -o - --stats 2>%t.gfx950.stats \
 # RUN:   | FileCheck %s --check-prefix=GFX950 --implicit-check-not=scratch_
 # RUN: FileCheck %s --check-prefixes=GFX950-STATS,AMD-STATS --input-file %t.gfx950.stats
 #
 # RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx1250 \
-# RUN:   --signature '%{sig}' %{consts} -D FUSED_FB=False \
+# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D FUSED_FB=False \
 # RUN:   --emit asm -o - --stats 2>%t.gfx1250.stats \
 # RUN:   | FileCheck %s --check-prefix=GFX1250 --implicit-check-not=scratch_
 # RUN: FileCheck %s --check-prefixes=GFX1250-STATS,AMD-STATS --input-file %t.gfx1250.stats
 #
 # RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
-# RUN:   --signature '%{sig}' %{consts} -D FUSED_FB=False \
+# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D FUSED_FB=False \
 # RUN:   --emit asm -o - | FileCheck %s --check-prefix=SM90 --implicit-check-not=.local
 # RUN: %if ptxas %{ kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
-# RUN:   --signature '%{sig}' %{consts} -D FUSED_FB=False \
+# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D FUSED_FB=False \
 # RUN:   --emit cubin -o %t.cubin --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
 #
 # The f_b variant (raw_g = bf16(f_b_weight[h] @ f_a[n]) computed in the kernel): no spills on the
 # AMD targets (--fail-on-spill makes a spill an error) nor, with ptxas, on sm_90a.
 # RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx950 \
-# RUN:   --signature '%{sig}' %{consts} -D FUSED_FB=True --fail-on-spill \
+# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D FUSED_FB=True --fail-on-spill \
 # RUN:   --emit hsaco -o %t.fb.gfx950.hsaco --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefixes=GFX950-STATS,AMD-STATS
 # RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx1250 \
-# RUN:   --signature '%{sig}' %{consts} -D FUSED_FB=True --fail-on-spill \
+# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D FUSED_FB=True --fail-on-spill \
 # RUN:   --emit hsaco -o %t.fb.gfx1250.hsaco --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefixes=GFX1250-STATS,AMD-STATS
 # RUN: %if ptxas %{ kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
-# RUN:   --signature '%{sig}' %{consts} -D FUSED_FB=True \
+# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D FUSED_FB=True \
 # RUN:   --emit cubin -o %t.fb.cubin --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
 #
+# A head split over four programs (BV = 32, what small batches run on GPUs): each program
+# publishes its partial results and takes a ticket with one device-scope acq_rel atomic add
+# (release fence, barrier, one thread's atomic, barrier, acquire fence); still no spills.
+# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx950 \
+# RUN:   --signature '%{sig}' %{consts} -D BV=32 -D FUSED_FB=False --fail-on-spill \
+# RUN:   --emit asm -o - | FileCheck %s --check-prefix=SPLIT-GFX950
+# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx1250 \
+# RUN:   --signature '%{sig}' %{consts} -D BV=32 -D FUSED_FB=False --fail-on-spill \
+# RUN:   --emit asm -o - | FileCheck %s --check-prefix=SPLIT-GFX1250
+# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
+# RUN:   --signature '%{sig}' %{consts} -D BV=32 -D FUSED_FB=False \
+# RUN:   --emit asm -o - | FileCheck %s --check-prefix=SPLIT-SM90
+# RUN: %if ptxas %{ kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
+# RUN:   --signature '%{sig}' %{consts} -D BV=32 -D FUSED_FB=False \
+# RUN:   --emit cubin -o %t.split.cubin --stats 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
+
+# SPLIT-GFX950-LABEL: kda_decode:
+# SPLIT-GFX950: buffer_wbl2
+# SPLIT-GFX950: s_barrier
+# SPLIT-GFX950: global_atomic_add v{{[0-9]+}}, v{{[0-9]+}}, v{{[0-9]+}}, s[{{[0-9]+}}:{{[0-9]+}}] sc0
+# SPLIT-GFX950: s_barrier
+# SPLIT-GFX950: buffer_inv sc1
+
+# SPLIT-GFX1250-LABEL: kda_decode:
+# SPLIT-GFX1250: global_wb scope:SCOPE_DEV
+# SPLIT-GFX1250: global_atomic_add_u32 {{.*}} th:TH_ATOMIC_RETURN scope:SCOPE_DEV
+# SPLIT-GFX1250: global_inv scope:SCOPE_DEV
+
+# SPLIT-SM90-LABEL: .visible .entry kda_decode(
+# SPLIT-SM90: fence.acq_rel.gpu;
+# SPLIT-SM90-NEXT: bar.sync 0;
+# SPLIT-SM90: atom.global.add.u32
+# SPLIT-SM90: bar.sync 0;
+# SPLIT-SM90: fence.acq_rel.gpu;
 
 # GFX950: .amdgcn_target "amdgcn-amd-amdhsa--gfx950"
 # GFX950-LABEL: kda_decode:

@@ -125,21 +125,26 @@ def make_decode_inputs(rng, B, H, slots, *, D=128, bias=False, fused=False):
     return inputs
 
 
-def decode_launch(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layout="vk"):
-    """(args, constexprs, grid) of kernels/kda_decode.py for these inputs; args[14] is out."""
+def decode_launch(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layout="vk",
+                  block_v=None):
+    """(args, constexprs, grid) of kernels/kda_decode.py for these inputs; args[14] is out.
+    block_v: value rows per program (BV; None: all D), with a fresh workspace when < D."""
     B, H, D = inp["x"].shape[0], inp["state"].shape[1], inp["state"].shape[2]
+    BV = D if block_v is None else block_v
     conv_state = inp["conv_state"]
     out = np.zeros((B, H, D), np.uint16)
     unused = inp["x"]  # pointer parameters a variant does not read
+    tickets = np.zeros(max(B * H, 1), np.int32)
+    partials = np.zeros(max(B * H * (D // BV), 1), np.float32)
     args = [inp["x"], inp["conv_w"],
             inp["conv_bias"] if inp["conv_bias"] is not None else unused,
             conv_state, inp["raw_g"], inp.get("f_a", unused), inp.get("f_b_weight", unused),
             inp["raw_beta"], inp["A_log"], inp["dt_bias"], inp["state"], state_indices,
-            inp["output_gate"], inp["norm_weight"], out,
+            inp["output_gate"], inp["norm_weight"], out, tickets, partials,
             inp["state"].shape[0], inp["x"].shape[1], conv_state.strides[0] // 2,
             conv_state.strides[1] // 2, conv_state.strides[2] // 2,
             -5.0 if lower_bound is None else lower_bound, norm_eps]
-    constexprs = dict(H=H, D=D, STATE_KV=state_layout == "kv",
+    constexprs = dict(H=H, D=D, BV=BV, STATE_KV=state_layout == "kv",
                       USE_LOWER_BOUND=lower_bound is not None,
                       HAS_CONV_BIAS=inp["conv_bias"] is not None, FUSED_FB="f_a" in inp)
-    return args, constexprs, (B, H, 1)
+    return args, constexprs, (B, H, D // BV)

@@ -1,13 +1,21 @@
 """KDA fused decode step: validated wrappers around kernels/kda_decode.py (see docs/ops.md).
 
-One launch per call, grid (B, H): conv + SiLU with the conv cache, q/k L2-norm, the gate, the
-beta sigmoid, the delta-rule update of the recurrent state in place, and the gated RMSNorm.
+One launch per call, grid (B, H, D // BV): conv + SiLU with the conv cache, q/k L2-norm, the
+gate, the beta sigmoid, the delta-rule update of the recurrent state in place, and the gated
+RMSNorm. On GPUs, small batches split each head's value rows over several programs (BV < D);
+the programs of a head then meet through a small per-device workspace (see _workspace).
 """
 
 from __future__ import annotations
 
+import threading
+
 from . import validation as v
 from ._kernels import Launch, bind, execute, load_kernel
+
+_workspace_lock = threading.Lock()
+_workspaces: dict = {}  # device -> (tickets int32, partial sums fp32), zero tickets
+_retired: list = []  # outgrown workspaces, kept alive for CUDA graphs that captured them
 
 BF16 = ("bf16",)
 F32 = ("f32",)
@@ -37,6 +45,11 @@ def kda_decode(x, conv_weight, conv_state, raw_g, raw_beta, A_log, dt_bias, stat
     check_duplicate_slots: read the indices on the host and raise ValueError when a live slot
     repeats (a device sync; skipped while a CUDA graph is captured).
     Bad arguments raise ValueError naming the argument, before anything is launched.
+
+    On GPUs with B*H < 512, each head's value rows are split over 2 or 4 programs, which meet
+    through a workspace the op allocates per device (zeroed, grown on demand, a few bytes per
+    head): calls that may run at the same time on different streams of one device are not
+    supported, and a CUDA graph capture needs one eager call with at least its B*H first.
     """
     return execute(*_decode(locals(), fused=False))
 
@@ -71,7 +84,6 @@ def _decode(params, *, fused, target=None):
     lower_bound, norm_eps = args.pop("lower_bound"), args.pop("norm_eps")
     state_layout = args.pop("state_layout")
     check_duplicates = args.pop("check_duplicate_slots")
-    del target  # the same launch on every target
     # Scalars first: cheap, and independent of the arrays.
     state_layout = v.check_choice("state_layout", state_layout, STATE_LAYOUTS)
     lower_bound = v.check_float("lower_bound", lower_bound, allow_none=True)
@@ -168,6 +180,12 @@ def _decode(params, *, fused, target=None):
 
     kernel = load_kernel("kda_decode", "kda_decode")
     unused = x.value  # pointer parameters a variant does not read
+    on_gpu = ref.device != "cpu" if target is None else target != "cpu"
+    block_v = block_v_for(B, H, D, on_gpu)
+    if block_v < D:
+        tickets, partials = _workspace(ref, B * H, D // block_v)
+    else:
+        tickets = partials = unused
     stride_x = x.strides[0] if B > 1 else C
     stride_slot = cs.strides[0] if slots > 1 else C * (CONV_WIDTH - 1)
     cb = a["conv_bias"]
@@ -176,10 +194,53 @@ def _decode(params, *, fused, target=None):
         unused if fused else a["raw_g"].value,
         a["f_a"].value if fused else unused, a["f_b_weight"].value if fused else unused,
         a["raw_beta"].value, a["A_log"].value, a["dt_bias"].value, state.value, idx.value,
-        a["output_gate"].value, a["norm_weight"].value, out.value,
+        a["output_gate"].value, a["norm_weight"].value, out.value, tickets, partials,
         int(slots), int(stride_x), int(stride_slot), int(cs.strides[1]), int(cs.strides[2]),
         float(-5.0 if lower_bound is None else lower_bound), float(norm_eps))
-    constexprs = dict(H=H, D=D, STATE_KV=state_layout == "kv",
+    constexprs = dict(H=H, D=D, BV=block_v, STATE_KV=state_layout == "kv",
                       USE_LOWER_BOUND=lower_bound is not None, HAS_CONV_BIAS=cb is not None,
                       FUSED_FB=fused)
-    return out.value, Launch(kernel, kargs, constexprs, (B, H, 1), None)
+    return out.value, Launch(kernel, kargs, constexprs, (B, H, D // block_v), None)
+
+
+def block_v_for(B: int, H: int, D: int, on_gpu: bool) -> int:
+    """Value rows per program. The CPU runs whole heads. On GPUs a whole head per program keeps
+    the fp32 state in registers at the cost of occupancy, so when B*H programs would leave the
+    GPU mostly idle the heads are split in 4 (B*H < 64) or 2 (B*H < 512) (thresholds measured
+    on the H200, docs/performance.md)."""
+    if not on_gpu:
+        return D
+    pairs = B * H
+    if pairs < 64:
+        return D // 4
+    if pairs < 512:
+        return D // 2
+    return D
+
+
+def _workspace(ref, heads: int, blocks: int):
+    """(tickets [>= heads] int32, partials [>= heads * blocks] fp32) on ref's device. Tickets
+    are zero between launches (the kernel's last program of each head resets its ticket), so
+    one workspace serves every call on the device; it only grows."""
+    if not ref.is_torch:  # NumPy stand-ins (export) and host arrays: a fresh one
+        np = v._np()
+        return np.zeros(heads, np.int32), np.zeros(heads * blocks, np.float32)
+    torch = v._torch()
+    device = ref.value.device
+    with _workspace_lock:
+        have = _workspaces.get(str(device))
+        if have is not None and have[0].numel() >= heads and have[1].numel() >= heads * blocks:
+            return have
+        if v.is_capturing(ref):
+            raise RuntimeError(
+                f"kdatile.ops: the decode workspace on {device} must grow to {heads} heads x "
+                f"{blocks} blocks during CUDA graph capture; run the op once outside the capture "
+                "with at least this batch first")
+        t = max(heads, have[0].numel() if have else 0)
+        p = max(heads * blocks, have[1].numel() if have else 0)
+        grown = (torch.zeros(t, dtype=torch.int32, device=device),
+                 torch.zeros(p, dtype=torch.float32, device=device))
+        if have is not None:
+            _retired.append(have)
+        _workspaces[str(device)] = grown
+        return grown
