@@ -19,7 +19,9 @@ if _REFS not in sys.path:
     sys.path.append(_REFS)  # kda_reference.py, kda_recurrent_reference.py
 
 # Decode: every pair of levels of the two-level factors appears (as in the CPU tests'
-# orthogonal array), H in {1, 12} and B in {1, 8, 33} for each H.
+# orthogonal array), H in {1, 12} and B in {1, 8, 33} for each H; B*H picks the value rows per
+# program (kdatile.ops.decode.block_v_for): 32 below 64 heads, 64 below 512, then whole heads
+# (the last row).
 #        H   B  state   layout conv  lower_bound fused  bias   indices out
 _DECODE = [
     (1, 1, "f32", "vk", "cm", -5.0, False, False, "i32", False),
@@ -30,6 +32,7 @@ _DECODE = [
     (1, 33, "bf16", "vk", "wm", None, False, True, "i64", True),
     (12, 1, "bf16", "kv", "cm", -5.0, True, True, "i32", False),
     (1, 8, "bf16", "kv", "wm", -5.0, False, False, "i32", False),
+    (12, 48, "f32", "vk", "cm", -5.0, False, False, "i32", False),
 ]
 
 DECODE_CASES = [

@@ -59,7 +59,10 @@ func.func @sum_axis1(%x: tensor<4x64xf32, #b>) -> tensor<4xf32, #tile.slice<{dim
 // -----
 
 // Along dim 0 only lane bits 3 and 4 take part (offsets 8 and 16), no
-// registers and no warps: no scratch, no barrier.
+// registers and no warps: no scratch, no barrier. Each thread holds two
+// results, so lane bit 3 halves them (the upper lane keeps the second, sends
+// the first), bit 4 is a butterfly on the one left, and bit 3 gathers the
+// pair back: three shuffles instead of four.
 // CHECK-NOT: kda_scratch
 #b = #tile.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>
 module attributes {tile.num_warps = 4 : i32} {
@@ -68,23 +71,46 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-DAG: %[[C16:.*]] = llvm.mlir.constant(16 : i32)
 // CHECK-DAG: %[[X0:.*]] = llvm.extractvalue %{{.*}}[0]
 // CHECK-DAG: %[[X1:.*]] = llvm.extractvalue %{{.*}}[1]
-// CHECK: %[[B0:.*]] = llvm.bitcast %[[X0]] : f32 to i32
+// CHECK: %[[UP:.*]] = llvm.icmp "ne"
+// CHECK: %[[SEND:.*]] = llvm.select %[[UP]], %[[X0]], %[[X1]]
+// CHECK: %[[KEEP:.*]] = llvm.select %[[UP]], %[[X1]], %[[X0]]
+// CHECK: %[[B0:.*]] = llvm.bitcast %[[SEND]] : f32 to i32
 // CHECK: %[[H0:.*]] = nvvm.shfl.sync bfly %{{.*}}, %[[B0]], %[[C8]], %{{.*}} : i32 -> i32
 // CHECK: %[[F0:.*]] = llvm.bitcast %[[H0]] : i32 to f32
-// CHECK: %[[M0:.*]] = llvm.intr.maximum(%[[X0]], %[[F0]])
-// CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[C8]]
-// CHECK: llvm.intr.maximum(%[[X1]],
-// CHECK: %[[B2:.*]] = llvm.bitcast %[[M0]] : f32 to i32
-// CHECK: nvvm.shfl.sync bfly %{{.*}}, %[[B2]], %[[C16]]
-// CHECK: llvm.intr.maximum(%[[M0]],
-// CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[C16]]
-// CHECK: llvm.intr.maximum
+// CHECK: %[[M0:.*]] = llvm.intr.maximum(%[[KEEP]], %[[F0]])
+// CHECK: %[[B1:.*]] = llvm.bitcast %[[M0]] : f32 to i32
+// CHECK: nvvm.shfl.sync bfly %{{.*}}, %[[B1]], %[[C16]]
+// CHECK: %[[M1:.*]] = llvm.intr.maximum(%[[M0]],
+// CHECK: %[[B2:.*]] = llvm.bitcast %[[M1]] : f32 to i32
+// CHECK: %[[H2:.*]] = nvvm.shfl.sync bfly %{{.*}}, %[[B2]], %[[C8]]
+// CHECK: %[[T:.*]] = llvm.bitcast %[[H2]] : i32 to f32
+// CHECK: %[[LO:.*]] = llvm.select %{{.*}}, %[[T]], %[[M1]]
+// CHECK: %[[HI:.*]] = llvm.select %{{.*}}, %[[M1]], %[[T]]
 // CHECK-NOT: nvvm.shfl.sync
 // CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.insertvalue %[[LO]], %{{.*}}[0]
+// CHECK: llvm.insertvalue %[[HI]], %{{.*}}[1]
 // CHECK: return
 func.func @max_axis0(%x: tensor<4x64xf32, #b>) -> tensor<64xf32, #tile.slice<{dim = 0, parent = #b}>> {
   %s = tile.reduce max %x {axis = 0 : i32} : tensor<4x64xf32, #b> -> tensor<64xf32, #tile.slice<{dim = 0, parent = #b}>>
   return %s : tensor<64xf32, #tile.slice<{dim = 0, parent = #b}>>
+}
+}
+
+// -----
+
+// Four results per thread over 32 lanes: halving at lane bits 0 and 1 (2 + 1
+// shuffles), a butterfly on the last value at bits 2-4 (3), gathering at bits
+// 1 and 0 (1 + 2): 9 shuffles instead of 20.
+#r = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32} {
+// CHECK-LABEL: func.func @rows_over_lanes
+// CHECK-COUNT-9: nvvm.shfl.sync bfly
+// CHECK-NOT: nvvm.shfl.sync
+// CHECK: return
+func.func @rows_over_lanes(%x: tensor<16x32xf32, #r>) -> tensor<16xf32, #tile.slice<{dim = 1, parent = #r}>> {
+  %s = tile.reduce sum %x {axis = 1 : i32} : tensor<16x32xf32, #r> -> tensor<16xf32, #tile.slice<{dim = 1, parent = #r}>>
+  return %s : tensor<16xf32, #tile.slice<{dim = 1, parent = #r}>>
 }
 }
 
