@@ -30,7 +30,7 @@ void initializeAMDGPUTarget() {
 std::unique_ptr<llvm::TargetMachine>
 createAMDGPUTargetMachine(const GPUTargetInfo &target, std::string &error) {
   initializeAMDGPUTarget();
-  llvm::TargetOptions options;
+  llvm::TargetOptions options = getGPUKernelTargetOptions();
   // Assembly keeps the back end's comments (the "; Kernel info:" block).
   options.MCOptions.AsmVerbose = true;
   return createOptimizingTargetMachine(llvm::Triple(target.triple), target.chip,

@@ -32,9 +32,9 @@ void initializeNVPTXTarget() {
 std::unique_ptr<llvm::TargetMachine>
 createNVPTXTargetMachine(const GPUTargetInfo &target, std::string &error) {
   initializeNVPTXTarget();
-  return createOptimizingTargetMachine(llvm::Triple(target.triple), target.chip,
-                                       target.features, llvm::TargetOptions(),
-                                       std::nullopt, error);
+  return createOptimizingTargetMachine(
+      llvm::Triple(target.triple), target.chip, target.features,
+      getGPUKernelTargetOptions(), std::nullopt, error);
 }
 
 /// Warps per SM that the register count allows on sm_90: four partitions

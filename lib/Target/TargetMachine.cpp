@@ -19,3 +19,9 @@ std::unique_ptr<llvm::TargetMachine> kda::createOptimizingTargetMachine(
       triple, cpu, features, options, reloc, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));
 }
+
+llvm::TargetOptions kda::getGPUKernelTargetOptions() {
+  llvm::TargetOptions options;
+  options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  return options;
+}

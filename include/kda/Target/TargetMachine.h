@@ -1,5 +1,4 @@
-//===- TargetMachine.h - LLVM target machines for every back end -*- C++
-//-*-===//
+//===- TargetMachine.h - LLVM target machines -------------------*- C++ -*-===//
 #ifndef KDA_TARGET_TARGETMACHINE_H
 #define KDA_TARGET_TARGETMACHINE_H
 
@@ -19,6 +18,11 @@ std::unique_ptr<llvm::TargetMachine> createOptimizingTargetMachine(
     const llvm::Triple &triple, llvm::StringRef cpu, llvm::StringRef features,
     const llvm::TargetOptions &options, std::optional<llvm::Reloc::Model> reloc,
     std::string &error);
+
+/// Target options of GPU kernels: a * b + c may be fused into one fma (as
+/// Triton and nvcc do by default). Without it NVPTX pins every fmul/fadd
+/// with .rn and a dot product costs twice the instructions.
+llvm::TargetOptions getGPUKernelTargetOptions();
 } // namespace kda
 
 #endif // KDA_TARGET_TARGETMACHINE_H
