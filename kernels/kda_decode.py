@@ -139,20 +139,25 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
         g = kda_gate(raw_g.to(kt.float32), kt.load(A_log_ptr + h),
                      kt.load(dt_bias_ptr + h * D + offs), lower_bound, USE_LOWER_BOUND)
         beta = kt.sigmoid(kt.load(raw_beta_ptr + n * H + h).to(kt.float32))
-        # Delta rule on this block's value rows of the [V, K] state (decay first; the output
-        # uses the new state).
+        # Delta rule on this block's value rows of the [V, K] state: with the decayed state
+        # S_g = S * exp(g), u = S_g k, S' = S_g + delta k^T (delta = beta (v - u)) and the
+        # output o = S' q. Both products are taken from the loaded S, so the two reductions
+        # are independent: u = S (exp(g) k), o = S (exp(g) q) + delta (k . q).
         if NV == 1:
             S = kt.load(s_ptrs).to(kt.float32)
+        eg = kt.exp(g)
+        kq = kt.sum(k * q, 0)
         if STATE_KV:
-            S = S * kt.exp(g)[:, None]
-            u = kt.sum(S * k[:, None], 0)
-            S = S + k[:, None] * (beta * (v - u))[None, :]
-            o = kt.sum(S * q[:, None], 0)
+            u = kt.sum(S * (eg * k)[:, None], 0)
+            o = kt.sum(S * (eg * q)[:, None], 0)
+            delta = beta * (v - u)
+            S = S * eg[:, None] + k[:, None] * delta[None, :]
         else:
-            S = S * kt.exp(g)[None, :]
-            u = kt.sum(S * k[None, :], 1)
-            S = S + (beta * (v - u))[:, None] * k[None, :]
-            o = kt.sum(S * q[None, :], 1)
+            u = kt.sum(S * (eg * k)[None, :], 1)
+            o = kt.sum(S * (eg * q)[None, :], 1)
+            delta = beta * (v - u)
+            S = S * eg[None, :] + delta[:, None] * k[None, :]
+        o = o + delta * kq
         # Sigmoid-gated RMSNorm of the bf16-rounded output over all D values.
         o = o.to(kt.bfloat16).to(kt.float32)
         if NV == 1:

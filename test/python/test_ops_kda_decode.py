@@ -241,12 +241,12 @@ def test_consecutive_steps(state_dtype):
 
 
 @requires_lib
-# (The f_b variant at B = 48 is left out: its raw_g is rounded to bf16 after an fp32 sum, and
-# with 48 x 12 x 128 gates one or two land on the other side of a rounding boundary than in
+# (The f_b variant at B = 24 is left out: its raw_g is rounded to bf16 after an fp32 sum, and
+# with 24 x 12 x 128 gates one or two may land on the other side of a rounding boundary than in
 # the fp64 reference, which alone moves the state's rel RMS past 1e-5.)
 @pytest.mark.parametrize("B,H,block_v,fused", [
     (1, 12, 32, False), (1, 12, 32, True), (8, 12, 64, False), (8, 12, 64, True),
-    (48, 12, 128, False)])
+    (24, 12, 128, False)])
 def test_gpu_launch_split_runs_on_cpu(B, H, block_v, fused):
     """The launch the op prepares for a GPU (target="sm_90a", NumPy stand-ins): small batches
     split each head's value rows over programs that meet through a zeroed workspace. Run on
@@ -285,7 +285,7 @@ def test_block_v_for():
     from kdatile.ops.decode import block_v_for
 
     assert block_v_for(1, 12, 128, on_gpu=False) == 128
-    assert [block_v_for(B, 12, 128, on_gpu=True) for B in (1, 5, 6, 42, 43)] == \
+    assert [block_v_for(B, 12, 128, on_gpu=True) for B in (1, 5, 6, 21, 22)] == \
         [32, 32, 64, 64, 128]
     assert block_v_for(1, 1, 64, on_gpu=True) == 16
 
