@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
+#include "kda/Conversion/AtomicsToLLVM.h"
 #include "kda/Conversion/TileToCPU/TileToCPU.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -225,37 +226,9 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
     Value ptr =
         LLVM::IntToPtrOp::create(rewriter, loc, ptrTy, adaptor.getPtr());
     Type type = op.getValue().getType();
-    bool isFloat = isa<FloatType>(type);
-    LLVM::AtomicBinOp bin = LLVM::AtomicBinOp::xchg;
-    switch (op.getKind()) {
-    case tile::AtomicKind::Add:
-      bin = isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
-      break;
-    case tile::AtomicKind::Max:
-      bin = LLVM::AtomicBinOp::max;
-      break;
-    case tile::AtomicKind::Min:
-      bin = LLVM::AtomicBinOp::min;
-      break;
-    case tile::AtomicKind::Xchg:
-      break;
-    }
-    LLVM::AtomicOrdering ordering = LLVM::AtomicOrdering::monotonic;
-    switch (op.getSem()) {
-    case tile::MemorySemantic::Relaxed:
-      break;
-    case tile::MemorySemantic::Acquire:
-      ordering = LLVM::AtomicOrdering::acquire;
-      break;
-    case tile::MemorySemantic::Release:
-      ordering = LLVM::AtomicOrdering::release;
-      break;
-    case tile::MemorySemantic::AcqRel:
-      ordering = LLVM::AtomicOrdering::acq_rel;
-      break;
-    }
     rewriter.replaceOpWithNewOp<LLVM::AtomicRMWOp>(
-        op, bin, ptr, adaptor.getValue(), ordering, StringRef(),
+        op, getAtomicBinOp(op.getKind(), type), ptr, adaptor.getValue(),
+        getAtomicOrdering(op.getSem()), StringRef(),
         getStorageSizeInBytes(type));
     return success();
   }

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
+#include "kda/Conversion/AtomicsToLLVM.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -19,20 +20,6 @@ using namespace mlir;
 using namespace kda;
 
 namespace {
-
-LLVM::AtomicBinOp getBinOp(tile::AtomicKind kind, bool isFloat) {
-  switch (kind) {
-  case tile::AtomicKind::Add:
-    return isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
-  case tile::AtomicKind::Max:
-    return LLVM::AtomicBinOp::max;
-  case tile::AtomicKind::Min:
-    return LLVM::AtomicBinOp::min;
-  case tile::AtomicKind::Xchg:
-    break;
-  }
-  return LLVM::AtomicBinOp::xchg;
-}
 
 struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
   AtomicRMWLowering(const TypeConverter &converter, MLIRContext *ctx,
@@ -46,10 +33,8 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
     Location loc = op.getLoc();
     TargetHooks &hooks = *state.hooks;
     StringRef scope = hooks.getSyncScope(op.getScope());
-    bool release = op.getSem() == tile::MemorySemantic::Release ||
-                   op.getSem() == tile::MemorySemantic::AcqRel;
-    bool acquire = op.getSem() == tile::MemorySemantic::Acquire ||
-                   op.getSem() == tile::MemorySemantic::AcqRel;
+    bool release = hasRelease(op.getSem());
+    bool acquire = hasAcquire(op.getSem());
     Type type = adaptor.getValue().getType();
     Value slot = getScratch(rewriter, loc, state, getScratchElementBytes(type));
     if (release)
@@ -59,23 +44,15 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
     // user may still read it.
     hooks.barrier(rewriter, loc);
     Type i32 = rewriter.getI32Type();
-    Value first =
-        LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
-                             hooks.getThreadId(rewriter, loc),
-                             LLVM::ConstantOp::create(rewriter, loc, i32, 0));
+    Value first = emitIsFirstThread(rewriter, loc, state);
     auto ifOp = scf::IfOp::create(rewriter, loc, first,
                                   /*withElseRegion=*/false);
     {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(ifOp.thenBlock());
-      LLVM::AtomicOrdering ordering =
-          release && acquire ? LLVM::AtomicOrdering::acq_rel
-          : release          ? LLVM::AtomicOrdering::release
-          : acquire          ? LLVM::AtomicOrdering::acquire
-                             : LLVM::AtomicOrdering::monotonic;
       Value old = LLVM::AtomicRMWOp::create(
-          rewriter, loc, getBinOp(op.getKind(), isa<FloatType>(type)),
-          adaptor.getPtr(), adaptor.getValue(), ordering, scope,
+          rewriter, loc, getAtomicBinOp(op.getKind(), type), adaptor.getPtr(),
+          adaptor.getValue(), getAtomicOrdering(op.getSem()), scope,
           getScratchElementBytes(type));
       storeScratch(rewriter, loc, slot,
                    LLVM::ConstantOp::create(rewriter, loc, i32, 0), old);

@@ -233,3 +233,10 @@ kda::exchangeThroughScratch(OpBuilder &b, Location loc, GPULoweringState &state,
   }
   return result;
 }
+
+Value kda::emitIsFirstThread(OpBuilder &b, Location loc,
+                             GPULoweringState &state) {
+  return LLVM::ICmpOp::create(
+      b, loc, LLVM::ICmpPredicate::eq, state.hooks->getThreadId(b, loc),
+      LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0));
+}

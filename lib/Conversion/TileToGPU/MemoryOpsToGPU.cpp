@@ -246,10 +246,7 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
     auto valueType = dyn_cast<RankedTensorType>(op.getValue().getType());
     if (!valueType) {
       // Every thread holds the scalar: the first one stores it.
-      Value first =
-          LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
-                               state.hooks->getThreadId(rewriter, loc),
-                               LLVM::ConstantOp::create(rewriter, loc, i32, 0));
+      Value first = emitIsFirstThread(rewriter, loc, state);
       emitGuardedStore(rewriter, loc, adaptor.getPtr(), adaptor.getValue(),
                        andGuards(rewriter, loc, first, adaptor.getMask()));
       rewriter.eraseOp(op);

@@ -52,6 +52,10 @@ struct ThreadIndex {
 };
 ThreadIndex getThreadIndex(mlir::OpBuilder &b, mlir::Location loc,
                            GPULoweringState &state);
+/// i1: whether this is the program's thread 0 (the one that stores a scalar
+/// or performs a program's atomic).
+mlir::Value emitIsFirstThread(mlir::OpBuilder &b, mlir::Location loc,
+                              GPULoweringState &state);
 
 /// The part of every element coordinate that depends on the lane and warp
 /// (i32 per tile dimension); XOR it with a register's constant part.
