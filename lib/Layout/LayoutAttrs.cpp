@@ -38,8 +38,18 @@ Attribute kda::getDefaultBlockedLayout(MLIRContext *ctx,
     order.push_back(d);
   SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
   unsigned fastest = rank - 1;
-  spt[fastest] = std::min<int64_t>(
-      std::max(1u, 128 / std::max(1u, elementBits)), shape[fastest]);
+  // Up to 128 bits per thread (vector accesses), but no more elements than
+  // spread the tile over every thread: a 128-element vector on 128 threads
+  // takes one each rather than eight each on a sixteenth of them, which
+  // would repeat its arithmetic eight times.
+  int64_t elements = 1;
+  for (int64_t s : shape)
+    elements *= s;
+  int64_t spread =
+      std::max<int64_t>(1, elements / (int64_t(waveSize) * numWarps));
+  spt[fastest] =
+      std::min<int64_t>({int64_t(std::max(1u, 128 / std::max(1u, elementBits))),
+                         shape[fastest], spread});
 
   unsigned lanes = waveSize;
   for (unsigned d : order) {

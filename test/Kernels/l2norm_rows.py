@@ -9,7 +9,9 @@
 # cols < N. 128-bit accesses are only legal when the row starts are 16-byte
 # aligned (pointers and strides divisible by 4 elements) and the mask is uniform
 # over each thread's 4 contiguous columns (N divisible by 4): with the hints
-# x_ptr/out_ptr=*f32:16, N/stride_xm/stride_om=i32:16 every access is 128-bit.
+# x_ptr/out_ptr=*f32:16, N/stride_xm/stride_om=i32:16 every access is 128-bit (64-bit on
+# gfx950, whose 256 threads hold the 512 elements two each rather than leave half of them
+# holding copies).
 # With arbitrary N and strides (the general case, e.g. N=100 in a padded
 # matrix) they must stay 32-bit, and do.
 #
@@ -63,11 +65,11 @@
 
 # GFX950: .amdgcn_target "amdgcn-amd-amdhsa--gfx950"
 # GFX950-LABEL: l2norm_rows:
-# GFX950-V4: global_load_dwordx4 v[{{[0-9]+}}:{{[0-9]+}}]
+# GFX950-V4: global_load_dwordx2 v[{{[0-9]+}}:{{[0-9]+}}]
 # GFX950-S32: global_load_dword v
 # GFX950: {{ds_bpermute_b32|_dpp}}
 # GFX950: v_sqrt_f32
-# GFX950-V4: global_store_dwordx4
+# GFX950-V4: global_store_dwordx2
 # GFX950-S32: global_store_dword v
 # GFX950: s_endpgm
 # GFX950: .group_segment_fixed_size: 0

@@ -15,10 +15,10 @@ func.func @trans_blocked(%x: f32) {
 // -----
 
 // CHECK-LABEL: func.func @trans_3d
-// CHECK: tile.trans %{{.*}} {order = array<i32: 2, 0, 1>} : tensor<2x4x8xi32, #tile.blocked<{sizePerThread = [1, 1, 4], threadsPerWarp = [4, 4, 2], warpsPerCTA = [4, 1, 1], order = [2, 1, 0]}>> -> tensor<8x2x4xi32, #tile.blocked<{sizePerThread = [4, 1, 1], threadsPerWarp = [2, 4, 4], warpsPerCTA = [1, 4, 1], order = [0, 2, 1]}>>
+// CHECK: tile.trans %{{.*}} {order = array<i32: 2, 0, 1>} : tensor<8x8x32xi32, #tile.blocked<{sizePerThread = [1, 1, 4], threadsPerWarp = [1, 4, 8], warpsPerCTA = [4, 1, 1], order = [2, 1, 0]}>> -> tensor<32x8x8xi32, #tile.blocked<{sizePerThread = [4, 1, 1], threadsPerWarp = [8, 1, 4], warpsPerCTA = [1, 4, 1], order = [0, 2, 1]}>>
 func.func @trans_3d(%x: i32) {
-  %s = tile.splat %x : tensor<2x4x8xi32>
-  %t = tile.trans %s {order = array<i32: 2, 0, 1>} : tensor<2x4x8xi32> -> tensor<8x2x4xi32>
+  %s = tile.splat %x : tensor<8x8x32xi32>
+  %t = tile.trans %s {order = array<i32: 2, 0, 1>} : tensor<8x8x32xi32> -> tensor<32x8x8xi32>
   return
 }
 

@@ -4,23 +4,25 @@
 
 // Each function has ONE default layout per rank: getDefaultBlockedLayout of
 // the function's largest layout-less tile of that rank (most elements; the
-// first one on ties), with that tile's element width (128 bits per thread
-// along the fastest dimension; pointer tiles count their pointee's width, i1
+// first one on ties), with that tile's element width (up to 128 bits per
+// thread along the fastest dimension, but no more elements than spread the
+// tile over every thread; pointer tiles count their pointee's width, i1
 // counts 8 bits). Every source of that rank gets it, whatever its own shape
 // and element type: smaller tiles wrap around it. The module records the
 // distribution.
 
 // All 1-D tiles here have 128 elements, so the first one (the i32 range)
-// decides: 4 x 32-bit per thread, for the f16, pointer and i1 tiles too.
+// decides: one element per thread (128 over 128 threads), for the f16,
+// pointer and i1 tiles too.
 // The only 2-D tile decides the 2-D default.
 
 // CHECK: module attributes {tile.num_warps = 4 : i32, tile.wave_size = 32 : i32}
 // CHECK-LABEL: func.func @sources
-// CHECK: tile.range 0, 128 : tensor<128xi32, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
-// CHECK: tile.splat %{{.*}} : tensor<128xf16, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
-// CHECK: tile.splat %{{.*}} : tensor<128x!tile.ptr<f32>, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+// CHECK: tile.range 0, 128 : tensor<128xi32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+// CHECK: tile.splat %{{.*}} : tensor<128xf16, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+// CHECK: tile.splat %{{.*}} : tensor<128x!tile.ptr<f32>, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
 // CHECK: arith.constant dense<0.000000e+00> : tensor<16x64xf32, #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>>
-// CHECK: arith.constant dense<true> : tensor<128xi1, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+// CHECK: arith.constant dense<true> : tensor<128xi1, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
 func.func @sources(%h: f16, %p: !tile.ptr<f32>) {
   %r = tile.range 0, 128 : tensor<128xi32>
   %s = tile.splat %h : tensor<128xf16>
@@ -35,7 +37,7 @@ func.func @sources(%h: f16, %p: !tile.ptr<f32>) {
 // Module attributes already present win over the options.
 
 // CHECK: module attributes {tile.num_warps = 8 : i32, tile.wave_size = 64 : i32}
-// CHECK: tile.range 0, 1024 : tensor<1024xi32, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [8], order = [0]}>>
+// CHECK: tile.range 0, 1024 : tensor<1024xi32, #tile.blocked<{sizePerThread = [2], threadsPerWarp = [64], warpsPerCTA = [8], order = [0]}>>
 module attributes {tile.num_warps = 8 : i32, tile.wave_size = 64 : i32} {
   func.func @module_attrs() {
     %r = tile.range 0, 1024 : tensor<1024xi32>
@@ -55,7 +57,7 @@ module attributes {tile.num_warps = 8 : i32, tile.wave_size = 64 : i32} {
 // CHECK-LABEL: func.func @elementwise
 // CHECK: %[[Z:.*]] = arith.constant {{.*}} : tensor<16x128xf32, [[L2:#tile.blocked<\{sizePerThread = \[1, 4\], threadsPerWarp = \[1, 32\], warpsPerCTA = \[4, 1\], order = \[1, 0\]\}>]]>
 // CHECK: %[[S:.*]] = tile.reduce sum %[[Z]] {axis = 0 : i32} : tensor<16x128xf32, [[L2]]> -> tensor<128xf32, [[SL:#tile.slice<\{dim = 0, parent = .*}>]]>
-// CHECK: %[[F:.*]] = tile.splat %{{.*}} : tensor<128xf32, [[DEF:#tile.blocked<\{sizePerThread = \[4\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
+// CHECK: %[[F:.*]] = tile.splat %{{.*}} : tensor<128xf32, [[DEF:#tile.blocked<\{sizePerThread = \[1\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
 // CHECK: %[[FC:.*]] = tile.convert_layout %[[F]] {tile.implicit} : tensor<128xf32, [[DEF]]> -> tensor<128xf32, [[SL]]>
 // CHECK-NOT: tile.convert_layout
 // CHECK: arith.addf %[[FC]], %[[S]] : tensor<128xf32, [[SL]]>
@@ -83,13 +85,13 @@ func.func @elementwise(%h: f16, %f: f32) {
 // -----
 
 // A pointer tile is laid out for its pointee: a tile of !tile.ptr<f32> gets
-// the same layout as an f32 tile of its shape (4 per thread, not the 2 that
-// 64-bit addresses would give), so pointers, i32 offsets, the i1 mask, the
+// the same layout as an f32 tile of its shape (the width of the pointee, not
+// of 64-bit addresses), so pointers, i32 offsets, the i1 mask, the
 // loaded f32 values and the f32 tiles they meet share one layout: addptr,
 // load, the arithmetic and the store need no conversion.
 
 // CHECK-LABEL: func.func @pointer_and_f32_share
-// CHECK: %[[P:.*]] = tile.splat %{{.*}} : tensor<128x!tile.ptr<f32>, [[L:#tile.blocked<\{sizePerThread = \[4\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
+// CHECK: %[[P:.*]] = tile.splat %{{.*}} : tensor<128x!tile.ptr<f32>, [[L:#tile.blocked<\{sizePerThread = \[1\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
 // CHECK-NOT: tile.convert_layout
 // CHECK: %[[R:.*]] = tile.range 0, 128 : tensor<128xi32, [[L]]>
 // CHECK: %[[Q:.*]] = tile.addptr %[[P]], %[[R]] : tensor<128x!tile.ptr<f32>, [[L]]>, tensor<128xi32, [[L]]>
@@ -119,7 +121,7 @@ func.func @pointer_and_f32_share(%p: !tile.ptr<f32>, %n: i32, %f: f32) {
 // thread (128 / 16), as an f16 tile would.
 
 // CHECK-LABEL: func.func @pointer_pointee_width
-// CHECK: %[[P:.*]] = tile.splat %{{.*}} : tensor<256x!tile.ptr<f16>, [[L:#tile.blocked<\{sizePerThread = \[8\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
+// CHECK: %[[P:.*]] = tile.splat %{{.*}} : tensor<256x!tile.ptr<f16>, [[L:#tile.blocked<\{sizePerThread = \[2\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
 // CHECK: %[[R:.*]] = tile.range 0, 256 : tensor<256xi32, [[L]]>
 // CHECK-NOT: tile.convert_layout
 // CHECK: %[[Q:.*]] = tile.addptr %[[P]], %[[R]] : tensor<256x!tile.ptr<f16>, [[L]]>, tensor<256xi32, [[L]]>
@@ -136,12 +138,12 @@ func.func @pointer_pointee_width(%p: !tile.ptr<f16>) {
 
 // Layouts written in the input are never changed; ops fit around them.
 
-#user = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#user = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #user2 = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
 // CHECK-LABEL: func.func @explicit_layouts_kept
-// CHECK: %[[R:.*]] = tile.range 0, 128 : tensor<128xi32, [[USER:#tile.blocked<\{sizePerThread = \[1\][^>]*>]]>
+// CHECK: %[[R:.*]] = tile.range 0, 128 : tensor<128xi32, [[USER:#tile.blocked<\{sizePerThread = \[2\][^>]*>]]>
 // CHECK: %[[A:.*]] = arith.addi %[[R]], %[[R]] : tensor<128xi32, [[USER]]>
-// CHECK: %[[S:.*]] = tile.splat %{{.*}} : tensor<128xi32, [[DEF:#tile.blocked<\{sizePerThread = \[4\][^>]*>]]>
+// CHECK: %[[S:.*]] = tile.splat %{{.*}} : tensor<128xi32, [[DEF:#tile.blocked<\{sizePerThread = \[1\][^>]*>]]>
 // CHECK: tile.convert_layout %[[S]] : tensor<128xi32, [[DEF]]> -> tensor<128xi32, [[USER]]>
 // CHECK: %[[P:.*]] = tile.splat %{{.*}} : tensor<128x!tile.ptr<f32>, [[DEF]]>
 // CHECK: %[[AC:.*]] = tile.convert_layout %[[A]] {tile.implicit} : tensor<128xi32, [[USER]]> -> tensor<128xi32, [[DEF]]>
@@ -168,7 +170,7 @@ func.func @explicit_layouts_kept(%x: i32, %p: !tile.ptr<f32>) {
 #user = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 // CHECK-LABEL: func.func @explicit_tiles_not_anchors
 // CHECK: tile.range 0, 1024 : tensor<1024xi32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
-// CHECK: tile.splat %{{.*}} : tensor<16xf16, #tile.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+// CHECK: tile.splat %{{.*}} : tensor<16xf16, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
 func.func @explicit_tiles_not_anchors(%h: f16) {
   %r = tile.range 0, 1024 : tensor<1024xi32, #user>
   %s = tile.splat %h : tensor<16xf16>
@@ -231,8 +233,9 @@ func.func @broadcast_shares_layout(%f: f32) {
 // -----
 
 // The largest tile decides, not the first: the [16] f16 splat comes first
-// but the [1024] f32 splat is larger, so both get its default (4 x 32-bit
-// per thread; the [16] f16 tile's own default would be 8 per thread).
+// but the [1024] f32 splat is larger, so both get its default (1024 over
+// 128 threads: 8 per thread would fit 128 bits only for f16, so 4 x 32-bit;
+// the [16] f16 tile's own default would be 1 per thread).
 
 // CHECK-LABEL: func.func @largest_tile_decides
 // CHECK: tile.splat %{{.*}} : tensor<16xf16, [[L:#tile.blocked<\{sizePerThread = \[4\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
@@ -275,11 +278,11 @@ func.func @tie_first_decides(%h: f16, %f: f32) {
 // -----
 
 // i1 tiles count 8 bits (masks are bytes in registers): a [1024] i1 mask as
-// the largest tile gives 16 per thread, and the smaller i32 range and the
-// comparison's i1 result share it.
+// the largest tile gives 8 per thread (1024 over 128 threads; 128 bits would
+// be 16), and the smaller i32 range and the comparison's i1 result share it.
 
 // CHECK-LABEL: func.func @i1_decides
-// CHECK: %[[M:.*]] = arith.constant dense<true> : tensor<1024xi1, [[L:#tile.blocked<\{sizePerThread = \[16\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
+// CHECK: %[[M:.*]] = arith.constant dense<true> : tensor<1024xi1, [[L:#tile.blocked<\{sizePerThread = \[8\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
 // CHECK: %[[R:.*]] = tile.range 0, 128 : tensor<128xi32, [[L]]>
 // CHECK: %[[N:.*]] = tile.splat %{{.*}} : tensor<128xi32, [[L]]>
 // CHECK: arith.cmpi slt, %[[R]], %[[N]] : tensor<128xi32, [[L]]>
@@ -297,14 +300,14 @@ func.func @i1_decides(%n: i32) {
 
 // An i1 tile that is not the largest takes the default of the tile that is:
 // the [32, 64] comparison result uses the [32, 64] f32 layout (4 per
-// thread), not the 16 per thread an i1 tile would decide. A pointer to i1
-// counts 8 bits too.
+// thread), not what an i1 tile would decide. A pointer to i1 counts 8 bits
+// too.
 
 // CHECK-LABEL: func.func @i1_follows
 // CHECK: %[[X:.*]] = tile.splat %{{.*}} : tensor<32x64xf32, [[L:#tile.blocked<\{sizePerThread = \[1, 4\], threadsPerWarp = \[2, 16\], warpsPerCTA = \[4, 1\], order = \[1, 0\]\}>]]>
 // CHECK: %[[Y:.*]] = arith.constant dense<0.000000e+00> : tensor<32x64xf32, [[L]]>
 // CHECK: arith.cmpf olt, %[[X]], %[[Y]] : tensor<32x64xf32, [[L]]>
-// CHECK: tile.splat %{{.*}} : tensor<256x!tile.ptr<i1>, #tile.blocked<{sizePerThread = [16], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+// CHECK: tile.splat %{{.*}} : tensor<256x!tile.ptr<i1>, #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
 // CHECK-NOT: tile.convert_layout
 // CHECK: return
 func.func @i1_follows(%f: f32, %p: !tile.ptr<i1>) {
@@ -332,7 +335,7 @@ func.func @i1_follows(%f: f32, %p: !tile.ptr<i1>) {
 // CHECK-NOT: tile.convert_layout
 // CHECK: %[[V:.*]] = tile.load %[[P]] mask %[[M]] other %[[O]] : tensor<16x64x!tile.ptr<f32>, [[L]]>
 // CHECK: %[[S:.*]] = tile.reduce sum %[[V]] {axis = 0 : i32} : tensor<16x64xf32, [[L]]> -> tensor<64xf32, [[SL:#tile.slice<\{dim = 0, parent = .*}>]]>
-// CHECK: %[[Q:.*]] = tile.splat %{{.*}} : tensor<64x!tile.ptr<f32>, [[QL:#tile.blocked<\{sizePerThread = \[4\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
+// CHECK: %[[Q:.*]] = tile.splat %{{.*}} : tensor<64x!tile.ptr<f32>, [[QL:#tile.blocked<\{sizePerThread = \[1\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
 // CHECK: %[[QC:.*]] = tile.convert_layout %[[Q]] {tile.implicit} : tensor<64x!tile.ptr<f32>, [[QL]]> -> tensor<64x!tile.ptr<f32>, [[SL]]>
 // CHECK: tile.store %[[QC]], %[[S]] : tensor<64x!tile.ptr<f32>, [[SL]]>
 func.func @load_store(%p: !tile.ptr<f32>) {
@@ -350,17 +353,17 @@ func.func @load_store(%p: !tile.ptr<f32>) {
 
 // Dot: accumulator and result take the rank's default; a and b keep theirs.
 // The 2-D default here is made for the largest tile, [16, 32] bf16 (the
-// first of the two 512-element operands): 8 per thread, which the f32
-// accumulator shares, so it needs no conversion. Reshape results get the
+// first of the two 512-element operands): 4 per thread (512 elements over
+// 128 threads), which the f32 accumulator shares, so it needs no conversion. Reshape results get the
 // default of their rank.
 
 // CHECK-LABEL: func.func @dot_reshape
-// CHECK: %[[A:.*]] = tile.splat %{{.*}} : tensor<16x32xbf16, [[L:#tile.blocked<\{sizePerThread = \[1, 8\], threadsPerWarp = \[8, 4\], warpsPerCTA = \[4, 1\], order = \[1, 0\]\}>]]>
+// CHECK: %[[A:.*]] = tile.splat %{{.*}} : tensor<16x32xbf16, [[L:#tile.blocked<\{sizePerThread = \[1, 4\], threadsPerWarp = \[4, 8\], warpsPerCTA = \[4, 1\], order = \[1, 0\]\}>]]>
 // CHECK: %[[B:.*]] = tile.splat %{{.*}} : tensor<32x16xbf16, [[L]]>
 // CHECK: %[[C:.*]] = tile.splat %{{.*}} : tensor<16x16xf32, [[L]]>
 // CHECK-NOT: tile.convert_layout
 // CHECK: tile.dot %[[A]], %[[B]], %[[C]] : tensor<16x32xbf16, [[L]]>, tensor<32x16xbf16, [[L]]> -> tensor<16x16xf32, [[L]]>
-// CHECK: tile.reshape %{{.*}} : tensor<16x16xf32, [[L]]> -> tensor<256xf32, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+// CHECK: tile.reshape %{{.*}} : tensor<16x16xf32, [[L]]> -> tensor<256xf32, #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
 func.func @dot_reshape(%x: bf16, %f: f32) {
   %a = tile.splat %x : tensor<16x32xbf16>
   %b = tile.splat %x : tensor<32x16xbf16>
@@ -385,7 +388,7 @@ func.func @dot_reshape(%x: bf16, %f: f32) {
 
 // CHECK-LABEL: func.func @for_loop
 // CHECK: %[[Z:.*]] = tile.reduce sum %{{.*}} {axis = 0 : i32} : {{.*}} -> tensor<128xf32, [[SL:#tile.slice<\{dim = 0, parent = .*}>]]>
-// CHECK: %[[P0:.*]] = tile.addptr %{{.*}}, %{{.*}} : tensor<128x!tile.ptr<f32>, [[DEF:#tile.blocked<\{sizePerThread = \[4\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>, tensor<128xi32, [[DEF]]>
+// CHECK: %[[P0:.*]] = tile.addptr %{{.*}}, %{{.*}} : tensor<128x!tile.ptr<f32>, [[DEF:#tile.blocked<\{sizePerThread = \[1\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>, tensor<128xi32, [[DEF]]>
 // CHECK: %[[RES:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[Z]], %[[PT:.*]] = %[[P0]]) -> (tensor<128xf32, [[SL]]>, tensor<128x!tile.ptr<f32>, [[DEF]]>)
 // CHECK: scf.yield %{{.*}}, %{{.*}} : tensor<128xf32, [[SL]]>, tensor<128x!tile.ptr<f32>, [[DEF]]>
 // CHECK: tile.reduce sum %[[RES]]#0 {axis = 0 : i32} : tensor<128xf32, [[SL]]> -> f32
@@ -419,7 +422,7 @@ func.func @for_loop(%p: !tile.ptr<f32>, %n: i32) -> f32 {
 // CHECK: %[[IF:.*]] = scf.if %{{.*}} -> (tensor<128xf32, [[SL:#tile.slice<\{dim = 0, parent = .*}>]]>)
 // CHECK: scf.yield %{{.*}} : tensor<128xf32, [[SL]]>
 // CHECK: } else {
-// CHECK: %[[E:.*]] = tile.splat %{{.*}} : tensor<128xf32, [[DEF:#tile.blocked<\{sizePerThread = \[4\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
+// CHECK: %[[E:.*]] = tile.splat %{{.*}} : tensor<128xf32, [[DEF:#tile.blocked<\{sizePerThread = \[1\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
 // CHECK: %[[EC:.*]] = tile.convert_layout %[[E]] {tile.implicit} : tensor<128xf32, [[DEF]]> -> tensor<128xf32, [[SL]]>
 // CHECK: scf.yield %[[EC]] : tensor<128xf32, [[SL]]>
 // CHECK: scf.while (%[[W:.*]] = %[[IF]]) : (tensor<128xf32, [[SL]]>) -> tensor<128xf32, [[SL]]>
@@ -458,7 +461,7 @@ func.func @if_while(%c: i1, %f: f32) {
 // the range, splats and addptrs in each slice, leaving no conversion.
 
 // CHECK-LABEL: func.func @range_shared_by_loads
-// CHECK: %[[R:.*]] = tile.range 0, 64 : tensor<64xi32, [[DEF:#tile.blocked<\{sizePerThread = \[4\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
+// CHECK: %[[R:.*]] = tile.range 0, 64 : tensor<64xi32, [[DEF:#tile.blocked<\{sizePerThread = \[1\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
 // CHECK: %[[QA:.*]] = tile.addptr %{{.*}}, %[[R]] : tensor<64x!tile.ptr<f32>, [[DEF]]>
 // CHECK: %[[QAC:.*]] = tile.convert_layout %[[QA]] {tile.implicit} : tensor<64x!tile.ptr<f32>, [[DEF]]> -> tensor<64x!tile.ptr<f32>, [[S0:#tile.slice<\{dim = 0, parent = (#tile.blocked<\{sizePerThread = \[1, 4\], threadsPerWarp = \[2, 16\], warpsPerCTA = \[4, 1\], order = \[1, 0\]\}>)\}>]]>
 // CHECK: %[[VA:.*]] = tile.load %[[QAC]] : tensor<64x!tile.ptr<f32>, [[S0]]>
@@ -508,7 +511,7 @@ func.func @range_shared_by_loads(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %o: !ti
 // conversion; the cheap pointers are converted to the slice instead.
 
 // CHECK-LABEL: func.func @load_expanded
-// CHECK: %[[Q:.*]] = tile.addptr %{{.*}}, %{{.*}} : tensor<32x!tile.ptr<f32>, [[DEF:#tile.blocked<\{sizePerThread = \[4\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
+// CHECK: %[[Q:.*]] = tile.addptr %{{.*}}, %{{.*}} : tensor<32x!tile.ptr<f32>, [[DEF:#tile.blocked<\{sizePerThread = \[1\], threadsPerWarp = \[32\], warpsPerCTA = \[4\], order = \[0\]\}>]]>
 // CHECK: %[[QC:.*]] = tile.convert_layout %[[Q]] {tile.implicit} : tensor<32x!tile.ptr<f32>, [[DEF]]> -> tensor<32x!tile.ptr<f32>, [[S1:#tile.slice<\{dim = 1, parent = (#tile.blocked<\{sizePerThread = \[1, 4\], threadsPerWarp = \[2, 16\], warpsPerCTA = \[4, 1\], order = \[1, 0\]\}>)\}>]]>
 // CHECK: %[[V:.*]] = tile.load %[[QC]] : tensor<32x!tile.ptr<f32>, [[S1]]>
 // CHECK-NOT: tile.convert_layout
@@ -534,7 +537,7 @@ func.func @load_expanded(%p: !tile.ptr<f32>) {
 
 // CHECK-LABEL: func.func @reduction_and_load
 // CHECK: %[[S:.*]] = tile.reduce sum %{{.*}} {axis = 0 : i32} : tensor<16x64xf32, [[L:#tile.blocked<[^>]*>]]> -> tensor<64xf32, [[SL:#tile.slice<\{dim = 0, parent = #tile.blocked<[^>]*>\}>]]>
-// CHECK: %[[Q:.*]] = tile.addptr %{{.*}}, %{{.*}} : tensor<64x!tile.ptr<f32>, [[DEF:#tile.blocked<\{sizePerThread = \[4\][^>]*>]]>
+// CHECK: %[[Q:.*]] = tile.addptr %{{.*}}, %{{.*}} : tensor<64x!tile.ptr<f32>, [[DEF:#tile.blocked<\{sizePerThread = \[1\][^>]*>]]>
 // CHECK: %[[QC:.*]] = tile.convert_layout %[[Q]] {tile.implicit} : tensor<64x!tile.ptr<f32>, [[DEF]]> -> tensor<64x!tile.ptr<f32>, [[SL]]>
 // CHECK-NOT: tile.convert_layout
 // CHECK: %[[V:.*]] = tile.load %[[QC]] : tensor<64x!tile.ptr<f32>, [[SL]]>

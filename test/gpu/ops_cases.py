@@ -20,7 +20,7 @@ if _REFS not in sys.path:
 
 # Decode: every pair of levels of the two-level factors appears (as in the CPU tests'
 # orthogonal array), H in {1, 12} and B in {1, 8, 33} for each H; B*H picks the value rows per
-# program (kdatile.ops.decode.block_v_for): 32 below 64 heads, 64 below 256, then whole heads
+# program (kdatile.ops.decode.block_v_for): 32 below 64 heads, 64 below 128, then whole heads
 # (the last row).
 #        H   B  state   layout conv  lower_bound fused  bias   indices out
 _DECODE = [

@@ -177,10 +177,23 @@ TEST(LinearLayoutTest, DefaultLayoutIsCoalescedAndCoversTile) {
   EXPECT_EQ(layout.getThreadsPerWarp(), llvm::ArrayRef<unsigned>({1, 32}));
   EXPECT_EQ(layout.getWarpsPerCTA(), llvm::ArrayRef<unsigned>({4, 1}));
   auto wave64 = mlir::cast<tile::BlockedLayoutAttr>(
-      getDefaultBlockedLayout(&ctx, {16}, 16, 4, 64));
+      getDefaultBlockedLayout(&ctx, {4096}, 16, 4, 64));
   EXPECT_EQ(wave64.getWaveSize(), 64u);
   EXPECT_EQ(wave64.getNumWarps(), 4u);
   EXPECT_EQ(wave64.getSizePerThread(), llvm::ArrayRef<unsigned>({8}));
+  // A tile smaller than 128 bits per thread spreads over every thread rather
+  // than giving 128 bits to a few of them (which would repeat its arithmetic).
+  auto vector = mlir::cast<tile::BlockedLayoutAttr>(
+      getDefaultBlockedLayout(&ctx, {128}, 16, 4, 32));
+  EXPECT_EQ(vector.getSizePerThread(), llvm::ArrayRef<unsigned>({1}));
+  EXPECT_EQ(vector.getThreadsPerWarp(), llvm::ArrayRef<unsigned>({32}));
+  EXPECT_EQ(vector.getWarpsPerCTA(), llvm::ArrayRef<unsigned>({4}));
+  auto pairs = mlir::cast<tile::BlockedLayoutAttr>(
+      getDefaultBlockedLayout(&ctx, {4, 64}, 32, 4, 32));
+  EXPECT_EQ(pairs.getSizePerThread(), llvm::ArrayRef<unsigned>({1, 2}));
+  auto tiny = mlir::cast<tile::BlockedLayoutAttr>(
+      getDefaultBlockedLayout(&ctx, {16}, 32, 4, 32));
+  EXPECT_EQ(tiny.getSizePerThread(), llvm::ArrayRef<unsigned>({1}));
 }
 
 } // namespace

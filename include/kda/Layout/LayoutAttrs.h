@@ -16,9 +16,9 @@ LinearLayout toLinearLayout(mlir::Attribute layout,
 LinearLayout toLinearLayout(mlir::RankedTensorType type);
 
 /// The layout chosen for a tile nobody gave one: each thread holds up to 128
-/// contiguous bits of the fastest dimension (vector loads), lanes fill the
-/// fastest dimensions first and warps the slowest, so a warp reads
-/// contiguous memory.
+/// contiguous bits of the fastest dimension (vector loads) but no more
+/// elements than spread the tile over every thread, lanes fill the fastest
+/// dimensions first and warps the slowest, so a warp reads contiguous memory.
 mlir::Attribute getDefaultBlockedLayout(mlir::MLIRContext *ctx,
                                         llvm::ArrayRef<int64_t> shape,
                                         unsigned elementBits, unsigned numWarps,

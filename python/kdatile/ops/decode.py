@@ -46,7 +46,7 @@ def kda_decode(x, conv_weight, conv_state, raw_g, raw_beta, A_log, dt_bias, stat
     repeats (a device sync; skipped while a CUDA graph is captured).
     Bad arguments raise ValueError naming the argument, before anything is launched.
 
-    On GPUs with B*H < 256, each head's value rows are split over 2 or 4 programs, which meet
+    On GPUs with B*H < 128, each head's value rows are split over 2 or 4 programs, which meet
     through a workspace the op allocates per device (zeroed, grown on demand, a few bytes per
     head): calls that may run at the same time on different streams of one device are not
     supported, and a CUDA graph capture needs one eager call with at least its B*H first.
@@ -206,14 +206,14 @@ def _decode(params, *, fused, target=None):
 def block_v_for(B: int, H: int, D: int, on_gpu: bool) -> int:
     """Value rows per program. The CPU runs whole heads. On GPUs a whole head per program keeps
     the fp32 state in registers at the cost of occupancy, so when B*H programs would leave the
-    GPU mostly idle the heads are split in 4 (B*H < 64) or 2 (B*H < 256) (thresholds measured
+    GPU mostly idle the heads are split in 4 (B*H < 64) or 2 (B*H < 128) (thresholds measured
     on the H200, docs/performance.md)."""
     if not on_gpu:
         return D
     pairs = B * H
     if pairs < 64:
         return D // 4
-    if pairs < 256:
+    if pairs < 128:
         return D // 2
     return D
 
