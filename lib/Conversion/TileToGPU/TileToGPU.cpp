@@ -151,69 +151,71 @@ Value getBasePointer(Value ptr) {
   }
 }
 
-/// Orders global memory between the threads of a program. A replicated load
-/// is done by several threads while a store of the same element is done by
-/// one (the lowering stores each element once): without a barrier, the
-/// storing thread may overwrite a value another thread has yet to load, or
-/// another thread may load before the store. So a barrier goes before a store
-/// that follows a replicated load of the same kernel argument, and before a
-/// replicated load that follows a store to it, since the last barrier.
-/// Distinct pointer arguments are assumed not to overlap (as kernels are
-/// written); pointers of unknown origin may alias anything, and loops are
-/// entered and left assuming every hazard.
+/// Orders global memory between the threads of a program. Threads run
+/// unsynchronized, so a load and a store through the same kernel argument
+/// race unless every element is touched by the same thread both times: that
+/// holds only for the same pointer tile in a layout that does not replicate it
+/// (each thread then rereads or overwrites its own elements). Replicated tiles
+/// are loaded by every thread holding a copy but stored by one, scalars loaded
+/// by all threads and stored by thread 0, and two different pointer tiles may
+/// hand an element to different threads (a shift by one, another layout), so a
+/// barrier goes before such an access. Distinct pointer arguments are assumed
+/// not to overlap (as kernels are written); pointers of unknown origin may
+/// alias anything, and loops are entered and left assuming every hazard.
 struct MemoryOrdering {
-  llvm::SmallPtrSet<void *, 4> replicatedLoads, stores;
-  bool unknownLoad = false, unknownStore = false;
+  struct Access {
+    Value base; // the kernel argument, or null when unknown
+    Value ptr;  // the pointer (tile) accessed
+    bool isStore;
+    bool sameThreadsOnly; // not replicated: each element has one thread
+  };
+  SmallVector<Access> accesses; // since the last barrier
+  bool everything = false;      // after loops: assume any access conflicts
 
-  static MemoryOrdering everything() {
-    MemoryOrdering all;
-    all.unknownLoad = all.unknownStore = true;
-    return all;
+  static MemoryOrdering all() {
+    MemoryOrdering state;
+    state.everything = true;
+    return state;
   }
-  static bool conflicts(Value base, const llvm::SmallPtrSet<void *, 4> &set,
-                        bool unknown) {
-    if (unknown)
+  bool conflicts(const Access &next) const {
+    if (everything)
       return true;
-    if (!base)
-      return !set.empty();
-    return set.contains(base.getAsOpaquePointer());
+    for (const Access &prev : accesses) {
+      // Only a load and a store race: two loads never do, and two stores to
+      // one element from one program are not ordered (as in Triton).
+      if (prev.isStore == next.isStore)
+        continue;
+      if (prev.base && next.base && prev.base != next.base)
+        continue;
+      if (prev.ptr == next.ptr && prev.sameThreadsOnly && next.sameThreadsOnly)
+        continue;
+      return true;
+    }
+    return false;
   }
-  static void add(Value base, llvm::SmallPtrSet<void *, 4> &set,
-                  bool &unknown) {
-    if (base)
-      set.insert(base.getAsOpaquePointer());
-    else
-      unknown = true;
-  }
-  void join(const MemoryOrdering &o) {
-    replicatedLoads.insert(o.replicatedLoads.begin(), o.replicatedLoads.end());
-    stores.insert(o.stores.begin(), o.stores.end());
-    unknownLoad |= o.unknownLoad;
-    unknownStore |= o.unknownStore;
+  void join(const MemoryOrdering &other) {
+    everything |= other.everything;
+    llvm::append_range(accesses, other.accesses);
   }
 };
 
 void orderGlobalMemory(Block &block, MemoryOrdering &state,
                        TargetHooks &hooks) {
   for (Operation &op : llvm::make_early_inc_range(block)) {
-    auto barrierBefore = [&] {
-      OpBuilder b(&op);
-      hooks.barrier(b, op.getLoc());
-      state = MemoryOrdering();
+    auto access = [&](Value ptr, Value value, bool isStore) {
+      MemoryOrdering::Access next{getBasePointer(ptr), ptr, isStore,
+                                  !isReplicated(value)};
+      if (state.conflicts(next)) {
+        OpBuilder b(&op);
+        hooks.barrier(b, op.getLoc());
+        state = MemoryOrdering();
+      }
+      state.accesses.push_back(next);
     };
     if (auto load = dyn_cast<tile::LoadOp>(op)) {
-      if (!isReplicated(load.getResult()))
-        continue;
-      Value base = getBasePointer(load.getPtr());
-      if (MemoryOrdering::conflicts(base, state.stores, state.unknownStore))
-        barrierBefore();
-      MemoryOrdering::add(base, state.replicatedLoads, state.unknownLoad);
+      access(load.getPtr(), load.getResult(), /*isStore=*/false);
     } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
-      Value base = getBasePointer(store.getPtr());
-      if (MemoryOrdering::conflicts(base, state.replicatedLoads,
-                                    state.unknownLoad))
-        barrierBefore();
-      MemoryOrdering::add(base, state.stores, state.unknownStore);
+      access(store.getPtr(), store.getValue(), /*isStore=*/true);
     } else if (isa<tile::AtomicRMWOp>(op)) {
       // Its lowering has barriers on both sides (AtomicsToGPU.cpp).
       state = MemoryOrdering();
@@ -222,10 +224,10 @@ void orderGlobalMemory(Block &block, MemoryOrdering &state,
         continue;
       for (Region &region : op.getRegions())
         for (Block &body : region) {
-          MemoryOrdering inside = MemoryOrdering::everything();
+          MemoryOrdering inside = MemoryOrdering::all();
           orderGlobalMemory(body, inside, hooks);
         }
-      state = MemoryOrdering::everything();
+      state = MemoryOrdering::all();
     } else if (op.getNumRegions() != 0) {
       MemoryOrdering merged = state;
       for (Region &region : op.getRegions())
