@@ -5,7 +5,8 @@
         --section WarpStateStats python3 bench/profile_kda_decode.py .bench_bundle 12 1
 
 Arguments: the bundle directory of `bench_kda_decode.py prepare`, H, batch, and optionally the
-state dtype (f32 or bf16) and the number of warps (4 or 8).
+state dtype (f32 or bf16) and the value rows per program (BV: 128, 64 or 32; default what
+kdatile.ops picks for the batch).
 """
 
 import os
@@ -21,14 +22,15 @@ def main():
 
     bundle, H, B = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     state = sys.argv[4] if len(sys.argv) > 4 else "f32"
-    warps = int(sys.argv[5]) if len(sys.argv) > 5 else 4
     os.environ["KDATILE_BUNDLE"] = bundle
     from kda_decode import kda_decode
+    from kdatile.ops.decode import block_v_for
 
+    bv = int(sys.argv[5]) if len(sys.argv) > 5 else block_v_for(B, H, bench.D, on_gpu=True)
     idx = torch.randperm(2 * B + 1, device="cuda")[:B].to(torch.int32)
-    args, constexprs, grid = bench.torch_decode_args(torch, H, B, state, idx)
+    args, constexprs, grid = bench.torch_decode_args(torch, H, B, state, idx, bv)
     for _ in range(4):
-        kda_decode[grid](*args, **constexprs, num_warps=warps)
+        kda_decode[grid](*args, **constexprs, num_warps=4)
     torch.cuda.synchronize()
 
 
