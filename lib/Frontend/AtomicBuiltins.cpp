@@ -1,5 +1,4 @@
-//===- AtomicBuiltins.cpp - kt.atomic_add / max / min / xchg
-//---------------===//
+//===- AtomicBuiltins.cpp - kt.atomic_add / max / min / xchg --------------===//
 //
 // Scalar atomics, once per program: `old = kt.atomic_add(ptr, val,
 // sem="acq_rel", scope="gpu")`. The value is cast to the pointee type; the

@@ -1,5 +1,4 @@
-//===- AMDTargetHooks.h - AMD specifics shared by gfx950/gfx1250 -*- C++
-//-*-===//
+//===- AMDTargetHooks.h - AMD specifics of gfx950/gfx1250 -------*- C++ -*-===//
 #ifndef KDA_LIB_CONVERSION_GPUTOROCDL_AMDTARGETHOOKS_H
 #define KDA_LIB_CONVERSION_GPUTOROCDL_AMDTARGETHOOKS_H
 

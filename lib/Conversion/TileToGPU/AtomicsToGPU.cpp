@@ -1,5 +1,4 @@
-//===- AtomicsToGPU.cpp - one atomic per program
-//---------------------------===//
+//===- AtomicsToGPU.cpp - one atomic per program --------------------------===//
 //
 // Scalars live in every thread, but a tile.atomic_rmw must happen once per
 // program: thread 0 performs it and passes the old value to the others
