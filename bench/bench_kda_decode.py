@@ -7,14 +7,15 @@ Two steps, because the GPU machine has no LLVM:
     python3 bench/bench_kda_decode.py run DIR         # on the GPU machine (torch, triton, FLA)
 
 `run` prints, for H in {12, 32, 64} and batch in {1, 8, 32, 128, 256}: our fused decode (conv,
-norms, gates, delta rule, gated RMSNorm; fp32 and bf16 state; 128, 64 or 32 value rows per
-program, and the choice kdatile.ops makes), FLA's KDA core alone (`fused_recurrent_kda_fwd`
-with in-kernel L2-norm, gate and beta sigmoid, lower bound -5, paged fp32 [V, K] state updated
-in place) and FLA's whole step (three causal_conv1d_update calls, the core, and the gated
-RMSNorm), all replayed from CUDA graphs; times in microseconds, FLA's time over ours measured
-in the same run, and the state-traffic bandwidth bound (fp32 state read + write at the best
-copy bandwidth measured in the same run). The protocol is KDA.md section 5's: a paged pool of
-2*B+1 slots, distinct random slots, median over many replays.
+norms, gates, delta rule, gated RMSNorm; fp32 and bf16 state; whole heads on 4 or 8 warps and
+heads split over 4 programs, and the launch kdatile.ops picks), FLA's KDA core alone
+(`fused_recurrent_kda_fwd` with in-kernel L2-norm, gate and beta sigmoid, lower bound -5,
+paged fp32 [V, K] state updated in place) and FLA's whole step (three causal_conv1d_update
+calls, the core, and the gated RMSNorm), all replayed from CUDA graphs; times in
+microseconds, FLA's time over ours measured in the same run, and the state-traffic bandwidth
+bound (fp32 state read + write at the best copy bandwidth measured in the same run). The
+protocol is KDA.md section 5's: a paged pool of 2*B+1 slots, distinct random slots, median
+over many replays.
 
 FLA comes from the fla-core wheel carried as .whl/ (see the device README), never committed.
 """
@@ -37,8 +38,8 @@ HEADS = (12, 32, 64)
 BATCHES = (1, 8, 32, 128, 256)
 D = 128
 STATE_DTYPES = ("f32", "bf16")
-BLOCK_V = (128, 64, 32)  # value rows per program (BV); 4 warps
-VARIANTS = [(state, bv) for state in STATE_DTYPES for bv in BLOCK_V]
+LAUNCHES = ((128, 4), (128, 8), (32, 4))  # (value rows per program BV, warps)
+VARIANTS = [(state, bv, w) for state in STATE_DTYPES for bv, w in LAUNCHES]
 
 
 def decode_args(np_state_dtype, H, B, rng, block_v):
@@ -59,10 +60,10 @@ def prepare(out_dir):
     rng = np.random.default_rng(0)
     launches = []
     for H in HEADS:
-        for state, bv in VARIANTS:
+        for state, bv, warps in VARIANTS:
             # The specialization does not depend on the batch (only the grid does).
             args, constexprs, _ = decode_args(state, H, 8, rng, bv)
-            launches.append((kda_decode, args, dict(constexprs, num_warps=4)))
+            launches.append((kda_decode, args, dict(constexprs, num_warps=warps)))
     runtime = os.path.join(ROOT, "test", "gpu", "artifacts", "libkda_gpu_runtime.so")
     if not os.path.exists(runtime):
         sys.exit(f"{runtime} is missing: run `python3 test/gpu/prepare.py --out "
@@ -146,7 +147,7 @@ def run(bundle_dir):
 
     os.environ["KDATILE_BUNDLE"] = bundle_dir
     from kda_decode import kda_decode
-    from kdatile.ops.decode import block_v_for
+    from kdatile.ops.decode import decode_config
 
     bws = copy_bandwidths(torch)
     bw = max(bws.values())
@@ -156,7 +157,7 @@ def run(bundle_dir):
     print(f"# kdatile bundle {bundle_dir}; FLA: fused_recurrent_kda_fwd (core) and "
           "3 x causal_conv1d_update + core + layer_norm_gated_fwd (full)")
     print("# times in us (CUDA graph replay, median); x core / x full: FLA's time over ours")
-    header = " ".join(f"{f'{st} BV{bv}':>11} {'x core':>6}" for st, bv in VARIANTS)
+    header = " ".join(f"{f'{st} BV{bv} w{w}':>13} {'x core':>6}" for st, bv, w in VARIANTS)
     print(f"{'H':>3} {'B':>4} | {'FLA core':>8} {'FLA full':>8} | {header} | "
           f"{'f32 ops':>8} {'x core':>6} {'x full':>6} {'bf16 ops':>8} {'x core':>6} | "
           f"{'bound':>7} {'%bound':>6}")
@@ -168,16 +169,17 @@ def run(bundle_dir):
             idx = torch.from_numpy(rng.permutation(slots)[:B].astype(np.int32)).to("cuda")
             t_core, t_full = fla_baselines(torch, H, B, idx)
             times = {}
-            for state_dtype, bv in VARIANTS:
+            for state_dtype, bv, warps in VARIANTS:
                 tensors, constexprs, grid = torch_decode_args(torch, H, B, state_dtype, idx, bv)
-                ours = functools.partial(kda_decode[grid], *tensors, **constexprs, num_warps=4)
-                times[(state_dtype, bv)] = time_graph(torch, ours)
+                ours = functools.partial(kda_decode[grid], *tensors, **constexprs,
+                                         num_warps=warps)
+                times[(state_dtype, bv, warps)] = time_graph(torch, ours)
                 del tensors
             bound = 2 * B * H * D * D * 4 / bw * 1e6  # fp32 state read + write
-            # What kdatile.ops.kda_decode runs for this batch (its BV choice).
-            bv = block_v_for(B, H, D, on_gpu=True)
-            ops32, ops16 = times[("f32", bv)], times[("bf16", bv)]
-            cells = " ".join(f"{times[v]:>11.2f} {t_core / times[v]:>6.2f}" for v in VARIANTS)
+            # What kdatile.ops.kda_decode runs for this batch.
+            bv, warps = decode_config(B, H, D, on_gpu=True)
+            ops32, ops16 = times[("f32", bv, warps)], times[("bf16", bv, warps)]
+            cells = " ".join(f"{times[v]:>13.2f} {t_core / times[v]:>6.2f}" for v in VARIANTS)
             print(f"{H:>3} {B:>4} | {t_core:>8.2f} {t_full:>8.2f} | {cells} | {ops32:>8.2f} "
                   f"{t_core / ops32:>6.2f} {t_full / ops32:>6.2f} {ops16:>8.2f} "
                   f"{t_core / ops16:>6.2f} | {bound:>7.2f} {100 * bound / ops32:>5.1f}%")

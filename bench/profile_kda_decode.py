@@ -5,8 +5,8 @@
         --section WarpStateStats python3 bench/profile_kda_decode.py .bench_bundle 12 1
 
 Arguments: the bundle directory of `bench_kda_decode.py prepare`, H, batch, and optionally the
-state dtype (f32 or bf16) and the value rows per program (BV: 128, 64 or 32; default what
-kdatile.ops picks for the batch).
+state dtype (f32 or bf16), the value rows per program (BV: 128 or 32) and the warps (4 or 8);
+by default the launch kdatile.ops picks for the batch.
 """
 
 import os
@@ -24,13 +24,15 @@ def main():
     state = sys.argv[4] if len(sys.argv) > 4 else "f32"
     os.environ["KDATILE_BUNDLE"] = bundle
     from kda_decode import kda_decode
-    from kdatile.ops.decode import block_v_for
+    from kdatile.ops.decode import decode_config
 
-    bv = int(sys.argv[5]) if len(sys.argv) > 5 else block_v_for(B, H, bench.D, on_gpu=True)
+    bv, warps = decode_config(B, H, bench.D, on_gpu=True)
+    if len(sys.argv) > 6:
+        bv, warps = int(sys.argv[5]), int(sys.argv[6])
     idx = torch.randperm(2 * B + 1, device="cuda")[:B].to(torch.int32)
     args, constexprs, grid = bench.torch_decode_args(torch, H, B, state, idx, bv)
     for _ in range(4):
-        kda_decode[grid](*args, **constexprs, num_warps=4)
+        kda_decode[grid](*args, **constexprs, num_warps=warps)
     torch.cuda.synchronize()
 
 

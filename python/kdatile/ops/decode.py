@@ -46,7 +46,7 @@ def kda_decode(x, conv_weight, conv_state, raw_g, raw_beta, A_log, dt_bias, stat
     repeats (a device sync; skipped while a CUDA graph is captured).
     Bad arguments raise ValueError naming the argument, before anything is launched.
 
-    On GPUs with B*H < 128, each head's value rows are split over 2 or 4 programs, which meet
+    On GPUs with B*H < 64, each head's value rows are split over 4 programs, which meet
     through a workspace the op allocates per device (zeroed, grown on demand, a few bytes per
     head): calls that may run at the same time on different streams of one device are not
     supported, and a CUDA graph capture needs one eager call with at least its B*H first.
@@ -78,8 +78,8 @@ def decode_launch(*args, fused=False, target=None, **kwargs):
 
 
 def _decode(params, *, fused, target=None):
-    """(out, Launch or None) of a call with arguments `params` (by parameter name). The decode
-    kernel's launch is the same on every target (the @kt.jit default warps on GPUs)."""
+    """(out, Launch or None) of a call with arguments `params` (by parameter name). The launch
+    (value rows and warps per program) depends on the batch on GPUs: decode_config."""
     args = dict(params)
     lower_bound, norm_eps = args.pop("lower_bound"), args.pop("norm_eps")
     state_layout = args.pop("state_layout")
@@ -181,7 +181,7 @@ def _decode(params, *, fused, target=None):
     kernel = load_kernel("kda_decode", "kda_decode")
     unused = x.value  # pointer parameters a variant does not read
     on_gpu = ref.device != "cpu" if target is None else target != "cpu"
-    block_v = block_v_for(B, H, D, on_gpu)
+    block_v, num_warps = decode_config(B, H, D, on_gpu)
     if block_v < D:
         tickets, partials = _workspace(ref, B * H, D // block_v)
     else:
@@ -200,22 +200,25 @@ def _decode(params, *, fused, target=None):
     constexprs = dict(H=H, D=D, BV=block_v, STATE_KV=state_layout == "kv",
                       USE_LOWER_BOUND=lower_bound is not None, HAS_CONV_BIAS=cb is not None,
                       FUSED_FB=fused)
-    return out.value, Launch(kernel, kargs, constexprs, (B, H, D // block_v), None)
+    return out.value, Launch(kernel, kargs, constexprs, (B, H, D // block_v), num_warps)
 
 
-def block_v_for(B: int, H: int, D: int, on_gpu: bool) -> int:
-    """Value rows per program. The CPU runs whole heads. On GPUs a whole head per program keeps
-    the fp32 state in registers at the cost of occupancy, so when B*H programs would leave the
-    GPU mostly idle the heads are split in 4 (B*H < 64) or 2 (B*H < 128) (thresholds measured
-    on the H200, docs/performance.md)."""
+def decode_config(B: int, H: int, D: int, on_gpu: bool) -> tuple:
+    """(value rows per program BV, warps per program or None for the default) of a launch.
+
+    The CPU runs whole heads. On GPUs one 4-warp program per head keeps the fp32 state in
+    registers at the cost of occupancy, which suits large batches (B*H >= 256); below that,
+    8 warps per head run faster, and when B*H < 64 programs would leave most of the GPU idle,
+    so each head's value rows are split over 4 programs (thresholds measured on the H200,
+    docs/performance.md)."""
     if not on_gpu:
-        return D
+        return D, None
     pairs = B * H
     if pairs < 64:
-        return D // 4
-    if pairs < 128:
-        return D // 2
-    return D
+        return D // 4, 4
+    if pairs < 256:
+        return D, 8
+    return D, 4
 
 
 def _workspace(ref, heads: int, blocks: int):
