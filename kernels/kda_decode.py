@@ -82,7 +82,8 @@ def kda_gate(raw_g, A_log_h, dt_bias, lower_bound, USE_LOWER_BOUND: kt.constexpr
     return g
 
 
-@kt.jit
+# num_slots only bounds the slot indices: pools of 16 or 17 slots share one compiled kernel.
+@kt.jit(do_not_specialize=("num_slots",))
 def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr, fbw_ptr,
                raw_beta_ptr, A_log_ptr, dt_bias_ptr, state_ptr, state_idx_ptr, gate_ptr,
                norm_w_ptr, out_ptr, ticket_ptr, partial_ptr,

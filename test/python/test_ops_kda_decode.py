@@ -371,6 +371,19 @@ def test_float_parameters_do_not_compile():
 
 
 @requires_lib
+def test_pool_size_does_not_compile():
+    """num_slots is not specialized: pools of 5, 16, 17 and 32 slots share one kernel (the
+    JIT would otherwise specialize multiples of 16), and a one-slot pool works."""
+    rng = np.random.default_rng(10)
+    Case(rng, 2, 1, 5).step_and_check(np.array([0, 3], np.int32))  # compiled before counting
+    before = kt.cache_stats()["compiles"] + kt.cache_stats()["disk_hits"]
+    for slots in (16, 17, 32):
+        Case(rng, 2, 1, slots).step_and_check(np.array([slots - 1, 1], np.int32))
+    assert kt.cache_stats()["compiles"] + kt.cache_stats()["disk_hits"] == before
+    Case(rng, 2, 1, 1).step_and_check(np.array([0, -1], np.int32))
+
+
+@requires_lib
 def test_caches_over_4_gib():
     """Slot offsets are 64-bit: a state slot whose element offset passes 2**31 and a conv cache
     slot past 2**31 elements (storage of 8.6 GB and 4.3 GB, allocated lazily: only the touched
