@@ -22,13 +22,12 @@ FLA comes from the fla-core wheel carried as .whl/ (see the device README), neve
 
 from __future__ import annotations
 
-import argparse
 import functools
 import os
 import sys
 
 import numpy as np
-from gpu_timing import copy_bandwidths, time_graph
+from gpu_timing import copy_bandwidths, prepare_run_main, time_graph
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 for sub in ("python", "kernels", os.path.join("test", "python")):
@@ -186,17 +185,5 @@ def run(bundle_dir):
             sys.stdout.flush()
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("step", choices=["prepare", "run"])
-    parser.add_argument("dir", help="bundle directory")
-    args = parser.parse_args()
-    if args.step == "prepare":
-        prepare(args.dir)
-    else:
-        run(args.dir)
-
-
 if __name__ == "__main__":
-    main()
+    prepare_run_main(__doc__, prepare, run)

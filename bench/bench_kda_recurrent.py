@@ -17,13 +17,12 @@ and head) at the copy bandwidth measured in the same run.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import os
 import sys
 
 import numpy as np
-from gpu_timing import copy_bandwidth, time_graph
+from gpu_timing import copy_bandwidth, prepare_run_main, time_graph
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 for sub in ("python", "kernels", os.path.join("test", "python")):
@@ -231,17 +230,5 @@ def run(bundle_dir):
         sys.exit("correctness check FAILED")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("step", choices=["prepare", "run"])
-    parser.add_argument("dir", help="bundle directory")
-    args = parser.parse_args()
-    if args.step == "prepare":
-        prepare(args.dir)
-    else:
-        run(args.dir)
-
-
 if __name__ == "__main__":
-    main()
+    prepare_run_main(__doc__, prepare, run)

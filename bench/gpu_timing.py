@@ -1,7 +1,20 @@
-"""Timing helpers shared by the GPU benchmarks (run on the GPU machine, with torch)."""
+"""Timing helpers shared by the GPU benchmarks (run on the GPU machine, with torch), and
+their two-step command line."""
 
+import argparse
 import functools
 import statistics
+
+
+def prepare_run_main(doc, prepare, run):
+    """`SCRIPT prepare DIR` (here: compile into a bundle) or `SCRIPT run DIR` (on the GPU
+    machine), with `doc` as the help text."""
+    parser = argparse.ArgumentParser(description=doc,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("step", choices=["prepare", "run"])
+    parser.add_argument("dir", help="bundle directory")
+    args = parser.parse_args()
+    (prepare if args.step == "prepare" else run)(args.dir)
 
 
 def time_graph(torch, fn, calls=20, replays=25):
