@@ -5,8 +5,9 @@
         --section WarpStateStats python3 bench/profile_kda_decode.py .bench_bundle 12 1
 
 Arguments: the bundle directory of `bench_kda_decode.py prepare`, H, batch, and optionally the
-state dtype (f32 or bf16), the value rows per program (BV: 128 or 32) and the warps (4 or 8);
-by default the launch kdatile.ops picks for the batch.
+state dtype (f32 or bf16), the value rows per program (BV), the value rows per step (BLK) and
+the warps, one of bench_kda_decode.LAUNCHES; by default the launch kdatile.ops picks for the
+batch.
 """
 
 import os
@@ -26,11 +27,11 @@ def main():
     from kda_decode import kda_decode
     from kdatile.ops.decode import decode_config
 
-    bv, warps = decode_config(B, H, bench.D, on_gpu=True)
-    if len(sys.argv) > 6:
-        bv, warps = int(sys.argv[5]), int(sys.argv[6])
+    bv, blk, warps = decode_config(B, H, bench.D, on_gpu=True)
+    if len(sys.argv) > 7:
+        bv, blk, warps = (int(a) for a in sys.argv[5:8])
     idx = torch.randperm(2 * B + 1, device="cuda")[:B].to(torch.int32)
-    args, constexprs, grid = bench.torch_decode_args(torch, H, B, state, idx, bv)
+    args, constexprs, grid = bench.torch_decode_args(torch, H, B, state, idx, bv, blk)
     for _ in range(4):
         kda_decode[grid](*args, **constexprs, num_warps=warps)
     torch.cuda.synchronize()

@@ -5,13 +5,14 @@ launch it runs the causal width-4 short convolution of the head's q, k and v cha
 cache and SiLU, the q/k L2-norm, the gate (lower-bound or softplus form), the beta sigmoid, the
 delta-rule state update and output, and the sigmoid-gated RMSNorm.
 
-The RMSNorm needs all D outputs of a head. With BV = D one program has them. With BV < D
-(more programs, for small batches) each program leaves its bf16 outputs in out and its sum of
-squares in partial_ptr [B*H*NV] fp32, then takes a ticket from ticket_ptr [B*H] int32 (an
-acq_rel atomic); the program holding the last ticket finishes the norm for the head, shifts the
-head's q/k conv cache (which every program read) and resets the ticket to 0, so the workspace
-(zeros when allocated) needs no reset between launches. Launches sharing a workspace must not
-run concurrently.
+A program walks its BV value rows BLK at a time (load a [BLK, D] state block, update it, store
+it), leaving each block's bf16 outputs in out and summing their squares. The RMSNorm needs all D
+outputs of a head. With BV = D the program rereads them and finishes the norm. With BV < D
+(more programs, for small batches) each program leaves its sum of squares in partial_ptr
+[B*H*NV] fp32, then takes a ticket from ticket_ptr [B*H] int32 (an acq_rel atomic); the program
+holding the last ticket finishes the norm for the head, shifts the head's q/k conv cache (which
+every program read) and resets the ticket to 0, so the workspace (zeros when allocated) needs
+no reset between launches. Launches sharing a workspace must not run concurrently.
 
 Padding rows (slot < 0 or slot >= num_slots) write zeros to out[n, h] and read or write no cache.
 Slot offsets are 64-bit, so caches beyond 4 GiB work. Float parameters (lower_bound, norm_eps)
@@ -19,6 +20,7 @@ are runtime arguments: they never multiply compiled kernels.
 
 Layout constexprs:
   BV            value rows per program; D // BV must be a power of two.
+  BLK           value rows per step (divides BV): registers per thread vs. steps.
   STATE_KV      False: state[slot, h] is [V, K] (K contiguous); True: [K, V].
   USE_LOWER_BOUND  True: g = lower_bound * sigmoid(exp(A_log) * (raw_g + dt_bias));
                    False: g = -exp(A_log) * softplus(raw_g + dt_bias).
@@ -91,41 +93,49 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
                lower_bound, norm_eps,
                H: kt.constexpr, D: kt.constexpr, BV: kt.constexpr, STATE_KV: kt.constexpr,
                USE_LOWER_BOUND: kt.constexpr, HAS_CONV_BIAS: kt.constexpr,
-               FUSED_FB: kt.constexpr):
+               FUSED_FB: kt.constexpr, BLK: kt.constexpr = 32):
     NV = D // BV
     kt.static_assert(NV * BV == D and (NV & (NV - 1)) == 0,
                      "BV must divide D into a power-of-two number of blocks")
+    kt.static_assert(BLK <= BV and BV % BLK == 0, "BLK must divide BV")
     n = kt.program_id(0)
     h = kt.program_id(1)
-    vb = kt.program_id(2)
+    if NV == 1:
+        vb = 0  # a constant lets the block offsets fold (16 registers per thread fewer)
+    else:
+        vb = kt.program_id(2)
     offs = kt.arange(0, D)
-    offs_v = vb * BV + kt.arange(0, BV)
+    rows = kt.arange(0, BLK)
     head = n * H + h
     head_row = head * D
     slot = kt.load(state_idx_ptr + n)
     if (slot >= 0) & (slot < num_slots):
         slot64 = slot.to(kt.int64)
         s_base = state_ptr + (slot64 * H + h) * (D * D)
+        # The program's value rows are processed BLK at a time: a [BLK, D] state block in
+        # flight costs BLK * D / threads registers, so more programs fit on a multiprocessor
+        # than with the whole [BV, D] block held at once.
         if STATE_KV:
-            # Memory is [K, V]: hold the tile as [K, BV] too, so loads stay contiguous.
-            s_ptrs = s_base + offs[:, None] * D + offs_v[None, :]
+            # Memory is [K, V]: hold a block as [K, BLK] too, so loads stay contiguous.
+            s_block = s_base + offs[:, None] * D + (vb * BV + rows)[None, :]
+            s_step = BLK
         else:
-            s_ptrs = s_base + offs_v[:, None] * D + offs[None, :]
-        if NV > 1:
-            # A state block first: its load latency then overlaps the conv and the norms. (A
-            # whole fp32 head, 128 registers per thread at D = 128, would spill meanwhile.)
-            S = kt.load(s_ptrs).to(kt.float32)
-        # Short convolution of the head's q and k channels (all of them: every block needs
-        # the full norms) and of this block's v channels. With several blocks, the q/k cache
-        # is shifted by the last block, once every block has read it.
+            s_block = s_base + (vb * BV + rows)[:, None] * D + offs[None, :]
+            s_step = BLK * D
+        if BV == BLK:
+            # One step: its load goes first, so its latency overlaps the conv, norms and gate.
+            # (With several steps this would keep a block of registers live through them,
+            # and fewer programs would fit on a multiprocessor.)
+            S = kt.load(s_block).to(kt.float32)
+        # Short convolution of the head's q and k channels (all of them: every program needs
+        # the full norms). With several programs per head, the q/k cache is shifted by the
+        # last one, once every program has read it.
         x_row = x_ptr + n.to(kt.int64) * stride_x
         cs_slot = conv_state_ptr + slot64 * stride_cs_slot
         q = conv_silu(x_row, conv_w_ptr, conv_b_ptr, cs_slot, h * D + offs, stride_cs_c,
                       stride_cs_w, HAS_CONV_BIAS, NV == 1)
         k = conv_silu(x_row, conv_w_ptr, conv_b_ptr, cs_slot, (H + h) * D + offs, stride_cs_c,
                       stride_cs_w, HAS_CONV_BIAS, NV == 1)
-        v = conv_silu(x_row, conv_w_ptr, conv_b_ptr, cs_slot, (2 * H + h) * D + offs_v,
-                      stride_cs_c, stride_cs_w, HAS_CONV_BIAS)
         # L2-norm of q (with the D^-0.5 scale) and k.
         q = q * kt.rsqrt(kt.sum(q * q, 0) + 1e-6) * (D ** -0.5)
         k = k * kt.rsqrt(kt.sum(k * k, 0) + 1e-6)
@@ -140,50 +150,56 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
         g = kda_gate(raw_g.to(kt.float32), kt.load(A_log_ptr + h),
                      kt.load(dt_bias_ptr + h * D + offs), lower_bound, USE_LOWER_BOUND)
         beta = kt.sigmoid(kt.load(raw_beta_ptr + n * H + h).to(kt.float32))
-        # Delta rule on this block's value rows of the [V, K] state: with the decayed state
+        # Delta rule on the value rows of the [V, K] state: with the decayed state
         # S_g = S * exp(g), u = S_g k, S' = S_g + delta k^T (delta = beta (v - u)) and the
         # output o = S' q. Both products are taken from the loaded S, so the two reductions
         # are independent: u = S (exp(g) k), o = S (exp(g) q) + delta (k . q).
-        if NV == 1:
-            S = kt.load(s_ptrs).to(kt.float32)
         eg = kt.exp(g)
+        egk = eg * k
+        egq = eg * q
         kq = kt.sum(k * q, 0)
-        if STATE_KV:
-            u = kt.sum(S * (eg * k)[:, None], 0)
-            o = kt.sum(S * (eg * q)[:, None], 0)
-            delta = beta * (v - u)
-            S = S * eg[:, None] + k[:, None] * delta[None, :]
-        else:
-            u = kt.sum(S * (eg * k)[None, :], 1)
-            o = kt.sum(S * (eg * q)[None, :], 1)
-            delta = beta * (v - u)
-            S = S * eg[None, :] + delta[:, None] * k[None, :]
-        o = o + delta * kq
-        # Sigmoid-gated RMSNorm of the bf16-rounded output over all D values.
-        o = o.to(kt.bfloat16).to(kt.float32)
+        sum_sq = kt.zeros((BLK,), kt.float32)
+        for b in kt.static_range(BV // BLK):
+            if BV > BLK:
+                S = kt.load(s_block + b * s_step).to(kt.float32)
+            v_rows = vb * BV + b * BLK + rows
+            v = conv_silu(x_row, conv_w_ptr, conv_b_ptr, cs_slot, (2 * H + h) * D + v_rows,
+                          stride_cs_c, stride_cs_w, HAS_CONV_BIAS)
+            if STATE_KV:
+                u = kt.sum(S * egk[:, None], 0)
+                o = kt.sum(S * egq[:, None], 0)
+                delta = beta * (v - u)
+                S = S * eg[:, None] + k[:, None] * delta[None, :]
+            else:
+                u = kt.sum(S * egk[None, :], 1)
+                o = kt.sum(S * egq[None, :], 1)
+                delta = beta * (v - u)
+                S = S * eg[None, :] + delta[:, None] * k[None, :]
+            kt.store(s_block + b * s_step, S)
+            # The bf16-rounded output (what the norm normalizes) waits in out, exactly.
+            o = (o + delta * kq).to(kt.bfloat16).to(kt.float32)
+            sum_sq = sum_sq + o * o
+            kt.store(out_ptr + head_row + v_rows, o)
+        # Sigmoid-gated RMSNorm over all D outputs of the head.
         if NV == 1:
-            kt.store(s_ptrs, S)
-            gated_rmsnorm(o, kt.sum(o * o, 0), gate_ptr, norm_w_ptr, out_ptr, head_row + offs,
-                          offs, D, norm_eps)
+            o_all = kt.load(out_ptr + head_row + offs).to(kt.float32)
+            gated_rmsnorm(o_all, kt.sum(sum_sq, 0), gate_ptr, norm_w_ptr, out_ptr,
+                          head_row + offs, offs, D, norm_eps)
         else:
-            # Each block leaves its o (bf16, exact) in out and its sum of squares in the
-            # workspace, then takes a ticket; the last block of the head finishes the norm.
-            kt.store(out_ptr + head_row + offs_v, o)
-            kt.store(partial_ptr + head * NV + vb, kt.sum(o * o, 0))
+            # Each program leaves its sum of squares in the workspace and takes a ticket;
+            # the last program of the head finishes the norm.
+            kt.store(partial_ptr + head * NV + vb, kt.sum(sum_sq, 0))
             ticket = kt.atomic_add(ticket_ptr + head, 1)
             if ticket == NV - 1:
                 kt.store(ticket_ptr + head, 0)  # ready for the next launch
                 shift_conv_cache(x_row, cs_slot, h * D + offs, stride_cs_c, stride_cs_w)
                 shift_conv_cache(x_row, cs_slot, (H + h) * D + offs, stride_cs_c, stride_cs_w)
-                sum_sq = kt.sum(kt.load(partial_ptr + head * NV + kt.arange(0, NV)), 0)
+                sum_all = kt.sum(kt.load(partial_ptr + head * NV + kt.arange(0, NV)), 0)
                 o_all = kt.load(out_ptr + head_row + offs).to(kt.float32)
-                gated_rmsnorm(o_all, sum_sq, gate_ptr, norm_w_ptr, out_ptr, head_row + offs,
+                gated_rmsnorm(o_all, sum_all, gate_ptr, norm_w_ptr, out_ptr, head_row + offs,
                               offs, D, norm_eps)
-            # The state block is the program's own: storing it after the ticket keeps its
-            # 16-64 KiB of writes out of what the release must wait for.
-            kt.store(s_ptrs, S)
     else:
-        kt.store(out_ptr + head_row + offs_v, kt.zeros((BV,), kt.float32))
+        kt.store(out_ptr + head_row + vb * BV + kt.arange(0, BV), kt.zeros((BV,), kt.float32))
 
 
 @kt.jit

@@ -21,11 +21,13 @@ sys.path.insert(0, os.path.join(ROOT, "kernels"))
 from kda_decode import kda_decode  # noqa: E402
 
 pytestmark = requires_lib
+
+
 def run_kernel(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layout="vk",
-               block_v=None):
+               block_v=None, block_step=None):
     args, constexprs, grid = decode_launch(inp, state_indices, lower_bound=lower_bound,
                                            norm_eps=norm_eps, state_layout=state_layout,
-                                           block_v=block_v)
+                                           block_v=block_v, block_step=block_step)
     kda_decode[grid](*args, **constexprs)
     tickets = args[15]
     assert not tickets.any(), "the last program of each head resets its ticket"
@@ -34,8 +36,8 @@ def run_kernel(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layout="
 
 @pytest.mark.parametrize("H,B", [(1, 1), (12, 3), (32, 8)])
 @pytest.mark.parametrize("lower_bound", [-5.0, None])
-@pytest.mark.parametrize("block_v", [None, 32])
-def test_decode_matches_reference(H, B, lower_bound, block_v):
+@pytest.mark.parametrize("block_v,block_step", [(None, None), (32, None), (None, 32)])
+def test_decode_matches_reference(H, B, lower_bound, block_v, block_step):
     rng = np.random.default_rng(H * 100 + B)
     slots = 2 * B + 1
     inp = make_decode_inputs(rng, B, H, slots)
@@ -45,7 +47,8 @@ def test_decode_matches_reference(H, B, lower_bound, block_v):
         inp["x"], inp["conv_w"], before_conv, inp["raw_g"], inp["raw_beta"], inp["A_log"],
         inp["dt_bias"], before_state, idx, inp["output_gate"], inp["norm_weight"],
         lower_bound=lower_bound)
-    out = run_kernel(inp, idx, lower_bound=lower_bound, block_v=block_v)
+    out = run_kernel(inp, idx, lower_bound=lower_bound, block_v=block_v,
+                     block_step=block_step)
     assert np.isfinite(out).all()
     assert rel_rms(ref_out, out) <= 5e-3
     assert rel_rms(ref_state[idx], inp["state"][idx]) <= 1e-5
@@ -54,14 +57,15 @@ def test_decode_matches_reference(H, B, lower_bound, block_v):
     np.testing.assert_array_equal(inp["state"][untouched], before_state[untouched])
 
 
-@pytest.mark.parametrize("block_v", [16, 64])
+@pytest.mark.parametrize("block_v,block_step", [(16, None), (64, None), (64, 16), (128, 32)])
 @pytest.mark.parametrize("state_layout", ["vk", "kv"])
-def test_value_blocks_over_steps_with_padding(block_v, state_layout):
-    """Programs split the value rows; the last one per head finishes the norm and shifts the
-    q/k conv cache. Padding rows mixed in, three steps on the same slots (the tickets must be
-    back at zero after each launch), against the one-program-per-head kernel."""
+def test_value_blocks_over_steps_with_padding(block_v, block_step, state_layout):
+    """Programs split the value rows (the last one per head finishes the norm and shifts the
+    q/k conv cache) and walk them in steps of block_step rows. Padding rows mixed in, three
+    decode steps on the same slots (the tickets must be back at zero after each launch),
+    against one program per head in one step."""
     H, B, slots = 4, 6, 9
-    rng = np.random.default_rng(block_v)
+    rng = np.random.default_rng(block_v + (block_step or 0))
     inp = make_decode_inputs(rng, B, H, slots)
     idx = np.array([3, -1, 0, 8, 9, 5], np.int32)  # -1 and 9 (= slots) are padding
     whole = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in inp.items()}
@@ -70,7 +74,7 @@ def test_value_blocks_over_steps_with_padding(block_v, state_layout):
         whole["state"] = inp["state"].copy()
     for _ in range(3):
         out = run_kernel(inp, idx, lower_bound=-5.0, state_layout=state_layout,
-                         block_v=block_v)
+                         block_v=block_v, block_step=block_step)
         ref = run_kernel(whole, idx, lower_bound=-5.0, state_layout=state_layout)
         assert rel_rms(ref, out) <= 2e-3
         np.testing.assert_array_equal(out[[1, 4]], 0.0)
