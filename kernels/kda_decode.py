@@ -175,15 +175,18 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
                 o = kt.sum(S * egq[None, :], 1)
                 delta = beta * (v - u)
                 S = S * eg[None, :] + delta[:, None] * k[None, :]
-            kt.store(s_block + b * s_step, S)
-            # The bf16-rounded output (what the norm normalizes) waits in out, exactly.
+            if NV == 1 or BV > BLK:
+                kt.store(s_block + b * s_step, S)
             o = (o + delta * kq).to(kt.bfloat16).to(kt.float32)
             sum_sq = sum_sq + o * o
-            kt.store(out_ptr + head_row + v_rows, o)
+            if BV > BLK or NV > 1:
+                # The bf16-rounded output (what the norm normalizes) waits in out, exactly.
+                kt.store(out_ptr + head_row + v_rows, o)
         # Sigmoid-gated RMSNorm over all D outputs of the head.
         if NV == 1:
-            o_all = kt.load(out_ptr + head_row + offs).to(kt.float32)
-            gated_rmsnorm(o_all, kt.sum(sum_sq, 0), gate_ptr, norm_w_ptr, out_ptr,
+            if BV > BLK:
+                o = kt.load(out_ptr + head_row + offs).to(kt.float32)
+            gated_rmsnorm(o, kt.sum(sum_sq, 0), gate_ptr, norm_w_ptr, out_ptr,
                           head_row + offs, offs, D, norm_eps)
         else:
             # Each program leaves its sum of squares in the workspace and takes a ticket;
@@ -198,6 +201,10 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
                 o_all = kt.load(out_ptr + head_row + offs).to(kt.float32)
                 gated_rmsnorm(o_all, sum_all, gate_ptr, norm_w_ptr, out_ptr, head_row + offs,
                               offs, D, norm_eps)
+            if BV == BLK:
+                # The program's own state block, held since its one step: storing it after the
+                # ticket keeps its writes out of what the release must wait for.
+                kt.store(s_block, S)
     else:
         kt.store(out_ptr + head_row + vb * BV + kt.arange(0, BV), kt.zeros((BV,), kt.float32))
 

@@ -209,8 +209,8 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool) -> tuple:
 
     The CPU runs whole heads in one step. On GPUs a program walks its rows in steps of BLK,
     so a [BLK, D] fp32 state block (not the head's whole [D, D]) is held in registers and
-    more programs fit on a multiprocessor. Large batches (B*H > 256) run one 4-warp program
-    per head in steps of 32 rows; from 64 to 256 heads, one 8-warp program per head in steps
+    more programs fit on a multiprocessor. Large batches (B*H >= 512) run one 4-warp program
+    per head in steps of 32 rows; from 64 to 511 heads, one 8-warp program per head in steps
     of 64 rows; below 64 heads programs would leave most of the GPU idle, so each head's
     value rows are split over 4 programs of one step each (measured on the H200,
     docs/performance.md)."""
@@ -219,7 +219,7 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool) -> tuple:
     pairs = B * H
     if pairs < 64:
         return D // 4, D // 4, 4
-    if pairs <= 256:
+    if pairs < 512:
         return D, min(D, 64), 8
     return D, min(D, 32), 4
 
