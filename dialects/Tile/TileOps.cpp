@@ -172,7 +172,10 @@ void LoadOp::getEffects(
 }
 
 LogicalResult AtomicRMWOp::verify() {
-  if (isa<FloatType>(getValue().getType()) && getKind() != AtomicKind::Add &&
+  Type elem = getElementTypeOrSelf(getValue().getType());
+  if (!elem.isInteger(32) && !elem.isInteger(64) && !elem.isF32())
+    return emitOpError("needs i32, i64 or f32 values, got ") << elem;
+  if (isa<FloatType>(elem) && getKind() != AtomicKind::Add &&
       getKind() != AtomicKind::Xchg)
     return emitOpError("'")
            << stringifyAtomicKind(getKind())

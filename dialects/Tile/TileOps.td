@@ -234,30 +234,37 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
                    "::kda::tile::getPointeeLikeType($_self)">,
     TypesMatchWith<"result holds the pointee type", "ptr", "result",
                    "::kda::tile::getPointeeLikeType($_self)">,
+    TypesMatchWith<"mask has the shape of ptr", "ptr", "mask",
+                   "::kda::tile::getI1LikeType($_self)",
+                   "($_op.getOperands().size() <= 2) || std::equal_to<>()">,
     MemoryEffects<[MemRead, MemWrite]>]> {
-  let summary = "one atomic read-modify-write per program";
+  let summary = "atomic read-modify-writes: once per program, or per element";
   let description = [{
-    Atomically combines `value` into `*ptr` and returns the old value. The
-    pointer and value are scalars and the operation happens once per program
-    (on a GPU one thread does it and the result reaches every thread). The
-    semantic orders it against all of the program's memory accesses:
-    `release` makes every earlier access of the program visible to whoever
-    acquires the new value, `acquire` makes what the releasing program did
-    visible to every later access; `scope` says towards which threads. Kinds:
-    `add`, `max`, `min` (signed) and `xchg` on i32/i64; `add` and `xchg` on
-    f32.
+    Atomically combines `value` into `*ptr` and returns the old value. With
+    scalars the operation happens once per program (on a GPU one thread does
+    it and the result reaches every thread). With tiles it happens once per
+    element whose mask is true, however many threads hold the element (masked
+    elements return 0 and touch no memory); elements sharing an address are
+    combined one after another in an unspecified order. The semantic orders
+    the operation against all of the program's memory accesses: `release`
+    makes every earlier access of the program visible to whoever acquires the
+    new value, `acquire` makes what the releasing program did visible to
+    every later access; `scope` says towards which threads. Kinds: `add`,
+    `max`, `min` (signed) and `xchg` on i32/i64; `add` and `xchg` on f32.
     ```mlir
     %old = tile.atomic_rmw add %counter, %one {sem = acq_rel, scope = gpu}
         : !tile.ptr<i32>
+    %olds = tile.atomic_rmw add %bins, %ones mask %m {sem = relaxed,
+        scope = gpu} : tensor<64x!tile.ptr<i32>>
     ```
   }];
-  let arguments = (ins Tile_AtomicKind:$kind, Tile_PointerType:$ptr,
-                   AnyTypeOf<[I32, I64, F32]>:$value,
+  let arguments = (ins Tile_AtomicKind:$kind, Tile_PtrLike:$ptr,
+                   Tile_Value:$value, Optional<Tile_BoolLike>:$mask,
                    Tile_MemorySemantic:$sem, Tile_MemoryScope:$scope);
-  let results = (outs AnyTypeOf<[I32, I64, F32]>:$result);
+  let results = (outs Tile_Value:$result);
   let assemblyFormat = [{
-    $kind $ptr `,` $value ` ` `{` `sem` `=` $sem `,` `scope` `=` $scope `}`
-    attr-dict `:` qualified(type($ptr))
+    $kind $ptr `,` $value (`mask` $mask^)? ` ` `{` `sem` `=` $sem `,` `scope`
+    `=` $scope `}` attr-dict `:` qualified(type($ptr))
   }];
   let hasVerifier = 1;
 }

@@ -311,6 +311,18 @@ void LayoutAssigner::visitOp(Operation *op) {
         for (OpOperand &operand : l.getOtherMutable())
           convertOperand(operand, target);
       })
+      .Case([&](tile::AtomicRMWOp a) {
+        if (!isa<RankedTensorType>(a.getPtr().getType()))
+          return;
+        // Like a load: the old values take their group's layout and the
+        // pointers, values and mask follow them.
+        Attribute target =
+            assign(a.getResult(), preferences->lookup(a.getResult()));
+        convertOperand(a.getPtrMutable(), target);
+        convertOperand(a.getValueMutable(), target);
+        for (OpOperand &operand : a.getMaskMutable())
+          convertOperand(operand, target);
+      })
       .Case([&](tile::StoreOp s) {
         if (!isa<RankedTensorType>(s.getPtr().getType()))
           return;

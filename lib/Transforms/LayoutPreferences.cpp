@@ -64,6 +64,9 @@ LayoutPreferences::LayoutPreferences(FunctionOpInterface func,
       tie({load.getResult(), load.getPtr(), load.getMask(), load.getOther()});
     } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
       tie({store.getPtr(), store.getValue(), store.getMask()});
+    } else if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op)) {
+      tie({atomic.getResult(), atomic.getPtr(), atomic.getValue(),
+           atomic.getMask()});
     } else if (auto bcast = dyn_cast<tile::BroadcastOp>(op)) {
       tie({bcast.getSrc(), bcast.getResult()});
     } else if (auto expand = dyn_cast<tile::ExpandDimsOp>(op)) {

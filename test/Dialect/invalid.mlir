@@ -532,16 +532,32 @@ func.func @atomic_float_max(%p: !tile.ptr<f32>, %v: f32) -> f32 {
 
 // -----
 
-func.func @atomic_tile_pointer(%p: tensor<4x!tile.ptr<i32>>, %v: i32) -> i32 {
-  // expected-error @below {{'tile.atomic_rmw' op operand #0 must be}}
+func.func @atomic_tile_pointer_scalar_value(%p: tensor<4x!tile.ptr<i32>>, %v: i32) -> i32 {
+  // expected-error @below {{'tile.atomic_rmw' op failed to verify that value holds the pointee type}}
   %0 = "tile.atomic_rmw"(%p, %v) {kind = 0 : i32, sem = 3 : i32, scope = 1 : i32} : (tensor<4x!tile.ptr<i32>>, i32) -> i32
   return %0 : i32
 }
 
 // -----
 
+func.func @atomic_mask_shape(%p: tensor<4x!tile.ptr<i32>>, %v: tensor<4xi32>, %m: tensor<8xi1>) -> tensor<4xi32> {
+  // expected-error @below {{'tile.atomic_rmw' op failed to verify that mask has the shape of ptr}}
+  %0 = "tile.atomic_rmw"(%p, %v, %m) {kind = 0 : i32, sem = 3 : i32, scope = 1 : i32} : (tensor<4x!tile.ptr<i32>>, tensor<4xi32>, tensor<8xi1>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
 func.func @atomic_bf16(%p: !tile.ptr<bf16>, %v: bf16) -> bf16 {
-  // expected-error @below {{'tile.atomic_rmw' op operand #1 must be}}
+  // expected-error @below {{'tile.atomic_rmw' op needs i32, i64 or f32 values, got 'bf16'}}
   %0 = tile.atomic_rmw add %p, %v {sem = relaxed, scope = gpu} : !tile.ptr<bf16>
   return %0 : bf16
+}
+
+// -----
+
+func.func @atomic_tile_float_min(%p: tensor<4x!tile.ptr<f32>>, %v: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{'tile.atomic_rmw' op 'min' needs an integer value; floats support add and xchg}}
+  %0 = tile.atomic_rmw min %p, %v {sem = relaxed, scope = gpu} : tensor<4x!tile.ptr<f32>>
+  return %0 : tensor<4xf32>
 }

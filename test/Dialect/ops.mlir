@@ -211,3 +211,16 @@ func.func @atomics(%a: !tile.ptr<i32>, %b: i32, %c: !tile.ptr<f32>, %d: f32, %e:
   %2 = tile.atomic_rmw max %e, %f {sem = release, scope = sys} : !tile.ptr<i64>
   return %0, %1, %2 : i32, f32, i64
 }
+
+// -----
+
+// CHECK-LABEL: func.func @tile_atomics
+// CHECK: tile.atomic_rmw add %arg0, %arg1 mask %arg2 {sem = relaxed, scope = gpu} : tensor<64x!tile.ptr<i32>>
+// CHECK: tile.atomic_rmw min %arg0, %arg1 {sem = acquire, scope = cta} : tensor<64x!tile.ptr<i32>>
+// CHECK: tile.atomic_rmw add %arg3, %arg4 mask %arg5 {sem = acq_rel, scope = gpu} : !tile.ptr<f32>
+func.func @tile_atomics(%p: tensor<64x!tile.ptr<i32>>, %v: tensor<64xi32>, %m: tensor<64xi1>, %s: !tile.ptr<f32>, %x: f32, %b: i1) -> (tensor<64xi32>, tensor<64xi32>, f32) {
+  %0 = tile.atomic_rmw add %p, %v mask %m {sem = relaxed, scope = gpu} : tensor<64x!tile.ptr<i32>>
+  %1 = tile.atomic_rmw min %p, %v {sem = acquire, scope = cta} : tensor<64x!tile.ptr<i32>>
+  %2 = tile.atomic_rmw add %s, %x mask %b {sem = acq_rel, scope = gpu} : !tile.ptr<f32>
+  return %0, %1, %2 : tensor<64xi32>, tensor<64xi32>, f32
+}

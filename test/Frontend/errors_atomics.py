@@ -1,6 +1,6 @@
 # Errors of the atomic builtins, at the argument's line and column.
-# RUN: not kda-compile %s --kernel tile_ptr --target cpu --signature 'c=*i32' \
-# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=TILE-PTR
+# RUN: not kda-compile %s --kernel not_ptr --target cpu --signature 'c=*i32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=NOT-PTR
 # RUN: not kda-compile %s --kernel bad_sem --target cpu --signature 'c=*i32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=SEM
 # RUN: not kda-compile %s --kernel bad_scope --target cpu --signature 'c=*i32' \
@@ -11,14 +11,18 @@
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=BF16
 # RUN: not kda-compile %s --kernel tile_val --target cpu --signature 'c=*i32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=TILE-VAL
+# RUN: not kda-compile %s --kernel val_shape --target cpu --signature 'c=*i32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=VAL-SHAPE
+# RUN: not kda-compile %s --kernel mask_type --target cpu --signature 'c=*i32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=MASK-TYPE
 
 import kdatile as kt
 
 
 @kt.jit
-def tile_ptr(c):
-    # TILE-PTR: errors_atomics.py:[[@LINE+1]]:21: error: kt.atomic_add() needs a scalar pointer, got {{.*}} (atomics on tiles of pointers are not supported yet)
-    kt.atomic_add(c + kt.arange(0, 4), 1)
+def not_ptr(c):
+    # NOT-PTR: errors_atomics.py:[[@LINE+1]]:19: error: kt.atomic_add() needs a pointer or a tile of pointers, got {{.*}}
+    kt.atomic_add(kt.arange(0, 4), 1)
 
 
 @kt.jit
@@ -47,5 +51,17 @@ def bf16_ptr(h):
 
 @kt.jit
 def tile_val(c):
-    # TILE-VAL: errors_atomics.py:[[@LINE+1]]:22: error: kt.atomic_add() val must be a scalar, got {{.*}}
+    # TILE-VAL: errors_atomics.py:[[@LINE+1]]:22: error: kt.atomic_add() val must be a scalar for a scalar pointer, got {{.*}}
     kt.atomic_add(c, kt.arange(0, 4))
+
+
+@kt.jit
+def val_shape(c):
+    # VAL-SHAPE: errors_atomics.py:[[@LINE+1]]:40: error: incompatible shapes for broadcasting: [4] and [8]
+    kt.atomic_add(c + kt.arange(0, 4), kt.arange(0, 8))
+
+
+@kt.jit
+def mask_type(c):
+    # MASK-TYPE: errors_atomics.py:[[@LINE+1]]:48: error: kt.atomic_max() mask must be a boolean (i1) scalar or tile, got {{.*}}
+    kt.atomic_max(c + kt.arange(0, 4), 1, mask=kt.arange(0, 4))

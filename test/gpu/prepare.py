@@ -126,6 +126,24 @@ def dsl_cases():
     cases.append((f"transpose_add_{N}x{N}", transpose_add,
                   [x, np.zeros((N, N), np.float32)], {"N": N}, (1, 1, 1), 4,
                   1e-6, 1e-6))
+    # Atomics on tiles, with results independent of the order the atomics run in: a
+    # histogram (indices repeating within and across programs, a masked tail; BLOCK 64 on
+    # 128 threads holds every element twice, BLOCK 256 four per thread), and every kind.
+    from dsl_kernels import histogram, tile_atomic_kinds
+
+    for n, block in ((1000, 64), (1000, 256)):
+        idx = r.integers(0, 7, n).astype(np.int32)
+        cases.append((f"histogram_n{n}_b{block}", histogram,
+                      [idx, np.zeros(7, np.int32), np.zeros(1, np.int32), n],
+                      {"BLOCK": block, "WRITE_OLDS": False}, (-(-n // block), 1, 1), 4,
+                      0.0, 0.0))
+    block = 16
+    i32 = np.zeros(3 * block, np.int32)
+    i32[block:2 * block] = -1
+    cases.append(("tile_atomic_kinds", tile_atomic_kinds,
+                  [i32, np.zeros(block, np.float32), np.zeros(block, np.int64),
+                   np.zeros(1, np.int32)], {"BLOCK": block, "XCHG": False}, (50, 1, 1), 4,
+                  0.0, 0.0))
     return cases
 
 

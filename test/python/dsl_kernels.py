@@ -139,3 +139,34 @@ def atomic_kinds(i32_ptr, f32_ptr, i64_ptr, olds_ptr):
     kt.atomic_max(i32_ptr + 1, pid, sem="acquire", scope="cta")
     kt.atomic_min(i64_ptr, -pid.to(kt.int64))
     kt.store(olds_ptr + pid, kt.atomic_xchg(i32_ptr + 2, pid))
+
+
+@kt.jit
+def histogram(idx_ptr, bins_ptr, olds_ptr, n, BLOCK: kt.constexpr,
+              WRITE_OLDS: kt.constexpr = True):
+    """bins[idx[i]] += 1 for i < n with one atomic per element (indices repeat within and
+    across programs); with WRITE_OLDS, olds[i] gets the count bins[idx[i]] had just before
+    (which depends on the order the atomics ran in)."""
+    offs = kt.program_id(0) * BLOCK + kt.arange(0, BLOCK)
+    m = offs < n
+    i = kt.load(idx_ptr + offs, mask=m, other=0)
+    old = kt.atomic_add(bins_ptr + i, 1, mask=m, sem="relaxed")
+    if WRITE_OLDS:
+        kt.store(olds_ptr + offs, old, mask=m)
+
+
+@kt.jit
+def tile_atomic_kinds(i32_ptr, f32_ptr, i64_ptr, xchg_olds_ptr, BLOCK: kt.constexpr,
+                      XCHG: kt.constexpr = True):
+    """Tile atomics of every kind on BLOCK slots: program p adds p, takes max/min with
+    p +- lane and (XCHG) exchanges p in; a masked-off half of the lanes leaves f32
+    untouched. Without XCHG every result is independent of the order the atomics ran in."""
+    pid = kt.program_id(0)
+    offs = kt.arange(0, BLOCK)
+    kt.atomic_add(i32_ptr + offs, pid)
+    kt.atomic_max(i32_ptr + BLOCK + offs, pid + offs, sem="acquire", scope="cta")
+    kt.atomic_min(i64_ptr + offs, (offs - pid).to(kt.int64), sem="release")
+    kt.atomic_add(f32_ptr + offs, 0.25, mask=offs < BLOCK // 2, scope="sys")
+    if XCHG:
+        old = kt.atomic_xchg(i32_ptr + 2 * BLOCK + offs, pid)
+        kt.store(xchg_olds_ptr + pid * BLOCK + offs, old)

@@ -39,3 +39,39 @@ def test_atomic_kinds():
     # The exchanges form one chain: the old values plus the final one are the
     # initial value and every program id, each once.
     assert sorted(olds.tolist() + [int(i32[2])]) == sorted([-7] + list(range(n)))
+
+
+@pytest.mark.parametrize("n,block", [(1000, 64), (37, 128)])
+def test_tile_atomic_histogram(n, block):
+    """One atomic per element, collisions within a program and across programs, a masked tail:
+    the counts are exact and the old values seen at each bin are 0, 1, ..., count - 1."""
+    rng = np.random.default_rng(n)
+    nbins = 7
+    idx = rng.integers(0, nbins, n).astype(np.int32)
+    bins = np.zeros(nbins, np.int32)
+    olds = np.full(n, -1, np.int32)
+    dk.histogram[(-(-n // block),)](idx, bins, olds, n, BLOCK=block)
+    np.testing.assert_array_equal(bins, np.bincount(idx, minlength=nbins))
+    for b in range(nbins):
+        assert sorted(olds[idx == b].tolist()) == list(range(int(bins[b])))
+
+
+def test_tile_atomic_kinds():
+    nprog, block = 50, 16
+    i32 = np.zeros(3 * block, np.int32)
+    i32[block:2 * block] = -1
+    i32[2 * block:] = -5
+    f32 = np.zeros(block, np.float32)
+    i64 = np.zeros(block, np.int64)
+    olds = np.zeros(nprog * block, np.int32)
+    dk.tile_atomic_kinds[(nprog,)](i32, f32, i64, olds, BLOCK=block)
+    lanes = np.arange(block)
+    np.testing.assert_array_equal(i32[:block], nprog * (nprog - 1) // 2)
+    np.testing.assert_array_equal(i32[block:2 * block], nprog - 1 + lanes)
+    np.testing.assert_array_equal(i64, np.minimum(0, lanes - (nprog - 1)))
+    np.testing.assert_array_equal(f32, np.where(lanes < block // 2, 0.25 * nprog, 0.0))
+    # Per lane the exchanges form one chain: the olds plus the final value are -5 and every
+    # program id, each once.
+    for lane in range(block):
+        chain = olds.reshape(nprog, block)[:, lane].tolist() + [int(i32[2 * block + lane])]
+        assert sorted(chain) == sorted([-5] + list(range(nprog)))

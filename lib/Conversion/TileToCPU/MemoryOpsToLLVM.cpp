@@ -214,22 +214,62 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
   }
 };
 
-/// A program is one host thread, so the atomic is one LLVM atomicrmw at the
-/// requested ordering (system scope: programs run on a thread pool).
+/// A program is one host thread, so each atomic is one LLVM atomicrmw at the
+/// requested ordering (system scope: programs run on a thread pool); a tile
+/// visits its elements in a loop nest, skipping masked ones (old value 0).
 struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(tile::AtomicRMWOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto ptrTy = LLVM::LLVMPointerType::get(rewriter.getContext());
-    Value ptr =
-        LLVM::IntToPtrOp::create(rewriter, loc, ptrTy, adaptor.getPtr());
-    Type type = op.getValue().getType();
-    rewriter.replaceOpWithNewOp<LLVM::AtomicRMWOp>(
-        op, getAtomicBinOp(op.getKind(), type), ptr, adaptor.getValue(),
-        getAtomicOrdering(op.getSem()), StringRef(),
-        getStorageSizeInBytes(type));
+    Type elemType = tile::getElementTypeOrSelf(op.getValue().getType());
+    auto atomic = [&](OpBuilder &b, Location l, Value address,
+                      Value value) -> Value {
+      auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
+      Value ptr = LLVM::IntToPtrOp::create(b, l, ptrTy, address);
+      return LLVM::AtomicRMWOp::create(
+          b, l, getAtomicBinOp(op.getKind(), elemType), ptr, value,
+          getAtomicOrdering(op.getSem()), StringRef(),
+          getStorageSizeInBytes(elemType));
+    };
+    auto zero = [&](OpBuilder &b, Location l) -> Value {
+      return arith::ConstantOp::create(b, l, b.getZeroAttr(elemType));
+    };
+    Value mask = adaptor.getMask();
+    auto tensorType = dyn_cast<RankedTensorType>(op.getType());
+    if (!tensorType) {
+      rewriter.replaceOp(op, buildMasked(
+                                 rewriter, loc, mask, elemType,
+                                 [&](OpBuilder &b, Location l) {
+                                   return atomic(b, l, adaptor.getPtr(),
+                                                 adaptor.getValue());
+                                 },
+                                 zero));
+      return success();
+    }
+    SmallVector<Value> lbs, ubs, steps;
+    getElementLoopBounds(rewriter, loc, tensorType.getShape(), lbs, ubs, steps);
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, tensorType.getShape(), elemType);
+    scf::LoopNest nest = scf::buildLoopNest(
+        rewriter, loc, lbs, ubs, steps, ValueRange{init},
+        [&](OpBuilder &b, Location l, ValueRange idx,
+            ValueRange carried) -> scf::ValueVector {
+          Value m = mask ? Value(tensor::ExtractOp::create(b, l, mask, idx))
+                         : Value();
+          Value old = buildMasked(
+              b, l, m, elemType,
+              [&](OpBuilder &tb, Location tl) {
+                return atomic(
+                    tb, tl,
+                    tensor::ExtractOp::create(tb, tl, adaptor.getPtr(), idx),
+                    tensor::ExtractOp::create(tb, tl, adaptor.getValue(), idx));
+              },
+              zero);
+          return {tensor::InsertOp::create(b, l, old, carried[0], idx)};
+        });
+    rewriter.replaceOp(op, nest.results[0]);
     return success();
   }
 };

@@ -1,11 +1,13 @@
-//===- AtomicsToGPU.cpp - one atomic per program --------------------------===//
+//===- AtomicsToGPU.cpp - atomics per program or per element --------------===//
 //
-// Scalars live in every thread, but a tile.atomic_rmw must happen once per
-// program: thread 0 performs it and passes the old value to the others
-// through scratch memory. The program's ordering is built around it: for
-// release, every thread fences before the barrier that precedes the atomic
-// (so all of the program's earlier accesses are ordered before it); for
-// acquire, every thread fences after the barrier that publishes the result.
+// Scalars live in every thread, but a scalar tile.atomic_rmw must happen once
+// per program: thread 0 performs it and passes the old value to the others
+// through scratch memory. A tile's atomics happen once per element, by the
+// thread that would store the element. The program's ordering is built
+// around them: for release, every thread fences before the barrier that
+// precedes the atomics (so all of the program's earlier accesses are ordered
+// before them); for acquire, every thread fences after the barrier that
+// follows them.
 //
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
@@ -20,6 +22,32 @@ using namespace kda;
 
 namespace {
 
+/// i1: `a && b`, either of which may be absent.
+Value andGuards(OpBuilder &b, Location loc, Value x, Value y) {
+  if (!x)
+    return y;
+  if (!y)
+    return x;
+  return LLVM::AndOp::create(b, loc, x, y);
+}
+
+/// `atomic()` where `guard` holds, else 0 (no guard: always).
+Value emitGuardedAtomic(OpBuilder &b, Location loc, Value guard, Type type,
+                        function_ref<Value(OpBuilder &)> atomic) {
+  if (!guard)
+    return atomic(b);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, guard,
+                                /*addThenBlock=*/true, /*addElseBlock=*/true);
+  OpBuilder::InsertionGuard insertion(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  scf::YieldOp::create(b, loc, atomic(b));
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  scf::YieldOp::create(
+      b, loc,
+      LLVM::ConstantOp::create(b, loc, b.getZeroAttr(type)).getResult());
+  return ifOp.getResult(0);
+}
+
 struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
   AtomicRMWLowering(const TypeConverter &converter, MLIRContext *ctx,
                     GPULoweringState &state)
@@ -32,39 +60,128 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
     Location loc = op.getLoc();
     TargetHooks &hooks = *state.hooks;
     StringRef scope = hooks.getSyncScope(op.getScope());
-    bool release = hasRelease(op.getSem());
-    bool acquire = hasAcquire(op.getSem());
-    Type type = adaptor.getValue().getType();
-    Value slot = getScratch(rewriter, loc, state, getScratchElementBytes(type));
-    if (release)
+    Type type = tile::getElementTypeOrSelf(op.getValue().getType());
+    auto atomicAt = [&](Value ptr, Value value) {
+      return [&, ptr, value](OpBuilder &b) -> Value {
+        return LLVM::AtomicRMWOp::create(
+            b, loc, getAtomicBinOp(op.getKind(), type), ptr, value,
+            getAtomicOrdering(op.getSem()), scope,
+            getScratchElementBytes(type));
+      };
+    };
+    if (hasRelease(op.getSem()))
       LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::release,
                             scope);
-    // Also keeps the scratch slot from being overwritten while a previous
-    // user may still read it.
+    // Orders every thread's earlier accesses before the atomics, and keeps
+    // the scratch buffer from being overwritten while a previous user may
+    // still read it.
     hooks.barrier(rewriter, loc);
     Type i32 = rewriter.getI32Type();
-    Value first = emitIsFirstThread(rewriter, loc, state);
-    auto ifOp = scf::IfOp::create(rewriter, loc, first,
-                                  /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(ifOp.thenBlock());
-      Value old = LLVM::AtomicRMWOp::create(
-          rewriter, loc, getAtomicBinOp(op.getKind(), type), adaptor.getPtr(),
-          adaptor.getValue(), getAtomicOrdering(op.getSem()), scope,
-          getScratchElementBytes(type));
-      storeScratch(rewriter, loc, slot,
-                   LLVM::ConstantOp::create(rewriter, loc, i32, 0), old);
+    Value result;
+    auto tensorType = dyn_cast<RankedTensorType>(op.getType());
+    if (!tensorType) {
+      Value slot =
+          getScratch(rewriter, loc, state, getScratchElementBytes(type));
+      Value zero = LLVM::ConstantOp::create(rewriter, loc, i32, 0);
+      // Thread 0 does it and publishes the old value (0 when masked off).
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc, emitIsFirstThread(rewriter, loc, state), false);
+      {
+        OpBuilder::InsertionGuard insertion(rewriter);
+        rewriter.setInsertionPointToStart(ifOp.thenBlock());
+        Value old =
+            emitGuardedAtomic(rewriter, loc, adaptor.getMask(), type,
+                              atomicAt(adaptor.getPtr(), adaptor.getValue()));
+        storeScratch(rewriter, loc, slot, zero, old);
+      }
+      hooks.barrier(rewriter, loc);
+      result = loadScratch(rewriter, loc, slot, zero, type);
+    } else {
+      result =
+          lowerTileAtomic(rewriter, loc, op, adaptor, tensorType, atomicAt);
     }
-    hooks.barrier(rewriter, loc);
-    Value result =
-        loadScratch(rewriter, loc, slot,
-                    LLVM::ConstantOp::create(rewriter, loc, i32, 0), type);
-    if (acquire)
+    if (hasAcquire(op.getSem()))
       LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acquire,
                             scope);
     rewriter.replaceOp(op, result);
     return success();
+  }
+
+private:
+  /// One atomic per unmasked element, by the thread whose duplicate lane and
+  /// warp bits are zero (as a store picks its writer). When other threads
+  /// hold copies of an element, the owner's old value reaches them through
+  /// scratch. Ends with a barrier either way.
+  template <typename AtomicAt>
+  Value lowerTileAtomic(ConversionPatternRewriter &rewriter, Location loc,
+                        tile::AtomicRMWOp op, OpAdaptor adaptor,
+                        RankedTensorType tensorType, AtomicAt atomicAt) const {
+    Type type = tensorType.getElementType();
+    Type i32 = rewriter.getI32Type();
+    LinearLayout layout = getTileLayout(tensorType);
+    ThreadIndex thread = getThreadIndex(rewriter, loc, state);
+    auto isZero = [&](Value v, uint64_t mask) -> Value {
+      Value bits = LLVM::AndOp::create(
+          rewriter, loc, v, LLVM::ConstantOp::create(rewriter, loc, i32, mask));
+      return LLVM::ICmpOp::create(
+          rewriter, loc, LLVM::ICmpPredicate::eq, bits,
+          LLVM::ConstantOp::create(rewriter, loc, i32, 0));
+    };
+    uint64_t dupLanes = layout.getDuplicateMask(HWDim::Lane);
+    uint64_t dupWarps = layout.getDuplicateMask(HWDim::Warp);
+    Value owner;
+    if (dupLanes)
+      owner = isZero(thread.lane, dupLanes);
+    if (dupWarps)
+      owner = andGuards(rewriter, loc, owner, isZero(thread.warp, dupWarps));
+    uint64_t dupRegs = layout.getDuplicateMask(HWDim::Register);
+    SmallVector<Value> ptrs = unpackRegisters(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> values =
+        unpackRegisters(rewriter, loc, adaptor.getValue());
+    SmallVector<Value> masks;
+    if (adaptor.getMask())
+      masks = unpackRegisters(rewriter, loc, adaptor.getMask());
+    SmallVector<Value> olds(ptrs.size());
+    for (size_t r = 0; r < ptrs.size(); ++r) {
+      if (int64_t(r) & dupRegs)
+        continue;
+      Value guard =
+          andGuards(rewriter, loc, owner, masks.empty() ? Value() : masks[r]);
+      olds[r] = emitGuardedAtomic(rewriter, loc, guard, type,
+                                  atomicAt(ptrs[r], values[r]));
+    }
+    if (owner) {
+      // Copies in other threads: the owner writes, everyone reads.
+      int64_t numElements = tensorType.getNumElements();
+      Value base = getScratch(rewriter, loc, state,
+                              numElements * getScratchElementBytes(type));
+      SmallVector<Value> laneWarp =
+          emitLaneWarpCoords(rewriter, loc, layout, thread);
+      SmallVector<Value> indices(ptrs.size());
+      for (size_t r = 0; r < ptrs.size(); ++r)
+        if (!(int64_t(r) & dupRegs))
+          indices[r] = emitLinearIndex(
+              rewriter, loc, emitCoords(rewriter, loc, layout, r, laneWarp),
+              tensorType.getShape());
+      auto ifOp = scf::IfOp::create(rewriter, loc, owner, false);
+      {
+        OpBuilder::InsertionGuard insertion(rewriter);
+        rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        for (size_t r = 0; r < ptrs.size(); ++r)
+          if (!(int64_t(r) & dupRegs))
+            storeScratch(rewriter, loc, base, indices[r], olds[r]);
+      }
+      state.hooks->barrier(rewriter, loc);
+      for (size_t r = 0; r < ptrs.size(); ++r)
+        if (!(int64_t(r) & dupRegs))
+          olds[r] = loadScratch(rewriter, loc, base, indices[r], type);
+    }
+    state.hooks->barrier(rewriter, loc);
+    for (size_t r = 0; r < ptrs.size(); ++r)
+      if (int64_t(r) & dupRegs)
+        olds[r] = olds[r & ~dupRegs];
+    Type structType = getTypeConverter()->convertType(tensorType);
+    return packRegisters(rewriter, loc, structType, olds);
   }
 };
 

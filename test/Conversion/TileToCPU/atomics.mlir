@@ -16,3 +16,20 @@ func.func @atomics(%p: !tile.ptr<i32>, %v: i32, %f: !tile.ptr<f32>, %x: f32) att
   %3 = tile.atomic_rmw max %p, %v {sem = acquire, scope = gpu} : !tile.ptr<i32>
   return
 }
+
+// -----
+
+// A tile: a loop over its elements, each unmasked one an atomicrmw (masked
+// ones give 0 and touch no memory).
+// CHECK-LABEL: func.func @tile_atomics(
+// CHECK: scf.for
+// CHECK: %[[M:.*]] = tensor.extract %{{.*}} : tensor<16xi1>
+// CHECK: scf.if %[[M]] -> (i32) {
+// CHECK: llvm.atomicrmw max %{{.*}}, %{{.*}} monotonic
+// CHECK: } else {
+// CHECK: arith.constant 0 : i32
+// CHECK: tensor.insert
+func.func @tile_atomics(%p: tensor<16x!tile.ptr<i32>>, %v: tensor<16xi32>, %m: tensor<16xi1>) -> tensor<16xi32> {
+  %0 = tile.atomic_rmw max %p, %v mask %m {sem = relaxed, scope = gpu} : tensor<16x!tile.ptr<i32>>
+  return %0 : tensor<16xi32>
+}

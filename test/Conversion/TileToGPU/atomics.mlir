@@ -50,3 +50,4 @@ func.func @relaxed_kinds(%f: !tile.ptr<f32>, %x: f32, %i: !tile.ptr<i64>, %y: i6
   return
 }
 }
+

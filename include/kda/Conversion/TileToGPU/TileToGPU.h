@@ -116,8 +116,9 @@ void populateShapeOpsToGPUPatterns(TileToGPUTypeConverter &converter,
 void populateMemoryOpsToGPUPatterns(TileToGPUTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     GPULoweringState &state);
-/// tile.atomic_rmw: once per program (thread 0), result broadcast, with the
-/// program-wide fences its semantic asks for.
+/// tile.atomic_rmw: a scalar once per program (thread 0, result broadcast), a
+/// tile once per element (by its owner thread), with the program-wide fences
+/// its semantic asks for.
 void populateAtomicsToGPUPatterns(TileToGPUTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns,
                                   GPULoweringState &state);
