@@ -129,7 +129,11 @@ def dsl_cases():
     # Atomics on tiles, with results independent of the order the atomics run in: a
     # histogram (indices repeating within and across programs, a masked tail; BLOCK 64 on
     # 128 threads holds every element twice, BLOCK 256 four per thread), and every kind.
-    from dsl_kernels import histogram, tile_atomic_kinds
+    from dsl_kernels import histogram, masked_counter, tile_atomic_kinds
+
+    cases.append(("masked_counter", masked_counter,
+                  [np.zeros(1, np.int32), np.zeros(1, np.int32)], {"WRITE_OLDS": False},
+                  (41, 1, 1), 4, 0.0, 0.0))
 
     for n, block in ((1000, 64), (1000, 256)):
         idx = r.integers(0, 7, n).astype(np.int32)

@@ -170,3 +170,14 @@ def tile_atomic_kinds(i32_ptr, f32_ptr, i64_ptr, xchg_olds_ptr, BLOCK: kt.conste
     if XCHG:
         old = kt.atomic_xchg(i32_ptr + 2 * BLOCK + offs, pid)
         kt.store(xchg_olds_ptr + pid * BLOCK + offs, old)
+
+
+@kt.jit
+def masked_counter(counter_ptr, olds_ptr, WRITE_OLDS: kt.constexpr = True):
+    """Even programs add 1 to one counter (a masked scalar atomic); odd ones get 0 back.
+    With WRITE_OLDS each program stores what it got back (for even programs this depends on
+    the order the atomics ran in)."""
+    pid = kt.program_id(0)
+    old = kt.atomic_add(counter_ptr, 1, mask=pid % 2 == 0, sem="relaxed")
+    if WRITE_OLDS:
+        kt.store(olds_ptr + pid, old)

@@ -75,3 +75,13 @@ def test_tile_atomic_kinds():
     for lane in range(block):
         chain = olds.reshape(nprog, block)[:, lane].tolist() + [int(i32[2 * block + lane])]
         assert sorted(chain) == sorted([-5] + list(range(nprog)))
+
+
+def test_masked_scalar_atomic():
+    n = 41
+    counter = np.zeros(1, np.int32)
+    olds = np.full(n, -1, np.int32)
+    dk.masked_counter[(n,)](counter, olds)
+    assert counter[0] == (n + 1) // 2
+    np.testing.assert_array_equal(olds[1::2], 0)  # masked off: 0, no memory touched
+    assert sorted(olds[0::2].tolist()) == list(range((n + 1) // 2))
