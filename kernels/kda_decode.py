@@ -20,7 +20,8 @@ are runtime arguments: they never multiply compiled kernels.
 
 Layout constexprs:
   BV            value rows per program; D // BV must be a power of two.
-  BLK           value rows per step (divides BV): registers per thread vs. steps.
+  BLK           value rows per step (divides BV; 0, the default: BV, one step): registers per
+                thread vs. steps.
   STATE_KV      False: state[slot, h] is [V, K] (K contiguous); True: [K, V].
   USE_LOWER_BOUND  True: g = lower_bound * sigmoid(exp(A_log) * (raw_g + dt_bias));
                    False: g = -exp(A_log) * softplus(raw_g + dt_bias).
@@ -93,11 +94,15 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
                lower_bound, norm_eps,
                H: kt.constexpr, D: kt.constexpr, BV: kt.constexpr, STATE_KV: kt.constexpr,
                USE_LOWER_BOUND: kt.constexpr, HAS_CONV_BIAS: kt.constexpr,
-               FUSED_FB: kt.constexpr, BLK: kt.constexpr = 32):
+               FUSED_FB: kt.constexpr, BLK: kt.constexpr = 0):
     NV = D // BV
     kt.static_assert(NV * BV == D and (NV & (NV - 1)) == 0,
                      "BV must divide D into a power-of-two number of blocks")
-    kt.static_assert(BLK <= BV and BV % BLK == 0, "BLK must divide BV")
+    if BLK == 0:
+        ROWS = BV  # one step
+    else:
+        ROWS = BLK
+    kt.static_assert(ROWS <= BV and BV % ROWS == 0, "BLK must divide BV")
     n = kt.program_id(0)
     h = kt.program_id(1)
     if NV == 1:
@@ -105,24 +110,24 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
     else:
         vb = kt.program_id(2)
     offs = kt.arange(0, D)
-    rows = kt.arange(0, BLK)
+    rows = kt.arange(0, ROWS)
     head = n * H + h
     head_row = head * D
     slot = kt.load(state_idx_ptr + n)
     if (slot >= 0) & (slot < num_slots):
         slot64 = slot.to(kt.int64)
         s_base = state_ptr + (slot64 * H + h) * (D * D)
-        # The program's value rows are processed BLK at a time: a [BLK, D] state block in
-        # flight costs BLK * D / threads registers, so more programs fit on a multiprocessor
+        # The program's value rows are processed ROWS at a time: a [ROWS, D] state block in
+        # flight costs ROWS * D / threads registers, so more programs fit on a multiprocessor
         # than with the whole [BV, D] block held at once.
         if STATE_KV:
-            # Memory is [K, V]: hold a block as [K, BLK] too, so loads stay contiguous.
+            # Memory is [K, V]: hold a block as [K, ROWS] too, so loads stay contiguous.
             s_block = s_base + offs[:, None] * D + (vb * BV + rows)[None, :]
-            s_step = BLK
+            s_step = ROWS
         else:
             s_block = s_base + (vb * BV + rows)[:, None] * D + offs[None, :]
-            s_step = BLK * D
-        if BV == BLK:
+            s_step = ROWS * D
+        if BV == ROWS:
             # One step: its load goes first, so its latency overlaps the conv, norms and gate.
             # (With several steps this would keep a block of registers live through them,
             # and fewer programs would fit on a multiprocessor.)
@@ -158,11 +163,11 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
         egk = eg * k
         egq = eg * q
         kq = kt.sum(k * q, 0)
-        sum_sq = kt.zeros((BLK,), kt.float32)
-        for b in kt.static_range(BV // BLK):
-            if BV > BLK:
+        sum_sq = kt.zeros((ROWS,), kt.float32)
+        for b in kt.static_range(BV // ROWS):
+            if BV > ROWS:
                 S = kt.load(s_block + b * s_step).to(kt.float32)
-            v_rows = vb * BV + b * BLK + rows
+            v_rows = vb * BV + b * ROWS + rows
             v = conv_silu(x_row, conv_w_ptr, conv_b_ptr, cs_slot, (2 * H + h) * D + v_rows,
                           stride_cs_c, stride_cs_w, HAS_CONV_BIAS)
             if STATE_KV:
@@ -175,16 +180,16 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
                 o = kt.sum(S * egq[None, :], 1)
                 delta = beta * (v - u)
                 S = S * eg[None, :] + delta[:, None] * k[None, :]
-            if NV == 1 or BV > BLK:
+            if NV == 1 or BV > ROWS:
                 kt.store(s_block + b * s_step, S)
             o = (o + delta * kq).to(kt.bfloat16).to(kt.float32)
             sum_sq = sum_sq + o * o
-            if BV > BLK or NV > 1:
+            if BV > ROWS or NV > 1:
                 # The bf16-rounded output (what the norm normalizes) waits in out, exactly.
                 kt.store(out_ptr + head_row + v_rows, o)
         # Sigmoid-gated RMSNorm over all D outputs of the head.
         if NV == 1:
-            if BV > BLK:
+            if BV > ROWS:
                 o = kt.load(out_ptr + head_row + offs).to(kt.float32)
             gated_rmsnorm(o, kt.sum(sum_sq, 0), gate_ptr, norm_w_ptr, out_ptr,
                           head_row + offs, offs, D, norm_eps)
@@ -201,7 +206,7 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
                 o_all = kt.load(out_ptr + head_row + offs).to(kt.float32)
                 gated_rmsnorm(o_all, sum_all, gate_ptr, norm_w_ptr, out_ptr, head_row + offs,
                               offs, D, norm_eps)
-            if BV == BLK:
+            if BV == ROWS:
                 # The program's own state block, held since its one step: storing it after the
                 # ticket keeps its writes out of what the release must wait for.
                 kt.store(s_block, S)

@@ -129,7 +129,16 @@ def dsl_cases():
     # Atomics on tiles, with results independent of the order the atomics run in: a
     # histogram (indices repeating within and across programs, a masked tail; BLOCK 64 on
     # 128 threads holds every element twice, BLOCK 256 four per thread), and every kind.
-    from dsl_kernels import histogram, masked_counter, tile_atomic_kinds
+    from dsl_kernels import atomic_olds, histogram, masked_counter, tile_atomic_kinds
+
+    # Old values returned to every thread holding a copy (BLOCK 64 on 128 threads: through
+    # shared memory) and a masked scalar's, each address touched once so they are exact.
+    for block in (64, 512):
+        cases.append((f"atomic_olds_b{block}", atomic_olds,
+                      [r.integers(-1000, 1000, 6 * block).astype(np.int32),
+                       np.zeros(6 * block, np.int32),
+                       r.integers(-1000, 1000, 6).astype(np.int32), np.zeros(6, np.int32)],
+                      {"BLOCK": block}, (6, 1, 1), 4, 0.0, 0.0))
 
     cases.append(("masked_counter", masked_counter,
                   [np.zeros(1, np.int32), np.zeros(1, np.int32)], {"WRITE_OLDS": False},

@@ -181,3 +181,15 @@ def masked_counter(counter_ptr, olds_ptr, WRITE_OLDS: kt.constexpr = True):
     old = kt.atomic_add(counter_ptr, 1, mask=pid % 2 == 0, sem="relaxed")
     if WRITE_OLDS:
         kt.store(olds_ptr + pid, old)
+
+
+@kt.jit
+def atomic_olds(buf_ptr, olds_ptr, slot_ptr, slot_olds_ptr, BLOCK: kt.constexpr):
+    """Atomics whose old values do not depend on their order (every address is touched once):
+    program p adds lane + 1 to its own BLOCK elements except every third lane (masked: old
+    value 0), and exchanges p + 100 into its own slot when p is even (odd: 0 back)."""
+    pid = kt.program_id(0)
+    offs = kt.arange(0, BLOCK)
+    old = kt.atomic_add(buf_ptr + pid * BLOCK + offs, offs + 1, mask=offs % 3 != 0)
+    kt.store(olds_ptr + pid * BLOCK + offs, old)
+    kt.store(slot_olds_ptr + pid, kt.atomic_xchg(slot_ptr + pid, pid + 100, mask=pid % 2 == 0))

@@ -85,3 +85,25 @@ def test_masked_scalar_atomic():
     assert counter[0] == (n + 1) // 2
     np.testing.assert_array_equal(olds[1::2], 0)  # masked off: 0, no memory touched
     assert sorted(olds[0::2].tolist()) == list(range((n + 1) // 2))
+
+
+@pytest.mark.parametrize("block", [64, 512])
+def test_atomic_old_values(block):
+    """The old values a tile atomic returns, per element (masked ones: 0), and a masked scalar
+    exchange's, where no two atomics share an address."""
+    nprog = 6
+    rng = np.random.default_rng(block)
+    buf = rng.integers(-1000, 1000, nprog * block).astype(np.int32)
+    before = buf.copy()
+    olds = np.full(nprog * block, -1, np.int32)
+    slots = rng.integers(-1000, 1000, nprog).astype(np.int32)
+    slots_before = slots.copy()
+    slot_olds = np.full(nprog, -1, np.int32)
+    dk.atomic_olds[(nprog,)](buf, olds, slots, slot_olds, BLOCK=block)
+    lanes = np.tile(np.arange(block), nprog)
+    live = lanes % 3 != 0
+    np.testing.assert_array_equal(olds, np.where(live, before, 0))
+    np.testing.assert_array_equal(buf, np.where(live, before + lanes + 1, before))
+    even = np.arange(nprog) % 2 == 0
+    np.testing.assert_array_equal(slot_olds, np.where(even, slots_before, 0))
+    np.testing.assert_array_equal(slots, np.where(even, np.arange(nprog) + 100, slots_before))
