@@ -84,6 +84,27 @@ void getElementLoopBounds(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
   }
 }
 
+/// A tensor whose element at each index is `element(b, loc, index)`, filled by
+/// an explicit loop nest rather than tensor.generate: upstream folds
+/// tensor.extract(tensor.generate) by cloning the body to the use, which could
+/// move a memory access past a store to the same address.
+Value buildElementLoop(
+    OpBuilder &b, Location loc, RankedTensorType type,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> element) {
+  SmallVector<Value> lbs, ubs, steps;
+  getElementLoopBounds(b, loc, type.getShape(), lbs, ubs, steps);
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  scf::LoopNest nest =
+      scf::buildLoopNest(b, loc, lbs, ubs, steps, ValueRange{init},
+                         [&](OpBuilder &lb, Location l, ValueRange idx,
+                             ValueRange carried) -> scf::ValueVector {
+                           return {tensor::InsertOp::create(
+                               lb, l, element(lb, l, idx), carried[0], idx)};
+                         });
+  return nest.results[0];
+}
+
 struct AddPtrLowering : OpConversionPattern<tile::AddPtrOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -140,34 +161,24 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
       rewriter.replaceOp(op, v);
       return success();
     }
-    // An explicit loop nest filling a tensor, rather than tensor.generate:
-    // upstream folds tensor.extract(tensor.generate) by cloning the body to
-    // the use, which could move the read past a store to the same address.
-    SmallVector<Value> lbs, ubs, steps;
-    getElementLoopBounds(rewriter, loc, tensorType.getShape(), lbs, ubs, steps);
-    Value init =
-        tensor::EmptyOp::create(rewriter, loc, tensorType.getShape(), elemType);
-    scf::LoopNest nest = scf::buildLoopNest(
-        rewriter, loc, lbs, ubs, steps, ValueRange{init},
-        [&](OpBuilder &b, Location l, ValueRange idx,
-            ValueRange carried) -> scf::ValueVector {
-          Value m = mask ? Value(tensor::ExtractOp::create(b, l, mask, idx))
-                         : Value();
-          Value v = buildMasked(
-              b, l, m, elemType,
-              [&](OpBuilder &tb, Location tl) {
-                Value addr =
-                    tensor::ExtractOp::create(tb, tl, adaptor.getPtr(), idx);
-                return loadScalar(tb, tl, addr, elemType);
-              },
-              [&](OpBuilder &eb, Location el) -> Value {
-                if (other)
-                  return tensor::ExtractOp::create(eb, el, other, idx);
-                return zeroOf(eb, el);
-              });
-          return {tensor::InsertOp::create(b, l, v, carried[0], idx)};
-        });
-    rewriter.replaceOp(op, nest.results[0]);
+    auto element = [&](OpBuilder &b, Location l, ValueRange idx) {
+      Value m =
+          mask ? Value(tensor::ExtractOp::create(b, l, mask, idx)) : Value();
+      return buildMasked(
+          b, l, m, elemType,
+          [&](OpBuilder &tb, Location tl) {
+            Value addr =
+                tensor::ExtractOp::create(tb, tl, adaptor.getPtr(), idx);
+            return loadScalar(tb, tl, addr, elemType);
+          },
+          [&](OpBuilder &eb, Location el) -> Value {
+            if (other)
+              return tensor::ExtractOp::create(eb, el, other, idx);
+            return zeroOf(eb, el);
+          });
+    };
+    rewriter.replaceOp(op,
+                       buildElementLoop(rewriter, loc, tensorType, element));
     return success();
   }
 };
@@ -248,28 +259,21 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
                                  zero));
       return success();
     }
-    SmallVector<Value> lbs, ubs, steps;
-    getElementLoopBounds(rewriter, loc, tensorType.getShape(), lbs, ubs, steps);
-    Value init =
-        tensor::EmptyOp::create(rewriter, loc, tensorType.getShape(), elemType);
-    scf::LoopNest nest = scf::buildLoopNest(
-        rewriter, loc, lbs, ubs, steps, ValueRange{init},
-        [&](OpBuilder &b, Location l, ValueRange idx,
-            ValueRange carried) -> scf::ValueVector {
-          Value m = mask ? Value(tensor::ExtractOp::create(b, l, mask, idx))
-                         : Value();
-          Value old = buildMasked(
-              b, l, m, elemType,
-              [&](OpBuilder &tb, Location tl) {
-                return atomic(
-                    tb, tl,
-                    tensor::ExtractOp::create(tb, tl, adaptor.getPtr(), idx),
-                    tensor::ExtractOp::create(tb, tl, adaptor.getValue(), idx));
-              },
-              zero);
-          return {tensor::InsertOp::create(b, l, old, carried[0], idx)};
-        });
-    rewriter.replaceOp(op, nest.results[0]);
+    auto element = [&](OpBuilder &b, Location l, ValueRange idx) {
+      Value m =
+          mask ? Value(tensor::ExtractOp::create(b, l, mask, idx)) : Value();
+      return buildMasked(
+          b, l, m, elemType,
+          [&](OpBuilder &tb, Location tl) {
+            return atomic(
+                tb, tl,
+                tensor::ExtractOp::create(tb, tl, adaptor.getPtr(), idx),
+                tensor::ExtractOp::create(tb, tl, adaptor.getValue(), idx));
+          },
+          zero);
+    };
+    rewriter.replaceOp(op,
+                       buildElementLoop(rewriter, loc, tensorType, element));
     return success();
   }
 };

@@ -22,15 +22,6 @@ using namespace kda;
 
 namespace {
 
-/// i1: `a && b`, either of which may be absent.
-Value andGuards(OpBuilder &b, Location loc, Value x, Value y) {
-  if (!x)
-    return y;
-  if (!y)
-    return x;
-  return LLVM::AndOp::create(b, loc, x, y);
-}
-
 /// `atomic()` where `guard` holds, else 0 (no guard: always).
 Value emitGuardedAtomic(OpBuilder &b, Location loc, Value guard, Type type,
                         function_ref<Value(OpBuilder &)> atomic) {
@@ -117,23 +108,9 @@ private:
                         tile::AtomicRMWOp op, OpAdaptor adaptor,
                         RankedTensorType tensorType, AtomicAt atomicAt) const {
     Type type = tensorType.getElementType();
-    Type i32 = rewriter.getI32Type();
     LinearLayout layout = getTileLayout(tensorType);
     ThreadIndex thread = getThreadIndex(rewriter, loc, state);
-    auto isZero = [&](Value v, uint64_t mask) -> Value {
-      Value bits = LLVM::AndOp::create(
-          rewriter, loc, v, LLVM::ConstantOp::create(rewriter, loc, i32, mask));
-      return LLVM::ICmpOp::create(
-          rewriter, loc, LLVM::ICmpPredicate::eq, bits,
-          LLVM::ConstantOp::create(rewriter, loc, i32, 0));
-    };
-    uint64_t dupLanes = layout.getDuplicateMask(HWDim::Lane);
-    uint64_t dupWarps = layout.getDuplicateMask(HWDim::Warp);
-    Value owner;
-    if (dupLanes)
-      owner = isZero(thread.lane, dupLanes);
-    if (dupWarps)
-      owner = andGuards(rewriter, loc, owner, isZero(thread.warp, dupWarps));
+    Value owner = emitIsElementOwner(rewriter, loc, layout, thread);
     uint64_t dupRegs = layout.getDuplicateMask(HWDim::Register);
     SmallVector<Value> ptrs = unpackRegisters(rewriter, loc, adaptor.getPtr());
     SmallVector<Value> values =

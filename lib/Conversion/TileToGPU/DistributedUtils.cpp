@@ -240,3 +240,28 @@ Value kda::emitIsFirstThread(OpBuilder &b, Location loc,
       b, loc, LLVM::ICmpPredicate::eq, state.hooks->getThreadId(b, loc),
       LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0));
 }
+
+Value kda::emitIsElementOwner(OpBuilder &b, Location loc,
+                              const LinearLayout &layout, ThreadIndex thread) {
+  Type i32 = b.getI32Type();
+  auto isZero = [&](Value v, uint64_t mask) -> Value {
+    Value bits = LLVM::AndOp::create(
+        b, loc, v, LLVM::ConstantOp::create(b, loc, i32, mask));
+    return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, bits,
+                                LLVM::ConstantOp::create(b, loc, i32, 0));
+  };
+  Value owner;
+  if (uint64_t lanes = layout.getDuplicateMask(HWDim::Lane))
+    owner = isZero(thread.lane, lanes);
+  if (uint64_t warps = layout.getDuplicateMask(HWDim::Warp))
+    owner = andGuards(b, loc, owner, isZero(thread.warp, warps));
+  return owner;
+}
+
+Value kda::andGuards(OpBuilder &b, Location loc, Value x, Value y) {
+  if (!x)
+    return y;
+  if (!y)
+    return x;
+  return LLVM::AndOp::create(b, loc, x, y);
+}

@@ -71,14 +71,6 @@ void emitGuardedStore(OpBuilder &b, Location loc, Value ptr, Value value,
   storeElement(b, loc, ptr, value);
 }
 
-Value andGuards(OpBuilder &b, Location loc, Value a, Value c) {
-  if (!a)
-    return c;
-  if (!c)
-    return a;
-  return LLVM::AndOp::create(b, loc, a, c);
-}
-
 /// How many consecutive registers one memory access moves: registers
 /// contiguous along the layout's fastest dimension, at most 128 bits, and as
 /// many as the pointers' contiguity and alignment and the mask's constancy
@@ -234,15 +226,6 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
   matchAndRewrite(tile::StoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type i32 = rewriter.getI32Type();
-    ThreadIndex thread = getThreadIndex(rewriter, loc, state);
-    auto isZero = [&](Value v, uint64_t mask) -> Value {
-      Value bits = LLVM::AndOp::create(
-          rewriter, loc, v, LLVM::ConstantOp::create(rewriter, loc, i32, mask));
-      return LLVM::ICmpOp::create(
-          rewriter, loc, LLVM::ICmpPredicate::eq, bits,
-          LLVM::ConstantOp::create(rewriter, loc, i32, 0));
-    };
     auto valueType = dyn_cast<RankedTensorType>(op.getValue().getType());
     if (!valueType) {
       // Every thread holds the scalar: the first one stores it.
@@ -253,13 +236,8 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
       return success();
     }
     LinearLayout layout = getTileLayout(valueType);
-    // Of the threads holding copies of an element, the one whose duplicate
-    // lane and warp bits are zero stores it.
-    Value owner;
-    if (uint64_t lanes = layout.getDuplicateMask(HWDim::Lane))
-      owner = isZero(thread.lane, lanes);
-    if (uint64_t warps = layout.getDuplicateMask(HWDim::Warp))
-      owner = andGuards(rewriter, loc, owner, isZero(thread.warp, warps));
+    Value owner = emitIsElementOwner(rewriter, loc, layout,
+                                     getThreadIndex(rewriter, loc, state));
     uint64_t dupRegs = layout.getDuplicateMask(HWDim::Register);
     SmallVector<Value> ptrs = unpackRegisters(rewriter, loc, adaptor.getPtr());
     SmallVector<Value> values =

@@ -56,6 +56,15 @@ ThreadIndex getThreadIndex(mlir::OpBuilder &b, mlir::Location loc,
 /// or performs a program's atomic).
 mlir::Value emitIsFirstThread(mlir::OpBuilder &b, mlir::Location loc,
                               GPULoweringState &state);
+/// i1: whether this thread owns its elements of a tile in `layout`: of the
+/// threads holding copies of an element, the one whose duplicate lane and warp
+/// bits are zero (it stores the element, or performs its atomic). Null when
+/// the layout has no copies in other threads.
+mlir::Value emitIsElementOwner(mlir::OpBuilder &b, mlir::Location loc,
+                               const LinearLayout &layout, ThreadIndex thread);
+/// i1 `x && y`; either may be null (no condition).
+mlir::Value andGuards(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                      mlir::Value y);
 
 /// The part of every element coordinate that depends on the lane and warp
 /// (i32 per tile dimension); XOR it with a register's constant part.
