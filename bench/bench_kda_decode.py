@@ -7,15 +7,15 @@ Two steps, because the GPU machine has no LLVM:
     python3 bench/bench_kda_decode.py run DIR         # on the GPU machine (torch, triton, FLA)
 
 `run` prints, for H in {12, 32, 64} and batch in {1, 8, 32, 128, 256}: our fused decode (conv,
-norms, gates, delta rule, gated RMSNorm; fp32 and bf16 state; whole heads in steps of 32 rows on
-4 warps or of 64 rows on 8 warps, heads split over 4 programs, and the launch kdatile.ops
-picks), FLA's KDA core alone (`fused_recurrent_kda_fwd` with in-kernel L2-norm, gate and beta
-sigmoid, lower bound -5, paged fp32 [V, K] state updated in place) and FLA's whole step (three
-causal_conv1d_update calls, the core, and the gated RMSNorm), all replayed from CUDA graphs;
-times in microseconds, FLA's time over ours measured in the same run, and the state-traffic
-bandwidth bound (fp32 state read + write at the best copy bandwidth measured in the same run). The
-protocol is KDA.md section 5's: a paged pool of 2*B+1 slots, distinct random slots, median
-over many replays.
+norms, gates, delta rule, gated RMSNorm; fp32 and bf16 state; whole heads in steps of 32 rows on 4
+warps, with or without two shared-memory stages of asynchronous copies, or of 64 rows on 8 warps,
+heads split over 4 programs, and the launch kdatile.ops picks), FLA's KDA core alone
+(`fused_recurrent_kda_fwd` with in-kernel L2-norm, gate and beta sigmoid, lower bound -5, paged fp32
+[V, K] state updated in place) and FLA's whole step (three causal_conv1d_update calls, the core, and
+the gated RMSNorm), all replayed from CUDA graphs; times in microseconds, FLA's time over ours
+measured in the same run, and the state-traffic bandwidth bound (fp32 state read + write at the best
+copy bandwidth measured in the same run). The protocol is KDA.md section 5's: a paged pool of 2*B+1
+slots, distinct random slots, median over many replays.
 
 FLA comes from the fla-core wheel carried as .whl/ (see the device README), never committed.
 """
@@ -37,12 +37,13 @@ HEADS = (12, 32, 64)
 BATCHES = (1, 8, 32, 128, 256)
 D = 128
 STATE_DTYPES = ("f32", "bf16")
-# (value rows per program BV, value rows per step BLK, warps): the launches decode_config picks.
-LAUNCHES = ((128, 32, 4), (128, 64, 8), (32, 32, 4))
+# (value rows per program BV, value rows per step BLK, shared-memory stages STAGES, warps): the
+# launches decode_config picks.
+LAUNCHES = ((128, 32, 2, 4), (128, 32, 0, 4), (128, 64, 0, 8), (32, 32, 0, 4))
 VARIANTS = [(state, *launch) for state in STATE_DTYPES for launch in LAUNCHES]
 
 
-def decode_args(np_state_dtype, H, B, rng, block_v, block_step):
+def decode_args(np_state_dtype, H, B, rng, block_v, block_step, stages):
     """Arguments of kernels/kda_decode.py with NumPy stand-ins (shapes and dtypes only)."""
     from kda_reference import decode_launch, make_decode_inputs
 
@@ -50,7 +51,8 @@ def decode_args(np_state_dtype, H, B, rng, block_v, block_step):
     if np_state_dtype == "bf16":
         inp["state"] = np.zeros(inp["state"].shape, np.uint16)
     idx = np.arange(B, dtype=np.int32)
-    return decode_launch(inp, idx, lower_bound=-5.0, block_v=block_v, block_step=block_step)
+    return decode_launch(inp, idx, lower_bound=-5.0, block_v=block_v, block_step=block_step,
+                         stages=stages)
 
 
 def prepare(out_dir):
@@ -60,9 +62,9 @@ def prepare(out_dir):
     rng = np.random.default_rng(0)
     launches = []
     for H in HEADS:
-        for state, bv, blk, warps in VARIANTS:
+        for state, bv, blk, stages, warps in VARIANTS:
             # The specialization does not depend on the batch (only the grid does).
-            args, constexprs, _ = decode_args(state, H, 8, rng, bv, blk)
+            args, constexprs, _ = decode_args(state, H, 8, rng, bv, blk, stages)
             launches.append((kda_decode, args, dict(constexprs, num_warps=warps)))
     runtime = os.path.join(ROOT, "test", "gpu", "artifacts", "libkda_gpu_runtime.so")
     if not os.path.exists(runtime):
@@ -72,7 +74,7 @@ def prepare(out_dir):
     print(f"{len(exported)} specializations of kda_decode in {out_dir}")
 
 
-def torch_decode_args(torch, H, B, state_dtype, idx, block_v=D, block_step=32):
+def torch_decode_args(torch, H, B, state_dtype, idx, block_v=D, block_step=32, stages=0):
     """kernels/kda_decode.py arguments as CUDA tensors, laid out as decode_launch lays out
     the NumPy ones (so the bundle's specialization matches); the pool has 2*B+1 slots."""
     C, slots, bf = 3 * H * D, 2 * B + 1, torch.bfloat16
@@ -90,7 +92,7 @@ def torch_decode_args(torch, H, B, state_dtype, idx, block_v=D, block_step=32):
             torch.zeros(B * H, device="cuda", dtype=torch.int32),
             torch.zeros(B * H * (D // block_v), device="cuda", dtype=torch.float32),
             slots, C, 3 * C, 3, 1, -5.0, 1e-5]
-    constexprs = dict(H=H, D=D, BV=block_v, BLK=block_step, STATE_KV=False,
+    constexprs = dict(H=H, D=D, BV=block_v, BLK=block_step, STAGES=stages, STATE_KV=False,
                       USE_LOWER_BOUND=True,
                       HAS_CONV_BIAS=False, FUSED_FB=False)
     return args, constexprs, (B, H, D // block_v)
@@ -158,8 +160,8 @@ def run(bundle_dir):
     print(f"# kdatile bundle {bundle_dir}; FLA: fused_recurrent_kda_fwd (core) and "
           "3 x causal_conv1d_update + core + layer_norm_gated_fwd (full)")
     print("# times in us (CUDA graph replay, median); x core / x full: FLA's time over ours")
-    header = " ".join(f"{f'{st} {bv}/{blk}/{w}':>13} {'x core':>6}"
-                      for st, bv, blk, w in VARIANTS)
+    header = " ".join(f"{f'{st} {bv}/{blk}/{s}/{w}':>15} {'x core':>6}"
+                      for st, bv, blk, s, w in VARIANTS)
     print(f"{'H':>3} {'B':>4} | {'FLA core':>8} {'FLA full':>8} | {header} | "
           f"{'f32 ops':>8} {'x core':>6} {'x full':>6} {'bf16 ops':>8} {'x core':>6} | "
           f"{'bound':>7} {'%bound':>6}")
@@ -171,18 +173,18 @@ def run(bundle_dir):
             idx = torch.from_numpy(rng.permutation(slots)[:B].astype(np.int32)).to("cuda")
             t_core, t_full = fla_baselines(torch, H, B, idx)
             times = {}
-            for state_dtype, bv, blk, warps in VARIANTS:
+            for state_dtype, bv, blk, stages, warps in VARIANTS:
                 tensors, constexprs, grid = torch_decode_args(torch, H, B, state_dtype, idx, bv,
-                                                              blk)
+                                                              blk, stages)
                 ours = functools.partial(kda_decode[grid], *tensors, **constexprs,
                                          num_warps=warps)
-                times[(state_dtype, bv, blk, warps)] = time_graph(torch, ours)
+                times[(state_dtype, bv, blk, stages, warps)] = time_graph(torch, ours)
                 del tensors
             bound = 2 * B * H * D * D * 4 / bw * 1e6  # fp32 state read + write
             # What kdatile.ops.kda_decode runs for this batch.
-            launch = decode_config(B, H, D, on_gpu=True)
-            ops32, ops16 = times[("f32", *launch)], times[("bf16", *launch)]
-            cells = " ".join(f"{times[v]:>13.2f} {t_core / times[v]:>6.2f}" for v in VARIANTS)
+            ops32 = times[("f32", *decode_config(B, H, D, on_gpu=True, state_bytes=4))]
+            ops16 = times[("bf16", *decode_config(B, H, D, on_gpu=True, state_bytes=2))]
+            cells = " ".join(f"{times[v]:>15.2f} {t_core / times[v]:>6.2f}" for v in VARIANTS)
             print(f"{H:>3} {B:>4} | {t_core:>8.2f} {t_full:>8.2f} | {cells} | {ops32:>8.2f} "
                   f"{t_core / ops32:>6.2f} {t_full / ops32:>6.2f} {ops16:>8.2f} "
                   f"{t_core / ops16:>6.2f} | {bound:>7.2f} {100 * bound / ops32:>5.1f}%")

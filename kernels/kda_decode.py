@@ -22,6 +22,10 @@ Layout constexprs:
   BV            value rows per program; D // BV must be a power of two.
   BLK           value rows per step (divides BV; 0, the default: BV, one step): registers per
                 thread vs. steps.
+  STAGES        0 (the default): each step loads its state block into registers. 2 or more,
+                with several steps: blocks stream through a ring of STAGES shared-memory
+                buffers by asynchronous copies, the first STAGES - 1 started before the conv,
+                and each next one while a block is updated.
   STATE_KV      False: state[slot, h] is [V, K] (K contiguous); True: [K, V].
   USE_LOWER_BOUND  True: g = lower_bound * sigmoid(exp(A_log) * (raw_g + dt_bias));
                    False: g = -exp(A_log) * softplus(raw_g + dt_bias).
@@ -94,7 +98,7 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
                lower_bound, norm_eps,
                H: kt.constexpr, D: kt.constexpr, BV: kt.constexpr, STATE_KV: kt.constexpr,
                USE_LOWER_BOUND: kt.constexpr, HAS_CONV_BIAS: kt.constexpr,
-               FUSED_FB: kt.constexpr, BLK: kt.constexpr = 0):
+               FUSED_FB: kt.constexpr, BLK: kt.constexpr = 0, STAGES: kt.constexpr = 0):
     NV = D // BV
     kt.static_assert(NV * BV == D and (NV & (NV - 1)) == 0,
                      "BV must divide D into a power-of-two number of blocks")
@@ -103,6 +107,14 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
     else:
         ROWS = BLK
     kt.static_assert(ROWS <= BV and BV % ROWS == 0, "BLK must divide BV")
+    NB = BV // ROWS
+    kt.static_assert(STAGES == 0 or STAGES >= 2, "STAGES must be 0 or at least 2")
+    PIPELINED = STAGES > 0 and NB > 1
+    if PIPELINED:
+        if STATE_KV:
+            s_ring = kt.alloc_shared((STAGES, D, ROWS), state_ptr.dtype.element_ty)
+        else:
+            s_ring = kt.alloc_shared((STAGES, ROWS, D), state_ptr.dtype.element_ty)
     n = kt.program_id(0)
     h = kt.program_id(1)
     if NV == 1:
@@ -132,6 +144,11 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
             # (With several steps this would keep a block of registers live through them,
             # and fewer programs would fit on a multiprocessor.)
             S = kt.load(s_block).to(kt.float32)
+        if PIPELINED:
+            # The first blocks arrive in shared memory while the conv, norms and gate are
+            # computed, without holding registers.
+            for b in kt.static_range(min(STAGES - 1, NB)):
+                kt.async_copy(s_ring.index(b), s_block + b * s_step)
         # Short convolution of the head's q and k channels (all of them: every program needs
         # the full norms). With several programs per head, the q/k cache is shifted by the
         # last one, once every program has read it.
@@ -164,8 +181,16 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
         egq = eg * q
         kq = kt.sum(k * q, 0)
         sum_sq = kt.zeros((ROWS,), kt.float32)
-        for b in kt.static_range(BV // ROWS):
-            if BV > ROWS:
+        for b in kt.static_range(NB):
+            if PIPELINED:
+                # Block b is in; the buffer refilled next was read in step b - 1, before
+                # the wait's barrier.
+                kt.async_wait(min(b + STAGES - 1, NB) - b - 1)
+                if b + STAGES - 1 < NB:
+                    kt.async_copy(s_ring.index((b + STAGES - 1) % STAGES),
+                                  s_block + (b + STAGES - 1) * s_step)
+                S = s_ring.index(b % STAGES).load().to(kt.float32)
+            elif BV > ROWS:
                 S = kt.load(s_block + b * s_step).to(kt.float32)
             v_rows = vb * BV + b * ROWS + rows
             v = conv_silu(x_row, conv_w_ptr, conv_b_ptr, cs_slot, (2 * H + h) * D + v_rows,

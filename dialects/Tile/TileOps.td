@@ -270,6 +270,127 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
 }
 
 //===----------------------------------------------------------------------===//
+// Shared memory, asynchronous copies and barriers
+//===----------------------------------------------------------------------===//
+
+def Tile_AllocSharedOp : Tile_Op<"alloc_shared", [
+    MemoryEffects<[MemAlloc]>]> {
+  let summary = "a buffer in shared memory for the program's lifetime";
+  let description = [{
+    Each op is its own buffer (two ops are never merged), placed in the
+    kernel's entry block so its size is known when the kernel is compiled.
+    ```mlir
+    %buf = tile.alloc_shared : !tile.smem<2x32x128xf32>
+    ```
+  }];
+  let results = (outs Tile_SharedBufferType:$result);
+  let assemblyFormat = "attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_SmemIndexOp : Tile_Op<"smem_index", [Pure]> {
+  let summary = "one slice of a shared buffer's leading dimension";
+  let description = [{
+    An index outside the leading dimension is undefined behaviour, as for
+    an out-of-bounds pointer.
+    ```mlir
+    %slot = tile.smem_index %buf[%i] : !tile.smem<2x32x128xf32> -> !tile.smem<32x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_SharedBufferType:$buffer, I32:$index);
+  let results = (outs Tile_SharedBufferType:$result);
+  let assemblyFormat = [{
+    $buffer `[` $index `]` attr-dict `:` qualified(type($buffer)) `->`
+    qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_SmemLoadOp : Tile_Op<"smem_load", [MemoryEffects<[MemRead]>]> {
+  let summary = "read a whole shared buffer into a tile";
+  let description = [{
+    ```mlir
+    %t = tile.smem_load %slot : !tile.smem<32x128xf32> -> tensor<32x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_SharedBufferType:$buffer);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $buffer attr-dict `:` qualified(type($buffer)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_SmemStoreOp : Tile_Op<"smem_store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "write a tile into a whole shared buffer";
+  let description = [{
+    ```mlir
+    tile.smem_store %slot, %t : !tile.smem<32x128xf32>, tensor<32x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_SharedBufferType:$buffer, Tile_Tensor:$value);
+  let assemblyFormat = [{
+    $buffer `,` $value attr-dict `:` qualified(type($buffer)) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCopyOp : Tile_Op<"async_copy", [
+    TypesMatchWith<"mask has the shape of ptr", "ptr", "mask",
+                   "::kda::tile::getI1LikeType($_self)",
+                   "($_op.getOperands().size() <= 2) || std::equal_to<>()">,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "start copying global memory into a shared buffer";
+  let description = [{
+    Element `i` of the buffer receives `*ptr[i]`, or zero where the mask is
+    false (that address is not read). The copy runs in the background: its
+    data may be read only after a `tile.async_wait` that covers it, and the
+    buffer must not be written meanwhile. Each op is one group for
+    `tile.async_wait`. Targets without asynchronous copies (the host, AMD
+    for now) copy at once.
+    ```mlir
+    tile.async_copy %slot, %ptrs mask %m : !tile.smem<32x128xf32>, tensor<32x128x!tile.ptr<f32>>
+    ```
+  }];
+  let arguments = (ins Tile_SharedBufferType:$buffer,
+                   RankedTensorOf<[Tile_PointerType]>:$ptr,
+                   Optional<RankedTensorOf<[I1]>>:$mask);
+  let assemblyFormat = [{
+    $buffer `,` $ptr (`mask` $mask^)? attr-dict `:` qualified(type($buffer))
+    `,` type($ptr)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait for the program's asynchronous copies";
+  let description = [{
+    Waits until at most `pending` of the program's most recent
+    `tile.async_copy` ops are still in flight, then synchronizes the
+    program's threads: every thread sees the data of every finished copy,
+    whichever thread issued it.
+    ```mlir
+    tile.async_wait {pending = 1 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>]>:$pending);
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "synchronize the program's threads";
+  let description = [{
+    Every thread waits for the others; their shared and global memory
+    accesses before the barrier are visible to every thread after it.
+    ```mlir
+    tile.barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // Reductions and matrix products
 //===----------------------------------------------------------------------===//
 

@@ -25,6 +25,50 @@ LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+Type SharedBufferType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
+      parser.parseType(elementType) || parser.parseGreater())
+    return {};
+  return parser.getChecked<SharedBufferType>(parser.getContext(), shape,
+                                             elementType);
+}
+
+void SharedBufferType::print(AsmPrinter &printer) const {
+  printer << "<";
+  printer.printDimensionList(getShape());
+  printer << "x" << getElementType() << ">";
+}
+
+LogicalResult
+SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
+                         ArrayRef<int64_t> shape, Type elementType) {
+  if (shape.empty())
+    return emitError() << "a shared buffer needs at least one dimension";
+  for (int64_t dim : shape)
+    if (dim <= 0)
+      return emitError() << "shared buffer dimensions must be positive";
+  if (!elementType.isIntOrFloat() || elementType.isInteger(1))
+    return emitError() << "shared buffer elements must be integers or "
+                          "floats of 8 bits or more, got "
+                       << elementType;
+  return success();
+}
+
+int64_t SharedBufferType::getNumElements() const {
+  int64_t n = 1;
+  for (int64_t dim : getShape())
+    n *= dim;
+  return n;
+}
+
+SharedBufferType SharedBufferType::getSliceType() const {
+  return SharedBufferType::get(getContext(), getShape().drop_front(),
+                               getElementType());
+}
+
 Type kda::tile::getElementTypeOrSelf(Type type) {
   if (auto tensor = dyn_cast<RankedTensorType>(type))
     return tensor.getElementType();

@@ -26,6 +26,27 @@ def Tile_PointerType : TypeDef<Tile_Dialect, "Pointer"> {
   let genVerifyDecl = 1;
 }
 
+def Tile_SharedBufferType : TypeDef<Tile_Dialect, "SharedBuffer"> {
+  let mnemonic = "smem";
+  let summary = "a buffer in the program's shared memory";
+  let description = [{
+    `!tile.smem<2x32x128xf32>` is a row-major array of 2x32x128 fp32 values
+    in shared memory (LDS on AMD), one per program, made by
+    `tile.alloc_shared`. It is not a value: ops read and write it, and
+    `tile.smem_index` takes one slice of its leading dimension. On the host
+    each program has its own buffer on its stack.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getNumElements() const;
+    /// The buffer without its leading dimension (one slice of it).
+    SharedBufferType getSliceType() const;
+  }];
+}
+
 def Tile_Float : AnyTypeOf<[F32, F16, BF16, F64]>;
 def Tile_Int : AnyTypeOf<[I1, I8, I16, I32, I64]>;
 def Tile_Scalar : AnyTypeOf<[Tile_Float, Tile_Int, Tile_PointerType]>;

@@ -47,6 +47,13 @@ static const BuiltinSpec kBuiltins[] = {
     {"store",
      {"pointer", "value", "mask", "cache_modifier", "eviction_policy"},
      2},
+    {"alloc_shared", {"shape", "dtype"}, 2},
+    {"smem.index", {"self", "index"}, 2},
+    {"smem.load", {"self", "layout"}, 1},
+    {"smem.store", {"self", "value"}, 2},
+    {"async_copy", {"dst", "pointer", "mask"}, 2},
+    {"async_wait", {"pending"}, 0},
+    {"barrier", {}, 0},
     {"atomic_add", {"pointer", "val", "mask", "sem", "scope"}, 2},
     {"atomic_max", {"pointer", "val", "mask", "sem", "scope"}, 2},
     {"atomic_min", {"pointer", "val", "mask", "sem", "scope"}, 2},
@@ -104,7 +111,8 @@ static const BuiltinSpec *findBuiltin(llvm::StringRef name) {
 }
 
 bool Emitter::isBuiltinName(llvm::StringRef name) const {
-  return !name.starts_with("py.") && name != "to" && findBuiltin(name);
+  return !name.starts_with("py.") && !name.starts_with("smem.") &&
+         name != "to" && findBuiltin(name);
 }
 
 bool Emitter::bindArgs(llvm::StringRef fnName,
@@ -157,9 +165,11 @@ std::optional<DValue> Emitter::callBuiltin(
   if (!spec)
     return error(at, "unknown builtin '" + name + "'");
   bool isPython = llvm::StringRef(name).starts_with("py.");
-  std::string fnName = (isPython ? name.substr(3)
-                        : self   ? name
-                                 : "kt." + name) +
+  bool isBufferMethod = llvm::StringRef(name).starts_with("smem.");
+  std::string fnName = (isPython         ? name.substr(3)
+                        : isBufferMethod ? "buffer." + name.substr(5)
+                        : self           ? name
+                                         : "kt." + name) +
                        "()";
   if (self)
     positional.insert(positional.begin(), Arg{*self, at});
@@ -382,6 +392,14 @@ std::optional<DValue> Emitter::callBuiltin(
   if (name == "atomic_add" || name == "atomic_max" || name == "atomic_min" ||
       name == "atomic_xchg")
     return atomicBuiltin(name, fnName, args, at);
+  if (isBufferMethod || name == "alloc_shared" || name == "async_copy" ||
+      name == "async_wait" || name == "barrier")
+    return sharedMemoryBuiltin(name, fnName, args, at);
+  // Everything else works on tiles and scalars, not on buffers.
+  for (std::optional<Arg> &arg : args)
+    if (arg && isSharedBuffer(arg->value))
+      return error(arg->loc, fnName + " cannot take a shared buffer; read "
+                                      "it into a tile with .load()");
   if (name == "load" || name == "store" || name == "sum" || name == "max" ||
       name == "min" || name == "dot")
     return memoryReduceBuiltin(name, fnName, args, at);

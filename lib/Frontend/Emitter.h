@@ -12,6 +12,7 @@
 //   Builtins.cpp             argument binding, kt.* and Python builtins
 //   MemoryReduceBuiltins.cpp loads, stores, reductions, dot
 //   AtomicBuiltins.cpp       kt.atomic_add / max / min / xchg
+//   SharedMemoryBuiltins.cpp shared buffers, async copies, barriers
 //   ShapeMathBuiltins.cpp    shape builtins and elementwise math
 //   Layouts.cpp              explicit layouts
 //   TypePromotion.cpp        constants, casts, promotion, broadcasting
@@ -202,6 +203,11 @@ public:
   std::optional<DValue> atomicBuiltin(const std::string &name,
                                       const std::string &fnName,
                                       BoundArgs &args, SourceLoc at);
+  std::optional<DValue> sharedMemoryBuiltin(const std::string &name,
+                                            const std::string &fnName,
+                                            BoundArgs &args, SourceLoc at);
+  /// Whether `value` is a shared buffer (kt.alloc_shared or a slice).
+  static bool isSharedBuffer(const DValue &value);
   std::optional<DValue> shapeBuiltin(const std::string &name,
                                      const std::string &fnName, BoundArgs &args,
                                      SourceLoc at);

@@ -336,9 +336,8 @@ std::optional<DValue> Emitter::languageMember(const std::string &name,
     return error(at, "cannot load the DSL standard library");
   }
   // Names the Python package exports but this compiler cannot lower yet.
-  static const char *const kNotYet[] = {
-      "device_print",           "barrier",    "alloc_shared",
-      "make_tensor_descriptor", "async_copy", "async_wait"};
+  static const char *const kNotYet[] = {"device_print",
+                                        "make_tensor_descriptor"};
   for (const char *n : kNotYet)
     if (name == n)
       return error(at, "kt." + name + " is not supported by this compiler yet");
@@ -409,6 +408,30 @@ std::optional<DValue> Emitter::emitAttribute(const Expr &expr) {
                        "' is not a DSL module (no such file on the search "
                        "path); only @kt.jit functions can be used in kernels");
     }
+  }
+  if (isSharedBuffer(*obj)) {
+    auto buffer = cast<kda::tile::SharedBufferType>(obj->value.getType());
+    if (attr == "shape") {
+      std::vector<DValue> dims;
+      for (int64_t d : buffer.getShape())
+        dims.push_back(DValue::of(Constant::ofInt(d)));
+      return DValue::tuple(std::move(dims));
+    }
+    if (attr == "dtype") {
+      std::optional<DType> dt = toDType(buffer.getElementType());
+      if (dt)
+        return DValue::of(Constant::ofDType(*dt));
+    }
+    if (attr == "index" || attr == "load" || attr == "store") {
+      DValue method;
+      method.kind = DValue::Kind::Method;
+      method.name = "smem." + attr;
+      method.value = obj->value;
+      return method;
+    }
+    return error(expr.loc, "shared buffer has no attribute '" + attr +
+                               "' (it has shape, dtype, index, load and "
+                               "store)");
   }
   if (obj->isRuntime()) {
     Type type = obj->value.getType();

@@ -63,6 +63,10 @@ std::optional<DValue> Emitter::emitBinary(BinOp op, const DValue &lhs,
     return fromConstant(*result);
   }
   const char *spelling = binOpSpelling(op);
+  if (isSharedBuffer(lhs) || isSharedBuffer(rhs))
+    return error(at, std::string("'") + spelling +
+                         "' cannot take a shared buffer; read it into a tile "
+                         "with .load()");
   if (op == BinOp::Is || op == BinOp::IsNot)
     return error(at,
                  std::string("'") + spelling + "' needs compile-time operands");
@@ -238,6 +242,9 @@ std::optional<DValue> Emitter::emitUnary(UnaryOp op, const DValue &operand,
       return error(at, message);
     return fromConstant(*result);
   }
+  if (isSharedBuffer(operand))
+    return error(at, "a unary operator cannot take a shared buffer; read it "
+                     "into a tile with .load()");
   if (!operand.isRuntime() || isPointerLike(operand))
     return error(at, std::string("bad operand for unary '") +
                          unaryOpSpelling(op) + "': " + describe(operand));

@@ -45,6 +45,8 @@ std::string Emitter::describe(const DValue &value) {
            value.constant.str_();
   case DValue::Kind::Runtime: {
     Type t = value.value.getType();
+    if (isa<kda::tile::SharedBufferType>(t))
+      return "shared buffer of type " + typeString(t);
     return (isa<RankedTensorType>(t) ? "tile of type " : "scalar of type ") +
            typeString(t);
   }

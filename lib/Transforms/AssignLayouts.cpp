@@ -333,6 +333,16 @@ void LayoutAssigner::visitOp(Operation *op) {
         for (OpOperand &operand : s.getMaskMutable())
           convertOperand(operand, target);
       })
+      .Case([&](tile::SmemLoadOp l) {
+        // Buffers have no layout: the tile takes its group's.
+        assign(l.getResult(), preferences->lookup(l.getResult()));
+      })
+      .Case([&](tile::AsyncCopyOp c) {
+        // Like a store of the pointees: the mask follows the pointers.
+        Attribute target = operandLayout(op, c.getPtr());
+        for (OpOperand &operand : c.getMaskMutable())
+          convertOperand(operand, target);
+      })
       .Case([&](tile::DotOp d) {
         Attribute target =
             assign(d.getResult(), getDefault(d.getResult().getType()));

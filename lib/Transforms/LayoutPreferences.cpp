@@ -64,6 +64,8 @@ LayoutPreferences::LayoutPreferences(FunctionOpInterface func,
       tie({load.getResult(), load.getPtr(), load.getMask(), load.getOther()});
     } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
       tie({store.getPtr(), store.getValue(), store.getMask()});
+    } else if (auto copy = dyn_cast<tile::AsyncCopyOp>(op)) {
+      tie({copy.getPtr(), copy.getMask()});
     } else if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op)) {
       tie({atomic.getResult(), atomic.getPtr(), atomic.getValue(),
            atomic.getMask()});

@@ -105,13 +105,14 @@ def __getattr__(name):
 
 
 __all__ = [
-    "abs", "arange", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg",
-    "BlockedLayout", "bfloat16", "bool_", "broadcast_to", "BundleError",
-    "cache_dir", "cache_stats", "cdiv", "clear_cache", "CompilationError", "CompiledKernel",
-    "compiler_version", "constexpr", "convert_layout", "dot", "dtype", "exp", "exp2",
-    "expand_dims", "export_bundle", "float16", "float32", "float64", "full", "int1", "int16",
-    "int32", "int64", "int8", "jit", "JITFunction", "language", "load", "load_compiled", "log",
-    "log2", "max", "maximum", "min", "minimum", "num_programs", "pointer", "pointer_type",
-    "program_id", "reset_cache_stats", "reshape", "rsqrt", "sigmoid", "SliceLayout", "sqrt",
-    "static_assert", "static_range", "store", "sum", "trans", "where", "zeros",
+    "abs", "alloc_shared", "arange", "async_copy", "async_wait", "atomic_add", "atomic_max",
+    "atomic_min", "atomic_xchg", "barrier", "BlockedLayout", "bfloat16", "bool_",
+    "broadcast_to", "BundleError", "cache_dir", "cache_stats", "cdiv", "clear_cache",
+    "CompilationError", "CompiledKernel", "compiler_version", "constexpr", "convert_layout",
+    "dot", "dtype", "exp", "exp2", "expand_dims", "export_bundle", "float16", "float32",
+    "float64", "full", "int1", "int16", "int32", "int64", "int8", "jit", "JITFunction",
+    "language", "load", "load_compiled", "log", "log2", "max", "maximum", "min", "minimum",
+    "num_programs", "pointer", "pointer_type", "program_id", "reset_cache_stats", "reshape",
+    "rsqrt", "sigmoid", "SliceLayout", "sqrt", "static_assert", "static_range", "store", "sum",
+    "trans", "where", "zeros",
 ]

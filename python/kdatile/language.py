@@ -144,7 +144,8 @@ BUILTIN_NAMES = (
     "dot", "where", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sigmoid", "abs", "maximum",
     "minimum", "broadcast_to", "reshape", "trans", "expand_dims", "static_assert",
     "convert_layout", "fma", "cos", "sin", "tanh", "floor", "ceil", "erf",
-    "atomic_add", "atomic_max", "atomic_min", "atomic_xchg",
+    "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "alloc_shared", "async_copy",
+    "async_wait", "barrier",
 )
 
 _ns = globals()

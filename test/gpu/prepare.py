@@ -89,6 +89,20 @@ def dsl_cases():
         args, constexprs, grid = decode_launch(inp, idx, lower_bound=lower_bound)
         cases.append((f"kda_decode_h{H}_b{B}_{'lb' if lower_bound else 'sp'}", kda_decode,
                       args, constexprs, grid, 4, 1e-2, 1e-2))
+    # Whole heads in steps, the state streamed through shared memory by cp.async (a ring of
+    # two 32-row and of three 16-row buffers), both state layouts.
+    for block_step, stages, layout in ((32, 2, "vk"), (16, 3, "kv")):
+        H, B = 4, 5
+        slots = 2 * B + 1
+        inp = make_decode_inputs(r, B, H, slots)
+        if layout == "kv":
+            inp["state"] = np.ascontiguousarray(inp["state"].swapaxes(2, 3))
+        idx = r.permutation(slots)[:B].astype(np.int32)
+        idx[2] = -1
+        args, constexprs, grid = decode_launch(inp, idx, lower_bound=-5.0, state_layout=layout,
+                                               block_step=block_step, stages=stages)
+        cases.append((f"kda_decode_h{H}_b{B}_blk{block_step}_stages{stages}_{layout}",
+                      kda_decode, args, constexprs, grid, 4, 1e-2, 1e-2))
     # The multi-token recurrent core: varlen sequences, per-token slots, speculative decoding
     # (num_accepted_tokens), padding tokens; value rows split over programs (BV = 32).
     from kda_recurrent import kda_recurrent

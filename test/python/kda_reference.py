@@ -126,10 +126,11 @@ def make_decode_inputs(rng, B, H, slots, *, D=128, bias=False, fused=False):
 
 
 def decode_launch(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layout="vk",
-                  block_v=None, block_step=None):
+                  block_v=None, block_step=None, stages=0):
     """(args, constexprs, grid) of kernels/kda_decode.py for these inputs; args[14] is out.
     block_v: value rows per program (BV; None: all D), with a fresh workspace when < D;
-    block_step: value rows per step (BLK; None: BV, one step)."""
+    block_step: value rows per step (BLK; None: BV, one step); stages: STAGES (shared-memory
+    ring of asynchronous copies; 0: none)."""
     B, H, D = inp["x"].shape[0], inp["state"].shape[1], inp["state"].shape[2]
     BV = D if block_v is None else block_v
     conv_state = inp["conv_state"]
@@ -147,6 +148,7 @@ def decode_launch(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layou
             conv_state.strides[1] // 2, conv_state.strides[2] // 2,
             -5.0 if lower_bound is None else lower_bound, norm_eps]
     constexprs = dict(H=H, D=D, BV=BV, BLK=BV if block_step is None else block_step,
+                      STAGES=stages,
                       STATE_KV=state_layout == "kv",
                       USE_LOWER_BOUND=lower_bound is not None,
                       HAS_CONV_BIAS=inp["conv_bias"] is not None, FUSED_FB="f_a" in inp)

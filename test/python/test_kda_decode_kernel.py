@@ -24,10 +24,11 @@ pytestmark = requires_lib
 
 
 def run_kernel(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layout="vk",
-               block_v=None, block_step=None):
+               block_v=None, block_step=None, stages=0):
     args, constexprs, grid = decode_launch(inp, state_indices, lower_bound=lower_bound,
                                            norm_eps=norm_eps, state_layout=state_layout,
-                                           block_v=block_v, block_step=block_step)
+                                           block_v=block_v, block_step=block_step,
+                                           stages=stages)
     kda_decode[grid](*args, **constexprs)
     tickets = args[15]
     assert not tickets.any(), "the last program of each head resets its ticket"
@@ -36,8 +37,9 @@ def run_kernel(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layout="
 
 @pytest.mark.parametrize("H,B", [(1, 1), (12, 3), (32, 8)])
 @pytest.mark.parametrize("lower_bound", [-5.0, None])
-@pytest.mark.parametrize("block_v,block_step", [(None, None), (32, None), (None, 32)])
-def test_decode_matches_reference(H, B, lower_bound, block_v, block_step):
+@pytest.mark.parametrize("block_v,block_step,stages",
+                         [(None, None, 0), (32, None, 0), (None, 32, 0), (None, 32, 2)])
+def test_decode_matches_reference(H, B, lower_bound, block_v, block_step, stages):
     rng = np.random.default_rng(H * 100 + B)
     slots = 2 * B + 1
     inp = make_decode_inputs(rng, B, H, slots)
@@ -48,7 +50,7 @@ def test_decode_matches_reference(H, B, lower_bound, block_v, block_step):
         inp["dt_bias"], before_state, idx, inp["output_gate"], inp["norm_weight"],
         lower_bound=lower_bound)
     out = run_kernel(inp, idx, lower_bound=lower_bound, block_v=block_v,
-                     block_step=block_step)
+                     block_step=block_step, stages=stages)
     assert np.isfinite(out).all()
     assert rel_rms(ref_out, out) <= 5e-3
     assert rel_rms(ref_state[idx], inp["state"][idx]) <= 1e-5
@@ -57,15 +59,19 @@ def test_decode_matches_reference(H, B, lower_bound, block_v, block_step):
     np.testing.assert_array_equal(inp["state"][untouched], before_state[untouched])
 
 
-@pytest.mark.parametrize("block_v,block_step", [(16, None), (64, None), (64, 16), (128, 32)])
+@pytest.mark.parametrize("block_v,block_step,stages",
+                         [(16, None, 0), (64, None, 0), (64, 16, 0), (128, 32, 0),
+                          (128, 32, 2), (128, 16, 3), (64, 16, 2), (128, 64, 3)])
 @pytest.mark.parametrize("state_layout", ["vk", "kv"])
-def test_value_blocks_over_steps_with_padding(block_v, block_step, state_layout):
+def test_value_blocks_over_steps_with_padding(block_v, block_step, stages, state_layout):
     """Programs split the value rows (the last one per head finishes the norm and shifts the
-    q/k conv cache) and walk them in steps of block_step rows. Padding rows mixed in, three
+    q/k conv cache) and walk them in steps of block_step rows, loading them directly or
+    through a ring of `stages` shared-memory buffers (3 stages of two steps: a ring
+    larger than the steps). Padding rows mixed in, three
     decode steps on the same slots (the tickets must be back at zero after each launch),
     against one program per head in one step."""
     H, B, slots = 4, 6, 9
-    rng = np.random.default_rng(block_v + (block_step or 0))
+    rng = np.random.default_rng(block_v + (block_step or 0) + stages)
     inp = make_decode_inputs(rng, B, H, slots)
     idx = np.array([3, -1, 0, 8, 9, 5], np.int32)  # -1 and 9 (= slots) are padding
     whole = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in inp.items()}
@@ -74,7 +80,7 @@ def test_value_blocks_over_steps_with_padding(block_v, block_step, state_layout)
         whole["state"] = inp["state"].copy()
     for _ in range(3):
         out = run_kernel(inp, idx, lower_bound=-5.0, state_layout=state_layout,
-                         block_v=block_v, block_step=block_step)
+                         block_v=block_v, block_step=block_step, stages=stages)
         ref = run_kernel(whole, idx, lower_bound=-5.0, state_layout=state_layout)
         assert rel_rms(ref, out) <= 2e-3
         np.testing.assert_array_equal(out[[1, 4]], 0.0)

@@ -244,13 +244,14 @@ def test_consecutive_steps(state_dtype):
 # (The f_b variant at B = 24 is left out: its raw_g is rounded to bf16 after an fp32 sum, and
 # with 24 x 12 x 128 gates one or two may land on the other side of a rounding boundary than in
 # the fp64 reference, which alone moves the state's rel RMS past 1e-5.)
-@pytest.mark.parametrize("B,H,block_v,block_step,warps,fused", [
-    (1, 12, 32, 32, 4, False), (1, 12, 32, 32, 4, True), (8, 12, 128, 64, 8, False),
-    (8, 12, 128, 64, 8, True), (43, 12, 128, 32, 4, False)])
-def test_gpu_launch_split_runs_on_cpu(B, H, block_v, block_step, warps, fused):
+@pytest.mark.parametrize("B,H,block_v,block_step,stages,warps,fused", [
+    (1, 12, 32, 32, 0, 4, False), (1, 12, 32, 32, 0, 4, True), (8, 12, 128, 64, 0, 8, False),
+    (8, 12, 128, 64, 0, 8, True), (43, 12, 128, 32, 2, 4, False)])
+def test_gpu_launch_split_runs_on_cpu(B, H, block_v, block_step, stages, warps, fused):
     """The launch the op prepares for a GPU (target="sm_90a", NumPy stand-ins): small batches
     split each head's value rows over programs that meet through a zeroed workspace, larger
-    ones walk a whole head in steps. Run on the CPU target, that exact launch matches the fp64
+    ones walk a whole head in steps (the largest through a ring of shared-memory buffers).
+    Run on the CPU target, that exact launch matches the fp64
     reference, shifts the conv cache bit-exactly and leaves the tickets at zero."""
     from kdatile.ops import _kernels
     from kdatile.ops.decode import decode_launch
@@ -271,6 +272,7 @@ def test_gpu_launch_split_runs_on_cpu(B, H, block_v, block_step, warps, fused):
     out, launch = decode_launch(fused=fused, target="sm_90a", **args)
     assert launch.constexprs["BV"] == block_v
     assert launch.constexprs["BLK"] == block_step
+    assert launch.constexprs["STAGES"] == stages
     assert launch.num_warps == warps
     assert launch.grid == (B, H, 128 // block_v)
     _kernels.execute(out, launch)
@@ -286,11 +288,13 @@ def test_gpu_launch_split_runs_on_cpu(B, H, block_v, block_step, warps, fused):
 def test_decode_config():
     from kdatile.ops.decode import decode_config
 
-    assert decode_config(1, 12, 128, on_gpu=False) == (128, 128, None)
+    assert decode_config(1, 12, 128, on_gpu=False) == (128, 128, 0, None)
     assert [decode_config(B, 12, 128, on_gpu=True) for B in (1, 5, 6, 42, 43)] == \
-        [(32, 32, 4), (32, 32, 4), (128, 64, 8), (128, 64, 8), (128, 32, 4)]
-    assert decode_config(1, 1, 64, on_gpu=True) == (16, 16, 4)
-    assert decode_config(600, 1, 16, on_gpu=True) == (16, 16, 4)
+        [(32, 32, 0, 4), (32, 32, 0, 4), (128, 64, 0, 8), (128, 64, 0, 8), (128, 32, 2, 4)]
+    # A bf16 state does not stream through shared memory; one step needs no ring.
+    assert decode_config(43, 12, 128, on_gpu=True, state_bytes=2) == (128, 32, 0, 4)
+    assert decode_config(1, 1, 64, on_gpu=True) == (16, 16, 0, 4)
+    assert decode_config(600, 1, 16, on_gpu=True) == (16, 16, 0, 4)
 
 
 @requires_lib

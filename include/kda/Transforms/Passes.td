@@ -24,6 +24,8 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
       other operands are converted to it;
     - `tile.load`: the pointers' layout (mask and other converted);
       `tile.store`: the value's layout wins (pointers and mask converted);
+    - `tile.smem_load`: the layout its users prefer (buffers have none);
+      `tile.async_copy`: the pointers' layout (mask converted);
     - `tile.dot`: accumulator and result take the result's default layout;
     - `scf.for`/`scf.while`/`scf.if`: carried values take the layouts of the
       values entering them; yields are converted where they differ.

@@ -69,6 +69,23 @@ public:
   void barrier(OpBuilder &b, Location loc) override {
     NVVM::Barrier0Op::create(b, loc);
   }
+  bool hasAsyncCopies() const override { return true; }
+  void asyncCopy(OpBuilder &b, Location loc, Value dst, Value src,
+                 unsigned bytes, Value srcBytes) override {
+    // .cg (L2 only) exists for 16-byte copies; smaller ones use .ca.
+    auto modifier = bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                : NVVM::LoadCacheModifierKind::CA;
+    NVVM::CpAsyncOp::create(
+        b, loc, dst, src, b.getI32IntegerAttr(bytes),
+        NVVM::LoadCacheModifierKindAttr::get(b.getContext(), modifier),
+        srcBytes);
+  }
+  void commitAsyncCopies(OpBuilder &b, Location loc) override {
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+  void waitAsyncCopies(OpBuilder &b, Location loc, unsigned pending) override {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, pending);
+  }
   StringRef getSyncScope(kda::tile::MemoryScope scope) const override {
     switch (scope) {
     case kda::tile::MemoryScope::CTA:

@@ -2,7 +2,9 @@
 //
 // On the host a pointer is an i64 address. Loads and stores visit their
 // tile element by element and guard each access with its mask, so lanes that
-// are masked off never touch memory.
+// are masked off never touch memory. A program runs as one host thread, so a
+// shared buffer is an array on its stack, an asynchronous copy copies at once
+// and waits and barriers have nothing to do.
 //
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
@@ -278,6 +280,160 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
   }
 };
 
+/// The address of element `idx` (index values) of a row-major buffer of
+/// `shape` at `base`.
+Value getBufferElementAddress(OpBuilder &b, Location loc, Value base,
+                              ArrayRef<int64_t> shape, Type elemType,
+                              ValueRange idx) {
+  Type i64 = b.getI64Type();
+  Value linear = arith::ConstantIntOp::create(b, loc, i64, 0);
+  for (auto [i, dim] : llvm::zip_equal(idx, shape)) {
+    linear = arith::MulIOp::create(
+        b, loc, linear, arith::ConstantIntOp::create(b, loc, i64, dim));
+    linear = arith::AddIOp::create(b, loc, linear,
+                                   arith::IndexCastOp::create(b, loc, i64, i));
+  }
+  Value bytes =
+      arith::MulIOp::create(b, loc, linear,
+                            arith::ConstantIntOp::create(
+                                b, loc, i64, getStorageSizeInBytes(elemType)));
+  return arith::AddIOp::create(b, loc, base, bytes);
+}
+
+/// Calls `body` with the indices of every element of `shape`.
+void buildElementLoopNest(
+    OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  SmallVector<Value> lbs, ubs, steps;
+  getElementLoopBounds(b, loc, shape, lbs, ubs, steps);
+  scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
+}
+
+struct AllocSharedLowering : OpConversionPattern<tile::AllocSharedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::AllocSharedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    tile::SharedBufferType type = op.getType();
+    Type i64 = rewriter.getI64Type();
+    int64_t bytes =
+        type.getNumElements() * getStorageSizeInBytes(type.getElementType());
+    Value size = LLVM::ConstantOp::create(rewriter, loc, i64, bytes);
+    Value array = LLVM::AllocaOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(getContext()),
+        rewriter.getI8Type(), size, /*alignment=*/16);
+    rewriter.replaceOpWithNewOp<LLVM::PtrToIntOp>(op, i64, array);
+    return success();
+  }
+};
+
+struct SmemIndexLowering : OpConversionPattern<tile::SmemIndexOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::SmemIndexOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    tile::SharedBufferType slice = op.getType();
+    Type i64 = rewriter.getI64Type();
+    Value index =
+        arith::ExtSIOp::create(rewriter, loc, i64, adaptor.getIndex());
+    Value sliceBytes = arith::ConstantIntOp::create(
+        rewriter, loc, i64,
+        slice.getNumElements() * getStorageSizeInBytes(slice.getElementType()));
+    rewriter.replaceOpWithNewOp<arith::AddIOp>(
+        op, adaptor.getBuffer(),
+        arith::MulIOp::create(rewriter, loc, index, sliceBytes));
+    return success();
+  }
+};
+
+struct SmemLoadLowering : OpConversionPattern<tile::SmemLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::SmemLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    Type elemType = type.getElementType();
+    auto element = [&](OpBuilder &b, Location l, ValueRange idx) {
+      return loadScalar(b, l,
+                        getBufferElementAddress(b, l, adaptor.getBuffer(),
+                                                type.getShape(), elemType, idx),
+                        elemType);
+    };
+    rewriter.replaceOp(op,
+                       buildElementLoop(rewriter, op.getLoc(), type, element));
+    return success();
+  }
+};
+
+struct SmemStoreLowering : OpConversionPattern<tile::SmemStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::SmemStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getValue().getType());
+    buildElementLoopNest(
+        rewriter, op.getLoc(), type.getShape(),
+        [&](OpBuilder &b, Location l, ValueRange idx) {
+          storeScalar(b, l,
+                      getBufferElementAddress(b, l, adaptor.getBuffer(),
+                                              type.getShape(),
+                                              type.getElementType(), idx),
+                      tensor::ExtractOp::create(b, l, adaptor.getValue(), idx));
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Copies at once: each element is loaded (zero where masked, without a
+/// read) and stored into the buffer.
+struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::AsyncCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    tile::SharedBufferType buffer = op.getBuffer().getType();
+    Type elemType = buffer.getElementType();
+    Value mask = adaptor.getMask();
+    buildElementLoopNest(
+        rewriter, op.getLoc(), buffer.getShape(),
+        [&](OpBuilder &b, Location l, ValueRange idx) {
+          Value m = mask ? Value(tensor::ExtractOp::create(b, l, mask, idx))
+                         : Value();
+          Value value = buildMasked(
+              b, l, m, elemType,
+              [&](OpBuilder &tb, Location tl) {
+                Value addr =
+                    tensor::ExtractOp::create(tb, tl, adaptor.getPtr(), idx);
+                return loadScalar(tb, tl, addr, elemType);
+              },
+              [&](OpBuilder &eb, Location el) -> Value {
+                return arith::ConstantOp::create(eb, el,
+                                                 eb.getZeroAttr(elemType));
+              });
+          storeScalar(b, l,
+                      getBufferElementAddress(b, l, adaptor.getBuffer(),
+                                              buffer.getShape(), elemType, idx),
+                      value);
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// One host thread per program: nothing to wait for or meet.
+template <typename Op> struct EraseSynchronization : OpConversionPattern<Op> {
+  using OpConversionPattern<Op>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Op op, typename Op::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct AtomicRMWMemoryEffects
     : MemoryEffectOpInterface::ExternalModel<AtomicRMWMemoryEffects,
                                              LLVM::AtomicRMWOp> {
@@ -301,6 +457,10 @@ void kda::registerAtomicRMWMemoryEffects(DialectRegistry &registry) {
 
 void kda::populateTileMemoryToCPUPatterns(const TypeConverter &converter,
                                           RewritePatternSet &patterns) {
-  patterns.add<AddPtrLowering, LoadLowering, StoreLowering, AtomicRMWLowering>(
-      converter, patterns.getContext());
+  patterns.add<AddPtrLowering, LoadLowering, StoreLowering, AtomicRMWLowering,
+               AllocSharedLowering, SmemIndexLowering, SmemLoadLowering,
+               SmemStoreLowering, AsyncCopyLowering,
+               EraseSynchronization<tile::AsyncWaitOp>,
+               EraseSynchronization<tile::BarrierOp>>(converter,
+                                                      patterns.getContext());
 }

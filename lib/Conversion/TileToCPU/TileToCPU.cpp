@@ -25,6 +25,9 @@ void kda::populateTileToCPUTypeConversions(TypeConverter &converter) {
   converter.addConversion([](tile::PointerType type) -> Type {
     return IntegerType::get(type.getContext(), 64);
   });
+  converter.addConversion([](tile::SharedBufferType type) -> Type {
+    return IntegerType::get(type.getContext(), 64);
+  });
   converter.addConversion([](RankedTensorType type) -> Type {
     if (!isa<tile::PointerType>(type.getElementType()))
       return type;

@@ -8,10 +8,14 @@
 using namespace mlir;
 using namespace kda;
 
-TileToGPUTypeConverter::TileToGPUTypeConverter(MLIRContext *ctx) {
+TileToGPUTypeConverter::TileToGPUTypeConverter(MLIRContext *ctx,
+                                               unsigned sharedAddressSpace) {
   addConversion([](Type type) { return type; });
   addConversion([ctx](tile::PointerType type) -> Type {
     return LLVM::LLVMPointerType::get(ctx, type.getAddressSpace());
+  });
+  addConversion([ctx, sharedAddressSpace](tile::SharedBufferType) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, sharedAddressSpace);
   });
   addConversion([this](RankedTensorType type) -> std::optional<Type> {
     if (!tile::isDistributedLayout(type.getEncoding()))

@@ -16,14 +16,12 @@
 using namespace mlir;
 using namespace kda;
 
-namespace {
-
-Type getPointeeElementType(Type ptrLike) {
+static Type getPointeeElementType(Type ptrLike) {
   return tile::getElementTypeOrSelf(tile::getPointeeLikeType(ptrLike));
 }
 
 /// Loads `type` (i1 as a byte) from `ptr`.
-Value loadElement(OpBuilder &b, Location loc, Value ptr, Type type) {
+static Value loadElement(OpBuilder &b, Location loc, Value ptr, Type type) {
   Type memType = type.isInteger(1) ? b.getI8Type() : type;
   Value v =
       LLVM::LoadOp::create(b, loc, memType, ptr, getScratchElementBytes(type));
@@ -33,20 +31,20 @@ Value loadElement(OpBuilder &b, Location loc, Value ptr, Type type) {
   return v;
 }
 
-void storeElement(OpBuilder &b, Location loc, Value ptr, Value value) {
+static void storeElement(OpBuilder &b, Location loc, Value ptr, Value value) {
   Type type = value.getType();
   if (type.isInteger(1))
     value = LLVM::ZExtOp::create(b, loc, b.getI8Type(), value);
   LLVM::StoreOp::create(b, loc, value, ptr, getScratchElementBytes(type));
 }
 
-Value zeroOf(OpBuilder &b, Location loc, Type type) {
+static Value zeroOf(OpBuilder &b, Location loc, Type type) {
   return LLVM::ZeroOp::create(b, loc, type);
 }
 
 /// `load` when `mask` holds (or without a mask), else `otherwise`.
-Value emitGuardedLoad(OpBuilder &b, Location loc, Value ptr, Type type,
-                      Value mask, Value otherwise) {
+Value kda::emitGuardedLoad(OpBuilder &b, Location loc, Value ptr, Type type,
+                           Value mask, Value otherwise) {
   if (!mask)
     return loadElement(b, loc, ptr, type);
   auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, mask,
@@ -59,8 +57,8 @@ Value emitGuardedLoad(OpBuilder &b, Location loc, Value ptr, Type type,
   return ifOp.getResult(0);
 }
 
-void emitGuardedStore(OpBuilder &b, Location loc, Value ptr, Value value,
-                      Value guard) {
+static void emitGuardedStore(OpBuilder &b, Location loc, Value ptr, Value value,
+                             Value guard) {
   if (!guard) {
     storeElement(b, loc, ptr, value);
     return;
@@ -75,9 +73,9 @@ void emitGuardedStore(OpBuilder &b, Location loc, Value ptr, Value value,
 /// contiguous along the layout's fastest dimension, at most 128 bits, and as
 /// many as the pointers' contiguity and alignment and the mask's constancy
 /// allow. Returns the width and the dimension.
-std::pair<unsigned, unsigned> getAccessWidth(const GPULoweringState &state,
-                                             RankedTensorType tileType,
-                                             Value ptr, Value mask) {
+std::pair<unsigned, unsigned> kda::getAccessWidth(const GPULoweringState &state,
+                                                  RankedTensorType tileType,
+                                                  Value ptr, Value mask) {
   Type elem = tileType.getElementType();
   if (!elem.isIntOrFloat() || elem.isInteger(1) || !state.axisInfo)
     return {1, 0};
@@ -98,8 +96,8 @@ std::pair<unsigned, unsigned> getAccessWidth(const GPULoweringState &state,
           bestDim};
 }
 
-Value emitGuardedVectorLoad(OpBuilder &b, Location loc, Value ptr,
-                            VectorType type, Value mask, Value otherwise) {
+Value kda::emitGuardedVectorLoad(OpBuilder &b, Location loc, Value ptr,
+                                 VectorType type, Value mask, Value otherwise) {
   auto load = [&](OpBuilder &ib) -> Value {
     return LLVM::LoadOp::create(
         ib, loc, type, ptr,
@@ -117,8 +115,8 @@ Value emitGuardedVectorLoad(OpBuilder &b, Location loc, Value ptr,
   return ifOp.getResult(0);
 }
 
-Value packVector(OpBuilder &b, Location loc, VectorType type,
-                 ArrayRef<Value> elems) {
+Value kda::packVector(OpBuilder &b, Location loc, VectorType type,
+                      ArrayRef<Value> elems) {
   Value v = LLVM::PoisonOp::create(b, loc, type);
   Type i32 = b.getI32Type();
   for (auto [i, e] : llvm::enumerate(elems))
@@ -126,6 +124,8 @@ Value packVector(OpBuilder &b, Location loc, VectorType type,
         b, loc, v, e, LLVM::ConstantOp::create(b, loc, i32, int(i)));
   return v;
 }
+
+namespace {
 
 struct AddPtrLowering : OpConversionPattern<tile::AddPtrOp> {
   using OpConversionPattern::OpConversionPattern;

@@ -125,17 +125,28 @@ bool isReplicated(Value tileOrScalar) {
 bool containsMemoryOps(Operation *op) {
   return op
       ->walk([](Operation *inner) {
-        return isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp>(inner)
+        return isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp,
+                   tile::SmemLoadOp, tile::SmemStoreOp, tile::AsyncCopyOp>(
+                   inner)
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       })
       .wasInterrupted();
 }
 
-/// The kernel argument a pointer (tile) is derived from, or null when it
-/// cannot be told (selects, loop-carried pointers).
+/// The kernel argument a pointer (tile) is derived from, or the
+/// tile.alloc_shared a shared buffer slice is from, or null when it cannot be
+/// told (selects, loop-carried pointers).
 Value getBasePointer(Value ptr) {
   while (true) {
+    if (isa<tile::SharedBufferType>(ptr.getType())) {
+      Operation *def = ptr.getDefiningOp();
+      if (auto index = dyn_cast_or_null<tile::SmemIndexOp>(def))
+        ptr = index.getBuffer();
+      else
+        return isa_and_nonnull<tile::AllocSharedOp>(def) ? ptr : Value();
+      continue;
+    }
     if (auto arg = dyn_cast<BlockArgument>(ptr))
       return isa<FunctionOpInterface>(arg.getOwner()->getParentOp()) ? ptr
                                                                      : Value();
@@ -162,10 +173,16 @@ Value getBasePointer(Value ptr) {
 /// barrier goes before such an access. Distinct pointer arguments are assumed
 /// not to overlap (as kernels are written); pointers of unknown origin may
 /// alias anything, and loops are entered and left assuming every hazard.
+/// Shared buffers are ordered the same way, each tile.alloc_shared its own
+/// base (the same buffer read and written in one layout needs no barrier).
+/// An asynchronous copy reads global memory like a load and must not start
+/// writing its buffer before every earlier access of the buffer is done; its
+/// data is seen after tile.async_wait, whose barrier ends every hazard.
 struct MemoryOrdering {
   struct Access {
     Value base; // the kernel argument, or null when unknown
-    Value ptr;  // the pointer (tile) accessed
+    Value ptr;  // the pointer (tile) or shared buffer accessed
+    Type tile;  // the tile moved (its layout says which thread has what)
     bool isStore;
     bool sameThreadsOnly; // not replicated: each element has one thread
   };
@@ -187,7 +204,8 @@ struct MemoryOrdering {
         continue;
       if (prev.base && next.base && prev.base != next.base)
         continue;
-      if (prev.ptr == next.ptr && prev.sameThreadsOnly && next.sameThreadsOnly)
+      if (prev.ptr == next.ptr && prev.tile == next.tile &&
+          prev.sameThreadsOnly && next.sameThreadsOnly)
         continue;
       return true;
     }
@@ -202,22 +220,35 @@ struct MemoryOrdering {
 void orderGlobalMemory(Block &block, MemoryOrdering &state,
                        TargetHooks &hooks) {
   for (Operation &op : llvm::make_early_inc_range(block)) {
+    auto barrierIfConflict = [&](const MemoryOrdering::Access &next) {
+      if (!state.conflicts(next))
+        return;
+      OpBuilder b(&op);
+      hooks.barrier(b, op.getLoc());
+      state = MemoryOrdering();
+    };
     auto access = [&](Value ptr, Value value, bool isStore) {
-      MemoryOrdering::Access next{getBasePointer(ptr), ptr, isStore,
-                                  !isReplicated(value)};
-      if (state.conflicts(next)) {
-        OpBuilder b(&op);
-        hooks.barrier(b, op.getLoc());
-        state = MemoryOrdering();
-      }
+      MemoryOrdering::Access next{getBasePointer(ptr), ptr, value.getType(),
+                                  isStore, !isReplicated(value)};
+      barrierIfConflict(next);
       state.accesses.push_back(next);
     };
     if (auto load = dyn_cast<tile::LoadOp>(op)) {
       access(load.getPtr(), load.getResult(), /*isStore=*/false);
     } else if (auto store = dyn_cast<tile::StoreOp>(op)) {
       access(store.getPtr(), store.getValue(), /*isStore=*/true);
-    } else if (isa<tile::AtomicRMWOp>(op)) {
-      // Its lowering has barriers on both sides (AtomicsToGPU.cpp).
+    } else if (auto load = dyn_cast<tile::SmemLoadOp>(op)) {
+      access(load.getBuffer(), load.getResult(), /*isStore=*/false);
+    } else if (auto store = dyn_cast<tile::SmemStoreOp>(op)) {
+      access(store.getBuffer(), store.getValue(), /*isStore=*/true);
+    } else if (auto copy = dyn_cast<tile::AsyncCopyOp>(op)) {
+      Value buffer = copy.getBuffer();
+      for (bool isStore : {false, true})
+        barrierIfConflict({getBasePointer(buffer), buffer, Type(), isStore,
+                           /*sameThreadsOnly=*/false});
+      access(copy.getPtr(), copy.getPtr(), /*isStore=*/false);
+    } else if (isa<tile::AtomicRMWOp, tile::AsyncWaitOp, tile::BarrierOp>(op)) {
+      // Barriers on both sides (AtomicsToGPU.cpp), or a barrier.
       state = MemoryOrdering();
     } else if (isa<scf::ForOp, scf::WhileOp>(op)) {
       if (!containsMemoryOps(&op))
@@ -287,7 +318,7 @@ struct ConvertTileToGPUPass
         LLVM::Linkage::Internal, GPULoweringState::kScratchSymbol, Attribute(),
         /*alignment=*/16, hooks->getSharedAddressSpace());
 
-    TileToGPUTypeConverter converter(ctx);
+    TileToGPUTypeConverter converter(ctx, hooks->getSharedAddressSpace());
     ConversionTarget convTarget(*ctx);
     convTarget.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect,
                                ROCDL::ROCDLDialect>();
@@ -303,6 +334,7 @@ struct ConvertTileToGPUPass
     populateShapeOpsToGPUPatterns(converter, patterns, state);
     populateMemoryOpsToGPUPatterns(converter, patterns, state);
     populateAtomicsToGPUPatterns(converter, patterns, state);
+    populateSharedMemoryToGPUPatterns(converter, patterns, state);
     populateReduceToGPUPatterns(converter, patterns, state);
     populateDotToGPUPatterns(converter, patterns, state);
     populateMathToGPUIntrinsicsPatterns(converter, patterns, state);
@@ -314,16 +346,20 @@ struct ConvertTileToGPUPass
     if (failed(applyPartialConversion(module, convTarget, std::move(patterns))))
       return signalPassFailure();
 
+    int64_t sharedBytes = state.scratchBytes + state.sharedBufferBytes;
+    if (sharedBytes > hooks->getMaxSharedBytes()) {
+      module.emitError("kernel needs ")
+          << sharedBytes << " bytes of shared memory; " << target << " allows "
+          << hooks->getMaxSharedBytes() << " (" << state.scratchBytes
+          << " for layout conversions and reductions, "
+          << state.sharedBufferBytes
+          << " in shared buffers: use smaller buffers or layouts that need "
+             "smaller conversions)";
+      return signalPassFailure();
+    }
     if (state.scratchBytes == 0) {
       scratch.erase();
       return;
-    }
-    if (state.scratchBytes > hooks->getMaxSharedBytes()) {
-      module.emitError("kernel needs ")
-          << state.scratchBytes << " bytes of shared memory; " << target
-          << " allows " << hooks->getMaxSharedBytes()
-          << " (use layouts that need smaller conversions)";
-      return signalPassFailure();
     }
     scratch.setGlobalType(scratchType(state.scratchBytes));
   }

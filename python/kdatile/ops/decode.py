@@ -79,7 +79,8 @@ def decode_launch(*args, fused=False, target=None, **kwargs):
 
 def _decode(params, *, fused, target=None):
     """(out, Launch or None) of a call with arguments `params` (by parameter name). The launch
-    (value rows and warps per program) depends on the batch on GPUs: decode_config."""
+    (value rows, steps, shared-memory stages and warps per program) depends on the batch on
+    GPUs: decode_config."""
     args = dict(params)
     lower_bound, norm_eps = args.pop("lower_bound"), args.pop("norm_eps")
     state_layout = args.pop("state_layout")
@@ -181,7 +182,8 @@ def _decode(params, *, fused, target=None):
     kernel = load_kernel("kda_decode", "kda_decode")
     unused = x.value  # pointer parameters a variant does not read
     on_gpu = ref.device != "cpu" if target is None else target != "cpu"
-    block_v, block_step, num_warps = decode_config(B, H, D, on_gpu)
+    block_v, block_step, stages, num_warps = decode_config(B, H, D, on_gpu,
+                                                          state.itemsize)
     if block_v < D:
         tickets, partials = _workspace(ref, B * H, D // block_v)
     else:
@@ -197,31 +199,35 @@ def _decode(params, *, fused, target=None):
         a["output_gate"].value, a["norm_weight"].value, out.value, tickets, partials,
         int(slots), int(stride_x), int(stride_slot), int(cs.strides[1]), int(cs.strides[2]),
         float(-5.0 if lower_bound is None else lower_bound), float(norm_eps))
-    constexprs = dict(H=H, D=D, BV=block_v, BLK=block_step, STATE_KV=state_layout == "kv",
+    constexprs = dict(H=H, D=D, BV=block_v, BLK=block_step, STAGES=stages,
+                      STATE_KV=state_layout == "kv",
                       USE_LOWER_BOUND=lower_bound is not None, HAS_CONV_BIAS=cb is not None,
                       FUSED_FB=fused)
     return out.value, Launch(kernel, kargs, constexprs, (B, H, D // block_v), num_warps)
 
 
-def decode_config(B: int, H: int, D: int, on_gpu: bool) -> tuple:
-    """(value rows per program BV, value rows per step BLK, warps per program or None for
-    the default) of a launch.
+def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4) -> tuple:
+    """(value rows per program BV, value rows per step BLK, shared-memory stages STAGES,
+    warps per program or None for the default) of a launch; state_bytes: bytes per state
+    element (4: fp32, 2: bf16).
 
     The CPU runs whole heads in one step. On GPUs a program walks its rows in steps of BLK,
-    so a [BLK, D] fp32 state block (not the head's whole [D, D]) is held in registers and
-    more programs fit on a multiprocessor. Large batches (B*H >= 512) run one 4-warp program
-    per head in steps of 32 rows; from 64 to 511 heads, one 8-warp program per head in steps
-    of 64 rows; below 64 heads programs would leave most of the GPU idle, so each head's
-    value rows are split over 4 programs of one step each (measured on the H200,
-    docs/performance.md)."""
+    so a [BLK, D] state block (not the head's whole [D, D]) is held in registers and more
+    programs fit on a multiprocessor. Large batches (B*H >= 512) run one 4-warp program per
+    head in steps of 32 rows, an fp32 state streamed through two shared-memory buffers by
+    asynchronous copies (3% faster there; a bf16 state gains nothing); from 64 to 511 heads,
+    one 8-warp program per head in steps of 64 rows; below 64 heads programs would leave most
+    of the GPU idle, so each head's value rows are split over 4 programs of one step each
+    (measured on the H200, docs/performance.md)."""
     if not on_gpu:
-        return D, D, None
+        return D, D, 0, None
     pairs = B * H
     if pairs < 64:
-        return D // 4, D // 4, 4
+        return D // 4, D // 4, 0, 4
     if pairs < 512:
-        return D, min(D, 64), 8
-    return D, min(D, 32), 4
+        return D, min(D, 64), 0, 8
+    blk = min(D, 32)
+    return D, blk, 2 if state_bytes == 4 and D > blk else 0, 4
 
 
 def _workspace(ref, heads: int, blocks: int):

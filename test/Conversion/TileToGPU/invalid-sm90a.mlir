@@ -36,3 +36,16 @@ func.func @trans(%x: tensor<16x32xf32, #a>) -> tensor<32x16xf32, #a> {
   return %t : tensor<32x16xf32, #a>
 }
 }
+
+// -----
+
+// Shared buffers count towards the static shared memory limit (48 KiB).
+// expected-error @below {{kernel needs 65536 bytes of shared memory; sm_90a allows 49152 (0 for layout conversions and reductions, 65536 in shared buffers}}
+module attributes {tile.num_warps = 4 : i32} {
+func.func @too_much_shared() attributes {tile.kernel} {
+  %a = tile.alloc_shared : !tile.smem<2x32x128xf32>
+  %b = tile.alloc_shared : !tile.smem<32x128xf32>
+  %c = tile.alloc_shared : !tile.smem<32x128xf32>
+  return
+}
+}

@@ -5,13 +5,15 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace kda {
-/// Pointers (and tiles of pointers) become i64 addresses (tiles of i64).
+/// Pointers (and tiles of pointers) and shared buffers become i64 addresses
+/// (tiles of i64).
 void populateTileToCPUTypeConversions(mlir::TypeConverter &converter);
 
 /// range, splat, broadcast, expand_dims, reshape, trans -> tensor/linalg.
 void populateTileShapeToTensorPatterns(const mlir::TypeConverter &converter,
                                        mlir::RewritePatternSet &patterns);
-/// addptr, load, store -> arith on addresses, masked llvm.load/llvm.store.
+/// addptr, load, store -> arith on addresses, masked llvm.load/llvm.store;
+/// shared buffers -> stack arrays, copies into them done at once.
 /// Declares llvm.atomicrmw's memory effects (read and write of its pointer),
 /// which the LLVM dialect leaves unknown: One-Shot Bufferize rejects ops with
 /// unknown effects, and the host lowering emits atomics before bufferizing.

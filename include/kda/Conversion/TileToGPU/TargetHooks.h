@@ -51,6 +51,21 @@ public:
   /// A barrier for every thread of the program that also orders shared
   /// memory accesses around it.
   virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) = 0;
+  /// Whether the target copies global to shared memory without registers
+  /// (asyncCopy and the two below); without, copies go through registers.
+  virtual bool hasAsyncCopies() const { return false; }
+  /// Starts copying `bytes` (4, 8 or 16) from global `src` to shared `dst`,
+  /// reading `srcBytes` (i32, `bytes` or 0) of them and zero-filling the
+  /// rest.
+  virtual void asyncCopy(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value dst, mlir::Value src, unsigned bytes,
+                         mlir::Value srcBytes) {}
+  /// Closes the group of the asynchronous copies started since the last one.
+  virtual void commitAsyncCopies(mlir::OpBuilder &b, mlir::Location loc) {}
+  /// Waits until at most `pending` groups of this thread's asynchronous
+  /// copies are in flight (no barrier).
+  virtual void waitAsyncCopies(mlir::OpBuilder &b, mlir::Location loc,
+                               unsigned pending) {}
   /// LLVM's synchronization scope name for atomics and fences ordered
   /// towards one program's threads, the device, or the system ("").
   virtual llvm::StringRef getSyncScope(tile::MemoryScope scope) const = 0;

@@ -27,14 +27,19 @@ struct GPULoweringState {
   /// transient, so all of them reuse one buffer at offset 0.
   int64_t scratchBytes = 0;
   static constexpr llvm::StringLiteral kScratchSymbol = "kda_scratch";
+  /// Bytes of the kernel's shared buffers (tile.alloc_shared), each a module
+  /// global of its own, and how many there are (they are named by number).
+  int64_t sharedBufferBytes = 0;
+  unsigned numSharedBuffers = 0;
   unsigned getNumThreads() const { return numWarps * hooks->getWaveSize(); }
 };
 
 /// Tiles become structs of registers and pointers LLVM pointers in their
 /// address space; other types stay for the standard LLVM lowerings.
+/// Shared buffers become pointers to their first element.
 class TileToGPUTypeConverter : public mlir::TypeConverter {
 public:
-  explicit TileToGPUTypeConverter(mlir::MLIRContext *ctx);
+  TileToGPUTypeConverter(mlir::MLIRContext *ctx, unsigned sharedAddressSpace);
 };
 
 /// The tile type's layout as a linear layout (it must have one).
@@ -116,6 +121,27 @@ exchangeThroughScratch(mlir::OpBuilder &b, mlir::Location loc,
                        const LinearLayout &src, const LinearLayout &dst,
                        mlir::Type elementType);
 
+/// `*ptr` (a scalar of `type`) when `mask` holds or is null, else
+/// `otherwise`; a masked lane does not touch memory.
+mlir::Value emitGuardedLoad(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value ptr, mlir::Type type, mlir::Value mask,
+                            mlir::Value otherwise);
+/// The same for a vector of consecutive elements sharing one mask.
+mlir::Value emitGuardedVectorLoad(mlir::OpBuilder &b, mlir::Location loc,
+                                  mlir::Value ptr, mlir::VectorType type,
+                                  mlir::Value mask, mlir::Value otherwise);
+/// A vector of `type` holding `elems`.
+mlir::Value packVector(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::VectorType type,
+                       llvm::ArrayRef<mlir::Value> elems);
+/// How many consecutive registers one global access of a tile of
+/// `tileType` through `ptr` (under `mask`) may move, and along which
+/// dimension: registers contiguous in the layout, at most 128 bits, as far as
+/// the pointers' contiguity and alignment and the mask's constancy allow.
+std::pair<unsigned, unsigned> getAccessWidth(const GPULoweringState &state,
+                                             mlir::RankedTensorType tileType,
+                                             mlir::Value ptr, mlir::Value mask);
+
 void populateElementwiseToGPUPatterns(TileToGPUTypeConverter &converter,
                                       mlir::RewritePatternSet &patterns,
                                       GPULoweringState &state);
@@ -131,6 +157,11 @@ void populateMemoryOpsToGPUPatterns(TileToGPUTypeConverter &converter,
 void populateAtomicsToGPUPatterns(TileToGPUTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns,
                                   GPULoweringState &state);
+/// Shared buffers (one module global each), their loads and stores,
+/// asynchronous copies into them, waits and barriers.
+void populateSharedMemoryToGPUPatterns(TileToGPUTypeConverter &converter,
+                                       mlir::RewritePatternSet &patterns,
+                                       GPULoweringState &state);
 void populateReduceToGPUPatterns(TileToGPUTypeConverter &converter,
                                  mlir::RewritePatternSet &patterns,
                                  GPULoweringState &state);

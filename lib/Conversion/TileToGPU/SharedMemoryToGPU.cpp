@@ -1,0 +1,329 @@
+//===- SharedMemoryToGPU.cpp - shared buffers and asynchronous copies -----===//
+//
+// Each tile.alloc_shared becomes a module global in shared memory. Buffers
+// are row-major: a register's element lives at the linear index of its
+// coordinate, and registers contiguous along the last dimension move as one
+// vector. Asynchronous copies go from global to shared memory without
+// registers where the target can (cp.async on NVIDIA) and through registers
+// elsewhere; a wait is the target's wait plus a barrier.
+//
+//===----------------------------------------------------------------------===//
+#include "Tile/TileDialect.h"
+#include "kda/Conversion/TileToGPU/TileToGPU.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+using namespace kda;
+
+namespace {
+
+/// How many consecutive registers of `layout` one shared-memory access
+/// moves: registers contiguous along the last dimension, at most 128 bits,
+/// and only as many as start at a multiple of the width in every thread (so
+/// the vector is aligned).
+unsigned getSharedVectorWidth(const LinearLayout &layout, int64_t elemBytes) {
+  unsigned last = layout.getRank() - 1;
+  int64_t width = std::min<int64_t>(layout.getContiguousRegisters(last),
+                                    std::max<int64_t>(1, 16 / elemBytes));
+  auto startsAligned = [&](int64_t w) {
+    if (layout.getShape()[last] % w)
+      return false;
+    for (HWDim dim : {HWDim::Register, HWDim::Lane, HWDim::Warp})
+      for (unsigned bit = 0; bit < layout.getNumBits(dim); ++bit) {
+        if (dim == HWDim::Register && (int64_t(1) << bit) < w)
+          continue; // the group's own registers
+        if (layout.getBasis(dim, bit)[last] % w)
+          return false;
+      }
+    return true;
+  };
+  while (width > 1 && !startsAligned(width))
+    width /= 2;
+  return unsigned(width);
+}
+
+/// Where register `reg` of a tile in `layout` lives in a row-major buffer.
+Value getSharedAddress(OpBuilder &b, Location loc, Value base, Type elemType,
+                       const LinearLayout &layout, int64_t reg,
+                       ValueRange laneWarp) {
+  Value index = emitLinearIndex(
+      b, loc, emitCoords(b, loc, layout, reg, laneWarp), layout.getShape());
+  return LLVM::GEPOp::create(b, loc, base.getType(), elemType, base,
+                             ValueRange{index});
+}
+
+/// Runs `body` under `guard` (unconditionally when null).
+void emitGuarded(OpBuilder &b, Location loc, Value guard,
+                 function_ref<void(OpBuilder &)> body) {
+  if (!guard) {
+    body(b);
+    return;
+  }
+  auto ifOp = scf::IfOp::create(b, loc, guard, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard insertion(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  body(b);
+}
+
+/// Stores `count` registers starting at `regs` as one access.
+void storeShared(OpBuilder &b, Location loc, Value address,
+                 ArrayRef<Value> regs) {
+  Type elem = regs[0].getType();
+  int64_t bytes = getScratchElementBytes(elem);
+  if (regs.size() == 1) {
+    LLVM::StoreOp::create(b, loc, regs[0], address, bytes);
+    return;
+  }
+  auto vecType = VectorType::get({int64_t(regs.size())}, elem);
+  LLVM::StoreOp::create(b, loc, packVector(b, loc, vecType, regs), address,
+                        bytes * regs.size());
+}
+
+struct AllocSharedLowering : OpConversionPattern<tile::AllocSharedOp> {
+  AllocSharedLowering(const TypeConverter &converter, MLIRContext *ctx,
+                      GPULoweringState &state)
+      : OpConversionPattern(converter, ctx), state(state) {}
+  LogicalResult
+  matchAndRewrite(tile::AllocSharedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    tile::SharedBufferType type = op.getType();
+    int64_t bytes =
+        type.getNumElements() * getScratchElementBytes(type.getElementType());
+    auto module = op->getParentOfType<ModuleOp>();
+    std::string name = "kda_smem_" + std::to_string(state.numSharedBuffers++);
+    unsigned addressSpace = state.hooks->getSharedAddressSpace();
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      LLVM::GlobalOp::create(
+          rewriter, loc, LLVM::LLVMArrayType::get(rewriter.getI8Type(), bytes),
+          /*isConstant=*/false, LLVM::Linkage::Internal, name, Attribute(),
+          /*alignment=*/16, addressSpace);
+    }
+    state.sharedBufferBytes += llvm::alignTo(bytes, 16);
+    rewriter.replaceOpWithNewOp<LLVM::AddressOfOp>(
+        op, LLVM::LLVMPointerType::get(getContext(), addressSpace), name);
+    return success();
+  }
+  GPULoweringState &state;
+};
+
+struct SmemIndexLowering : OpConversionPattern<tile::SmemIndexOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::SmemIndexOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    tile::SharedBufferType slice = op.getType();
+    Type i32 = rewriter.getI32Type();
+    Value offset = LLVM::MulOp::create(
+        rewriter, loc, adaptor.getIndex(),
+        LLVM::ConstantOp::create(rewriter, loc, i32,
+                                 int32_t(slice.getNumElements())));
+    rewriter.replaceOpWithNewOp<LLVM::GEPOp>(
+        op, adaptor.getBuffer().getType(), slice.getElementType(),
+        adaptor.getBuffer(), ValueRange{offset});
+    return success();
+  }
+};
+
+struct SmemLoadLowering : OpConversionPattern<tile::SmemLoadOp> {
+  SmemLoadLowering(const TypeConverter &converter, MLIRContext *ctx,
+                   GPULoweringState &state)
+      : OpConversionPattern(converter, ctx), state(state) {}
+  LogicalResult
+  matchAndRewrite(tile::SmemLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type resultType = getTypeConverter()->convertType(op.getType());
+    if (!resultType)
+      return rewriter.notifyMatchFailure(op, "tile without a layout");
+    Type elem = cast<LLVM::LLVMStructType>(resultType).getBody()[0];
+    LinearLayout layout = getTileLayout(op.getType());
+    int64_t elemBytes = getScratchElementBytes(elem);
+    unsigned width = getSharedVectorWidth(layout, elemBytes);
+    SmallVector<Value> laneWarp = emitLaneWarpCoords(
+        rewriter, loc, layout, getThreadIndex(rewriter, loc, state));
+    Type i32 = rewriter.getI32Type();
+    SmallVector<Value> regs;
+    for (int64_t r = 0, e = layout.getSize(HWDim::Register); r < e;
+         r += width) {
+      Value address = getSharedAddress(rewriter, loc, adaptor.getBuffer(), elem,
+                                       layout, r, laneWarp);
+      if (width == 1) {
+        regs.push_back(
+            LLVM::LoadOp::create(rewriter, loc, elem, address, elemBytes));
+        continue;
+      }
+      auto vecType = VectorType::get({int64_t(width)}, elem);
+      Value vec = LLVM::LoadOp::create(rewriter, loc, vecType, address,
+                                       elemBytes * width);
+      for (unsigned i = 0; i < width; ++i)
+        regs.push_back(LLVM::ExtractElementOp::create(
+            rewriter, loc, vec,
+            LLVM::ConstantOp::create(rewriter, loc, i32, int(i))));
+    }
+    rewriter.replaceOp(op, packRegisters(rewriter, loc, resultType, regs));
+    return success();
+  }
+  GPULoweringState &state;
+};
+
+struct SmemStoreLowering : OpConversionPattern<tile::SmemStoreOp> {
+  SmemStoreLowering(const TypeConverter &converter, MLIRContext *ctx,
+                    GPULoweringState &state)
+      : OpConversionPattern(converter, ctx), state(state) {}
+  LogicalResult
+  matchAndRewrite(tile::SmemStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    LinearLayout layout = getTileLayout(op.getValue().getType());
+    SmallVector<Value> values =
+        unpackRegisters(rewriter, loc, adaptor.getValue());
+    Type elem = values[0].getType();
+    unsigned width = getSharedVectorWidth(layout, getScratchElementBytes(elem));
+    ThreadIndex thread = getThreadIndex(rewriter, loc, state);
+    SmallVector<Value> laneWarp =
+        emitLaneWarpCoords(rewriter, loc, layout, thread);
+    // Copies of an element in other threads are not stored again.
+    Value owner = emitIsElementOwner(rewriter, loc, layout, thread);
+    uint64_t dupRegs = layout.getDuplicateMask(HWDim::Register);
+    for (size_t r = 0; r < values.size(); r += width) {
+      if (int64_t(r) & dupRegs)
+        continue;
+      Value address = getSharedAddress(rewriter, loc, adaptor.getBuffer(), elem,
+                                       layout, r, laneWarp);
+      emitGuarded(rewriter, loc, owner, [&](OpBuilder &b) {
+        storeShared(b, loc, address, ArrayRef<Value>(values).slice(r, width));
+      });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+  GPULoweringState &state;
+};
+
+struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
+  AsyncCopyLowering(const TypeConverter &converter, MLIRContext *ctx,
+                    GPULoweringState &state)
+      : OpConversionPattern(converter, ctx), state(state) {}
+  LogicalResult
+  matchAndRewrite(tile::AsyncCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
+    auto valueType = cast<RankedTensorType>(tile::getPointeeLikeType(ptrType));
+    Type elem = valueType.getElementType();
+    int64_t elemBytes = getScratchElementBytes(elem);
+    LinearLayout layout = getTileLayout(ptrType);
+    // The widest access both memories allow: along the last dimension,
+    // contiguous and aligned in global memory and in the buffer.
+    auto [globalWidth, dim] =
+        getAccessWidth(state, valueType, op.getPtr(), op.getMask());
+    unsigned width =
+        dim + 1 == layout.getRank()
+            ? std::min(globalWidth, getSharedVectorWidth(layout, elemBytes))
+            : 1;
+    int64_t bytes = width * elemBytes;
+    bool async = state.hooks->hasAsyncCopies() &&
+                 (bytes == 4 || bytes == 8 || bytes == 16);
+
+    SmallVector<Value> ptrs = unpackRegisters(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> masks;
+    if (adaptor.getMask())
+      masks = unpackRegisters(rewriter, loc, adaptor.getMask());
+    ThreadIndex thread = getThreadIndex(rewriter, loc, state);
+    SmallVector<Value> laneWarp =
+        emitLaneWarpCoords(rewriter, loc, layout, thread);
+    Value owner = emitIsElementOwner(rewriter, loc, layout, thread);
+    uint64_t dupRegs = layout.getDuplicateMask(HWDim::Register);
+    Type i32 = rewriter.getI32Type();
+    for (size_t r = 0; r < ptrs.size(); r += width) {
+      if (int64_t(r) & dupRegs)
+        continue;
+      Value mask = masks.empty() ? Value() : masks[r];
+      Value address = getSharedAddress(rewriter, loc, adaptor.getBuffer(), elem,
+                                       layout, r, laneWarp);
+      if (async) {
+        // A masked group reads nothing and writes zeros.
+        Value srcBytes = LLVM::ConstantOp::create(rewriter, loc, i32, bytes);
+        if (mask)
+          srcBytes = LLVM::SelectOp::create(
+              rewriter, loc, mask, srcBytes,
+              LLVM::ConstantOp::create(rewriter, loc, i32, 0));
+        emitGuarded(rewriter, loc, owner, [&](OpBuilder &b) {
+          state.hooks->asyncCopy(b, loc, address, ptrs[r], bytes, srcBytes);
+        });
+        continue;
+      }
+      emitGuarded(rewriter, loc, owner, [&](OpBuilder &b) {
+        SmallVector<Value> regs;
+        if (width == 1) {
+          regs.push_back(emitGuardedLoad(b, loc, ptrs[r], elem, mask,
+                                         LLVM::ZeroOp::create(b, loc, elem)));
+        } else {
+          auto vecType = VectorType::get({int64_t(width)}, elem);
+          Value vec =
+              emitGuardedVectorLoad(b, loc, ptrs[r], vecType, mask,
+                                    LLVM::ZeroOp::create(b, loc, vecType));
+          for (unsigned i = 0; i < width; ++i)
+            regs.push_back(LLVM::ExtractElementOp::create(
+                b, loc, vec, LLVM::ConstantOp::create(b, loc, i32, int(i))));
+        }
+        storeShared(b, loc, address, regs);
+      });
+    }
+    if (state.hooks->hasAsyncCopies())
+      state.hooks->commitAsyncCopies(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  GPULoweringState &state;
+};
+
+struct AsyncWaitLowering : OpConversionPattern<tile::AsyncWaitOp> {
+  AsyncWaitLowering(const TypeConverter &converter, MLIRContext *ctx,
+                    GPULoweringState &state)
+      : OpConversionPattern(converter, ctx), state(state) {}
+  LogicalResult
+  matchAndRewrite(tile::AsyncWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (state.hooks->hasAsyncCopies())
+      state.hooks->waitAsyncCopies(rewriter, op.getLoc(), op.getPending());
+    // Each thread waited for its own copies; the barrier shows them to all.
+    state.hooks->barrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+  GPULoweringState &state;
+};
+
+struct BarrierLowering : OpConversionPattern<tile::BarrierOp> {
+  BarrierLowering(const TypeConverter &converter, MLIRContext *ctx,
+                  GPULoweringState &state)
+      : OpConversionPattern(converter, ctx), state(state) {}
+  LogicalResult
+  matchAndRewrite(tile::BarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    state.hooks->barrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+  GPULoweringState &state;
+};
+
+} // namespace
+
+void kda::populateSharedMemoryToGPUPatterns(TileToGPUTypeConverter &converter,
+                                            RewritePatternSet &patterns,
+                                            GPULoweringState &state) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<SmemIndexLowering>(converter, ctx);
+  patterns.add<AllocSharedLowering, SmemLoadLowering, SmemStoreLowering,
+               AsyncCopyLowering, AsyncWaitLowering, BarrierLowering>(
+      converter, ctx, state);
+}
