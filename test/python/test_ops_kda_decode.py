@@ -246,7 +246,8 @@ def test_consecutive_steps(state_dtype):
 # the fp64 reference, which alone moves the state's rel RMS past 1e-5.)
 @pytest.mark.parametrize("B,H,block_v,block_step,stages,warps,fused", [
     (1, 12, 32, 32, 0, 4, False), (1, 12, 32, 32, 0, 4, True), (8, 12, 128, 64, 0, 8, False),
-    (8, 12, 128, 64, 0, 8, True), (43, 12, 128, 32, 2, 4, False)])
+    (8, 12, 128, 64, 0, 8, True), (43, 12, 128, 32, 0, 4, False),
+    (86, 12, 128, 32, 2, 4, False)])
 def test_gpu_launch_split_runs_on_cpu(B, H, block_v, block_step, stages, warps, fused):
     """The launch the op prepares for a GPU (target="sm_90a", NumPy stand-ins): small batches
     split each head's value rows over programs that meet through a zeroed workspace, larger
@@ -289,10 +290,11 @@ def test_decode_config():
     from kdatile.ops.decode import decode_config
 
     assert decode_config(1, 12, 128, on_gpu=False) == (128, 128, 0, None)
-    assert [decode_config(B, 12, 128, on_gpu=True) for B in (1, 5, 6, 42, 43)] == \
-        [(32, 32, 0, 4), (32, 32, 0, 4), (128, 64, 0, 8), (128, 64, 0, 8), (128, 32, 2, 4)]
+    assert [decode_config(B, 12, 128, on_gpu=True) for B in (1, 5, 6, 42, 43, 85, 86)] == \
+        [(32, 32, 0, 4), (32, 32, 0, 4), (128, 64, 0, 8), (128, 64, 0, 8), (128, 32, 0, 4),
+         (128, 32, 0, 4), (128, 32, 2, 4)]
     # A bf16 state does not stream through shared memory; one step needs no ring.
-    assert decode_config(43, 12, 128, on_gpu=True, state_bytes=2) == (128, 32, 0, 4)
+    assert decode_config(86, 12, 128, on_gpu=True, state_bytes=2) == (128, 32, 0, 4)
     assert decode_config(1, 1, 64, on_gpu=True) == (16, 16, 0, 4)
     assert decode_config(600, 1, 16, on_gpu=True) == (16, 16, 0, 4)
 

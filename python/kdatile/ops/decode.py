@@ -214,8 +214,9 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4) ->
     The CPU runs whole heads in one step. On GPUs a program walks its rows in steps of BLK,
     so a [BLK, D] state block (not the head's whole [D, D]) is held in registers and more
     programs fit on a multiprocessor. Large batches (B*H >= 512) run one 4-warp program per
-    head in steps of 32 rows, an fp32 state streamed through two shared-memory buffers by
-    asynchronous copies (3% faster there; a bf16 state gains nothing); from 64 to 511 heads,
+    head in steps of 32 rows; from 1024 heads an fp32 state streams through two shared-memory
+    buffers by asynchronous copies (1-6% faster there, slower at 512 heads; a bf16 state gains
+    nothing); from 64 to 511 heads,
     one 8-warp program per head in steps of 64 rows; below 64 heads programs would leave most
     of the GPU idle, so each head's value rows are split over 4 programs of one step each
     (measured on the H200, docs/performance.md)."""
@@ -227,7 +228,8 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4) ->
     if pairs < 512:
         return D, min(D, 64), 0, 8
     blk = min(D, 32)
-    return D, blk, 2 if state_bytes == 4 and D > blk else 0, 4
+    stream = state_bytes == 4 and D > blk and pairs >= 1024
+    return D, blk, 2 if stream else 0, 4
 
 
 def _workspace(ref, heads: int, blocks: int):
