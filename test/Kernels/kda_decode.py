@@ -65,6 +65,32 @@
 # RUN:   --emit cubin -o %t.split.cubin --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
 
+#
+# The state streamed through two shared-memory buffers (STAGES = 2, what large batches run
+# with an fp32 state): 16-byte cp.async copies (the first block's before the conv), a wait and
+# a barrier per step, 128-bit shared loads; AMD copies through registers into LDS. No spills.
+# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
+# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D BLK=32 -D STAGES=2 -D FUSED_FB=False \
+# RUN:   --emit asm -o - | FileCheck %s --check-prefix=STAGES-SM90 --implicit-check-not=.local
+# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx1250 \
+# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D BLK=32 -D STAGES=2 -D FUSED_FB=False \
+# RUN:   --fail-on-spill --emit asm -o - | FileCheck %s --check-prefix=STAGES-GFX1250
+
+# STAGES-SM90-LABEL: .visible .entry kda_decode(
+# STAGES-SM90: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
+# STAGES-SM90: cp.async.commit_group;
+# STAGES-SM90: ex2.approx
+# STAGES-SM90: cp.async.wait_group 0;
+# STAGES-SM90-NEXT: bar.sync 0;
+# STAGES-SM90: ld.shared.v4.{{[bf]}}32
+# STAGES-SM90: ret;
+
+# STAGES-GFX1250-LABEL: kda_decode:
+# STAGES-GFX1250: global_load_b128
+# STAGES-GFX1250: ds_store_b128
+# STAGES-GFX1250: s_barrier
+# STAGES-GFX1250: ds_load_b128
+
 # SPLIT-GFX950-LABEL: kda_decode:
 # SPLIT-GFX950: buffer_wbl2
 # SPLIT-GFX950: s_barrier
