@@ -148,14 +148,12 @@ std::optional<DValue> Emitter::sharedMemoryBuiltin(const std::string &name,
     if (value.isRuntime() && isa<PointerType>(elementTypeOf(value)))
       return error(argloc(1),
                    fnName + " cannot store pointers, got " + describe(value));
+    // (coerce reports a value that does not broadcast to the buffer shape.)
     std::optional<Value> v =
-        coerce(value, elem, shape, argloc(1), encodingOf(value.value));
+        coerce(value, elem, shape, argloc(1),
+               value.isRuntime() ? encodingOf(value.value) : Attribute());
     if (!v)
       return std::nullopt;
-    if (shapeOf(DValue::of(*v)) != shape)
-      return error(argloc(1),
-                   fnName + " value of shape " + formatShape(shapeOf(value)) +
-                       " does not fit the buffer shape " + formatShape(shape));
     kda::tile::SmemStoreOp::create(builder, l, buffer, *v);
     return none();
   }
@@ -192,10 +190,6 @@ std::optional<DValue> Emitter::sharedMemoryBuiltin(const std::string &name,
         coerce(m, builder.getI1Type(), shape, argloc(2), encodingOf(ptr.value));
     if (!mv)
       return std::nullopt;
-    if (shapeOf(DValue::of(*mv)) != shape)
-      return error(argloc(2),
-                   fnName + " mask of shape " + formatShape(shapeOf(m)) +
-                       " does not fit the pointer shape " + formatShape(shape));
     mask = *mv;
   }
   kda::tile::AsyncCopyOp::create(builder, l, buffer, ptr.value, mask);

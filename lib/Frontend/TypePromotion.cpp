@@ -152,6 +152,9 @@ std::optional<Value> Emitter::convert(Value value, Type dst, SourceLoc at) {
   Type src = kda::tile::getElementTypeOrSelf(srcType);
   if (src == dst)
     return value;
+  if (isa<kda::tile::SharedBufferType>(srcType))
+    return error(at, "a shared buffer cannot be used as a value; read it into "
+                     "a tile with .load()");
   if (isa<PointerType>(src) || isa<PointerType>(dst))
     return error(at, "cannot convert " + typeString(srcType) + " to " +
                          typeString(dst));

@@ -1,7 +1,7 @@
 // RUN: kda-opt %s -split-input-file -verify-diagnostics
 
 // One case per diagnostic of the tile dialect verifiers (TileOps.cpp,
-// TileTypes.cpp) and of the ODS constraints they rely on.
+// TileTypes.cpp, SharedMemoryOps.cpp) and of the ODS constraints they rely on.
 
 //===----------------------------------------------------------------------===//
 // Pointer type
@@ -560,4 +560,215 @@ func.func @atomic_tile_float_min(%p: tensor<4x!tile.ptr<f32>>, %v: tensor<4xf32>
   // expected-error @below {{'tile.atomic_rmw' op 'min' needs an integer value; floats support add and xchg}}
   %0 = tile.atomic_rmw min %p, %v {sem = relaxed, scope = gpu} : tensor<4x!tile.ptr<f32>>
   return %0 : tensor<4xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Shared buffers, asynchronous copies and barriers
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @below {{a shared buffer needs at least one dimension}}
+func.func @smem_rank_0(%b: !tile.smem<f32>) {
+  return
+}
+
+// -----
+
+func.func @smem_zero_dim() {
+  // expected-error @below {{shared buffer dimensions must be positive}}
+  %0 = tile.alloc_shared : !tile.smem<2x0x4xf32>
+  return
+}
+
+// -----
+
+func.func @smem_i1() {
+  // expected-error @below {{shared buffer elements must be integers or floats of 8 bits or more, got 'i1'}}
+  %0 = tile.alloc_shared : !tile.smem<4x8xi1>
+  return
+}
+
+// -----
+
+func.func @smem_ptr() {
+  // expected-error @below {{shared buffer elements must be integers or floats of 8 bits or more, got '!tile.ptr<f32>'}}
+  %0 = tile.alloc_shared : !tile.smem<4x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+func.func @smem_dynamic() {
+  // expected-error @below {{expected static shape}}
+  %0 = tile.alloc_shared : !tile.smem<?x4xf32>
+  return
+}
+
+// -----
+
+// A buffer's size is fixed when the kernel is compiled: one per function.
+func.func @alloc_shared_in_loop(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    // expected-error @below {{'tile.alloc_shared' op must be in the entry block of a function (not in a loop or a branch)}}
+    %0 = tile.alloc_shared : !tile.smem<4x8xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @alloc_shared_in_if(%c: i1) {
+  scf.if %c {
+    // expected-error @below {{'tile.alloc_shared' op must be in the entry block of a function (not in a loop or a branch)}}
+    %0 = tile.alloc_shared : !tile.smem<4x8xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @alloc_shared_not_entry_block(%c: i1) {
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  // expected-error @below {{'tile.alloc_shared' op must be in the entry block of a function (not in a loop or a branch)}}
+  %0 = tile.alloc_shared : !tile.smem<4x8xf32>
+  cf.br ^bb2
+^bb2:
+  return
+}
+
+// -----
+
+func.func @smem_index_rank_1(%i: i32) {
+  %buf = tile.alloc_shared : !tile.smem<8xf32>
+  // expected-error @below {{'tile.smem_index' op needs a buffer of rank 2 or more, got '!tile.smem<8xf32>'}}
+  %0 = "tile.smem_index"(%buf, %i) : (!tile.smem<8xf32>, i32) -> !tile.smem<8xf32>
+  return
+}
+
+// -----
+
+func.func @smem_index_result(%i: i32) {
+  %buf = tile.alloc_shared : !tile.smem<2x16x64xf32>
+  // expected-error @below {{'tile.smem_index' op result must be '!tile.smem<16x64xf32>', got '!tile.smem<2x16x64xf32>'}}
+  %0 = tile.smem_index %buf[%i] : !tile.smem<2x16x64xf32> -> !tile.smem<2x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @smem_index_result_element(%i: i32) {
+  %buf = tile.alloc_shared : !tile.smem<2x16x64xf32>
+  // expected-error @below {{'tile.smem_index' op result must be '!tile.smem<16x64xf32>', got '!tile.smem<16x64xbf16>'}}
+  %0 = tile.smem_index %buf[%i] : !tile.smem<2x16x64xf32> -> !tile.smem<16x64xbf16>
+  return
+}
+
+// -----
+
+func.func @smem_index_i64(%i: i64) {
+  %buf = tile.alloc_shared : !tile.smem<2x16xf32>
+  // expected-error @below {{'tile.smem_index' op operand #1 must be 32-bit signless integer}}
+  %0 = "tile.smem_index"(%buf, %i) : (!tile.smem<2x16xf32>, i64) -> !tile.smem<16xf32>
+  return
+}
+
+// -----
+
+func.func @smem_load_shape() -> tensor<16x32xf32> {
+  %buf = tile.alloc_shared : !tile.smem<16x64xf32>
+  // expected-error @below {{'tile.smem_load' op result 'tensor<16x32xf32>' does not match the buffer '!tile.smem<16x64xf32>'}}
+  %0 = tile.smem_load %buf : !tile.smem<16x64xf32> -> tensor<16x32xf32>
+  return %0 : tensor<16x32xf32>
+}
+
+// -----
+
+func.func @smem_load_element() -> tensor<16x64xf16> {
+  %buf = tile.alloc_shared : !tile.smem<16x64xbf16>
+  // expected-error @below {{'tile.smem_load' op result 'tensor<16x64xf16>' does not match the buffer '!tile.smem<16x64xbf16>'}}
+  %0 = tile.smem_load %buf : !tile.smem<16x64xbf16> -> tensor<16x64xf16>
+  return %0 : tensor<16x64xf16>
+}
+
+// -----
+
+func.func @smem_store_shape(%t: tensor<64x16xf32>) {
+  %buf = tile.alloc_shared : !tile.smem<16x64xf32>
+  // expected-error @below {{'tile.smem_store' op value 'tensor<64x16xf32>' does not match the buffer '!tile.smem<16x64xf32>'}}
+  tile.smem_store %buf, %t : !tile.smem<16x64xf32>, tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @smem_store_element(%t: tensor<16x64xi32>) {
+  %buf = tile.alloc_shared : !tile.smem<16x64xf32>
+  // expected-error @below {{'tile.smem_store' op value 'tensor<16x64xi32>' does not match the buffer '!tile.smem<16x64xf32>'}}
+  tile.smem_store %buf, %t : !tile.smem<16x64xf32>, tensor<16x64xi32>
+  return
+}
+
+// -----
+
+func.func @async_copy_shared_pointers(%p: tensor<16x!tile.ptr<f32, 3>>) {
+  %buf = tile.alloc_shared : !tile.smem<16xf32>
+  // expected-error @below {{'tile.async_copy' op copies from global memory (address space 1), got '!tile.ptr<f32, 3>'}}
+  tile.async_copy %buf, %p : !tile.smem<16xf32>, tensor<16x!tile.ptr<f32, 3>>
+  return
+}
+
+// -----
+
+func.func @async_copy_pointee(%p: tensor<16x!tile.ptr<f16>>) {
+  %buf = tile.alloc_shared : !tile.smem<16xf32>
+  // expected-error @below {{'tile.async_copy' op pointee tile 'tensor<16xf16>' does not match the buffer '!tile.smem<16xf32>'}}
+  tile.async_copy %buf, %p : !tile.smem<16xf32>, tensor<16x!tile.ptr<f16>>
+  return
+}
+
+// -----
+
+func.func @async_copy_shape(%p: tensor<4x16x!tile.ptr<f32>>) {
+  %buf = tile.alloc_shared : !tile.smem<16x4xf32>
+  // expected-error @below {{'tile.async_copy' op pointee tile 'tensor<4x16xf32>' does not match the buffer '!tile.smem<16x4xf32>'}}
+  tile.async_copy %buf, %p : !tile.smem<16x4xf32>, tensor<4x16x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+func.func @async_copy_scalar_pointer(%p: !tile.ptr<f32>) {
+  %buf = tile.alloc_shared : !tile.smem<16xf32>
+  // expected-error @below {{'tile.async_copy' op operand #1 must be ranked tensor of}}
+  "tile.async_copy"(%buf, %p) : (!tile.smem<16xf32>, !tile.ptr<f32>) -> ()
+  return
+}
+
+// -----
+
+func.func @async_copy_mask_shape(%p: tensor<16x!tile.ptr<f32>>, %m: tensor<8xi1>) {
+  %buf = tile.alloc_shared : !tile.smem<16xf32>
+  // expected-error @below {{'tile.async_copy' op failed to verify that mask has the shape of ptr}}
+  "tile.async_copy"(%buf, %p, %m) : (!tile.smem<16xf32>, tensor<16x!tile.ptr<f32>>, tensor<8xi1>) -> ()
+  return
+}
+
+// -----
+
+func.func @async_wait_negative() {
+  // expected-error @below {{attribute 'pending' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 0}}
+  tile.async_wait {pending = -1 : i32}
+  return
+}
+
+// -----
+
+func.func @async_wait_missing() {
+  // expected-error @below {{requires attribute 'pending'}}
+  tile.async_wait
+  return
 }

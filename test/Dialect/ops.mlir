@@ -1,8 +1,8 @@
 // RUN: kda-opt %s -split-input-file | kda-opt -split-input-file | FileCheck %s
 // RUN: kda-opt %s -split-input-file -mlir-print-op-generic | kda-opt -split-input-file | FileCheck %s
 
-// Round-trip of every tile op and of the pointer type, in custom and generic
-// form.
+// Round-trip of every tile op and of the pointer and shared buffer types, in
+// custom and generic form.
 
 // CHECK-LABEL: func.func @pointer_types
 // CHECK-SAME: %{{.*}}: !tile.ptr<f32>
@@ -223,4 +223,92 @@ func.func @tile_atomics(%p: tensor<64x!tile.ptr<i32>>, %v: tensor<64xi32>, %m: t
   %1 = tile.atomic_rmw min %p, %v {sem = acquire, scope = cta} : tensor<64x!tile.ptr<i32>>
   %2 = tile.atomic_rmw add %s, %x mask %b {sem = acq_rel, scope = gpu} : !tile.ptr<f32>
   return %0, %1, %2 : tensor<64xi32>, tensor<64xi32>, f32
+}
+
+// -----
+
+// The shared buffer type: any rank, integer and float elements of 8 bits or
+// more.
+// CHECK-LABEL: func.func @smem_types
+// CHECK: tile.alloc_shared : !tile.smem<128xf32>
+// CHECK: tile.alloc_shared : !tile.smem<64x32xbf16>
+// CHECK: tile.alloc_shared : !tile.smem<3x16x64xi32>
+// CHECK: tile.alloc_shared : !tile.smem<1x1x1x8xi8>
+// CHECK: tile.alloc_shared : !tile.smem<4x2xf64>
+// CHECK: tile.alloc_shared : !tile.smem<2x8xf16>
+// CHECK: tile.alloc_shared : !tile.smem<8xi64>
+func.func @smem_types() {
+  %0 = tile.alloc_shared : !tile.smem<128xf32>
+  %1 = tile.alloc_shared : !tile.smem<64x32xbf16>
+  %2 = tile.alloc_shared : !tile.smem<3x16x64xi32>
+  %3 = tile.alloc_shared : !tile.smem<1x1x1x8xi8>
+  %4 = tile.alloc_shared : !tile.smem<4x2xf64>
+  %5 = tile.alloc_shared : !tile.smem<2x8xf16>
+  %6 = tile.alloc_shared : !tile.smem<8xi64>
+  return
+}
+
+// -----
+
+// Slices of the leading dimension, down to rank 1.
+// CHECK-LABEL: func.func @smem_index
+// CHECK-SAME: ([[I:%.*]]: i32, [[J:%.*]]: i32)
+// CHECK: [[BUF:%.*]] = tile.alloc_shared : !tile.smem<3x2x16x64xbf16>
+// CHECK: [[S:%.*]] = tile.smem_index [[BUF]][[[I]]] : !tile.smem<3x2x16x64xbf16> -> !tile.smem<2x16x64xbf16>
+// CHECK: [[T:%.*]] = tile.smem_index [[S]][[[J]]] : !tile.smem<2x16x64xbf16> -> !tile.smem<16x64xbf16>
+// CHECK: tile.smem_index [[T]][[[I]]] : !tile.smem<16x64xbf16> -> !tile.smem<64xbf16>
+func.func @smem_index(%i: i32, %j: i32) {
+  %buf = tile.alloc_shared : !tile.smem<3x2x16x64xbf16>
+  %s = tile.smem_index %buf[%i] : !tile.smem<3x2x16x64xbf16> -> !tile.smem<2x16x64xbf16>
+  %t = tile.smem_index %s[%j] : !tile.smem<2x16x64xbf16> -> !tile.smem<16x64xbf16>
+  %u = tile.smem_index %t[%i] : !tile.smem<16x64xbf16> -> !tile.smem<64xbf16>
+  return
+}
+
+// -----
+
+// Loads and stores of a whole buffer, with or without a layout on the tile.
+#blk = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]}>
+// CHECK-LABEL: func.func @smem_load_store
+// CHECK-SAME: ([[X:%.*]]: tensor<16x64xf32>, [[Y:%.*]]: tensor<16x64xf32, #{{.*}}>)
+// CHECK: [[BUF:%.*]] = tile.alloc_shared : !tile.smem<16x64xf32>
+// CHECK: tile.smem_store [[BUF]], [[X]] : !tile.smem<16x64xf32>, tensor<16x64xf32>
+// CHECK: tile.smem_store [[BUF]], [[Y]] : !tile.smem<16x64xf32>, tensor<16x64xf32, #{{.*}}>
+// CHECK: [[A:%.*]] = tile.smem_load [[BUF]] : !tile.smem<16x64xf32> -> tensor<16x64xf32>
+// CHECK: [[B:%.*]] = tile.smem_load [[BUF]] : !tile.smem<16x64xf32> -> tensor<16x64xf32, #{{.*}}>
+// CHECK: return [[A]], [[B]]
+func.func @smem_load_store(%x: tensor<16x64xf32>, %y: tensor<16x64xf32, #blk>)
+    -> (tensor<16x64xf32>, tensor<16x64xf32, #blk>) {
+  %buf = tile.alloc_shared : !tile.smem<16x64xf32>
+  tile.smem_store %buf, %x : !tile.smem<16x64xf32>, tensor<16x64xf32>
+  tile.smem_store %buf, %y : !tile.smem<16x64xf32>, tensor<16x64xf32, #blk>
+  %a = tile.smem_load %buf : !tile.smem<16x64xf32> -> tensor<16x64xf32>
+  %b = tile.smem_load %buf : !tile.smem<16x64xf32> -> tensor<16x64xf32, #blk>
+  return %a, %b : tensor<16x64xf32>, tensor<16x64xf32, #blk>
+}
+
+// -----
+
+// Asynchronous copies, with and without a mask, the wait and the barrier.
+// CHECK-LABEL: func.func @async_copy
+// CHECK-SAME: ([[P:%.*]]: tensor<32x128x!tile.ptr<f32>>, [[M:%.*]]: tensor<32x128xi1>, [[Q:%.*]]: tensor<64x!tile.ptr<i8>>, [[I:%.*]]: i32)
+// CHECK: [[BUF:%.*]] = tile.alloc_shared : !tile.smem<2x32x128xf32>
+// CHECK: [[SLOT:%.*]] = tile.smem_index [[BUF]][[[I]]] : !tile.smem<2x32x128xf32> -> !tile.smem<32x128xf32>
+// CHECK: tile.async_copy [[SLOT]], [[P]] mask [[M]] : !tile.smem<32x128xf32>, tensor<32x128x!tile.ptr<f32>>
+// CHECK: [[BYTES:%.*]] = tile.alloc_shared : !tile.smem<64xi8>
+// CHECK: tile.async_copy [[BYTES]], [[Q]] : !tile.smem<64xi8>, tensor<64x!tile.ptr<i8>>
+// CHECK: tile.async_wait {pending = 1 : i32}
+// CHECK: tile.async_wait {pending = 0 : i32}
+// CHECK: tile.barrier
+func.func @async_copy(%p: tensor<32x128x!tile.ptr<f32>>, %m: tensor<32x128xi1>,
+                      %q: tensor<64x!tile.ptr<i8>>, %i: i32) {
+  %buf = tile.alloc_shared : !tile.smem<2x32x128xf32>
+  %slot = tile.smem_index %buf[%i] : !tile.smem<2x32x128xf32> -> !tile.smem<32x128xf32>
+  tile.async_copy %slot, %p mask %m : !tile.smem<32x128xf32>, tensor<32x128x!tile.ptr<f32>>
+  %bytes = tile.alloc_shared : !tile.smem<64xi8>
+  tile.async_copy %bytes, %q : !tile.smem<64xi8>, tensor<64x!tile.ptr<i8>>
+  tile.async_wait {pending = 1 : i32}
+  tile.async_wait {pending = 0 : i32}
+  tile.barrier
+  return
 }

@@ -319,6 +319,12 @@ struct AllocSharedLowering : OpConversionPattern<tile::AllocSharedOp> {
     Type i64 = rewriter.getI64Type();
     int64_t bytes =
         type.getNumElements() * getStorageSizeInBytes(type.getElementType());
+    // The buffer lives on the stack of the thread running the program.
+    constexpr int64_t kMaxHostBufferBytes = 1 << 20;
+    if (bytes > kMaxHostBufferBytes)
+      return op.emitOpError("needs ")
+             << bytes << " bytes; shared buffers on the host are limited to "
+             << kMaxHostBufferBytes << " bytes per program";
     Value size = LLVM::ConstantOp::create(rewriter, loc, i64, bytes);
     Value array = LLVM::AllocaOp::create(
         rewriter, loc, LLVM::LLVMPointerType::get(getContext()),

@@ -54,7 +54,7 @@ namespace {
 
 /// Whether `type` is something this pass rewrites (tiles, tile pointers).
 bool isTileType(Type type) {
-  return isa<RankedTensorType, tile::PointerType>(type);
+  return isa<RankedTensorType, tile::PointerType, tile::SharedBufferType>(type);
 }
 
 bool hasTileTypes(Operation *op) {

@@ -62,3 +62,13 @@ func.func @program_id_nested_outside_kernel(%c: i1) -> i32 {
   }
   return %r : i32
 }
+
+// -----
+
+// Shared buffers live on the stack of the host thread running the program.
+func.func @huge_buffer() attributes {tile.kernel} {
+  // expected-error @below {{'tile.alloc_shared' op needs 4194304 bytes; shared buffers on the host are limited to 1048576 bytes per program}}
+  // expected-error @below {{failed to legalize operation 'tile.alloc_shared'}}
+  %b = tile.alloc_shared : !tile.smem<1024x1024xf32>
+  return
+}

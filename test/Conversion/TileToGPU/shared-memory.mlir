@@ -44,3 +44,27 @@ func.func @copy_then_load(%base: !tile.ptr<f32> {tile.divisibility = 16 : i32}, 
   return %v : tensor<32x128xf32, #blk>
 }
 }
+
+// -----
+
+// A slot chosen at run time: buffers flow through scf.if as shared pointers.
+#blk = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32} {
+// CHECK-LABEL: func.func @pick_slot
+// CHECK: %[[S:.*]] = scf.if %{{.*}} -> (!llvm.ptr<3>)
+// CHECK: llvm.getelementptr %[[S]]
+func.func @pick_slot(%c: i1) -> tensor<128xf32, #blk> attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %buf = tile.alloc_shared : !tile.smem<2x128xf32>
+  %s = scf.if %c -> (!tile.smem<128xf32>) {
+    %a = tile.smem_index %buf[%c0] : !tile.smem<2x128xf32> -> !tile.smem<128xf32>
+    scf.yield %a : !tile.smem<128xf32>
+  } else {
+    %b = tile.smem_index %buf[%c1] : !tile.smem<2x128xf32> -> !tile.smem<128xf32>
+    scf.yield %b : !tile.smem<128xf32>
+  }
+  %v = tile.smem_load %s : !tile.smem<128xf32> -> tensor<128xf32, #blk>
+  return %v : tensor<128xf32, #blk>
+}
+}
