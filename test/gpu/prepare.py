@@ -154,6 +154,19 @@ def dsl_cases():
                        r.integers(-1000, 1000, 6).astype(np.int32), np.zeros(6, np.int32)],
                       {"BLOCK": block}, (6, 1, 1), 4, 0.0, 0.0))
 
+    # Shared buffers filled by cp.async: a pipelined copy of 2 and 3 stages with masked tails
+    # (zero-filled groups) and rows past n left alone, and masks of every kind.
+    from smem_kernels import masked_copy, pipelined_copy
+
+    for n, stages in ((100, 2), (33, 3), (5, 3)):
+        cases.append((f"smem_pipelined_copy_n{n}_s{stages}", pipelined_copy,
+                      [r.standard_normal((n, 48)).astype(np.float32),
+                       np.full((n + 32, 48), -1.0, np.float32), n, 48],
+                      {"BLOCK": 32, "COLS": 16, "STAGES": stages}, (3, 1, 1), 4, 0.0, 0.0))
+    cases.append(("smem_masked_copy", masked_copy,
+                  [r.standard_normal(64).astype(np.float32), np.zeros((4, 64), np.float32), 50],
+                  {"BLOCK": 64}, (1, 1, 1), 4, 0.0, 0.0))
+
     cases.append(("masked_counter", masked_counter,
                   [np.zeros(1, np.int32), np.zeros(1, np.int32)], {"WRITE_OLDS": False},
                   (41, 1, 1), 4, 0.0, 0.0))
