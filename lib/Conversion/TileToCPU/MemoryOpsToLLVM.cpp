@@ -107,6 +107,34 @@ Value buildElementLoop(
   return nest.results[0];
 }
 
+/// Calls `body` with the indices of every element of `shape`.
+void buildElementLoopNest(
+    OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  SmallVector<Value> lbs, ubs, steps;
+  getElementLoopBounds(b, loc, shape, lbs, ubs, steps);
+  scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
+}
+
+/// Element `idx` of the tile `ptrs` points to, or `other`'s (zero when null)
+/// where `mask` (a tile, or null) is false, without a read.
+Value loadMaskedElement(OpBuilder &b, Location loc, Value ptrs, Value mask,
+                        Value other, ValueRange idx, Type elemType) {
+  Value m =
+      mask ? Value(tensor::ExtractOp::create(b, loc, mask, idx)) : Value();
+  return buildMasked(
+      b, loc, m, elemType,
+      [&](OpBuilder &tb, Location tl) {
+        return loadScalar(tb, tl, tensor::ExtractOp::create(tb, tl, ptrs, idx),
+                          elemType);
+      },
+      [&](OpBuilder &eb, Location el) -> Value {
+        if (other)
+          return tensor::ExtractOp::create(eb, el, other, idx);
+        return arith::ConstantOp::create(eb, el, eb.getZeroAttr(elemType));
+      });
+}
+
 struct AddPtrLowering : OpConversionPattern<tile::AddPtrOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -164,20 +192,8 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
       return success();
     }
     auto element = [&](OpBuilder &b, Location l, ValueRange idx) {
-      Value m =
-          mask ? Value(tensor::ExtractOp::create(b, l, mask, idx)) : Value();
-      return buildMasked(
-          b, l, m, elemType,
-          [&](OpBuilder &tb, Location tl) {
-            Value addr =
-                tensor::ExtractOp::create(tb, tl, adaptor.getPtr(), idx);
-            return loadScalar(tb, tl, addr, elemType);
-          },
-          [&](OpBuilder &eb, Location el) -> Value {
-            if (other)
-              return tensor::ExtractOp::create(eb, el, other, idx);
-            return zeroOf(eb, el);
-          });
+      return loadMaskedElement(b, l, adaptor.getPtr(), mask, other, idx,
+                               elemType);
     };
     rewriter.replaceOp(op,
                        buildElementLoop(rewriter, loc, tensorType, element));
@@ -210,10 +226,8 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
       return success();
     }
     // A loop nest over the tile, one guarded scalar store per element.
-    SmallVector<Value> lbs, ubs, steps;
-    getElementLoopBounds(rewriter, loc, tensorType.getShape(), lbs, ubs, steps);
-    scf::buildLoopNest(
-        rewriter, loc, lbs, ubs, steps,
+    buildElementLoopNest(
+        rewriter, loc, tensorType.getShape(),
         [&](OpBuilder &b, Location l, ValueRange ivs) {
           Value addr = tensor::ExtractOp::create(b, l, adaptor.getPtr(), ivs);
           Value value =
@@ -298,15 +312,6 @@ Value getBufferElementAddress(OpBuilder &b, Location loc, Value base,
                             arith::ConstantIntOp::create(
                                 b, loc, i64, getStorageSizeInBytes(elemType)));
   return arith::AddIOp::create(b, loc, base, bytes);
-}
-
-/// Calls `body` with the indices of every element of `shape`.
-void buildElementLoopNest(
-    OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
-  SmallVector<Value> lbs, ubs, steps;
-  getElementLoopBounds(b, loc, shape, lbs, ubs, steps);
-  scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
 }
 
 struct AllocSharedLowering : OpConversionPattern<tile::AllocSharedOp> {
@@ -406,19 +411,8 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
     buildElementLoopNest(
         rewriter, op.getLoc(), buffer.getShape(),
         [&](OpBuilder &b, Location l, ValueRange idx) {
-          Value m = mask ? Value(tensor::ExtractOp::create(b, l, mask, idx))
-                         : Value();
-          Value value = buildMasked(
-              b, l, m, elemType,
-              [&](OpBuilder &tb, Location tl) {
-                Value addr =
-                    tensor::ExtractOp::create(tb, tl, adaptor.getPtr(), idx);
-                return loadScalar(tb, tl, addr, elemType);
-              },
-              [&](OpBuilder &eb, Location el) -> Value {
-                return arith::ConstantOp::create(eb, el,
-                                                 eb.getZeroAttr(elemType));
-              });
+          Value value = loadMaskedElement(b, l, adaptor.getPtr(), mask,
+                                          /*other=*/Value(), idx, elemType);
           storeScalar(b, l,
                       getBufferElementAddress(b, l, adaptor.getBuffer(),
                                               buffer.getShape(), elemType, idx),

@@ -57,16 +57,31 @@ Value kda::emitGuardedLoad(OpBuilder &b, Location loc, Value ptr, Type type,
   return ifOp.getResult(0);
 }
 
-static void emitGuardedStore(OpBuilder &b, Location loc, Value ptr, Value value,
-                             Value guard) {
-  if (!guard) {
-    storeElement(b, loc, ptr, value);
+void kda::emitGuardedStore(OpBuilder &b, Location loc, Value ptr,
+                           ArrayRef<Value> regs, Value guard) {
+  OpBuilder::InsertionGuard insertion(b);
+  if (guard) {
+    auto ifOp = scf::IfOp::create(b, loc, guard, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+  }
+  if (regs.size() == 1) {
+    storeElement(b, loc, ptr, regs[0]);
     return;
   }
-  auto ifOp = scf::IfOp::create(b, loc, guard, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard insertion(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  storeElement(b, loc, ptr, value);
+  Type elem = regs[0].getType();
+  auto vecType = VectorType::get({int64_t(regs.size())}, elem);
+  LLVM::StoreOp::create(b, loc, packVector(b, loc, vecType, regs), ptr,
+                        regs.size() * getScratchElementBytes(elem));
+}
+
+SmallVector<Value> kda::unpackVector(OpBuilder &b, Location loc, Value vec) {
+  Type i32 = b.getI32Type();
+  SmallVector<Value> elems;
+  for (int64_t i = 0, e = cast<VectorType>(vec.getType()).getNumElements();
+       i < e; ++i)
+    elems.push_back(LLVM::ExtractElementOp::create(
+        b, loc, vec, LLVM::ConstantOp::create(b, loc, i32, int(i))));
+  return elems;
 }
 
 /// How many consecutive registers one memory access moves: registers
@@ -189,7 +204,6 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
                                 op.getPtr(), op.getMask())
                      .first;
     SmallVector<Value> results;
-    Type i32 = rewriter.getI32Type();
     for (size_t r = 0; r < ptrs.size(); r += width) {
       Value mask = masks.empty() ? Value() : masks[r];
       if (width == 1) {
@@ -205,12 +219,10 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
           others.empty() ? zeroOf(rewriter, loc, vecType)
                          : packVector(rewriter, loc, vecType,
                                       ArrayRef<Value>(others).slice(r, width));
-      Value vec = emitGuardedVectorLoad(rewriter, loc, ptrs[r], vecType, mask,
-                                        otherwise);
-      for (unsigned i = 0; i < width; ++i)
-        results.push_back(LLVM::ExtractElementOp::create(
-            rewriter, loc, vec,
-            LLVM::ConstantOp::create(rewriter, loc, i32, int(i))));
+      llvm::append_range(results, unpackVector(rewriter, loc,
+                                               emitGuardedVectorLoad(
+                                                   rewriter, loc, ptrs[r],
+                                                   vecType, mask, otherwise)));
     }
     rewriter.replaceOp(op, packRegisters(rewriter, loc, resultType, results));
     return success();
@@ -252,27 +264,8 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
         continue;
       Value guard =
           andGuards(rewriter, loc, owner, masks.empty() ? Value() : masks[r]);
-      if (width == 1) {
-        emitGuardedStore(rewriter, loc, ptrs[r], values[r], guard);
-        continue;
-      }
-      auto vecType = VectorType::get({int64_t(width)}, values[r].getType());
-      Value vec = packVector(rewriter, loc, vecType,
-                             ArrayRef<Value>(values).slice(r, width));
-      auto store = [&](OpBuilder &b) {
-        LLVM::StoreOp::create(
-            b, loc, vec, ptrs[r],
-            width * getScratchElementBytes(vecType.getElementType()));
-      };
-      if (!guard) {
-        store(rewriter);
-        continue;
-      }
-      auto ifOp = scf::IfOp::create(rewriter, loc, guard,
-                                    /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard insertion(rewriter);
-      rewriter.setInsertionPointToStart(ifOp.thenBlock());
-      store(rewriter);
+      emitGuardedStore(rewriter, loc, ptrs[r],
+                       ArrayRef<Value>(values).slice(r, width), guard);
     }
     rewriter.eraseOp(op);
     return success();

@@ -55,33 +55,6 @@ Value getSharedAddress(OpBuilder &b, Location loc, Value base, Type elemType,
                              ValueRange{index});
 }
 
-/// Runs `body` under `guard` (unconditionally when null).
-void emitGuarded(OpBuilder &b, Location loc, Value guard,
-                 function_ref<void(OpBuilder &)> body) {
-  if (!guard) {
-    body(b);
-    return;
-  }
-  auto ifOp = scf::IfOp::create(b, loc, guard, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard insertion(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  body(b);
-}
-
-/// Stores `count` registers starting at `regs` as one access.
-void storeShared(OpBuilder &b, Location loc, Value address,
-                 ArrayRef<Value> regs) {
-  Type elem = regs[0].getType();
-  int64_t bytes = getScratchElementBytes(elem);
-  if (regs.size() == 1) {
-    LLVM::StoreOp::create(b, loc, regs[0], address, bytes);
-    return;
-  }
-  auto vecType = VectorType::get({int64_t(regs.size())}, elem);
-  LLVM::StoreOp::create(b, loc, packVector(b, loc, vecType, regs), address,
-                        bytes * regs.size());
-}
-
 struct AllocSharedLowering : OpConversionPattern<tile::AllocSharedOp> {
   AllocSharedLowering(const TypeConverter &converter, MLIRContext *ctx,
                       GPULoweringState &state)
@@ -148,7 +121,6 @@ struct SmemLoadLowering : OpConversionPattern<tile::SmemLoadOp> {
     unsigned width = getSharedVectorWidth(layout, elemBytes);
     SmallVector<Value> laneWarp = emitLaneWarpCoords(
         rewriter, loc, layout, getThreadIndex(rewriter, loc, state));
-    Type i32 = rewriter.getI32Type();
     SmallVector<Value> regs;
     for (int64_t r = 0, e = layout.getSize(HWDim::Register); r < e;
          r += width) {
@@ -160,12 +132,10 @@ struct SmemLoadLowering : OpConversionPattern<tile::SmemLoadOp> {
         continue;
       }
       auto vecType = VectorType::get({int64_t(width)}, elem);
-      Value vec = LLVM::LoadOp::create(rewriter, loc, vecType, address,
-                                       elemBytes * width);
-      for (unsigned i = 0; i < width; ++i)
-        regs.push_back(LLVM::ExtractElementOp::create(
-            rewriter, loc, vec,
-            LLVM::ConstantOp::create(rewriter, loc, i32, int(i))));
+      llvm::append_range(
+          regs, unpackVector(rewriter, loc,
+                             LLVM::LoadOp::create(rewriter, loc, vecType,
+                                                  address, elemBytes * width)));
     }
     rewriter.replaceOp(op, packRegisters(rewriter, loc, resultType, regs));
     return success();
@@ -197,9 +167,8 @@ struct SmemStoreLowering : OpConversionPattern<tile::SmemStoreOp> {
         continue;
       Value address = getSharedAddress(rewriter, loc, adaptor.getBuffer(), elem,
                                        layout, r, laneWarp);
-      emitGuarded(rewriter, loc, owner, [&](OpBuilder &b) {
-        storeShared(b, loc, address, ArrayRef<Value>(values).slice(r, width));
-      });
+      emitGuardedStore(rewriter, loc, address,
+                       ArrayRef<Value>(values).slice(r, width), owner);
     }
     rewriter.eraseOp(op);
     return success();
@@ -248,34 +217,41 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
       Value mask = masks.empty() ? Value() : masks[r];
       Value address = getSharedAddress(rewriter, loc, adaptor.getBuffer(), elem,
                                        layout, r, laneWarp);
+      // A masked asynchronous group reads nothing and writes zeros.
+      Value srcBytes;
       if (async) {
-        // A masked group reads nothing and writes zeros.
-        Value srcBytes = LLVM::ConstantOp::create(rewriter, loc, i32, bytes);
+        srcBytes = LLVM::ConstantOp::create(rewriter, loc, i32, bytes);
         if (mask)
           srcBytes = LLVM::SelectOp::create(
               rewriter, loc, mask, srcBytes,
               LLVM::ConstantOp::create(rewriter, loc, i32, 0));
-        emitGuarded(rewriter, loc, owner, [&](OpBuilder &b) {
-          state.hooks->asyncCopy(b, loc, address, ptrs[r], bytes, srcBytes);
-        });
+      }
+      // Only the owner of an element copies it (copies in other threads would
+      // write the same bytes again).
+      OpBuilder::InsertionGuard insertion(rewriter);
+      if (owner)
+        rewriter.setInsertionPointToStart(
+            scf::IfOp::create(rewriter, loc, owner, /*withElseRegion=*/false)
+                .thenBlock());
+      if (async) {
+        state.hooks->asyncCopy(rewriter, loc, address, ptrs[r], bytes,
+                               srcBytes);
         continue;
       }
-      emitGuarded(rewriter, loc, owner, [&](OpBuilder &b) {
-        SmallVector<Value> regs;
-        if (width == 1) {
-          regs.push_back(emitGuardedLoad(b, loc, ptrs[r], elem, mask,
-                                         LLVM::ZeroOp::create(b, loc, elem)));
-        } else {
-          auto vecType = VectorType::get({int64_t(width)}, elem);
-          Value vec =
-              emitGuardedVectorLoad(b, loc, ptrs[r], vecType, mask,
-                                    LLVM::ZeroOp::create(b, loc, vecType));
-          for (unsigned i = 0; i < width; ++i)
-            regs.push_back(LLVM::ExtractElementOp::create(
-                b, loc, vec, LLVM::ConstantOp::create(b, loc, i32, int(i))));
-        }
-        storeShared(b, loc, address, regs);
-      });
+      // Without asynchronous copies: through registers.
+      SmallVector<Value> regs;
+      if (width == 1) {
+        regs.push_back(
+            emitGuardedLoad(rewriter, loc, ptrs[r], elem, mask,
+                            LLVM::ZeroOp::create(rewriter, loc, elem)));
+      } else {
+        auto vecType = VectorType::get({int64_t(width)}, elem);
+        regs = unpackVector(rewriter, loc,
+                            emitGuardedVectorLoad(
+                                rewriter, loc, ptrs[r], vecType, mask,
+                                LLVM::ZeroOp::create(rewriter, loc, vecType)));
+      }
+      emitGuardedStore(rewriter, loc, address, regs, /*guard=*/Value());
     }
     if (state.hooks->hasAsyncCopies())
       state.hooks->commitAsyncCopies(rewriter, loc);

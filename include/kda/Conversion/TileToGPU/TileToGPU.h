@@ -130,6 +130,13 @@ mlir::Value emitGuardedLoad(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value emitGuardedVectorLoad(mlir::OpBuilder &b, mlir::Location loc,
                                   mlir::Value ptr, mlir::VectorType type,
                                   mlir::Value mask, mlir::Value otherwise);
+/// Stores one register, or consecutive registers as one vector, at `ptr`
+/// when `guard` holds (always when null); i1 is stored as a byte.
+void emitGuardedStore(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ptr,
+                      llvm::ArrayRef<mlir::Value> regs, mlir::Value guard);
+/// The elements of a vector value.
+llvm::SmallVector<mlir::Value>
+unpackVector(mlir::OpBuilder &b, mlir::Location loc, mlir::Value vec);
 /// A vector of `type` holding `elems`.
 mlir::Value packVector(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::VectorType type,
