@@ -8,14 +8,14 @@ Two steps, because the GPU machine has no LLVM:
 
 `run` prints, for H in {12, 32, 64} and batch in {1, 8, 32, 128, 256}: our fused decode (conv,
 norms, gates, delta rule, gated RMSNorm; fp32 and bf16 state; whole heads in steps of 32 rows on 4
-warps, with or without two shared-memory stages of asynchronous copies, or of 64 rows on 8 warps,
-heads split over 4 programs, and the launch kdatile.ops picks), FLA's KDA core alone
-(`fused_recurrent_kda_fwd` with in-kernel L2-norm, gate and beta sigmoid, lower bound -5, paged fp32
-[V, K] state updated in place) and FLA's whole step (three causal_conv1d_update calls, the core, and
-the gated RMSNorm), all replayed from CUDA graphs; times in microseconds, FLA's time over ours
-measured in the same run, and the state-traffic bandwidth bound (fp32 state read + write at the best
-copy bandwidth measured in the same run). The protocol is KDA.md section 5's: a paged pool of 2*B+1
-slots, distinct random slots, median over many replays.
+warps, with or without two shared-memory stages of asynchronous copies, or of 64 rows on 8 warps, or
+in one step on 4 warps, heads split over 4 programs, and the launch kdatile.ops picks), FLA's KDA
+core alone (`fused_recurrent_kda_fwd` with in-kernel L2-norm, gate and beta sigmoid, lower bound -5,
+paged fp32 [V, K] state updated in place) and FLA's whole step (three causal_conv1d_update calls,
+the core, and the gated RMSNorm), all replayed from CUDA graphs; times in microseconds, FLA's time
+over ours measured in the same run, and the state-traffic bandwidth bound (fp32 state read + write
+at the best copy bandwidth measured in the same run). The protocol is KDA.md section 5's: a paged
+pool of 2*B+1 slots, distinct random slots, median over many replays.
 
 FLA comes from the fla-core wheel carried as .whl/ (see the device README), never committed.
 """
@@ -39,7 +39,7 @@ D = 128
 STATE_DTYPES = ("f32", "bf16")
 # (value rows per program BV, value rows per step BLK, shared-memory stages STAGES, warps): the
 # launches decode_config picks.
-LAUNCHES = ((128, 32, 2, 4), (128, 32, 0, 4), (128, 64, 0, 8), (32, 32, 0, 4))
+LAUNCHES = ((128, 32, 2, 4), (128, 32, 0, 4), (128, 64, 0, 8), (128, 128, 0, 4), (32, 32, 0, 4))
 VARIANTS = [(state, *launch) for state in STATE_DTYPES for launch in LAUNCHES]
 
 

@@ -40,11 +40,25 @@ import kdatile as kt
 
 
 @kt.jit
-def conv_silu(x_row, conv_w, conv_b, cs_slot, chan, stride_c, stride_w,
-              HAS_CONV_BIAS: kt.constexpr, SHIFT: kt.constexpr = True):
-    """SiLU of the causal width-4 convolution of channels `chan`, rounded to bf16 (the model's
-    boundary) and widened to fp32. SHIFT: also shift the cache (the caller does it with
-    shift_conv_cache otherwise, once every reader of the old cache is done)."""
+def conv_operands(x_row, conv_w, conv_b, chan, HAS_CONV_BIAS: kt.constexpr):
+    """The slot-independent operands of channels `chan`'s convolution: the new input x, the
+    4 taps' weights and the bias (x again, unused, without one)."""
+    x = kt.load(x_row + chan)
+    w = conv_w + chan * 4
+    bias = x
+    if HAS_CONV_BIAS:
+        bias = kt.load(conv_b + chan)
+    return x, kt.load(w), kt.load(w + 1), kt.load(w + 2), kt.load(w + 3), bias
+
+
+@kt.jit
+def load_conv_silu(x_row, conv_w, conv_b, cs_slot, chan, stride_c, stride_w,
+                   HAS_CONV_BIAS: kt.constexpr, SHIFT: kt.constexpr = True):
+    """conv_silu of channels `chan` with its operands loaded here, and (SHIFT) the shift of
+    their cache: what a program of several steps runs per step. It repeats conv_silu's
+    formula with each weight loaded where it is used: the same code through conv_operands
+    costs 16 more registers per thread at 32-row steps (96 instead of 80, 5% slower at
+    H = 12, B = 128 on the H200)."""
     x = kt.load(x_row + chan)
     cs = cs_slot + chan.to(kt.int64) * stride_c
     s0 = kt.load(cs)
@@ -58,7 +72,6 @@ def conv_silu(x_row, conv_w, conv_b, cs_slot, chan, stride_c, stride_w,
     if HAS_CONV_BIAS:
         y = y + kt.load(conv_b + chan).to(kt.float32)
     if SHIFT:
-        # The cache keeps the raw inputs: shift left, append x.
         kt.store(cs, s1)
         kt.store(cs + stride_w, s2)
         kt.store(cs + 2 * stride_w, x)
@@ -66,16 +79,32 @@ def conv_silu(x_row, conv_w, conv_b, cs_slot, chan, stride_c, stride_w,
 
 
 @kt.jit
-def shift_conv_cache(x_row, cs_slot, chan, stride_c, stride_w):
-    """The cache keeps the raw inputs: (s0, s1, s2) becomes (s1, s2, x). Re-reads what
-    conv_silu read rather than keeping it in registers through the whole step."""
+def conv_taps(cs_slot, chan, stride_c, stride_w):
+    """The slot's cached inputs (s0, s1, s2) of channels `chan`, and their addresses."""
     cs = cs_slot + chan.to(kt.int64) * stride_c
-    s1 = kt.load(cs + stride_w)
-    s2 = kt.load(cs + 2 * stride_w)
-    x = kt.load(x_row + chan)
+    return cs, kt.load(cs), kt.load(cs + stride_w), kt.load(cs + 2 * stride_w)
+
+
+@kt.jit
+def conv_silu(ops, taps, HAS_CONV_BIAS: kt.constexpr):
+    """SiLU of the causal width-4 convolution (ops from conv_operands, taps from conv_taps),
+    rounded to bf16 (the model's boundary) and widened to fp32."""
+    x, w0, w1, w2, w3, bias = ops
+    cs, s0, s1, s2 = taps
+    y = (w0.to(kt.float32) * s0.to(kt.float32) + w1.to(kt.float32) * s1.to(kt.float32)
+         + w2.to(kt.float32) * s2.to(kt.float32) + w3.to(kt.float32) * x.to(kt.float32))
+    if HAS_CONV_BIAS:
+        y = y + bias.to(kt.float32)
+    return kt.silu(y).to(kt.bfloat16).to(kt.float32)
+
+
+@kt.jit
+def shift_conv_cache(ops, taps, stride_w):
+    """The cache keeps the raw inputs: (s0, s1, s2) becomes (s1, s2, x)."""
+    cs, s0, s1, s2 = taps
     kt.store(cs, s1)
     kt.store(cs + stride_w, s2)
-    kt.store(cs + 2 * stride_w, x)
+    kt.store(cs + 2 * stride_w, ops[0])
 
 
 @kt.jit
@@ -125,7 +154,26 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
     rows = kt.arange(0, ROWS)
     head = n * H + h
     head_row = head * D
+    ONE_STEP = NB == 1
     slot = kt.load(state_idx_ptr + n)
+    x_row = x_ptr + n.to(kt.int64) * stride_x
+    if ONE_STEP:
+        # Small batches, where the chain of memory round trips is the time: everything that
+        # does not depend on the slot is loaded before its test, so these loads overlap the
+        # slot's. (With several steps, registers held through the steps would cost programs
+        # per multiprocessor: those operands are loaded where they are used.)
+        q_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, h * D + offs, HAS_CONV_BIAS)
+        k_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, (H + h) * D + offs, HAS_CONV_BIAS)
+        if not FUSED_FB:
+            raw_g = kt.load(raw_g_ptr + head_row + offs)
+        A_log_h = kt.load(A_log_ptr + h)
+        dt_bias = kt.load(dt_bias_ptr + h * D + offs)
+        raw_beta = kt.load(raw_beta_ptr + n * H + h)
+        v_chan = (2 * H + h) * D + vb * BV + rows
+        v_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, v_chan, HAS_CONV_BIAS)
+        # The norm's operands for the whole head (a split head's last program needs them all).
+        gate = kt.load(gate_ptr + (head_row + offs)).to(kt.float32)
+        norm_w = kt.load(norm_w_ptr + offs).to(kt.float32)
     if (slot >= 0) & (slot < num_slots):
         slot64 = slot.to(kt.int64)
         s_base = state_ptr + (slot64 * H + h) * (D * D)
@@ -139,7 +187,7 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
         else:
             s_block = s_base + (vb * BV + rows)[:, None] * D + offs[None, :]
             s_step = ROWS * D
-        if BV == ROWS:
+        if ONE_STEP:
             # One step: its load goes first, so its latency overlaps the conv, norms and gate.
             # (With several steps this would keep a block of registers live through them,
             # and fewer programs would fit on a multiprocessor.)
@@ -151,27 +199,41 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
                 kt.async_copy(s_ring.index(b), s_block + b * s_step)
         # Short convolution of the head's q and k channels (all of them: every program needs
         # the full norms). With several programs per head, the q/k cache is shifted by the
-        # last one, once every program has read it.
-        x_row = x_ptr + n.to(kt.int64) * stride_x
+        # last one, once every program has read it. A program of several steps loads each
+        # operand here, where it is used.
         cs_slot = conv_state_ptr + slot64 * stride_cs_slot
-        q = conv_silu(x_row, conv_w_ptr, conv_b_ptr, cs_slot, h * D + offs, stride_cs_c,
-                      stride_cs_w, HAS_CONV_BIAS, NV == 1)
-        k = conv_silu(x_row, conv_w_ptr, conv_b_ptr, cs_slot, (H + h) * D + offs, stride_cs_c,
-                      stride_cs_w, HAS_CONV_BIAS, NV == 1)
+        if not ONE_STEP:
+            q_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, h * D + offs, HAS_CONV_BIAS)
+        q_taps = conv_taps(cs_slot, h * D + offs, stride_cs_c, stride_cs_w)
+        if NV == 1:
+            shift_conv_cache(q_ops, q_taps, stride_cs_w)
+        q = conv_silu(q_ops, q_taps, HAS_CONV_BIAS)
+        if not ONE_STEP:
+            k_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, (H + h) * D + offs,
+                                  HAS_CONV_BIAS)
+        k_taps = conv_taps(cs_slot, (H + h) * D + offs, stride_cs_c, stride_cs_w)
+        if NV == 1:
+            shift_conv_cache(k_ops, k_taps, stride_cs_w)
+        k = conv_silu(k_ops, k_taps, HAS_CONV_BIAS)
+        if ONE_STEP:
+            v_taps = conv_taps(cs_slot, v_chan, stride_cs_c, stride_cs_w)
         # L2-norm of q (with the D^-0.5 scale) and k.
         q = q * kt.rsqrt(kt.sum(q * q, 0) + 1e-6) * (D ** -0.5)
         k = k * kt.rsqrt(kt.sum(k * k, 0) + 1e-6)
         # Gate and beta.
+        if not ONE_STEP:
+            if not FUSED_FB:
+                raw_g = kt.load(raw_g_ptr + head_row + offs)
+            A_log_h = kt.load(A_log_ptr + h)
+            dt_bias = kt.load(dt_bias_ptr + h * D + offs)
+            raw_beta = kt.load(raw_beta_ptr + n * H + h)
         if FUSED_FB:
             # raw_g = bf16(f_b_weight[h*D:(h+1)*D] @ f_a[n]), fp32 accumulation.
             fa = kt.load(fa_ptr + n * D + offs).to(kt.float32)
             w = kt.load(fbw_ptr + (h * D + offs)[:, None] * D + offs[None, :])
             raw_g = kt.sum(w.to(kt.float32) * fa[None, :], 1).to(kt.bfloat16)
-        else:
-            raw_g = kt.load(raw_g_ptr + head_row + offs)
-        g = kda_gate(raw_g.to(kt.float32), kt.load(A_log_ptr + h),
-                     kt.load(dt_bias_ptr + h * D + offs), lower_bound, USE_LOWER_BOUND)
-        beta = kt.sigmoid(kt.load(raw_beta_ptr + n * H + h).to(kt.float32))
+        g = kda_gate(raw_g.to(kt.float32), A_log_h, dt_bias, lower_bound, USE_LOWER_BOUND)
+        beta = kt.sigmoid(raw_beta.to(kt.float32))
         # Delta rule on the value rows of the [V, K] state: with the decayed state
         # S_g = S * exp(g), u = S_g k, S' = S_g + delta k^T (delta = beta (v - u)) and the
         # output o = S' q. Both products are taken from the loaded S, so the two reductions
@@ -190,11 +252,16 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
                     kt.async_copy(s_ring.index((b + STAGES - 1) % STAGES),
                                   s_block + (b + STAGES - 1) * s_step)
                 S = s_ring.index(b % STAGES).load().to(kt.float32)
-            elif BV > ROWS:
+            elif not ONE_STEP:
                 S = kt.load(s_block + b * s_step).to(kt.float32)
             v_rows = vb * BV + b * ROWS + rows
-            v = conv_silu(x_row, conv_w_ptr, conv_b_ptr, cs_slot, (2 * H + h) * D + v_rows,
-                          stride_cs_c, stride_cs_w, HAS_CONV_BIAS)
+            if ONE_STEP:
+                shift_conv_cache(v_ops, v_taps, stride_cs_w)
+                v = conv_silu(v_ops, v_taps, HAS_CONV_BIAS)
+            else:
+                v = load_conv_silu(x_row, conv_w_ptr, conv_b_ptr, cs_slot,
+                                   (2 * H + h) * D + v_rows, stride_cs_c, stride_cs_w,
+                                   HAS_CONV_BIAS)
             if STATE_KV:
                 u = kt.sum(S * egk[:, None], 0)
                 o = kt.sum(S * egq[:, None], 0)
@@ -205,33 +272,41 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
                 o = kt.sum(S * egq[None, :], 1)
                 delta = beta * (v - u)
                 S = S * eg[None, :] + delta[:, None] * k[None, :]
-            if NV == 1 or BV > ROWS:
+            if NV == 1 or not ONE_STEP:
                 kt.store(s_block + b * s_step, S)
             o = (o + delta * kq).to(kt.bfloat16).to(kt.float32)
             sum_sq = sum_sq + o * o
-            if BV > ROWS or NV > 1:
+            if not ONE_STEP or NV > 1:
                 # The bf16-rounded output (what the norm normalizes) waits in out, exactly.
                 kt.store(out_ptr + head_row + v_rows, o)
         # Sigmoid-gated RMSNorm over all D outputs of the head.
+        if NV == 1 and not ONE_STEP:
+            o = kt.load(out_ptr + head_row + offs).to(kt.float32)
+        # (The gate and norm weight are loaded after the sum's cross-warp reduction: ahead of
+        # it, they cost 16 more registers per thread at 32-row steps.)
+        head_sq = kt.sum(sum_sq, 0)
         if NV == 1:
-            if BV > ROWS:
-                o = kt.load(out_ptr + head_row + offs).to(kt.float32)
-            gated_rmsnorm(o, kt.sum(sum_sq, 0), gate_ptr, norm_w_ptr, out_ptr,
-                          head_row + offs, offs, D, norm_eps)
+            if not ONE_STEP:
+                gate = kt.load(gate_ptr + (head_row + offs)).to(kt.float32)
+                norm_w = kt.load(norm_w_ptr + offs).to(kt.float32)
+            gated_rmsnorm(o, head_sq, gate, norm_w, out_ptr + (head_row + offs), D, norm_eps)
         else:
             # Each program leaves its sum of squares in the workspace and takes a ticket;
             # the last program of the head finishes the norm.
-            kt.store(partial_ptr + head * NV + vb, kt.sum(sum_sq, 0))
+            kt.store(partial_ptr + head * NV + vb, head_sq)
             ticket = kt.atomic_add(ticket_ptr + head, 1)
             if ticket == NV - 1:
                 kt.store(ticket_ptr + head, 0)  # ready for the next launch
-                shift_conv_cache(x_row, cs_slot, h * D + offs, stride_cs_c, stride_cs_w)
-                shift_conv_cache(x_row, cs_slot, (H + h) * D + offs, stride_cs_c, stride_cs_w)
+                shift_conv_cache(q_ops, q_taps, stride_cs_w)
+                shift_conv_cache(k_ops, k_taps, stride_cs_w)
                 sum_all = kt.sum(kt.load(partial_ptr + head * NV + kt.arange(0, NV)), 0)
                 o_all = kt.load(out_ptr + head_row + offs).to(kt.float32)
-                gated_rmsnorm(o_all, sum_all, gate_ptr, norm_w_ptr, out_ptr, head_row + offs,
-                              offs, D, norm_eps)
-            if BV == ROWS:
+                if not ONE_STEP:
+                    gate = kt.load(gate_ptr + (head_row + offs)).to(kt.float32)
+                    norm_w = kt.load(norm_w_ptr + offs).to(kt.float32)
+                gated_rmsnorm(o_all, sum_all, gate, norm_w, out_ptr + (head_row + offs), D,
+                              norm_eps)
+            if ONE_STEP:
                 # The program's own state block, held since its one step: storing it after the
                 # ticket keeps its writes out of what the release must wait for.
                 kt.store(s_block, S)
@@ -240,10 +315,7 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
 
 
 @kt.jit
-def gated_rmsnorm(o, sum_sq, gate_ptr, norm_w_ptr, out_ptr, rows, offs, D: kt.constexpr,
-                  norm_eps):
-    """out[rows] = o * rsqrt(sum_sq / D + eps) * norm_w * sigmoid(gate[rows])."""
-    gate = kt.load(gate_ptr + rows).to(kt.float32)
-    norm_w = kt.load(norm_w_ptr + offs).to(kt.float32)
+def gated_rmsnorm(o, sum_sq, gate, norm_w, out_rows, D: kt.constexpr, norm_eps):
+    """out_rows = o * rsqrt(sum_sq / D + eps) * norm_w * sigmoid(gate) (all fp32)."""
     y = o * kt.rsqrt(sum_sq / D + norm_eps) * norm_w * kt.sigmoid(gate)
-    kt.store(out_ptr + rows, y)
+    kt.store(out_rows, y)

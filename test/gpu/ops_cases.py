@@ -20,9 +20,10 @@ if _REFS not in sys.path:
 
 # Decode: every pair of levels of the two-level factors appears (as in the CPU tests'
 # orthogonal array), H in {1, 12} and B in {1, 8, 33} for each H; B*H picks the launch
-# (kdatile.ops.decode.decode_config): heads split over 4 programs below 64 heads, whole heads
-# on 8 warps in steps of 64 rows below 512 (the H = 12, B = 8 and B = 33 rows), else on 4 warps
-# in steps of 32 rows (H = 12, B = 48).
+# (kdatile.ops.decode.decode_config): an fp32 state splits heads over 4 programs below 64 heads
+# and holds whole heads in one step on 4 warps from 64 to 127 (H = 12, B = 8), as a bf16 state
+# does up to 256 heads (every bf16 row); whole heads on 8 warps in steps of 64 rows below 512
+# (H = 12, B = 33), else on 4 warps in steps of 32 rows (H = 12, B = 48).
 #        H   B  state   layout conv  lower_bound fused  bias   indices out
 _DECODE = [
     (1, 1, "f32", "vk", "cm", -5.0, False, False, "i32", False),

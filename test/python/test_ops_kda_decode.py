@@ -290,11 +290,16 @@ def test_decode_config():
     from kdatile.ops.decode import decode_config
 
     assert decode_config(1, 12, 128, on_gpu=False) == (128, 128, 0, None)
-    assert [decode_config(B, 12, 128, on_gpu=True) for B in (1, 5, 6, 42, 43, 85, 86)] == \
-        [(32, 32, 0, 4), (32, 32, 0, 4), (128, 64, 0, 8), (128, 64, 0, 8), (128, 32, 0, 4),
-         (128, 32, 0, 4), (128, 32, 2, 4)]
-    # A bf16 state does not stream through shared memory; one step needs no ring.
+    assert [decode_config(B, 12, 128, on_gpu=True)
+            for B in (1, 5, 6, 10, 11, 42, 43, 85, 86)] == \
+        [(32, 32, 0, 4), (32, 32, 0, 4), (128, 128, 0, 4), (128, 128, 0, 4), (128, 64, 0, 8),
+         (128, 64, 0, 8), (128, 32, 0, 4), (128, 32, 0, 4), (128, 32, 2, 4)]
+    # A bf16 state: whole heads in one step up to 256 heads; no shared-memory ring.
+    assert [decode_config(B, 32, 128, on_gpu=True, state_bytes=2) for B in (1, 8, 9)] == \
+        [(128, 128, 0, 4), (128, 128, 0, 4), (128, 64, 0, 8)]
     assert decode_config(86, 12, 128, on_gpu=True, state_bytes=2) == (128, 32, 0, 4)
+    # No whole [D, D] block in one step beyond D = 128 (registers).
+    assert decode_config(1, 64, 256, on_gpu=True) == (256, 64, 0, 8)
     assert decode_config(1, 1, 64, on_gpu=True) == (16, 16, 0, 4)
     assert decode_config(600, 1, 16, on_gpu=True) == (16, 16, 0, 4)
 

@@ -211,18 +211,23 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4) ->
     warps per program or None for the default) of a launch; state_bytes: bytes per state
     element (4: fp32, 2: bf16).
 
-    The CPU runs whole heads in one step. On GPUs a program walks its rows in steps of BLK,
-    so a [BLK, D] state block (not the head's whole [D, D]) is held in registers and more
-    programs fit on a multiprocessor. Large batches (B*H >= 512) run one 4-warp program per
-    head in steps of 32 rows; from 1024 heads an fp32 state streams through two shared-memory
-    buffers by asynchronous copies (1-6% faster there, slower at 512 heads; a bf16 state gains
-    nothing); from 64 to 511 heads,
-    one 8-warp program per head in steps of 64 rows; below 64 heads programs would leave most
-    of the GPU idle, so each head's value rows are split over 4 programs of one step each
-    (measured on the H200, docs/performance.md)."""
+    The CPU runs whole heads in one step. On GPUs (measured on the H200, docs/performance.md):
+    - few heads, where the chain of memory round trips is the time: one 4-warp program per
+      head holding its whole [D, D] block in one step (D <= 128) for a bf16 state up to 256
+      heads and an fp32 state from 64 to 127 heads; an fp32 state below 64 heads splits each
+      head's value rows over 4 programs of one step (one program per head would leave most
+      of the GPU idle);
+    - up to 511 heads: one 8-warp program per head walking its rows in steps of 64, so a
+      [64, D] block (not the whole [D, D]) is held and more programs fit on a multiprocessor;
+    - from 512 heads: one 4-warp program per head in steps of 32 rows; from 1024 heads an
+      fp32 state streams through two shared-memory buffers by asynchronous copies (1-6%
+      faster there, slower at 512 heads; a bf16 state gains nothing)."""
     if not on_gpu:
         return D, D, 0, None
     pairs = B * H
+    whole_head = pairs <= 256 if state_bytes == 2 else 64 <= pairs < 128
+    if whole_head and D <= 128:
+        return D, D, 0, 4
     if pairs < 64:
         return D // 4, D // 4, 0, 4
     if pairs < 512:
