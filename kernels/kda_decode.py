@@ -7,12 +7,17 @@ delta-rule state update and output, and the sigmoid-gated RMSNorm.
 
 A program walks its BV value rows BLK at a time (load a [BLK, D] state block, update it, store
 it), leaving each block's bf16 outputs in out and summing their squares. The RMSNorm needs all D
-outputs of a head. With BV = D the program rereads them and finishes the norm. With BV < D
+outputs of a head. With BV = D the program finishes the norm (rereading them from out after
+several steps). With BV < D
 (more programs, for small batches) each program leaves its sum of squares in partial_ptr
 [B*H*NV] fp32, then takes a ticket from ticket_ptr [B*H] int32 (an acq_rel atomic); the program
 holding the last ticket finishes the norm for the head, shifts the head's q/k conv cache (which
 every program read) and resets the ticket to 0, so the workspace (zeros when allocated) needs
 no reset between launches. Launches sharing a workspace must not run concurrently.
+
+A one-step program (BLK = BV: small batches, where the chain of memory round trips is the time)
+loads every operand that does not depend on the slot before reading the slot index, so those
+loads overlap it; a program of several steps loads each operand where it uses it (registers).
 
 Padding rows (slot < 0 or slot >= num_slots) write zeros to out[n, h] and read or write no cache.
 Slot offsets are 64-bit, so caches beyond 4 GiB work. Float parameters (lower_bound, norm_eps)

@@ -148,3 +148,13 @@
 # SM90-STATS: stack frame {{ *}}0 bytes/thread
 # SM90-STATS-NEXT: spill stores {{ *}}0 bytes
 # SM90-STATS-NEXT: spill loads {{ *}}0 bytes
+
+# A one-step program (BV = BLK = 32: a head split over 4 programs, the small-batch launch) issues
+# the slot index's load and all 21 loads that do not depend on the slot (the q, k and v
+# channels' conv input and 4 weights, raw_g, A_log, dt_bias, beta, the output gate, the norm
+# weight) before the slot's test, the first scf.if, so their latencies overlap.
+# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
+# RUN:   --signature '%{sig}' %{consts} -D BV=32 -D BLK=32 -D FUSED_FB=False --emit tile -o %t.one.mlir
+# RUN: awk '/scf.if/ { exit } /tile.load/ { n++ } END { print "loads before the slot test:", n }' \
+# RUN:   %t.one.mlir | FileCheck %s --check-prefix=ONE-STEP
+# ONE-STEP: loads before the slot test: 22
