@@ -1,5 +1,6 @@
 //===- GPUCompile.cpp - the GPU half of compileKernel ---------------------===//
 #include "kda/Driver/GPUCompile.h"
+#include "kda/Conversion/TileToGPU/TileToGPU.h"
 #include "kda/Driver/DriverSupport.h"
 #include "kda/Pipelines/Pipelines.h"
 #include "kda/Target/AMDGPU.h"
@@ -187,6 +188,9 @@ void compileForNVPTX(mlir::ModuleOp module, const GPUTargetInfo &target,
   if (!assembled)
     return;
   timer.done("ptxas");
+  if (result.sharedBytes > 0)
+    for (KernelResources &k : report.kernels)
+      k.dynamicSharedBytes = result.sharedBytes;
   result.resourceReport = report.str();
   if (!checkSpills(report, options, result.error)) {
     if (cubin)
@@ -240,6 +244,9 @@ void kda::compileForGPU(mlir::MLIRContext &ctx, mlir::ModuleOp module,
       return;
     timer.done("kda-gpu-lower");
   }
+  if (auto bytes = module->getAttrOfType<mlir::IntegerAttr>(
+          GPULoweringState::kDynamicSharedBytesAttr))
+    result.sharedBytes = bytes.getInt();
   if (options.emit == EmitKind::Gpu || options.emit == EmitKind::MLIR) {
     llvm::raw_string_ostream os(result.text);
     module->print(os);

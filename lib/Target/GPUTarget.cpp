@@ -61,8 +61,10 @@ GPUTargetInfo makeSM90a() {
   t.waveSize = 32;
   // The largest opt-in dynamic shared memory of one block on H100/H200.
   t.sharedMemoryBytes = 227 * 1024;
-  // Static __shared__ is limited to 48 KiB per block.
+  // Static __shared__ is limited to 48 KiB per block; beyond, the kernel's
+  // shared memory is dynamic and the runtime opts the function in.
   t.staticSharedMemoryBytes = 48 * 1024;
+  t.dynamicSharedMemoryBytes = t.sharedMemoryBytes;
   t.maxThreadsPerBlock = 1024;
   return t;
 }
@@ -163,6 +165,8 @@ void ResourceReport::print(llvm::raw_ostream &os) const {
     } else {
       printRow(os, "registers", k.registers, "per thread");
       printRow(os, "shared memory", k.sharedBytes, "bytes/block (static)");
+      printRow(os, "shared memory", k.dynamicSharedBytes,
+               "bytes/block (dynamic)");
       printRow(os, "stack frame", k.scratchBytes, "bytes/thread");
       printRow(os, "spill stores", k.spillStoreBytes, "bytes");
       printRow(os, "spill loads", k.spillLoadBytes, "bytes");

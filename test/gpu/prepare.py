@@ -90,8 +90,9 @@ def dsl_cases():
         cases.append((f"kda_decode_h{H}_b{B}_{'lb' if lower_bound else 'sp'}", kda_decode,
                       args, constexprs, grid, 4, 1e-2, 1e-2))
     # Whole heads in steps, the state streamed through shared memory by cp.async (a ring of
-    # two 32-row and of three 16-row buffers), both state layouts.
-    for block_step, stages, layout in ((32, 2, "vk"), (16, 3, "kv")):
+    # two 32-row and of three 16-row buffers), both state layouts; two 64-row buffers (64 KiB:
+    # dynamic shared memory, above the 48 KiB a static allocation may take).
+    for block_step, stages, layout in ((32, 2, "vk"), (16, 3, "kv"), (64, 2, "vk")):
         H, B = 4, 5
         slots = 2 * B + 1
         inp = make_decode_inputs(r, B, H, slots)
@@ -163,6 +164,11 @@ def dsl_cases():
                       [r.standard_normal((n, 48)).astype(np.float32),
                        np.full((n + 32, 48), -1.0, np.float32), n, 48],
                       {"BLOCK": 32, "COLS": 16, "STAGES": stages}, (3, 1, 1), 4, 0.0, 0.0))
+    # Three 64x128 fp32 slots: 96 KiB of dynamic shared memory (the launch opts in).
+    cases.append(("smem_pipelined_copy_96k", pipelined_copy,
+                  [r.standard_normal((200, 256)).astype(np.float32),
+                   np.full((264, 256), -1.0, np.float32), 200, 256],
+                  {"BLOCK": 64, "COLS": 128, "STAGES": 3}, (2, 1, 1), 4, 0.0, 0.0))
     cases.append(("smem_masked_copy", masked_copy,
                   [r.standard_normal(64).astype(np.float32), np.zeros((4, 64), np.float32), 50],
                   {"BLOCK": 64}, (1, 1, 1), 4, 0.0, 0.0))

@@ -245,13 +245,14 @@ def test_consecutive_steps(state_dtype):
 # with 24 x 12 x 128 gates one or two may land on the other side of a rounding boundary than in
 # the fp64 reference, which alone moves the state's rel RMS past 1e-5.)
 @pytest.mark.parametrize("B,H,block_v,block_step,stages,warps,fused", [
-    (1, 12, 32, 32, 0, 4, False), (1, 12, 32, 32, 0, 4, True), (8, 12, 128, 64, 0, 8, False),
-    (8, 12, 128, 64, 0, 8, True), (43, 12, 128, 32, 0, 4, False),
+    (1, 12, 32, 32, 0, 4, False), (1, 12, 32, 32, 0, 4, True), (8, 12, 128, 128, 0, 4, False),
+    (8, 12, 128, 128, 0, 4, True), (16, 12, 128, 64, 0, 8, False), (43, 12, 128, 32, 0, 4, False),
     (86, 12, 128, 32, 2, 4, False)])
 def test_gpu_launch_split_runs_on_cpu(B, H, block_v, block_step, stages, warps, fused):
     """The launch the op prepares for a GPU (target="sm_90a", NumPy stand-ins): small batches
     split each head's value rows over programs that meet through a zeroed workspace, larger
-    ones walk a whole head in steps (the largest through a ring of shared-memory buffers).
+    ones hold a whole head in one step or walk it in steps (the largest through a ring of
+    shared-memory buffers).
     Run on the CPU target, that exact launch matches the fp64
     reference, shifts the conv cache bit-exactly and leaves the tickets at zero."""
     from kdatile.ops import _kernels

@@ -154,3 +154,21 @@ def test_store_compile_time_constant(tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "tile.smem_store" in proc.stdout
+
+
+@pytest.mark.parametrize("block, stages, dynamic", [(32, 2, 0), (64, 3, 3 * 64 * 128 * 4)])
+def test_sm90a_shared_memory_beyond_48k_is_dynamic(block, stages, dynamic):
+    """On sm_90a, shared memory beyond the 48 KiB a static allocation may take lives in one
+    dynamically sized allocation whose size the compiler reports: the JIT passes it at launch
+    (and the runtime opts the function in). PTX needs no ptxas, so this runs everywhere."""
+    from kdatile import _lib
+
+    args = (np.zeros((8, 256), np.float32), np.zeros((8, 256), np.float32), 8, 256)
+    constexprs = {"BLOCK": block, "COLS": 128, "STAGES": stages}
+    values = sk.pipelined_copy._bind(args, constexprs)
+    key, _, _ = sk.pipelined_copy._specialize_args(values)
+    request = sk.pipelined_copy._request(key, values, "sm_90a", 4)
+    response = _lib.compile(dict(request, emit="ptx"))
+    assert int(response.get("shared_bytes") or 0) == dynamic
+    ptx = response["text"]
+    assert (".extern .shared .align 16 .b8 kda_dynamic_smem[]" in ptx) == (dynamic > 0)

@@ -47,6 +47,10 @@ struct GPUTargetInfo {
   /// Shared memory (LDS) a statically sized allocation may take (the
   /// distributed lowering's scratch buffer is static).
   unsigned staticSharedMemoryBytes = 0;
+  /// Shared memory a kernel may take when its launch provides it dynamically
+  /// (NVIDIA: above 48 KiB, opted into by the runtime); 0: no dynamic path,
+  /// the static limit is the limit.
+  unsigned dynamicSharedMemoryBytes = 0;
   /// Largest workgroup / thread block.
   unsigned maxThreadsPerBlock = 1024;
 
@@ -74,6 +78,8 @@ struct KernelResources {
   std::optional<int64_t> agprs, sgprs;
   /// Statically allocated LDS / shared memory per workgroup, in bytes.
   std::optional<int64_t> sharedBytes;
+  /// Shared memory each launch provides dynamically, in bytes.
+  std::optional<int64_t> dynamicSharedBytes;
   /// Private memory per lane (AMD scratch) or stack frame per thread
   /// (NVIDIA), in bytes.
   std::optional<int64_t> scratchBytes;

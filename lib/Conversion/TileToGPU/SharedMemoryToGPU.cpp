@@ -67,7 +67,8 @@ struct AllocSharedLowering : OpConversionPattern<tile::AllocSharedOp> {
     int64_t bytes =
         type.getNumElements() * getScratchElementBytes(type.getElementType());
     auto module = op->getParentOfType<ModuleOp>();
-    std::string name = "kda_smem_" + std::to_string(state.numSharedBuffers++);
+    std::string name = GPULoweringState::getSharedBufferSymbol(
+        state.sharedBufferOffsets.size());
     unsigned addressSpace = state.hooks->getSharedAddressSpace();
     {
       OpBuilder::InsertionGuard guard(rewriter);
@@ -77,6 +78,7 @@ struct AllocSharedLowering : OpConversionPattern<tile::AllocSharedOp> {
           /*isConstant=*/false, LLVM::Linkage::Internal, name, Attribute(),
           /*alignment=*/16, addressSpace);
     }
+    state.sharedBufferOffsets.push_back(state.sharedBufferBytes);
     state.sharedBufferBytes += llvm::alignTo(bytes, 16);
     rewriter.replaceOpWithNewOp<LLVM::AddressOfOp>(
         op, LLVM::LLVMPointerType::get(getContext(), addressSpace), name);

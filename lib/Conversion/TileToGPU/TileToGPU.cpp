@@ -272,6 +272,77 @@ void orderGlobalMemory(Block &block, MemoryOrdering &state,
   }
 }
 
+/// Places the kernel's shared memory: the scratch buffer and the shared
+/// buffers stay static globals while they fit the target's static limit;
+/// beyond it (NVIDIA: 48 KiB) they move into one dynamically sized global,
+/// scratch at offset 0 and the buffers after it, and the module records the
+/// bytes each launch must provide.
+static LogicalResult placeSharedMemory(ModuleOp module, GPULoweringState &state,
+                                       LLVM::GlobalOp scratch,
+                                       StringRef target) {
+  TargetHooks &hooks = *state.hooks;
+  int64_t scratchBytes = llvm::alignTo(state.scratchBytes, 16);
+  int64_t total = scratchBytes + state.sharedBufferBytes;
+  int64_t staticLimit = hooks.getMaxSharedBytes();
+  int64_t limit = std::max(staticLimit, hooks.getMaxDynamicSharedBytes());
+  if (total > limit) {
+    return module.emitError("kernel needs ")
+           << total << " bytes of shared memory; " << target << " allows "
+           << limit << " (" << scratchBytes
+           << " for layout conversions and reductions, "
+           << state.sharedBufferBytes
+           << " in shared buffers: use smaller buffers or layouts that need "
+              "smaller conversions)";
+  }
+  MLIRContext *ctx = module.getContext();
+  OpBuilder b(ctx);
+  auto bytesType = [&](int64_t bytes) {
+    return LLVM::LLVMArrayType::get(b.getI8Type(), bytes);
+  };
+  if (total <= staticLimit) {
+    if (state.scratchBytes == 0)
+      scratch.erase();
+    else
+      scratch.setGlobalType(bytesType(state.scratchBytes));
+    return success();
+  }
+  b.setInsertionPointToStart(module.getBody());
+  unsigned addressSpace = hooks.getSharedAddressSpace();
+  LLVM::GlobalOp::create(b, module.getLoc(), bytesType(0),
+                         /*isConstant=*/false, LLVM::Linkage::External,
+                         GPULoweringState::kDynamicSharedSymbol, Attribute(),
+                         /*alignment=*/16, addressSpace);
+  llvm::StringMap<int64_t> offsets;
+  offsets[GPULoweringState::kScratchSymbol] = 0;
+  for (auto [index, offset] : llvm::enumerate(state.sharedBufferOffsets))
+    offsets[GPULoweringState::getSharedBufferSymbol(index)] =
+        scratchBytes + offset;
+  SmallVector<LLVM::AddressOfOp> uses;
+  module.walk([&](LLVM::AddressOfOp op) {
+    if (offsets.count(op.getGlobalName()))
+      uses.push_back(op);
+  });
+  auto ptrType = LLVM::LLVMPointerType::get(ctx, addressSpace);
+  for (LLVM::AddressOfOp op : uses) {
+    b.setInsertionPoint(op);
+    Value base = LLVM::AddressOfOp::create(
+        b, op.getLoc(), ptrType, GPULoweringState::kDynamicSharedSymbol);
+    Value at = LLVM::GEPOp::create(b, op.getLoc(), ptrType, b.getI8Type(), base,
+                                   ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(
+                                       offsets.lookup(op.getGlobalName()))},
+                                   LLVM::GEPNoWrapFlags::inbounds);
+    op.replaceAllUsesWith(at);
+    op.erase();
+  }
+  for (auto global :
+       llvm::make_early_inc_range(module.getOps<LLVM::GlobalOp>()))
+    if (offsets.count(global.getSymName()))
+      global.erase();
+  module->setAttr(GPULoweringState::kDynamicSharedBytesAttr,
+                  b.getI64IntegerAttr(total));
+  return success();
+}
+
 struct ConvertTileToGPUPass
     : kda::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
   using ConvertTileToGPUBase::ConvertTileToGPUBase;
@@ -346,22 +417,8 @@ struct ConvertTileToGPUPass
     if (failed(applyPartialConversion(module, convTarget, std::move(patterns))))
       return signalPassFailure();
 
-    int64_t sharedBytes = state.scratchBytes + state.sharedBufferBytes;
-    if (sharedBytes > hooks->getMaxSharedBytes()) {
-      module.emitError("kernel needs ")
-          << sharedBytes << " bytes of shared memory; " << target << " allows "
-          << hooks->getMaxSharedBytes() << " (" << state.scratchBytes
-          << " for layout conversions and reductions, "
-          << state.sharedBufferBytes
-          << " in shared buffers: use smaller buffers or layouts that need "
-             "smaller conversions)";
+    if (failed(placeSharedMemory(module, state, scratch, target)))
       return signalPassFailure();
-    }
-    if (state.scratchBytes == 0) {
-      scratch.erase();
-      return;
-    }
-    scratch.setGlobalType(scratchType(state.scratchBytes));
   }
 };
 

@@ -12,15 +12,15 @@ func.func @wave(%x: tensor<256xf32, #l>) -> tensor<256xf32, #l> {
 
 // -----
 
-// 128x128 f32 = 64 KiB of scratch; sm_90a allows 48 KiB of static shared
-// memory.
+// 256x256 f32 = 256 KiB of scratch; sm_90a allows 227 KiB of (dynamic)
+// shared memory.
 #a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #c = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
-// expected-error @below {{kernel needs 65536 bytes of shared memory; sm_90a allows 49152}}
+// expected-error @below {{kernel needs 262144 bytes of shared memory; sm_90a allows 232448}}
 module attributes {tile.num_warps = 4 : i32} {
-func.func @too_big(%x: tensor<128x128xf32, #a>) -> tensor<128x128xf32, #c> {
-  %t = tile.convert_layout %x : tensor<128x128xf32, #a> -> tensor<128x128xf32, #c>
-  return %t : tensor<128x128xf32, #c>
+func.func @too_big(%x: tensor<256x256xf32, #a>) -> tensor<256x256xf32, #c> {
+  %t = tile.convert_layout %x : tensor<256x256xf32, #a> -> tensor<256x256xf32, #c>
+  return %t : tensor<256x256xf32, #c>
 }
 }
 
@@ -39,13 +39,13 @@ func.func @trans(%x: tensor<16x32xf32, #a>) -> tensor<32x16xf32, #a> {
 
 // -----
 
-// Shared buffers count towards the static shared memory limit (48 KiB).
-// expected-error @below {{kernel needs 65536 bytes of shared memory; sm_90a allows 49152 (0 for layout conversions and reductions, 65536 in shared buffers}}
+// Shared buffers count towards the shared memory limit (227 KiB).
+// expected-error @below {{kernel needs 245760 bytes of shared memory; sm_90a allows 232448 (0 for layout conversions and reductions, 245760 in shared buffers}}
 module attributes {tile.num_warps = 4 : i32} {
 func.func @too_much_shared() attributes {tile.kernel} {
-  %a = tile.alloc_shared : !tile.smem<2x32x128xf32>
-  %b = tile.alloc_shared : !tile.smem<32x128xf32>
-  %c = tile.alloc_shared : !tile.smem<32x128xf32>
+  %a = tile.alloc_shared : !tile.smem<2x128x128xf32>
+  %b = tile.alloc_shared : !tile.smem<128x128xf32>
+  %c = tile.alloc_shared : !tile.smem<96x128xf32>
   return
 }
 }

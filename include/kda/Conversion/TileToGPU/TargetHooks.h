@@ -34,6 +34,9 @@ public:
   unsigned getWaveSize() const { return info.waveSize; }
   /// Largest static shared memory a program may use, in bytes.
   int64_t getMaxSharedBytes() const { return info.staticSharedMemoryBytes; }
+  int64_t getMaxDynamicSharedBytes() const {
+    return info.dynamicSharedMemoryBytes;
+  }
   /// Address spaces of global and shared memory.
   virtual unsigned getGlobalAddressSpace() const { return 1; }
   virtual unsigned getSharedAddressSpace() const { return 3; }

@@ -28,9 +28,19 @@ struct GPULoweringState {
   int64_t scratchBytes = 0;
   static constexpr llvm::StringLiteral kScratchSymbol = "kda_scratch";
   /// Bytes of the kernel's shared buffers (tile.alloc_shared), each a module
-  /// global of its own, and how many there are (they are named by number).
+  /// global of its own named by number, and each one's offset among them.
   int64_t sharedBufferBytes = 0;
-  unsigned numSharedBuffers = 0;
+  llvm::SmallVector<int64_t> sharedBufferOffsets;
+  static std::string getSharedBufferSymbol(unsigned index) {
+    return "kda_smem_" + std::to_string(index);
+  }
+  /// With more shared memory than a static allocation may take, all of it
+  /// lives in this dynamically sized one (scratch first, then the buffers),
+  /// and the module records its size in kDynamicSharedBytesAttr.
+  static constexpr llvm::StringLiteral kDynamicSharedSymbol =
+      "kda_dynamic_smem";
+  static constexpr llvm::StringLiteral kDynamicSharedBytesAttr =
+      "kda.dynamic_shared_bytes";
   unsigned getNumThreads() const { return numWarps * hooks->getWaveSize(); }
 };
 
