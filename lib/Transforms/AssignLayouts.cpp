@@ -109,22 +109,74 @@ private:
     SmallVector<int64_t> shape;
     unsigned elementBits;
     int64_t numElements;
+    /// Bytes its shape's global loads, stores and copies move.
+    int64_t trafficBytes = 0;
   };
-  /// The largest unlaid tile of each rank (the first one on ties).
+  /// Per rank, the unlaid tile shape whose global memory accesses move the
+  /// most bytes (their layout decides how well they coalesce and how many
+  /// elements each thread holds), else the largest unlaid tile (the first one
+  /// on ties); laid out for the widest element among the tiles of that shape
+  /// (a bf16 block computed on in fp32 takes 4 elements per thread, not 8).
+  /// Anchoring on the largest tile alone let a [128, 128] weight read once
+  /// lay out a [128, 32] state block read and written at every step: 4 lanes
+  /// of every 32 held each element (4 times the registers).
   void collectAnchors(FunctionOpInterface func) {
     anchors.clear();
-    auto visit = [&](Type type) {
+    auto isUnlaid = [](Type type) {
       auto tensor = dyn_cast<RankedTensorType>(type);
-      if (!tensor || tensor.getEncoding())
+      return tensor && !tensor.getEncoding() ? tensor : RankedTensorType();
+    };
+    // Global memory traffic per shape, by rank.
+    DenseMap<int64_t, SmallVector<Anchor>> traffic;
+    auto count = [&](Type accessed) {
+      RankedTensorType tensor = isUnlaid(accessed);
+      if (!tensor)
         return;
+      unsigned bits = getAnchorElementBits(tensor.getElementType());
+      int64_t bytes = tensor.getNumElements() * std::max(8u, bits) / 8;
+      SmallVector<Anchor> &shapes = traffic[tensor.getRank()];
+      auto it = llvm::find_if(shapes, [&](const Anchor &a) {
+        return ArrayRef<int64_t>(a.shape) == tensor.getShape();
+      });
+      if (it == shapes.end()) {
+        shapes.push_back(Anchor{SmallVector<int64_t>(tensor.getShape()), bits,
+                                tensor.getNumElements(), 0});
+        it = std::prev(shapes.end());
+      }
+      it->trafficBytes += bytes;
+    };
+    func->walk([&](Operation *op) {
+      if (auto load = dyn_cast<tile::LoadOp>(op))
+        count(load.getPtr().getType());
+      else if (auto store = dyn_cast<tile::StoreOp>(op))
+        count(store.getPtr().getType());
+      else if (auto copy = dyn_cast<tile::AsyncCopyOp>(op))
+        count(copy.getPtr().getType());
+    });
+    for (auto &[rank, shapes] : traffic)
+      for (const Anchor &a : shapes) {
+        auto [it, inserted] = anchors.try_emplace(rank, a);
+        if (!inserted && a.trafficBytes > it->second.trafficBytes)
+          it->second = a;
+      }
+
+    auto visit = [&](Type type) {
+      RankedTensorType tensor = isUnlaid(type);
+      if (!tensor)
+        return;
+      unsigned bits = getAnchorElementBits(tensor.getElementType());
+      if (traffic.count(tensor.getRank())) {
+        Anchor &anchor = anchors.find(tensor.getRank())->second;
+        if (ArrayRef<int64_t>(anchor.shape) == tensor.getShape())
+          anchor.elementBits = std::max(anchor.elementBits, bits);
+        return;
+      }
       int64_t n = tensor.getNumElements();
       auto [it, inserted] = anchors.try_emplace(
           tensor.getRank(),
-          Anchor{SmallVector<int64_t>(tensor.getShape()),
-                 getAnchorElementBits(tensor.getElementType()), n});
+          Anchor{SmallVector<int64_t>(tensor.getShape()), bits, n});
       if (!inserted && n > it->second.numElements)
-        it->second = Anchor{SmallVector<int64_t>(tensor.getShape()),
-                            getAnchorElementBits(tensor.getElementType()), n};
+        it->second = Anchor{SmallVector<int64_t>(tensor.getShape()), bits, n};
     };
     func->walk([&](Operation *op) {
       for (Type t : op->getResultTypes())

@@ -3,8 +3,10 @@
 // RUN:   | FileCheck %s --check-prefix=CLEAN
 
 // Each function has ONE default layout per rank: getDefaultBlockedLayout of
-// the function's largest layout-less tile of that rank (most elements; the
-// first one on ties), with that tile's element width (up to 128 bits per
+// the layout-less shape of that rank whose global accesses move the most
+// bytes (with the widest element among its tiles), else of the function's
+// largest layout-less tile of that rank (most elements; the first one on
+// ties), with that tile's element width (up to 128 bits per
 // thread along the fastest dimension, but no more elements than spread the
 // tile over every thread; pointer tiles count their pointee's width, i1
 // counts 8 bits). Every source of that rank gets it, whatever its own shape
@@ -554,5 +556,33 @@ func.func @reduction_and_load(%p: !tile.ptr<f32>) {
   %v = tile.load %q : tensor<64x!tile.ptr<f32>>
   %a = arith.addf %v, %s : tensor<64xf32>
   tile.store %q, %a : tensor<64x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// The 2-D default follows the shape that moves the most bytes through global
+// memory, not the largest tile: a [128, 32] block loaded and stored twice
+// (64 KiB) outweighs a [128, 128] bf16 weight loaded once (32 KiB), so the
+// block gets 8 lanes across its 32 columns (no lane holds a copy) and the
+// weight wraps around that layout. With the largest tile deciding, the block
+// took the weight's 32 lanes x 4 columns: each element on 4 lanes. The
+// block's f32 math sets the width (4 elements per thread) for the bf16
+// weight's pointers too.
+// CHECK-LABEL: func.func @anchor_by_traffic
+// CHECK: tile.load %{{.*}} : tensor<128x128x!tile.ptr<bf16>, [[L:#tile.blocked<\{sizePerThread = \[1, 4\], threadsPerWarp = \[4, 8\], warpsPerCTA = \[4, 1\], order = \[1, 0\]\}>]]>
+// CHECK: tile.load %{{.*}} : tensor<128x32x!tile.ptr<f32>, [[L]]>
+// CHECK: tile.store %{{.*}}, %{{.*}} : tensor<128x32x!tile.ptr<f32>, [[L]]>
+// CHECK: tile.load %{{.*}} : tensor<128x32x!tile.ptr<f32>, [[L]]>
+// CHECK: tile.store %{{.*}}, %{{.*}} : tensor<128x32x!tile.ptr<f32>, [[L]]>
+func.func @anchor_by_traffic(%pw: !tile.ptr<bf16>, %ps: !tile.ptr<f32>) {
+  %w = tile.splat %pw : tensor<128x128x!tile.ptr<bf16>>
+  %s = tile.splat %ps : tensor<128x32x!tile.ptr<f32>>
+  %x = tile.load %w : tensor<128x128x!tile.ptr<bf16>>
+  %a = tile.load %s : tensor<128x32x!tile.ptr<f32>>
+  %b = arith.addf %a, %a : tensor<128x32xf32>
+  tile.store %s, %b : tensor<128x32x!tile.ptr<f32>>
+  %c = tile.load %s : tensor<128x32x!tile.ptr<f32>>
+  tile.store %s, %c : tensor<128x32x!tile.ptr<f32>>
   return
 }
