@@ -158,3 +158,11 @@
 # RUN: awk '/scf.if/ { exit } /tile.load/ { n++ } END { print "loads before the slot test:", n }' \
 # RUN:   %t.one.mlir | FileCheck %s --check-prefix=ONE-STEP
 # ONE-STEP: loads before the slot test: 22
+
+# The fused f_b projection with a [K, V] state, in two 32-row shared-memory stages: its [128, 128]
+# weight, read once, must not decide the layout of the [128, 32] state blocks (it did: each
+# element on 4 lanes, 255 registers and 504 bytes of spills per thread on sm_90a).
+# RUN: %if ptxas %{ kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
+# RUN:   --signature '%{sig}' -D stride_cs_w=1 -D H=12 -D D=128 -D STATE_KV=True \
+# RUN:   -D USE_LOWER_BOUND=True -D HAS_CONV_BIAS=False -D BV=128 -D BLK=32 -D STAGES=2 \
+# RUN:   -D FUSED_FB=True --fail-on-spill --emit ptx -o %t.fbkv.ptx %}
