@@ -160,6 +160,10 @@ def run(bundle_dir):
     print(f"# kdatile bundle {bundle_dir}; FLA: fused_recurrent_kda_fwd (core) and "
           "3 x causal_conv1d_update + core + layer_norm_gated_fwd (full)")
     print("# times in us (CUDA graph replay, median); x core / x full: FLA's time over ours")
+    one = torch.zeros(1, device="cuda")
+    floor = time_graph(torch, one.zero_)
+    print(f"# an empty launch (a one-element fill) replays in {floor:.2f} us: the floor under "
+          "every time below")
     header = " ".join(f"{f'{st} {bv}/{blk}/{s}/{w}':>15} {'x core':>6}"
                       for st, bv, blk, s, w in VARIANTS)
     print(f"{'H':>3} {'B':>4} | {'FLA core':>8} {'FLA full':>8} | {header} | "
