@@ -16,8 +16,9 @@ every program read) and resets the ticket to 0, so the workspace (zeros when all
 no reset between launches. Launches sharing a workspace must not run concurrently.
 
 A one-step program (BLK = BV: small batches, where the chain of memory round trips is the time)
-loads every operand that does not depend on the slot before reading the slot index, so those
-loads overlap it; a program of several steps loads each operand where it uses it (registers).
+loads the operands that do not depend on the slot before reading the slot index, so those loads
+overlap it (all but FUSED_FB's f_a and [D, D] weight block, which would hold many registers); a
+program of several steps loads each operand where it uses it (registers).
 
 Padding rows (slot < 0 or slot >= num_slots) write zeros to out[n, h] and read or write no cache.
 Slot offsets are 64-bit, so caches beyond 4 GiB work. Float parameters (lower_bound, norm_eps)
@@ -176,7 +177,9 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
         raw_beta = kt.load(raw_beta_ptr + n * H + h)
         v_chan = (2 * H + h) * D + vb * BV + rows
         v_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, v_chan, HAS_CONV_BIAS)
-        # The norm's operands for the whole head (a split head's last program needs them all).
+        # The norm's operands for the whole head: a split head's last program needs them all,
+        # and loading them in every program (a few registers) beats a round trip after the
+        # ticket.
         gate = kt.load(gate_ptr + (head_row + offs)).to(kt.float32)
         norm_w = kt.load(norm_w_ptr + offs).to(kt.float32)
     if (slot >= 0) & (slot < num_slots):

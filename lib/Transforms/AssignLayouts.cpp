@@ -83,9 +83,9 @@ public:
 
 private:
   /// One default layout per rank for the whole function, made for its
-  /// largest tile of that rank: tiles that broadcast into each other then
-  /// share a layout (a smaller tile wraps around it) instead of each shape
-  /// getting its own and every broadcast needing a conversion.
+  /// anchor of that rank (collectAnchors): tiles that broadcast into each
+  /// other then share a layout (a smaller tile wraps around it) instead of
+  /// each shape getting its own and every broadcast needing a conversion.
   Attribute getDefault(Type type) {
     auto tensor = cast<RankedTensorType>(type);
     auto it = anchors.find(tensor.getRank());
@@ -114,12 +114,15 @@ private:
   };
   /// Per rank, the unlaid tile shape whose global memory accesses move the
   /// most bytes (their layout decides how well they coalesce and how many
-  /// elements each thread holds), else the largest unlaid tile (the first one
-  /// on ties); laid out for the widest element among the tiles of that shape
-  /// (a bf16 block computed on in fp32 takes 4 elements per thread, not 8).
-  /// Anchoring on the largest tile alone let a [128, 128] weight read once
-  /// lay out a [128, 32] state block read and written at every step: 4 lanes
-  /// of every 32 held each element (4 times the registers).
+  /// elements each thread holds; each access op counts once, so a rolled loop
+  /// does not multiply its accesses), else the largest unlaid tile (the first
+  /// one on ties). A traffic anchor is laid out for the widest element its
+  /// accesses move or its float tiles compute on (a bf16 block computed on in
+  /// fp32 takes 4 elements per thread, not 8; integer offsets and masks do
+  /// not narrow a bf16 copy's 16-byte accesses). Anchoring on the largest
+  /// tile alone let a [128, 128] weight read once lay out a [128, 32] state
+  /// block read and written at every step: 4 lanes of every 32 held each
+  /// element (4 times the registers).
   void collectAnchors(FunctionOpInterface func) {
     anchors.clear();
     auto isUnlaid = [](Type type) {
@@ -144,6 +147,7 @@ private:
         it = std::prev(shapes.end());
       }
       it->trafficBytes += bytes;
+      it->elementBits = std::max(it->elementBits, bits);
     };
     func->walk([&](Operation *op) {
       if (auto load = dyn_cast<tile::LoadOp>(op))
@@ -167,7 +171,8 @@ private:
       unsigned bits = getAnchorElementBits(tensor.getElementType());
       if (traffic.count(tensor.getRank())) {
         Anchor &anchor = anchors.find(tensor.getRank())->second;
-        if (ArrayRef<int64_t>(anchor.shape) == tensor.getShape())
+        if (isa<FloatType>(tensor.getElementType()) &&
+            ArrayRef<int64_t>(anchor.shape) == tensor.getShape())
           anchor.elementBits = std::max(anchor.elementBits, bits);
         return;
       }

@@ -586,3 +586,21 @@ func.func @anchor_by_traffic(%pw: !tile.ptr<bf16>, %ps: !tile.ptr<f32>) {
   tile.store %s, %c : tensor<128x32x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+// A traffic anchor's width comes from the elements its accesses move and its
+// float tiles compute on, not from index tiles: a bf16 copy with i32 offsets
+// keeps 8 bf16 (16 bytes) per thread.
+// CHECK-LABEL: func.func @anchor_width_ignores_offsets
+// CHECK: tile.load %{{.*}} : tensor<64x64x!tile.ptr<bf16>, #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>
+func.func @anchor_width_ignores_offsets(%src: !tile.ptr<bf16>, %dst: !tile.ptr<bf16>) {
+  %off = arith.constant dense<0> : tensor<64x64xi32>
+  %ps = tile.splat %src : tensor<64x64x!tile.ptr<bf16>>
+  %p = tile.addptr %ps, %off : tensor<64x64x!tile.ptr<bf16>>, tensor<64x64xi32>
+  %x = tile.load %p : tensor<64x64x!tile.ptr<bf16>>
+  %qs = tile.splat %dst : tensor<64x64x!tile.ptr<bf16>>
+  %q = tile.addptr %qs, %off : tensor<64x64x!tile.ptr<bf16>>, tensor<64x64xi32>
+  tile.store %q, %x : tensor<64x64x!tile.ptr<bf16>>
+  return
+}

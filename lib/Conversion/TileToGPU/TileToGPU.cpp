@@ -276,7 +276,8 @@ void orderGlobalMemory(Block &block, MemoryOrdering &state,
 /// buffers stay static globals while they fit the target's static limit;
 /// beyond it (NVIDIA: 48 KiB) they move into one dynamically sized global,
 /// scratch at offset 0 and the buffers after it, and the module records the
-/// bytes each launch must provide.
+/// bytes each launch must provide (a module holds one kernel: the frontend
+/// compiles one per request).
 static LogicalResult placeSharedMemory(ModuleOp module, GPULoweringState &state,
                                        LLVM::GlobalOp scratch,
                                        StringRef target) {

@@ -38,3 +38,21 @@ func.func @fits() attributes {tile.kernel} {
   return
 }
 }
+
+// -----
+
+// Scratch alone (a 128x128 fp32 layout conversion, 64 KiB) moves too.
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#c = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+// CHECK: module attributes {kda.dynamic_shared_bytes = 65536 : i64
+// CHECK-NOT: @kda_scratch
+// CHECK: llvm.mlir.global external @kda_dynamic_smem()
+// CHECK-LABEL: func.func @scratch_only
+// CHECK: %[[B:.*]] = llvm.mlir.addressof @kda_dynamic_smem : !llvm.ptr<3>
+// CHECK: llvm.getelementptr inbounds %[[B]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+module attributes {tile.num_warps = 4 : i32} {
+func.func @scratch_only(%x: tensor<128x128xf32, #a>) -> tensor<128x128xf32, #c> attributes {tile.kernel} {
+  %t = tile.convert_layout %x : tensor<128x128xf32, #a> -> tensor<128x128xf32, #c>
+  return %t : tensor<128x128xf32, #c>
+}
+}

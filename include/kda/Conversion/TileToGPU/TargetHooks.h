@@ -34,6 +34,8 @@ public:
   unsigned getWaveSize() const { return info.waveSize; }
   /// Largest static shared memory a program may use, in bytes.
   int64_t getMaxSharedBytes() const { return info.staticSharedMemoryBytes; }
+  /// Shared memory a kernel may take through a dynamically sized allocation
+  /// (0: none; the static limit is the limit).
   int64_t getMaxDynamicSharedBytes() const {
     return info.dynamicSharedMemoryBytes;
   }
