@@ -18,12 +18,14 @@ _REFS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python")
 if _REFS not in sys.path:
     sys.path.append(_REFS)  # kda_reference.py, kda_recurrent_reference.py
 
-# Decode: every pair of levels of the two-level factors appears (as in the CPU tests'
-# orthogonal array), H in {1, 12} and B in {1, 8, 33} for each H; B*H picks the launch
-# (kdatile.ops.decode.decode_config): an fp32 state splits heads over 4 programs below 64 heads
-# and holds whole heads in one step on 4 warps from 64 to 127 (H = 12, B = 8), as a bf16 state
-# does up to 256 heads (every bf16 row); whole heads on 8 warps in steps of 64 rows below 512
-# (H = 12, B = 33), else on 4 warps in steps of 32 rows (H = 12, B = 48).
+# Decode: every pair of levels of the two-level factors appears (as in the CPU tests' orthogonal
+# array), H in {1, 12} and B in {1, 8, 33} for each H; B*H picks the launch
+# (kdatile.ops.decode.decode_config): a [V, K] fp32 state splits heads over 4 programs below 64
+# heads and holds whole heads in one step on 4 warps from 64 to 127 (H = 12, B = 8), as a bf16
+# state does up to 256 heads (the vk bf16 rows); whole heads on 8 warps in steps of 64 rows below
+# 512 (H = 12, B = 16), else on 4 warps in steps of 32 rows (H = 12, B = 48). A [K, V] state holds
+# whole heads in one step (H = 1, B = 33; H = 12, B = 1; H = 1, B = 8) but from 256 to 1023 heads
+# (H = 12, B = 33: 32-row steps through two shared-memory stages).
 #        H   B  state   layout conv  lower_bound fused  bias   indices out
 _DECODE = [
     (1, 1, "f32", "vk", "cm", -5.0, False, False, "i32", False),
@@ -35,6 +37,7 @@ _DECODE = [
     (12, 1, "bf16", "kv", "cm", -5.0, True, True, "i32", False),
     (1, 8, "bf16", "kv", "wm", -5.0, False, False, "i32", False),
     (12, 48, "f32", "vk", "cm", -5.0, False, False, "i32", False),
+    (12, 16, "f32", "vk", "wm", None, False, False, "i32", False),
 ]
 
 DECODE_CASES = [

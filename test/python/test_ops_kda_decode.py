@@ -299,6 +299,13 @@ def test_decode_config():
     assert [decode_config(B, 32, 128, on_gpu=True, state_bytes=2) for B in (1, 8, 9)] == \
         [(128, 128, 0, 4), (128, 128, 0, 4), (128, 64, 0, 8)]
     assert decode_config(86, 12, 128, on_gpu=True, state_bytes=2) == (128, 32, 0, 4)
+    # A [K, V] state: whole heads in one step but from 256 to 1023 heads (32-row steps).
+    assert [decode_config(B, 12, 128, on_gpu=True, state_kv=True) for B in (1, 21, 22, 85, 86)] \
+        == [(128, 128, 0, 4), (128, 128, 0, 4), (128, 32, 2, 4), (128, 32, 2, 4),
+            (128, 128, 0, 4)]
+    assert decode_config(32, 12, 128, on_gpu=True, state_bytes=2, state_kv=True) == \
+        (128, 32, 0, 4)
+    assert decode_config(1, 12, 256, on_gpu=True, state_kv=True) == (64, 64, 0, 4)
     # No whole [D, D] block in one step beyond D = 128 (registers).
     assert decode_config(1, 64, 256, on_gpu=True) == (256, 64, 0, 8)
     assert decode_config(1, 1, 64, on_gpu=True) == (16, 16, 0, 4)

@@ -182,8 +182,8 @@ def _decode(params, *, fused, target=None):
     kernel = load_kernel("kda_decode", "kda_decode")
     unused = x.value  # pointer parameters a variant does not read
     on_gpu = ref.device != "cpu" if target is None else target != "cpu"
-    block_v, block_step, stages, num_warps = decode_config(B, H, D, on_gpu,
-                                                          state.itemsize)
+    block_v, block_step, stages, num_warps = decode_config(
+        B, H, D, on_gpu, state.itemsize, state_kv=state_layout == "kv")
     if block_v < D:
         tickets, partials = _workspace(ref, B * H, D // block_v)
     else:
@@ -206,10 +206,11 @@ def _decode(params, *, fused, target=None):
     return out.value, Launch(kernel, kargs, constexprs, (B, H, D // block_v), num_warps)
 
 
-def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4) -> tuple:
+def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
+                  state_kv: bool = False) -> tuple:
     """(value rows per program BV, value rows per step BLK, shared-memory stages STAGES,
     warps per program or None for the default) of a launch; state_bytes: bytes per state
-    element (4: fp32, 2: bf16).
+    element (4: fp32, 2: bf16); state_kv: a [K, V] state.
 
     The CPU runs whole heads in one step. On GPUs (measured on the H200, docs/performance.md):
     - few heads, where the chain of memory round trips is the time: one 4-warp program per
@@ -221,10 +222,17 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4) ->
       [64, D] block (not the whole [D, D]) is held and more programs fit on a multiprocessor;
     - from 512 heads: one 4-warp program per head in steps of 32 rows; from 1024 heads an
       fp32 state streams through two shared-memory buffers by asynchronous copies (1-6%
-      faster there, slower at 512 heads; a bf16 state gains nothing)."""
+      faster there, slower at 512 heads; a bf16 state gains nothing).
+    A [K, V] state reduces over K across warps at every step, so steps cost more: its
+    programs hold the whole head in one step (D <= 128) except from 256 to 1023 heads, where
+    they walk it in steps of 32 rows (with two shared-memory stages for fp32)."""
     if not on_gpu:
         return D, D, 0, None
     pairs = B * H
+    if state_kv and D <= 128:
+        if 256 <= pairs < 1024:
+            return D, 32, 2 if state_bytes == 4 and D > 32 else 0, 4
+        return D, D, 0, 4
     whole_head = pairs <= 256 if state_bytes == 2 else 64 <= pairs < 128
     if whole_head and D <= 128:
         return D, D, 0, 4
