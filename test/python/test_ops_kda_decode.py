@@ -287,6 +287,22 @@ def test_gpu_launch_split_runs_on_cpu(B, H, block_v, block_step, stages, warps, 
         assert tickets.dtype == np.int32 and tickets.size >= B * H and not tickets.any()
 
 
+def test_decode_config_satisfies_the_kernel():
+    """Every launch decode_config picks meets kernels/kda_decode.py's static assertions."""
+    from kdatile.ops.decode import decode_config
+
+    for D in (16, 32, 64, 128, 256):
+        for pairs in (1, 63, 64, 127, 128, 255, 256, 257, 511, 512, 1023, 1024, 4096):
+            for state_bytes in (2, 4):
+                for state_kv in (False, True):
+                    bv, blk, stages, warps = decode_config(pairs, 1, D, True, state_bytes,
+                                                           state_kv=state_kv)
+                    assert D % bv == 0 and (D // bv) & (D // bv - 1) == 0, (D, pairs)
+                    assert bv % blk == 0 and blk <= bv, (D, pairs)
+                    assert stages == 0 or (stages >= 2 and bv // blk > 1), (D, pairs)
+                    assert warps in (4, 8), (D, pairs)
+
+
 def test_decode_config():
     from kdatile.ops.decode import decode_config
 
@@ -306,6 +322,7 @@ def test_decode_config():
     assert decode_config(32, 12, 128, on_gpu=True, state_bytes=2, state_kv=True) == \
         (128, 32, 0, 4)
     assert decode_config(1, 12, 256, on_gpu=True, state_kv=True) == (64, 64, 0, 4)
+    assert decode_config(300, 1, 16, on_gpu=True, state_kv=True) == (16, 16, 0, 4)
     # No whole [D, D] block in one step beyond D = 128 (registers).
     assert decode_config(1, 64, 256, on_gpu=True) == (256, 64, 0, 8)
     assert decode_config(1, 1, 64, on_gpu=True) == (16, 16, 0, 4)

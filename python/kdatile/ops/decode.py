@@ -229,9 +229,10 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
     if not on_gpu:
         return D, D, 0, None
     pairs = B * H
+    blk = min(D, 32)
     if state_kv and D <= 128:
         if 256 <= pairs < 1024:
-            return D, 32, 2 if state_bytes == 4 and D > 32 else 0, 4
+            return D, blk, 2 if state_bytes == 4 and D > blk else 0, 4
         return D, D, 0, 4
     whole_head = pairs <= 256 if state_bytes == 2 else 64 <= pairs < 128
     if whole_head and D <= 128:
@@ -240,7 +241,6 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
         return D // 4, D // 4, 0, 4
     if pairs < 512:
         return D, min(D, 64), 0, 8
-    blk = min(D, 32)
     stream = state_bytes == 4 and D > blk and pairs >= 1024
     return D, blk, 2 if stream else 0, 4
 
