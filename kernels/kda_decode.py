@@ -58,33 +58,6 @@ def conv_operands(x_row, conv_w, conv_b, chan, HAS_CONV_BIAS: kt.constexpr):
 
 
 @kt.jit
-def load_conv_silu(x_row, conv_w, conv_b, cs_slot, chan, stride_c, stride_w,
-                   HAS_CONV_BIAS: kt.constexpr, SHIFT: kt.constexpr = True):
-    """conv_silu of channels `chan` with its operands loaded here, and (SHIFT) the shift of
-    their cache: what a program of several steps runs per step. It repeats conv_silu's
-    formula with each weight loaded where it is used: the same code through conv_operands
-    costs 16 more registers per thread at 32-row steps (96 instead of 80, 5% slower at
-    H = 12, B = 128 on the H200)."""
-    x = kt.load(x_row + chan)
-    cs = cs_slot + chan.to(kt.int64) * stride_c
-    s0 = kt.load(cs)
-    s1 = kt.load(cs + stride_w)
-    s2 = kt.load(cs + 2 * stride_w)
-    w = conv_w + chan * 4
-    y = (kt.load(w).to(kt.float32) * s0.to(kt.float32)
-         + kt.load(w + 1).to(kt.float32) * s1.to(kt.float32)
-         + kt.load(w + 2).to(kt.float32) * s2.to(kt.float32)
-         + kt.load(w + 3).to(kt.float32) * x.to(kt.float32))
-    if HAS_CONV_BIAS:
-        y = y + kt.load(conv_b + chan).to(kt.float32)
-    if SHIFT:
-        kt.store(cs, s1)
-        kt.store(cs + stride_w, s2)
-        kt.store(cs + 2 * stride_w, x)
-    return kt.silu(y).to(kt.bfloat16).to(kt.float32)
-
-
-@kt.jit
 def conv_taps(cs_slot, chan, stride_c, stride_w):
     """The slot's cached inputs (s0, s1, s2) of channels `chan`, and their addresses."""
     cs = cs_slot + chan.to(kt.int64) * stride_c
@@ -111,6 +84,32 @@ def shift_conv_cache(ops, taps, stride_w):
     kt.store(cs, s1)
     kt.store(cs + stride_w, s2)
     kt.store(cs + 2 * stride_w, ops[0])
+
+
+@kt.jit
+def load_conv_silu(x_row, conv_w, conv_b, cs_slot, chan, stride_c, stride_w,
+                   HAS_CONV_BIAS: kt.constexpr):
+    """conv_silu of channels `chan` with its operands loaded here, and the shift of their
+    cache: what a program of several steps runs per step. It repeats conv_silu's
+    formula with each weight loaded where it is used: the same code through conv_operands
+    costs 16 more registers per thread at 32-row steps (96 instead of 80, 5% slower at
+    H = 12, B = 128 on the H200)."""
+    x = kt.load(x_row + chan)
+    cs = cs_slot + chan.to(kt.int64) * stride_c
+    s0 = kt.load(cs)
+    s1 = kt.load(cs + stride_w)
+    s2 = kt.load(cs + 2 * stride_w)
+    w = conv_w + chan * 4
+    y = (kt.load(w).to(kt.float32) * s0.to(kt.float32)
+         + kt.load(w + 1).to(kt.float32) * s1.to(kt.float32)
+         + kt.load(w + 2).to(kt.float32) * s2.to(kt.float32)
+         + kt.load(w + 3).to(kt.float32) * x.to(kt.float32))
+    if HAS_CONV_BIAS:
+        y = y + kt.load(conv_b + chan).to(kt.float32)
+    kt.store(cs, s1)
+    kt.store(cs + stride_w, s2)
+    kt.store(cs + 2 * stride_w, x)
+    return kt.silu(y).to(kt.bfloat16).to(kt.float32)
 
 
 @kt.jit
