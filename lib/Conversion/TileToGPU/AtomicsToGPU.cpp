@@ -25,18 +25,10 @@ namespace {
 /// `atomic()` where `guard` holds, else 0 (no guard: always).
 Value emitGuardedAtomic(OpBuilder &b, Location loc, Value guard, Type type,
                         function_ref<Value(OpBuilder &)> atomic) {
-  if (!guard)
-    return atomic(b);
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, guard,
-                                /*addThenBlock=*/true, /*addElseBlock=*/true);
-  OpBuilder::InsertionGuard insertion(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  scf::YieldOp::create(b, loc, atomic(b));
-  b.setInsertionPointToStart(ifOp.elseBlock());
-  scf::YieldOp::create(
-      b, loc,
-      LLVM::ConstantOp::create(b, loc, b.getZeroAttr(type)).getResult());
-  return ifOp.getResult(0);
+  Value zero =
+      guard ? LLVM::ConstantOp::create(b, loc, b.getZeroAttr(type)).getResult()
+            : Value();
+  return emitGuardedValue(b, loc, guard, type, atomic, zero);
 }
 
 struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {

@@ -42,19 +42,27 @@ static Value zeroOf(OpBuilder &b, Location loc, Type type) {
   return LLVM::ZeroOp::create(b, loc, type);
 }
 
-/// `load` when `mask` holds (or without a mask), else `otherwise`.
-Value kda::emitGuardedLoad(OpBuilder &b, Location loc, Value ptr, Type type,
-                           Value mask, Value otherwise) {
-  if (!mask)
-    return loadElement(b, loc, ptr, type);
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, mask,
+Value kda::emitGuardedValue(OpBuilder &b, Location loc, Value guard, Type type,
+                            function_ref<Value(OpBuilder &)> compute,
+                            Value otherwise) {
+  if (!guard)
+    return compute(b);
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, guard,
                                 /*addThenBlock=*/true, /*addElseBlock=*/true);
-  OpBuilder::InsertionGuard guard(b);
+  OpBuilder::InsertionGuard insertion(b);
   b.setInsertionPointToStart(ifOp.thenBlock());
-  scf::YieldOp::create(b, loc, loadElement(b, loc, ptr, type));
+  scf::YieldOp::create(b, loc, compute(b));
   b.setInsertionPointToStart(ifOp.elseBlock());
   scf::YieldOp::create(b, loc, otherwise);
   return ifOp.getResult(0);
+}
+
+Value kda::emitGuardedLoad(OpBuilder &b, Location loc, Value ptr, Type type,
+                           Value mask, Value otherwise) {
+  return emitGuardedValue(
+      b, loc, mask, type,
+      [&](OpBuilder &ib) { return loadElement(ib, loc, ptr, type); },
+      otherwise);
 }
 
 void kda::emitGuardedStore(OpBuilder &b, Location loc, Value ptr,
@@ -113,21 +121,15 @@ std::pair<unsigned, unsigned> kda::getAccessWidth(const GPULoweringState &state,
 
 Value kda::emitGuardedVectorLoad(OpBuilder &b, Location loc, Value ptr,
                                  VectorType type, Value mask, Value otherwise) {
-  auto load = [&](OpBuilder &ib) -> Value {
-    return LLVM::LoadOp::create(
-        ib, loc, type, ptr,
-        type.getNumElements() * getScratchElementBytes(type.getElementType()));
-  };
-  if (!mask)
-    return load(b);
-  auto ifOp = scf::IfOp::create(b, loc, TypeRange{type}, mask,
-                                /*addThenBlock=*/true, /*addElseBlock=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  scf::YieldOp::create(b, loc, load(b));
-  b.setInsertionPointToStart(ifOp.elseBlock());
-  scf::YieldOp::create(b, loc, otherwise);
-  return ifOp.getResult(0);
+  return emitGuardedValue(
+      b, loc, mask, type,
+      [&](OpBuilder &ib) -> Value {
+        return LLVM::LoadOp::create(
+            ib, loc, type, ptr,
+            type.getNumElements() *
+                getScratchElementBytes(type.getElementType()));
+      },
+      otherwise);
 }
 
 Value kda::packVector(OpBuilder &b, Location loc, VectorType type,

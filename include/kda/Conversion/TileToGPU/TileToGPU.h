@@ -131,6 +131,13 @@ exchangeThroughScratch(mlir::OpBuilder &b, mlir::Location loc,
                        const LinearLayout &src, const LinearLayout &dst,
                        mlir::Type elementType);
 
+/// `compute()` (a value of `type`, emitted under the guard) when `guard`
+/// holds or is null, else `otherwise`.
+mlir::Value
+emitGuardedValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value guard,
+                 mlir::Type type,
+                 llvm::function_ref<mlir::Value(mlir::OpBuilder &)> compute,
+                 mlir::Value otherwise);
 /// `*ptr` (a scalar of `type`) when `mask` holds or is null, else
 /// `otherwise`; a masked lane does not touch memory.
 mlir::Value emitGuardedLoad(mlir::OpBuilder &b, mlir::Location loc,
