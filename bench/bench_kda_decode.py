@@ -9,7 +9,8 @@ Two steps, because the GPU machine has no LLVM:
 `run` prints, for H in {12, 32, 64} and batch in {1, 8, 32, 128, 256}: our fused decode (conv,
 norms, gates, delta rule, gated RMSNorm; fp32 and bf16 state; whole heads in steps of 32 rows on 4
 warps, with or without two shared-memory stages of asynchronous copies, or of 64 rows on 8 warps, or
-in one step on 4 warps, heads split over 4 programs, and the launch kdatile.ops picks), FLA's KDA
+in one step on 4 warps, heads split over 2, 4 or 8 programs exchanging through tickets or in a
+thread-block cluster, and the launch kdatile.ops picks), FLA's KDA
 core alone (`fused_recurrent_kda_fwd` with in-kernel L2-norm, gate and beta sigmoid, lower bound -5,
 paged fp32 [V, K] state updated in place) and FLA's whole step (three causal_conv1d_update calls,
 the core, and the gated RMSNorm), all replayed from CUDA graphs; times in microseconds, FLA's time
@@ -37,13 +38,16 @@ HEADS = (12, 32, 64)
 BATCHES = (1, 8, 32, 128, 256)
 D = 128
 STATE_DTYPES = ("f32", "bf16")
-# (value rows per program BV, value rows per step BLK, shared-memory stages STAGES, warps): the
-# launches decode_config picks.
-LAUNCHES = ((128, 32, 2, 4), (128, 32, 0, 4), (128, 64, 0, 8), (128, 128, 0, 4), (32, 32, 0, 4))
+# (value rows per program BV, value rows per step BLK, shared-memory stages STAGES, warps,
+# CLUSTER): the launches decode_config picks, a split head's programs exchanging through
+# tickets (False) or in a thread-block cluster (True, what the ops run on the H200).
+LAUNCHES = ((128, 32, 2, 4, False), (128, 32, 0, 4, False), (128, 64, 0, 8, False),
+            (128, 128, 0, 4, False), (32, 32, 0, 4, False), (16, 16, 0, 4, True),
+            (32, 32, 0, 4, True), (64, 64, 0, 4, True), (64, 32, 0, 4, True))
 VARIANTS = [(state, *launch) for state in STATE_DTYPES for launch in LAUNCHES]
 
 
-def decode_args(np_state_dtype, H, B, rng, block_v, block_step, stages):
+def decode_args(np_state_dtype, H, B, rng, block_v, block_step, stages, cluster=False):
     """Arguments of kernels/kda_decode.py with NumPy stand-ins (shapes and dtypes only)."""
     from kda_reference import decode_launch, make_decode_inputs
 
@@ -52,7 +56,7 @@ def decode_args(np_state_dtype, H, B, rng, block_v, block_step, stages):
         inp["state"] = np.zeros(inp["state"].shape, np.uint16)
     idx = np.arange(B, dtype=np.int32)
     return decode_launch(inp, idx, lower_bound=-5.0, block_v=block_v, block_step=block_step,
-                         stages=stages)
+                         stages=stages, cluster=cluster)
 
 
 def prepare(out_dir):
@@ -62,9 +66,9 @@ def prepare(out_dir):
     rng = np.random.default_rng(0)
     launches = []
     for H in HEADS:
-        for state, bv, blk, stages, warps in VARIANTS:
+        for state, bv, blk, stages, warps, cluster in VARIANTS:
             # The specialization does not depend on the batch (only the grid does).
-            args, constexprs, _ = decode_args(state, H, 8, rng, bv, blk, stages)
+            args, constexprs, _ = decode_args(state, H, 8, rng, bv, blk, stages, cluster)
             launches.append((kda_decode, args, dict(constexprs, num_warps=warps)))
     runtime = os.path.join(ROOT, "test", "gpu", "artifacts", "libkda_gpu_runtime.so")
     if not os.path.exists(runtime):
@@ -74,7 +78,8 @@ def prepare(out_dir):
     print(f"{len(exported)} specializations of kda_decode in {out_dir}")
 
 
-def torch_decode_args(torch, H, B, state_dtype, idx, block_v=D, block_step=32, stages=0):
+def torch_decode_args(torch, H, B, state_dtype, idx, block_v=D, block_step=32, stages=0,
+                      cluster=False):
     """kernels/kda_decode.py arguments as CUDA tensors, laid out as decode_launch lays out
     the NumPy ones (so the bundle's specialization matches); the pool has 2*B+1 slots."""
     C, slots, bf = 3 * H * D, 2 * B + 1, torch.bfloat16
@@ -94,7 +99,7 @@ def torch_decode_args(torch, H, B, state_dtype, idx, block_v=D, block_step=32, s
             slots, C, 3 * C, 3, 1, -5.0, 1e-5]
     constexprs = dict(H=H, D=D, BV=block_v, BLK=block_step, STAGES=stages, STATE_KV=False,
                       USE_LOWER_BOUND=True,
-                      HAS_CONV_BIAS=False, FUSED_FB=False)
+                      HAS_CONV_BIAS=False, FUSED_FB=False, CLUSTER=cluster)
     return args, constexprs, (B, H, D // block_v)
 
 
@@ -145,6 +150,13 @@ def fla_baselines(torch, H, B, idx):
     return t_core, t_full
 
 
+def ops_launch(decode_config, B, H, state_bytes):
+    """The VARIANTS key of what kdatile.ops.kda_decode runs on the H200 (a split head's
+    programs in a cluster)."""
+    launch = decode_config(B, H, D, on_gpu=True, state_bytes=state_bytes, clusters=True)
+    return (*launch, launch[0] < D)
+
+
 def run(bundle_dir):
     import torch
 
@@ -164,8 +176,8 @@ def run(bundle_dir):
     floor = time_graph(torch, one.zero_)
     print(f"# an empty launch (a one-element fill) replays in {floor:.2f} us: the floor under "
           "every time below")
-    header = " ".join(f"{f'{st} {bv}/{blk}/{s}/{w}':>15} {'x core':>6}"
-                      for st, bv, blk, s, w in VARIANTS)
+    header = " ".join(f"{f'{st} {bv}/{blk}/{s}/{w}' + ('c' if c else ''):>16} {'x core':>6}"
+                      for st, bv, blk, s, w, c in VARIANTS)
     print(f"{'H':>3} {'B':>4} | {'FLA core':>8} {'FLA full':>8} | {header} | "
           f"{'f32 ops':>8} {'x core':>6} {'x full':>6} {'bf16 ops':>8} {'x core':>6} | "
           f"{'bound':>7} {'%bound':>6}")
@@ -177,18 +189,17 @@ def run(bundle_dir):
             idx = torch.from_numpy(rng.permutation(slots)[:B].astype(np.int32)).to("cuda")
             t_core, t_full = fla_baselines(torch, H, B, idx)
             times = {}
-            for state_dtype, bv, blk, stages, warps in VARIANTS:
+            for state_dtype, bv, blk, stages, warps, cluster in VARIANTS:
                 tensors, constexprs, grid = torch_decode_args(torch, H, B, state_dtype, idx, bv,
-                                                              blk, stages)
+                                                              blk, stages, cluster)
                 ours = functools.partial(kda_decode[grid], *tensors, **constexprs,
                                          num_warps=warps)
-                times[(state_dtype, bv, blk, stages, warps)] = time_graph(torch, ours)
+                times[(state_dtype, bv, blk, stages, warps, cluster)] = time_graph(torch, ours)
                 del tensors
             bound = 2 * B * H * D * D * 4 / bw * 1e6  # fp32 state read + write
-            # What kdatile.ops.kda_decode runs for this batch.
-            ops32 = times[("f32", *decode_config(B, H, D, on_gpu=True, state_bytes=4))]
-            ops16 = times[("bf16", *decode_config(B, H, D, on_gpu=True, state_bytes=2))]
-            cells = " ".join(f"{times[v]:>15.2f} {t_core / times[v]:>6.2f}" for v in VARIANTS)
+            ops32 = times[("f32", *ops_launch(decode_config, B, H, 4))]
+            ops16 = times[("bf16", *ops_launch(decode_config, B, H, 2))]
+            cells = " ".join(f"{times[v]:>16.2f} {t_core / times[v]:>6.2f}" for v in VARIANTS)
             print(f"{H:>3} {B:>4} | {t_core:>8.2f} {t_full:>8.2f} | {cells} | {ops32:>8.2f} "
                   f"{t_core / ops32:>6.2f} {t_full / ops32:>6.2f} {ops16:>8.2f} "
                   f"{t_core / ops16:>6.2f} | {bound:>7.2f} {100 * bound / ops32:>5.1f}%")

@@ -13,7 +13,10 @@ several steps). With BV < D
 [B*H*NV] fp32, then takes a ticket from ticket_ptr [B*H] int32 (an acq_rel atomic); the program
 holding the last ticket finishes the norm for the head, shifts the head's q/k conv cache (which
 every program read) and resets the ticket to 0, so the workspace (zeros when allocated) needs
-no reset between launches. Launches sharing a workspace must not run concurrently.
+no reset between launches. Launches sharing a workspace must not run concurrently. With
+CLUSTER the D // BV programs of a head run as one cluster instead (kt.cluster_sum: a
+thread-block cluster on sm_90a): they exchange their sums of squares directly, each
+normalizes its own rows, the first shifts the q/k cache, and no workspace is used.
 
 A one-step program (BLK = BV: small batches, where the chain of memory round trips is the time)
 loads the operands that do not depend on the slot before reading the slot index, so those loads
@@ -33,6 +36,8 @@ Layout constexprs:
                 buffers by asynchronous copies, the first STAGES - 1 started before the conv,
                 and each next one while a block is updated.
   STATE_KV      False: state[slot, h] is [V, K] (K contiguous); True: [K, V].
+  CLUSTER       with BV < D: the head's programs sum over a cluster (targets with clusters
+                and the host) instead of the ticket; ticket_ptr and partial_ptr are unused.
   USE_LOWER_BOUND  True: g = lower_bound * sigmoid(exp(A_log) * (raw_g + dt_bias));
                    False: g = -exp(A_log) * softplus(raw_g + dt_bias).
   HAS_CONV_BIAS    whether conv_b_ptr holds a bias per channel.
@@ -132,7 +137,8 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
                lower_bound, norm_eps,
                H: kt.constexpr, D: kt.constexpr, BV: kt.constexpr, STATE_KV: kt.constexpr,
                USE_LOWER_BOUND: kt.constexpr, HAS_CONV_BIAS: kt.constexpr,
-               FUSED_FB: kt.constexpr, BLK: kt.constexpr = 0, STAGES: kt.constexpr = 0):
+               FUSED_FB: kt.constexpr, BLK: kt.constexpr = 0, STAGES: kt.constexpr = 0,
+               CLUSTER: kt.constexpr = False):
     NV = D // BV
     kt.static_assert(NV * BV == D and (NV & (NV - 1)) == 0,
                      "BV must divide D into a power-of-two number of blocks")
@@ -143,6 +149,9 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
     kt.static_assert(ROWS <= BV and BV % ROWS == 0, "BLK must divide BV")
     NB = BV // ROWS
     kt.static_assert(STAGES == 0 or STAGES >= 2, "STAGES must be 0 or at least 2")
+    kt.static_assert(not CLUSTER or NV <= 8, "CLUSTER needs at most 8 programs per head")
+    # A split head's programs sum their squares in a cluster instead of taking tickets.
+    CLUSTERED = CLUSTER and NV > 1
     PIPELINED = STAGES > 0 and NB > 1
     if PIPELINED:
         if STATE_KV:
@@ -176,11 +185,16 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
         raw_beta = kt.load(raw_beta_ptr + n * H + h)
         v_chan = (2 * H + h) * D + vb * BV + rows
         v_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, v_chan, HAS_CONV_BIAS)
-        # The norm's operands for the whole head: a split head's last program needs them all,
-        # and loading them in every program (a few registers) beats a round trip after the
-        # ticket.
-        gate = kt.load(gate_ptr + (head_row + offs)).to(kt.float32)
-        norm_w = kt.load(norm_w_ptr + offs).to(kt.float32)
+        if CLUSTERED:
+            # Each program normalizes its own rows.
+            gate = kt.load(gate_ptr + (head_row + vb * BV + rows)).to(kt.float32)
+            norm_w = kt.load(norm_w_ptr + vb * BV + rows).to(kt.float32)
+        else:
+            # The norm's operands for the whole head: a split head's last program needs them
+            # all, and loading them in every program (a few registers) beats a round trip
+            # after the ticket.
+            gate = kt.load(gate_ptr + (head_row + offs)).to(kt.float32)
+            norm_w = kt.load(norm_w_ptr + offs).to(kt.float32)
     if (slot >= 0) & (slot < num_slots):
         slot64 = slot.to(kt.int64)
         s_base = state_ptr + (slot64 * H + h) * (D * D)
@@ -279,11 +293,11 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
                 o = kt.sum(S * egq[None, :], 1)
                 delta = beta * (v - u)
                 S = S * eg[None, :] + delta[:, None] * k[None, :]
-            if NV == 1 or not ONE_STEP:
+            if NV == 1 or not ONE_STEP or CLUSTERED:
                 kt.store(s_block + b * s_step, S)
             o = (o + delta * kq).to(kt.bfloat16).to(kt.float32)
             sum_sq = sum_sq + o * o
-            if not ONE_STEP or NV > 1:
+            if not ONE_STEP or (NV > 1 and not CLUSTERED):
                 # The bf16-rounded output (what the norm normalizes) waits in out, exactly.
                 kt.store(out_ptr + head_row + v_rows, o)
         # Sigmoid-gated RMSNorm over all D outputs of the head.
@@ -297,6 +311,20 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
                 gate = kt.load(gate_ptr + (head_row + offs)).to(kt.float32)
                 norm_w = kt.load(norm_w_ptr + offs).to(kt.float32)
             gated_rmsnorm(o, head_sq, gate, norm_w, out_ptr + (head_row + offs), D, norm_eps)
+        elif CLUSTERED:
+            # The head's programs run as one cluster: each gets the head's sum of squares
+            # (added in program order) and normalizes its own rows; the first shifts the q/k
+            # conv cache, which every program has read before the sum.
+            sum_all = kt.cluster_sum(head_sq, 2, NV)
+            if vb == 0:
+                shift_conv_cache(q_ops, q_taps, stride_cs_w)
+                shift_conv_cache(k_ops, k_taps, stride_cs_w)
+            own = vb * BV + kt.arange(0, BV)
+            if not ONE_STEP:
+                o = kt.load(out_ptr + head_row + own).to(kt.float32)
+                gate = kt.load(gate_ptr + (head_row + own)).to(kt.float32)
+                norm_w = kt.load(norm_w_ptr + own).to(kt.float32)
+            gated_rmsnorm(o, sum_all, gate, norm_w, out_ptr + (head_row + own), D, norm_eps)
         else:
             # Each program leaves its sum of squares in the workspace and takes a ticket;
             # the last program of the head finishes the norm.

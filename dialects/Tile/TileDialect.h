@@ -10,6 +10,9 @@
 #include "mlir/IR/TensorEncoding.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Support/LogicalResult.h"
+
+#include <array>
 
 #include "Tile/TileDialect.h.inc"
 #include "Tile/TileEnums.h.inc"
@@ -38,5 +41,16 @@ mlir::Type getElementTypeOrSelf(mlir::Type type);
 
 #define GET_OP_CLASSES
 #include "Tile/TileOps.h.inc"
+
+namespace kda::tile {
+/// Programs per cluster along x, y and z that `kernel`'s tile.cluster_sum ops
+/// ask for ({1, 1, 1} without any). Fails, with an error at the op, when two
+/// of them disagree.
+mlir::FailureOr<std::array<int32_t, 3>>
+getClusterShape(mlir::Operation *kernel);
+/// The module attribute (i32 array x, y, z) with which the lowerings record
+/// the cluster shape of a kernel launched in clusters, for the launches.
+constexpr llvm::StringLiteral kClusterShapeAttrName = "kda.cluster_shape";
+} // namespace kda::tile
 
 #endif // KDA_TILE_TILEDIALECT_H

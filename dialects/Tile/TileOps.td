@@ -391,6 +391,36 @@ def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Thread-block clusters
+//===----------------------------------------------------------------------===//
+
+def Tile_ClusterSumOp : Tile_Op<"cluster_sum", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "sum a scalar over the programs of a cluster";
+  let description = [{
+    Programs whose ids differ only along `axis`, within an aligned run of
+    `size` of them, form a cluster. Every program of a cluster gets the sum
+    of their `value`s, added in rank order (the same bits in each program).
+    The kernel is launched in clusters of that shape (on NVIDIA sm_90a a
+    thread-block cluster: the programs run at the same time and exchange
+    through distributed shared memory); the host runs a cluster's programs on
+    threads of their own. Every program of a cluster must execute each
+    `tile.cluster_sum` the same number of times, so the op may sit under a
+    branch taken alike by the whole cluster but not in a loop, and all of a
+    kernel's cluster sums use one cluster shape.
+    ```mlir
+    %total = tile.cluster_sum %partial {axis = 2 : i32, size = 4 : i32} : f32
+    ```
+  }];
+  let arguments = (ins F32:$value,
+                   ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis,
+                   ConfinedAttr<I32Attr, [IntMinValue<1>, IntMaxValue<8>]>:$size);
+  let results = (outs F32:$result);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Reductions and matrix products
 //===----------------------------------------------------------------------===//
 

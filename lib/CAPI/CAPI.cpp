@@ -158,6 +158,10 @@ int kda_compile(const char *request, char **response) {
                                         {"text", result.text},
                                         {"timings", std::move(timings)},
                                         {"shared_bytes", result.sharedBytes},
+                                        {"cluster_shape",
+                                         json::Array{result.clusterShape[0],
+                                                     result.clusterShape[1],
+                                                     result.clusterShape[2]}},
                                         {"seconds", seconds}});
 }
 
@@ -180,6 +184,20 @@ int kda_cpu_launch(void *entry, int32_t gx, int32_t gy, int32_t gz, void **args,
   std::string message;
   if (launchCPUKernel(reinterpret_cast<CPUKernelEntry>(entry), gx, gy, gz, args,
                       num_threads, message))
+    return 0;
+  if (error)
+    *error = copyString(message);
+  return 1;
+}
+
+int kda_cpu_launch_in_clusters(void *entry, int32_t gx, int32_t gy, int32_t gz,
+                               int32_t cx, int32_t cy, int32_t cz, void **args,
+                               int32_t num_args, int32_t num_threads,
+                               char **error) {
+  std::string message;
+  const int32_t grid[3] = {gx, gy, gz}, cluster[3] = {cx, cy, cz};
+  if (launchCPUKernelInClusters(reinterpret_cast<CPUKernelEntry>(entry), grid,
+                                cluster, args, num_args, num_threads, message))
     return 0;
   if (error)
     *error = copyString(message);

@@ -185,6 +185,7 @@ CompileResult kda::compileKernel(mlir::MLIRContext &ctx,
                    result.error))
     return result;
   timer.done("kda-tile-simplify");
+  result.clusterShape = getKernelClusterShape(*module);
   if (options.emit == EmitKind::Tile) {
     result.text = printOp(*module);
     result.ok = true;

@@ -1,5 +1,6 @@
 //===- DriverSupport.cpp - pieces every compile stage shares --------------===//
 #include "kda/Driver/DriverSupport.h"
+#include "Tile/TileDialect.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
@@ -64,4 +65,17 @@ bool kda::runPipeline(mlir::MLIRContext &ctx, mlir::ModuleOp module,
     return true;
   error = headline.str() + "\n" + diagnostics;
   return false;
+}
+
+std::array<int32_t, 3> kda::getKernelClusterShape(mlir::ModuleOp module) {
+  std::array<int32_t, 3> shape = {1, 1, 1};
+  if (auto attr = module->getAttrOfType<mlir::DenseI32ArrayAttr>(
+          kda::tile::kClusterShapeAttrName)) {
+    if (attr.size() == 3)
+      llvm::copy(attr.asArrayRef(), shape.begin());
+    return shape;
+  }
+  mlir::FailureOr<std::array<int32_t, 3>> asked =
+      kda::tile::getClusterShape(module);
+  return mlir::succeeded(asked) ? *asked : shape;
 }

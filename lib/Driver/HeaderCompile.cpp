@@ -122,6 +122,8 @@ CompileResult kda::compileKernelHeader(mlir::MLIRContext &ctx,
     kernel.blockSize = options.numWarps * gpu->waveSize;
     kernel.sharedBytes = static_cast<unsigned>(result.sharedBytes);
   }
+  for (int d = 0; d < 3; ++d)
+    kernel.clusterShape[d] = result.clusterShape[d];
   for (const frontend::ParamSpec &p : result.params)
     kernel.params.push_back(
         {p.name, p.isPointer, frontend::dtypeName(p.type).str()});

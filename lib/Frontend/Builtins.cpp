@@ -54,6 +54,7 @@ static const BuiltinSpec kBuiltins[] = {
     {"async_copy", {"dst", "pointer", "mask"}, 2},
     {"async_wait", {"pending"}, 0},
     {"barrier", {}, 0},
+    {"cluster_sum", {"input", "axis", "size"}, 3},
     {"atomic_add", {"pointer", "val", "mask", "sem", "scope"}, 2},
     {"atomic_max", {"pointer", "val", "mask", "sem", "scope"}, 2},
     {"atomic_min", {"pointer", "val", "mask", "sem", "scope"}, 2},
@@ -389,6 +390,8 @@ std::optional<DValue> Emitter::callBuiltin(
       return std::nullopt;
     return DValue::of(*v);
   }
+  if (name == "cluster_sum")
+    return clusterSumBuiltin(fnName, args, at);
   if (name == "atomic_add" || name == "atomic_max" || name == "atomic_min" ||
       name == "atomic_xchg")
     return atomicBuiltin(name, fnName, args, at);

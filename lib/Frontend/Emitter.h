@@ -206,6 +206,8 @@ public:
   std::optional<DValue> sharedMemoryBuiltin(const std::string &name,
                                             const std::string &fnName,
                                             BoundArgs &args, SourceLoc at);
+  std::optional<DValue> clusterSumBuiltin(const std::string &fnName,
+                                          BoundArgs &args, SourceLoc at);
   /// Whether `value` is a shared buffer (kt.alloc_shared or a slice).
   static bool isSharedBuffer(const DValue &value);
   std::optional<DValue> shapeBuiltin(const std::string &name,

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -102,7 +103,142 @@ private:
   bool stopping = false;
 };
 
+/// The programs of one cluster, each on a thread of its own (its rank), meet
+/// at every cluster sum and when they finish: a generation barrier over the
+/// cluster, with the values in one of two slot rows by the parity of the
+/// sum (a rank can be one sum ahead, writing the other row, but not two).
+/// Ranks that meet at different points (one at a sum, another finished)
+/// break the run: every later meeting returns at once, so nothing hangs, and
+/// the launch fails.
+class ClusterRun {
+public:
+  explicit ClusterRun(unsigned size) : size(size), slots(2 * size) {}
+
+  float sum(unsigned rank, uint64_t count, float value) {
+    float *row = &slots[(count & 1) * size];
+    row[rank] = value;
+    if (!meet(/*atSum=*/true))
+      return std::numeric_limits<float>::quiet_NaN();
+    float total = row[0];
+    for (unsigned r = 1; r < size; ++r)
+      total += row[r];
+    return total;
+  }
+  void finishProgram() { (void)meet(/*atSum=*/false); }
+  bool isBroken() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return broken;
+  }
+
+private:
+  bool meet(bool atSum) {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (broken)
+      return false;
+    atSums += atSum;
+    uint64_t mine = generation;
+    if (++arrived == size) {
+      broken = atSums != 0 && atSums != size;
+      arrived = atSums = 0;
+      ++generation;
+      met.notify_all();
+    } else {
+      met.wait(lock, [&] { return generation != mine; });
+    }
+    return !broken;
+  }
+
+  unsigned size;
+  std::vector<float> slots;
+  std::mutex mutex;
+  std::condition_variable met;
+  unsigned arrived = 0, atSums = 0;
+  uint64_t generation = 0;
+  bool broken = false;
+};
+
+/// What a cluster sum on this thread meets: its run, rank and sum count.
+thread_local ClusterRun *currentRun = nullptr;
+thread_local unsigned currentRank = 0;
+thread_local uint64_t currentSums = 0;
+
+/// The exchange host kernels call for tile.cluster_sum (TileToCPU.cpp).
+float sumOverCluster(float value) {
+  return currentRun->sum(currentRank, currentSums++, value);
+}
+
 } // namespace
+
+bool kda::launchCPUKernelInClusters(CPUKernelEntry entry, const int32_t grid[3],
+                                    const int32_t clusterShape[3], void **args,
+                                    int32_t numArgs, int32_t numThreads,
+                                    std::string &error) {
+  int64_t size = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (clusterShape[d] < 1) {
+      error = "cluster dimensions must be positive";
+      return false;
+    }
+    size *= clusterShape[d];
+  }
+  if (size == 1)
+    return launchCPUKernel(entry, grid[0], grid[1], grid[2], args, numThreads,
+                           error);
+  if (!entry || numArgs < 0) {
+    error = !entry ? "kernel entry point is null" : "numArgs is negative";
+    return false;
+  }
+  auto triple = [](const int32_t v[3]) {
+    return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " +
+           std::to_string(v[2]) + ")";
+  };
+  for (int d = 0; d < 3; ++d)
+    if (grid[d] < 0 || grid[d] % clusterShape[d]) {
+      error = "grid " + triple(grid) + " is not a multiple of the cluster " +
+              "shape " + triple(clusterShape) +
+              ": the kernel's programs sum over clusters (kt.cluster_sum)";
+      return false;
+    }
+  int64_t clusters[3] = {grid[0] / clusterShape[0], grid[1] / clusterShape[1],
+                         grid[2] / clusterShape[2]};
+  int64_t numClusters = clusters[0] * clusters[1] * clusters[2];
+  std::vector<void *> argv(args, args + numArgs);
+  float (*exchange)(float) = sumOverCluster;
+  argv.push_back(reinterpret_cast<void *>(&exchange));
+
+  ClusterRun run(static_cast<unsigned>(size));
+  auto runRank = [&](unsigned rank) {
+    currentRun = &run;
+    currentRank = rank;
+    currentSums = 0;
+    // Ranks as %cluster_ctarank numbers them: x fastest.
+    int32_t rx = int32_t(rank % clusterShape[0]);
+    int32_t ry = int32_t((rank / clusterShape[0]) % clusterShape[1]);
+    int32_t rz = int32_t(rank / (clusterShape[0] * clusterShape[1]));
+    for (int64_t c = 0; c < numClusters; ++c) {
+      int32_t cx = int32_t(c % clusters[0]);
+      int32_t cy = int32_t((c / clusters[0]) % clusters[1]);
+      int32_t cz = int32_t(c / (clusters[0] * clusters[1]));
+      entry(argv.data(), cx * clusterShape[0] + rx, cy * clusterShape[1] + ry,
+            cz * clusterShape[2] + rz, grid[0], grid[1], grid[2]);
+      run.finishProgram();
+    }
+    currentRun = nullptr;
+  };
+  std::vector<std::thread> threads;
+  for (unsigned rank = 1; rank < size; ++rank)
+    threads.emplace_back(runRank, rank);
+  runRank(0);
+  for (std::thread &t : threads)
+    t.join();
+  if (run.isBroken()) {
+    error = "the programs of a cluster made different numbers of cluster "
+            "sums (kt.cluster_sum must be reached by every program of a "
+            "cluster alike); the results are wrong";
+    return false;
+  }
+  return true;
+}
 
 bool kda::launchCPUKernel(CPUKernelEntry entry, int32_t gridX, int32_t gridY,
                           int32_t gridZ, void **args, int32_t numThreads,

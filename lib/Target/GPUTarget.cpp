@@ -55,9 +55,9 @@ GPUTargetInfo makeSM90a() {
   t.vendor = GPUTargetInfo::NVIDIA;
   t.triple = "nvptx64-nvidia-cuda";
   t.chip = "sm_90a";
-  // PTX ISA 8.0 is the oldest that knows sm_90a (and all LLVM needs for
-  // wgmma/TMA); every CUDA 12+ ptxas and driver accepts it.
-  t.features = "+ptx80";
+  // PTX ISA 8.1: sm_90a (8.0) and st.async for cluster sums (8.1); every
+  // CUDA 12.1+ ptxas and driver accepts it.
+  t.features = "+ptx81";
   t.waveSize = 32;
   // The largest opt-in dynamic shared memory of one block on H100/H200.
   t.sharedMemoryBytes = 227 * 1024;

@@ -152,6 +152,15 @@ bool kda::generateKernelHeader(const HeaderKernel &k, std::string &h,
   h += "#include \"kda/CAPI/kda.h\"\n\n";
   h += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
 
+  const int32_t *cluster = k.clusterShape;
+  bool inClusters = cluster[0] * cluster[1] * cluster[2] != 1;
+  if (inClusters)
+    h += "/* Programs per cluster (kt.cluster_sum): the grid must be a "
+         "multiple. */\n#define " +
+         macro + "_CLUSTER_SHAPE_X " + std::to_string(cluster[0]) +
+         "\n#define " + macro + "_CLUSTER_SHAPE_Y " +
+         std::to_string(cluster[1]) + "\n#define " + macro +
+         "_CLUSTER_SHAPE_Z " + std::to_string(cluster[2]) + "\n\n";
   if (!gpu) {
     h += "/* The CPU entry point: args[i] points to the i-th runtime "
          "parameter. */\n";
@@ -164,10 +173,18 @@ bool kda::generateKernelHeader(const HeaderKernel &k, std::string &h,
     h += "static inline int " + name + "_launch(" + params +
          "kda_dim3 grid,\n    int32_t num_threads, char **error) {\n";
     h += argArray(k);
-    h += "  return kda_cpu_launch((void *)&" + name +
-         "__kda_cpu, (int32_t)grid.x, (int32_t)grid.y,\n"
-         "                        (int32_t)grid.z, args, num_threads, "
-         "error);\n}\n\n";
+    if (inClusters)
+      h += "  return kda_cpu_launch_in_clusters((void *)&" + name +
+           "__kda_cpu, (int32_t)grid.x,\n      (int32_t)grid.y, "
+           "(int32_t)grid.z, " +
+           std::to_string(cluster[0]) + ", " + std::to_string(cluster[1]) +
+           ", " + std::to_string(cluster[2]) + ", args, " +
+           std::to_string(k.params.size()) + ", num_threads, error);\n}\n\n";
+    else
+      h += "  return kda_cpu_launch((void *)&" + name +
+           "__kda_cpu, (int32_t)grid.x, (int32_t)grid.y,\n"
+           "                        (int32_t)grid.z, args, num_threads, "
+           "error);\n}\n\n";
   } else {
     std::string image = name + "_" + k.target + "_image";
     for (char &c : image)

@@ -108,6 +108,7 @@ __all__ = [
     "abs", "alloc_shared", "arange", "async_copy", "async_wait", "atomic_add", "atomic_max",
     "atomic_min", "atomic_xchg", "barrier", "BlockedLayout", "bfloat16", "bool_",
     "broadcast_to", "BundleError", "cache_dir", "cache_stats", "cdiv", "clear_cache",
+    "cluster_sum",
     "CompilationError", "CompiledKernel", "compiler_version", "constexpr", "convert_layout",
     "dot", "dtype", "exp", "exp2", "expand_dims", "export_bundle", "float16", "float32",
     "float64", "full", "int1", "int16", "int32", "int64", "int8", "jit", "JITFunction",

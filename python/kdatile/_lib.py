@@ -76,6 +76,12 @@ def lib() -> ctypes.CDLL:
                 ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
                 ctypes.c_void_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p),
             ]
+            handle.kda_cpu_launch_in_clusters.restype = ctypes.c_int
+            handle.kda_cpu_launch_in_clusters.argtypes = [
+                ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
+                ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p,
+                ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p),
+            ]
             handle.kda_free.restype = None
             handle.kda_free.argtypes = [ctypes.c_void_p]
             _lib = handle
@@ -134,10 +140,17 @@ def dependencies(request: dict) -> list[str]:
     return list(_call_json("kda_dependencies", request).get("files", []))
 
 
-def cpu_launch(entry: int, grid: tuple[int, int, int], args, num_threads: int) -> None:
+def cpu_launch(entry: int, grid: tuple[int, int, int], args, num_threads: int,
+               cluster_shape=(1, 1, 1), num_args: int = 0) -> None:
+    """Runs a CPU kernel; a kernel with a cluster shape (kt.cluster_sum) other than 1x1x1
+    runs in clusters (its `num_args` arguments are followed by the launcher's exchange)."""
     err = ctypes.c_void_p()
-    rc = lib().kda_cpu_launch(entry, grid[0], grid[1], grid[2], args, num_threads,
-                              ctypes.byref(err))
+    if tuple(cluster_shape) == (1, 1, 1):
+        rc = lib().kda_cpu_launch(entry, grid[0], grid[1], grid[2], args, num_threads,
+                                  ctypes.byref(err))
+    else:
+        rc = lib().kda_cpu_launch_in_clusters(entry, grid[0], grid[1], grid[2], *cluster_shape,
+                                              args, num_args, num_threads, ctypes.byref(err))
     if rc != 0:
         msg = _take_string(err)
         raise RuntimeError(f"kdatile: kernel launch failed: {msg or f'code {rc}'}")

@@ -211,7 +211,8 @@ def export_bundle(out_dir, launches, *, target: str = DEFAULT_TARGET, assume_ali
         entry["specializations"][skey] = {
             "kernel": fn.__name__, "target": target, "platform": platform, "num_warps": nw,
             "wave_size": kernel.wave_size, "block": list(kernel.block),
-            "shared_bytes": kernel.shared_bytes, "params": kernel.params,
+            "shared_bytes": kernel.shared_bytes, "cluster_shape": list(kernel.cluster_shape),
+            "params": kernel.params,
             "signature": request["signature"], "constexprs": request["constexprs"],
             "images": images,
         }
@@ -305,7 +306,8 @@ def _make_kernel(bundle_dir: str, spec: dict) -> BundleKernel:
     fallback = read(images["ptx"]) if kind == "cubin" and "ptx" in images else None
     return BundleKernel(spec["kernel"], spec["platform"], spec["target"], read(images[kind]),
                         kind, spec["params"], spec["num_warps"], spec.get("shared_bytes", 0),
-                        spec.get("wave_size"), fallback=fallback)
+                        spec.get("wave_size"), spec.get("cluster_shape", (1, 1, 1)),
+                        fallback=fallback)
 
 
 def lookup(fn, key, values, target: str, num_warps: int, platform: str) -> gpu.GPUKernel:

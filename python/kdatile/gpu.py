@@ -13,7 +13,7 @@ import ctypes
 import sys
 
 from . import _lib
-from .runtime import SCALAR_CTYPES, make_scalar
+from .runtime import SCALAR_CTYPES, check_cluster_shape, check_grid_in_clusters, make_scalar
 
 NVIDIA_TARGETS = ("sm_90a",)
 AMD_TARGETS = ("gfx950", "gfx1250")
@@ -103,7 +103,8 @@ class GPUKernel:
     """
 
     def __init__(self, name: str, platform: str, target: str, image: bytes, image_kind: str,
-                 params: list, num_warps: int, shared_bytes: int = 0, wave_size: int | None = None):
+                 params: list, num_warps: int, shared_bytes: int = 0, wave_size: int | None = None,
+                 cluster_shape=(1, 1, 1)):
         self.name = name
         self.platform = platform
         self.target = target
@@ -114,6 +115,8 @@ class GPUKernel:
         self.wave_size = int(wave_size or WAVE_SIZES.get(target, 32))
         self.block = (self.num_warps * self.wave_size, 1, 1)
         self.shared_bytes = int(shared_bytes or 0)
+        # Programs per cluster, fixed in the code object (.reqnctapercluster).
+        self.cluster_shape = check_cluster_shape(cluster_shape)
         self.functions: dict = {}  # device index -> CUfunction / hipFunction_t
         self._makers = [_gpu_maker(p) for p in self.params]
         self._argv_type = ctypes.c_void_p * max(1, len(self.params))
@@ -138,6 +141,7 @@ class GPUKernel:
 
     def launch(self, torch, grid3, values, index: int) -> None:
         """Launches on device `index` on torch's current stream for that device."""
+        check_grid_in_clusters(self.name, grid3, self.cluster_shape)
         if grid3[0] == 0 or grid3[1] == 0 or grid3[2] == 0:
             return
         if index != torch.cuda.current_device():

@@ -413,7 +413,8 @@ class JITFunction:
                 with open(meta_path, encoding="utf-8") as f:
                     meta = json.load(f)
                 kernel = CompiledKernel(so_path, meta["entry"], meta["params"],
-                                        library=ctypes.CDLL(so_path))
+                                        library=ctypes.CDLL(so_path),
+                                        cluster_shape=meta.get("cluster_shape", (1, 1, 1)))
                 _stats["disk_hits"] += 1
             except (OSError, ValueError, KeyError, TypeError, RuntimeError):
                 kernel = None  # unreadable or damaged entry: compile it again
@@ -431,6 +432,7 @@ class JITFunction:
             meta = {
                 "entry": response["entry"],
                 "params": response["params"],
+                "cluster_shape": response.get("cluster_shape", [1, 1, 1]),
                 "kernel": self.__name__,
                 "signature": request["signature"],
                 "constexprs": request["constexprs"],
@@ -441,7 +443,8 @@ class JITFunction:
                 json.dump(meta, f, indent=1)
             os.replace(tmp_meta, meta_path)
             kernel = CompiledKernel(so_path, meta["entry"], meta["params"],
-                                    library=ctypes.CDLL(so_path))
+                                    library=ctypes.CDLL(so_path),
+                                    cluster_shape=meta["cluster_shape"])
         return self._specialization(kernel)
 
     def _specialization(self, kernel) -> _Specialization:
@@ -530,7 +533,8 @@ class JITFunction:
         def make(meta, image):
             return gpu.GPUKernel(self.__name__, meta["platform"], meta["target"], image,
                                  meta["image_kind"], meta["params"], meta["num_warps"],
-                                 meta.get("shared_bytes", 0), meta.get("wave_size"))
+                                 meta.get("shared_bytes", 0), meta.get("wave_size"),
+                                 meta.get("cluster_shape", (1, 1, 1)))
 
         if os.path.isfile(meta_path):
             try:
@@ -574,6 +578,7 @@ class JITFunction:
             "num_warps": num_warps,
             "wave_size": response.get("wave_size"),
             "shared_bytes": int(response.get("shared_bytes") or 0),
+            "cluster_shape": response.get("cluster_shape", [1, 1, 1]),
             "signature": request["signature"],
             "constexprs": request["constexprs"],
             "seconds": response.get("seconds"),

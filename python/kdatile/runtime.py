@@ -224,8 +224,10 @@ class CompiledKernel:
     kda_compile's response: [{"name", "kind": "pointer"|"scalar", "dtype": "f32"}, ...].
     """
 
-    def __init__(self, path: str, entry: str, params: list[dict], library=None):
+    def __init__(self, path: str, entry: str, params: list[dict], library=None,
+                 cluster_shape=(1, 1, 1)):
         self.path = path
+        self.cluster_shape = check_cluster_shape(cluster_shape)
         self.entry_name = entry
         self.params = [dict(p) for p in params]
         for p in self.params:
@@ -307,6 +309,7 @@ class CompiledKernel:
 
     def launch(self, grid3, values, num_threads=None):
         """Launches with already validated values (addresses for pointers)."""
+        check_grid_in_clusters(self.entry_name, grid3, self.cluster_shape)
         if grid3[0] == 0 or grid3[1] == 0 or grid3[2] == 0:
             return  # an empty grid runs no program
         argv = self._argv_type()
@@ -314,20 +317,39 @@ class CompiledKernel:
         addressof = ctypes.addressof
         for i, obj in enumerate(keep):
             argv[i] = addressof(obj)
-        _lib.cpu_launch(self.entry, grid3, argv, 0 if num_threads is None else int(num_threads))
+        _lib.cpu_launch(self.entry, grid3, argv, 0 if num_threads is None else int(num_threads),
+                        self.cluster_shape, self._nargs)
 
 
-def load_compiled(path: str, entry: str, params) -> CompiledKernel:
+def check_cluster_shape(shape) -> tuple[int, int, int]:
+    """A compile result's cluster shape as three positive ints."""
+    shape = tuple(int(n) for n in shape)
+    if len(shape) != 3 or min(shape) < 1:
+        raise ValueError(f"a cluster shape is three positive ints, got {shape!r}")
+    return shape
+
+
+def check_grid_in_clusters(name: str, grid3, cluster_shape) -> None:
+    """Raises ValueError unless the grid divides into clusters of `cluster_shape` (kernels
+    that sum over clusters with kt.cluster_sum are launched in clusters)."""
+    if any(g % c for g, c in zip(grid3, cluster_shape)):
+        raise ValueError(
+            f"{name}: grid {tuple(grid3)} is not a multiple of the kernel's cluster shape "
+            f"{tuple(cluster_shape)} (its programs sum over clusters with kt.cluster_sum)")
+
+
+def load_compiled(path: str, entry: str, params, cluster_shape=(1, 1, 1)) -> CompiledKernel:
     """Loads an ahead-of-time compiled kernel (`kda-compile ... --emit so -o path`).
 
     `entry` is the entry symbol, or the kernel name (the compiler's CPU entry point of kernel
     `k` is `k__kda_cpu`). `params` is the runtime signature, either as text ("x=*f32, n=i32",
     as given to `kda-compile --signature` minus the parameters specialized away) or as the
-    "params" list of a kda_compile response. Launch with `kernel[grid](*args)`.
+    "params" list of a kda_compile response. `cluster_shape` is the compile result's (a
+    kernel with kt.cluster_sum runs in clusters). Launch with `kernel[grid](*args)`.
     """
     if isinstance(params, str):
         params = parse_signature(params)
-    return CompiledKernel(path, entry, list(params))
+    return CompiledKernel(path, entry, list(params), cluster_shape=cluster_shape)
 
 
 def is_dtype_like(value) -> bool:

@@ -772,3 +772,43 @@ func.func @async_wait_missing() {
   tile.async_wait
   return
 }
+
+//===----------------------------------------------------------------------===//
+// cluster_sum
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @cluster_sum_in_loop(%x: f32, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    // expected-error @below {{must not be in a loop: every program of a cluster runs it once per call}}
+    %s = tile.cluster_sum %x {axis = 0 : i32, size = 2 : i32} : f32
+  }
+  return
+}
+
+// -----
+
+func.func @cluster_sum_too_large(%x: f32) -> f32 {
+  // expected-error @below {{attribute 'size' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 1 whose maximum value is 8}}
+  %s = tile.cluster_sum %x {axis = 0 : i32, size = 9 : i32} : f32
+  return %s : f32
+}
+
+// -----
+
+func.func @cluster_sum_bad_axis(%x: f32) -> f32 {
+  // expected-error @below {{attribute 'axis' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 0 whose maximum value is 2}}
+  %s = tile.cluster_sum %x {axis = 3 : i32, size = 2 : i32} : f32
+  return %s : f32
+}
+
+// -----
+
+func.func @cluster_sum_not_f32(%x: f16) -> f32 {
+  // expected-error @below {{operand #0 must be 32-bit float}}
+  %s = "tile.cluster_sum"(%x) {axis = 0 : i32, size = 2 : i32} : (f16) -> f32
+  return %s : f32
+}

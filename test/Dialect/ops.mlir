@@ -312,3 +312,12 @@ func.func @async_copy(%p: tensor<32x128x!tile.ptr<f32>>, %m: tensor<32x128xi1>,
   tile.barrier
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @cluster_sum
+// CHECK: tile.cluster_sum %{{.*}} {axis = 2 : i32, size = 4 : i32} : f32
+func.func @cluster_sum(%x: f32) -> f32 {
+  %s = tile.cluster_sum %x {axis = 2 : i32, size = 4 : i32} : f32
+  return %s : f32
+}

@@ -159,6 +159,17 @@
 # RUN:   %t.one.mlir | FileCheck %s --check-prefix=ONE-STEP
 # ONE-STEP: loads before the slot test: 22
 
+# With CLUSTER (the ops' small-batch launch on sm_90a: a head split over 8 programs of 16 rows)
+# the head's programs run as one thread-block cluster and exchange their sums of squares through
+# shared memory: no ticket atomic, no workspace access; each normalizes its own rows.
+# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
+# RUN:   --signature '%{sig}' %{consts} -D BV=16 -D BLK=16 -D FUSED_FB=False -D CLUSTER=True \
+# RUN:   --emit ptx -o - | FileCheck %s --check-prefix=CLUSTER --implicit-check-not=atom.
+# CLUSTER: .reqnctapercluster 1, 1, 8
+# CLUSTER: barrier.cluster.wait.aligned;
+# CLUSTER: st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
+# CLUSTER: mbarrier.try_wait.parity.shared::cta.b64
+
 # The fused f_b projection with a [K, V] state, in two 32-row shared-memory stages: its [128, 128]
 # weight, read once, must not decide the layout of the [128, 32] state blocks (it did: each
 # element on 4 lanes, 255 registers and 504 bytes of spills per thread on sm_90a).

@@ -4,7 +4,7 @@
 // RUN: kda-compile %s --kernel k --target sm_90 --emit asm | FileCheck %s
 // RUN: kda-compile %s --kernel k --target sm_90a --emit llvm | FileCheck %s --check-prefix=IR
 
-// CHECK: .version 8.0
+// CHECK: .version 8.1
 // CHECK: .target sm_90a
 // CHECK: .address_size 64
 // CHECK: .visible .entry k(

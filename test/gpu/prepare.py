@@ -81,7 +81,7 @@ def dsl_cases():
     from kda_reference import decode_launch, make_decode_inputs
 
     for H, B, lower_bound in ((12, 5, -5.0), (4, 3, None)):
-        slots = 2 * B + 1
+        slots = B + 2  # a small pool: the artifacts travel to the GPU machine
         inp = make_decode_inputs(r, B, H, slots)
         idx = r.permutation(slots)[:B].astype(np.int32)
         idx[1] = -1
@@ -104,6 +104,29 @@ def dsl_cases():
                                                block_step=block_step, stages=stages)
         cases.append((f"kda_decode_h{H}_b{B}_blk{block_step}_stages{stages}_{layout}",
                       kda_decode, args, constexprs, grid, 4, 1e-2, 1e-2))
+    # Split heads whose programs sum their squares in a thread-block cluster (kt.cluster_sum):
+    # 4 and 8 programs per head in one step, and 2 programs of several steps through
+    # shared-memory stages; padding mixed in.
+    for block_v, block_step, stages in ((32, None, 0), (16, None, 0), (64, 16, 2)):
+        H, B = 2, 2
+        slots = 2 * B + 1
+        inp = make_decode_inputs(r, B, H, slots)
+        idx = r.permutation(slots)[:B].astype(np.int32)
+        idx[1] = -1
+        args, constexprs, grid = decode_launch(inp, idx, lower_bound=-5.0, block_v=block_v,
+                                               block_step=block_step, stages=stages,
+                                               cluster=True)
+        cases.append((f"kda_decode_h{H}_b{B}_bv{block_v}_cluster", kda_decode, args,
+                      constexprs, grid, 4, 1e-2, 1e-2))
+    from cluster_kernels import cluster_totals, normalize_rows
+
+    x = r.standard_normal((6, 4 * 128)).astype(np.float32)
+    cases.append(("normalize_rows_cluster4", normalize_rows, [x, np.zeros_like(x)],
+                  {"COLS": 128, "PARTS": 4}, (6, 4, 1), 4, 1e-5, 1e-6))
+    x = r.standard_normal(16).astype(np.float32)
+    cases.append(("cluster_totals_size2", cluster_totals,
+                  [x, np.zeros(16, np.float32), np.array([1, 0] * 4, np.int32)],
+                  {"SIZE": 2}, (16, 1, 1), 4, 1e-6, 1e-6))
     # The multi-token recurrent core: varlen sequences, per-token slots, speculative decoding
     # (num_accepted_tokens), padding tokens; value rows split over programs (BV = 32).
     from kda_recurrent import kda_recurrent

@@ -126,11 +126,12 @@ def make_decode_inputs(rng, B, H, slots, *, D=128, bias=False, fused=False):
 
 
 def decode_launch(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layout="vk",
-                  block_v=None, block_step=None, stages=0):
+                  block_v=None, block_step=None, stages=0, cluster=False):
     """(args, constexprs, grid) of kernels/kda_decode.py for these inputs; args[14] is out.
     block_v: value rows per program (BV; None: all D), with a fresh workspace when < D;
     block_step: value rows per step (BLK; None: BV, one step); stages: STAGES (shared-memory
-    ring of asynchronous copies; 0: none)."""
+    ring of asynchronous copies; 0: none); cluster: CLUSTER (a split head's programs sum
+    over a cluster instead of taking tickets)."""
     B, H, D = inp["x"].shape[0], inp["state"].shape[1], inp["state"].shape[2]
     BV = D if block_v is None else block_v
     conv_state = inp["conv_state"]
@@ -151,5 +152,6 @@ def decode_launch(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layou
                       STAGES=stages,
                       STATE_KV=state_layout == "kv",
                       USE_LOWER_BOUND=lower_bound is not None,
-                      HAS_CONV_BIAS=inp["conv_bias"] is not None, FUSED_FB="f_a" in inp)
+                      HAS_CONV_BIAS=inp["conv_bias"] is not None, FUSED_FB="f_a" in inp,
+                      CLUSTER=cluster)
     return args, constexprs, (B, H, D // BV)

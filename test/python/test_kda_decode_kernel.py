@@ -24,22 +24,27 @@ pytestmark = requires_lib
 
 
 def run_kernel(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layout="vk",
-               block_v=None, block_step=None, stages=0):
+               block_v=None, block_step=None, stages=0, cluster=False):
     args, constexprs, grid = decode_launch(inp, state_indices, lower_bound=lower_bound,
                                            norm_eps=norm_eps, state_layout=state_layout,
                                            block_v=block_v, block_step=block_step,
-                                           stages=stages)
+                                           stages=stages, cluster=cluster)
+    tickets, partials = args[15], args[16]
+    if cluster:  # a cluster needs no workspace: NaN partials would show any use
+        partials[:] = np.nan
     kda_decode[grid](*args, **constexprs)
-    tickets = args[15]
     assert not tickets.any(), "the last program of each head resets its ticket"
+    if cluster:
+        assert np.isnan(partials).all()
     return bf16_to_f32(args[14])
 
 
 @pytest.mark.parametrize("H,B", [(1, 1), (12, 3), (32, 8)])
 @pytest.mark.parametrize("lower_bound", [-5.0, None])
-@pytest.mark.parametrize("block_v,block_step,stages",
-                         [(None, None, 0), (32, None, 0), (None, 32, 0), (None, 32, 2)])
-def test_decode_matches_reference(H, B, lower_bound, block_v, block_step, stages):
+@pytest.mark.parametrize("block_v,block_step,stages,cluster",
+                         [(None, None, 0, False), (32, None, 0, False), (None, 32, 0, False),
+                          (None, 32, 2, False), (32, None, 0, True)])
+def test_decode_matches_reference(H, B, lower_bound, block_v, block_step, stages, cluster):
     rng = np.random.default_rng(H * 100 + B)
     slots = 2 * B + 1
     inp = make_decode_inputs(rng, B, H, slots)
@@ -50,7 +55,7 @@ def test_decode_matches_reference(H, B, lower_bound, block_v, block_step, stages
         inp["dt_bias"], before_state, idx, inp["output_gate"], inp["norm_weight"],
         lower_bound=lower_bound)
     out = run_kernel(inp, idx, lower_bound=lower_bound, block_v=block_v,
-                     block_step=block_step, stages=stages)
+                     block_step=block_step, stages=stages, cluster=cluster)
     assert np.isfinite(out).all()
     assert rel_rms(ref_out, out) <= 5e-3
     assert rel_rms(ref_state[idx], inp["state"][idx]) <= 1e-5
@@ -59,11 +64,14 @@ def test_decode_matches_reference(H, B, lower_bound, block_v, block_step, stages
     np.testing.assert_array_equal(inp["state"][untouched], before_state[untouched])
 
 
-@pytest.mark.parametrize("block_v,block_step,stages",
-                         [(16, None, 0), (64, None, 0), (64, 16, 0), (128, 32, 0),
-                          (128, 32, 2), (128, 16, 3), (64, 16, 2), (128, 64, 3)])
+@pytest.mark.parametrize("block_v,block_step,stages,cluster",
+                         [(16, None, 0, False), (64, None, 0, False), (64, 16, 0, False),
+                          (128, 32, 0, False), (128, 32, 2, False), (128, 16, 3, False),
+                          (64, 16, 2, False), (128, 64, 3, False), (16, None, 0, True),
+                          (32, None, 0, True), (64, 16, 2, True)])
 @pytest.mark.parametrize("state_layout", ["vk", "kv"])
-def test_value_blocks_over_steps_with_padding(block_v, block_step, stages, state_layout):
+def test_value_blocks_over_steps_with_padding(block_v, block_step, stages, cluster,
+                                              state_layout):
     """Programs split the value rows (the last one per head finishes the norm and shifts the
     q/k conv cache) and walk them in steps of block_step rows, loading them directly or
     through a ring of `stages` shared-memory buffers (3 stages of two steps: a ring
@@ -80,7 +88,8 @@ def test_value_blocks_over_steps_with_padding(block_v, block_step, stages, state
         whole["state"] = inp["state"].copy()
     for _ in range(3):
         out = run_kernel(inp, idx, lower_bound=-5.0, state_layout=state_layout,
-                         block_v=block_v, block_step=block_step, stages=stages)
+                         block_v=block_v, block_step=block_step, stages=stages,
+                         cluster=cluster)
         ref = run_kernel(whole, idx, lower_bound=-5.0, state_layout=state_layout)
         assert rel_rms(ref, out) <= 2e-3
         np.testing.assert_array_equal(out[[1, 4]], 0.0)

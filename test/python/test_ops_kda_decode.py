@@ -13,6 +13,7 @@ so that it compiles about ten kernels in all. NumPy arrays always; torch CPU ten
 the same memory) when torch is importable.
 """
 
+import itertools
 import math
 
 import numpy as np
@@ -244,15 +245,18 @@ def test_consecutive_steps(state_dtype):
 # (The f_b variant at B = 24 is left out: its raw_g is rounded to bf16 after an fp32 sum, and
 # with 24 x 12 x 128 gates one or two may land on the other side of a rounding boundary than in
 # the fp64 reference, which alone moves the state's rel RMS past 1e-5.)
-@pytest.mark.parametrize("B,H,block_v,block_step,stages,warps,fused", [
-    (1, 12, 32, 32, 0, 4, False), (1, 12, 32, 32, 0, 4, True), (8, 12, 128, 128, 0, 4, False),
-    (8, 12, 128, 128, 0, 4, True), (16, 12, 128, 64, 0, 8, False), (43, 12, 128, 32, 0, 4, False),
-    (86, 12, 128, 32, 2, 4, False)])
-def test_gpu_launch_split_runs_on_cpu(B, H, block_v, block_step, stages, warps, fused):
-    """The launch the op prepares for a GPU (target="sm_90a", NumPy stand-ins): small batches
-    split each head's value rows over programs that meet through a zeroed workspace, larger
-    ones hold a whole head in one step or walk it in steps (the largest through a ring of
-    shared-memory buffers).
+@pytest.mark.parametrize("target,B,H,block_v,block_step,stages,warps,fused", [
+    ("sm_90a", 1, 12, 16, 16, 0, 4, False), ("sm_90a", 1, 12, 16, 16, 0, 4, True),
+    ("sm_90a", 8, 12, 64, 64, 0, 4, False), ("sm_90a", 16, 12, 64, 32, 0, 4, False),
+    ("gfx950", 1, 12, 32, 32, 0, 4, False),
+    ("gfx950", 1, 12, 32, 32, 0, 4, True), ("gfx950", 8, 12, 128, 128, 0, 4, False),
+    ("gfx950", 8, 12, 128, 128, 0, 4, True), ("sm_90a", 24, 12, 128, 64, 0, 8, False),
+    ("sm_90a", 43, 12, 128, 32, 0, 4, False), ("sm_90a", 86, 12, 128, 32, 2, 4, False)])
+def test_gpu_launch_split_runs_on_cpu(target, B, H, block_v, block_step, stages, warps, fused):
+    """The launch the op prepares for a GPU (NumPy stand-ins): small batches split each head's
+    value rows over programs, which sum their squares in a thread-block cluster on sm_90a and
+    meet through a zeroed workspace elsewhere; larger ones hold a whole head in one step or
+    walk it in steps (the largest through a ring of shared-memory buffers).
     Run on the CPU target, that exact launch matches the fp64
     reference, shifts the conv cache bit-exactly and leaves the tickets at zero."""
     from kdatile.ops import _kernels
@@ -271,8 +275,9 @@ def test_gpu_launch_split_runs_on_cpu(B, H, block_v, block_step, stages, warps, 
     else:
         args.update(raw_g=i["raw_g"])
     ref_out, ref_cs, ref_state = case.reference(idx)
-    out, launch = decode_launch(fused=fused, target="sm_90a", **args)
+    out, launch = decode_launch(fused=fused, target=target, **args)
     assert launch.constexprs["BV"] == block_v
+    assert launch.constexprs["CLUSTER"] == (block_v < 128 and target == "sm_90a")
     assert launch.constexprs["BLK"] == block_step
     assert launch.constexprs["STAGES"] == stages
     assert launch.num_warps == warps
@@ -282,7 +287,7 @@ def test_gpu_launch_split_runs_on_cpu(B, H, block_v, block_step, stages, warps, 
     live = idx[(idx >= 0) & (idx < slots)]
     assert rel_rms(ref_state[live], case.state[live]) <= 1e-5
     np.testing.assert_array_equal(np.ascontiguousarray(case.conv), ref_cs)
-    if block_v < 128:
+    if block_v < 128 and target != "sm_90a":
         tickets = launch.args[15]
         assert tickets.dtype == np.int32 and tickets.size >= B * H and not tickets.any()
 
@@ -293,14 +298,15 @@ def test_decode_config_satisfies_the_kernel():
 
     for D in (16, 32, 64, 128, 256):
         for pairs in (1, 63, 64, 127, 128, 255, 256, 257, 511, 512, 1023, 1024, 4096):
-            for state_bytes in (2, 4):
-                for state_kv in (False, True):
-                    bv, blk, stages, warps = decode_config(pairs, 1, D, True, state_bytes,
-                                                           state_kv=state_kv)
-                    assert D % bv == 0 and (D // bv) & (D // bv - 1) == 0, (D, pairs)
-                    assert bv % blk == 0 and blk <= bv, (D, pairs)
-                    assert stages == 0 or (stages >= 2 and bv // blk > 1), (D, pairs)
-                    assert warps in (4, 8), (D, pairs)
+            for state_bytes, state_kv, clusters in itertools.product((2, 4), (False, True),
+                                                                     (False, True)):
+                bv, blk, stages, warps = decode_config(pairs, 1, D, True, state_bytes,
+                                                       state_kv=state_kv, clusters=clusters)
+                assert D % bv == 0 and (D // bv) & (D // bv - 1) == 0, (D, pairs)
+                assert D // bv <= 8 or not clusters, (D, pairs)  # CLUSTER's limit
+                assert bv % blk == 0 and blk <= bv, (D, pairs)
+                assert stages == 0 or (stages >= 2 and bv // blk > 1), (D, pairs)
+                assert warps in (4, 8), (D, pairs)
 
 
 def test_decode_config():
@@ -323,6 +329,18 @@ def test_decode_config():
         (128, 32, 0, 4)
     assert decode_config(1, 12, 256, on_gpu=True, state_kv=True) == (64, 64, 0, 4)
     assert decode_config(300, 1, 16, on_gpu=True, state_kv=True) == (16, 16, 0, 4)
+    # With thread-block clusters: 8 programs of 16 rows per head below 64 heads, 2 of 64 rows
+    # below 128 (one step) and 256 (32-row steps) with fp32; 4 of 32 below 64 heads with bf16;
+    # a [K, V] state keeps its launches.
+    assert [decode_config(B, 12, 128, on_gpu=True, clusters=True)
+            for B in (1, 5, 6, 10, 11, 21, 22)] == \
+        [(16, 16, 0, 4), (16, 16, 0, 4), (64, 64, 0, 4), (64, 64, 0, 4), (64, 32, 0, 4),
+         (64, 32, 0, 4), (128, 64, 0, 8)]
+    assert [decode_config(B, 12, 128, on_gpu=True, state_bytes=2, clusters=True)
+            for B in (1, 5, 6)] == [(32, 32, 0, 4), (32, 32, 0, 4), (128, 128, 0, 4)]
+    assert decode_config(1, 12, 128, on_gpu=True, state_kv=True, clusters=True) == \
+        (128, 128, 0, 4)
+    assert decode_config(1, 1, 256, on_gpu=True, clusters=True) == (32, 32, 0, 4)
     # No whole [D, D] block in one step beyond D = 128 (registers).
     assert decode_config(1, 64, 256, on_gpu=True) == (256, 64, 0, 8)
     assert decode_config(1, 1, 64, on_gpu=True) == (16, 16, 0, 4)

@@ -38,7 +38,9 @@ const char *kda_version(void);
  *   {"ok": true, "entry": "<symbol of the CPU entry point>",
  *    "params": [{"name": "x", "kind": "pointer", "dtype": "f32"}, ...],
  *    "text": "<IR or assembly, for text emits>", "seconds": 0.05,
- *    "shared_bytes": <dynamic shared memory a GPU launch must provide>}
+ *    "shared_bytes": <dynamic shared memory a GPU launch must provide>,
+ *    "cluster_shape": [x, y, z] (programs per cluster; [1, 1, 1] unless the
+ *                     kernel uses kt.cluster_sum)}
  * On failure returns non-zero and *response is
  *   {"ok": false, "error": "file:line:col: error: ...\n<line>\n   ^\n"}
  *
@@ -60,6 +62,15 @@ int kda_dependencies(const char *request, char **response);
  * message in *error. */
 int kda_cpu_launch(void *entry, int32_t gx, int32_t gy, int32_t gz, void **args,
                    int32_t num_threads, char **error);
+
+/* kda_cpu_launch for a kernel whose compile result has a cluster shape
+ * (cx, cy, cz) other than 1x1x1: the grid must be a multiple of it, and the
+ * kernel's `num_args` runtime arguments are followed by the cluster exchange
+ * the launcher provides. A cluster's programs run on threads of their own. */
+int kda_cpu_launch_in_clusters(void *entry, int32_t gx, int32_t gy, int32_t gz,
+                               int32_t cx, int32_t cy, int32_t cz, void **args,
+                               int32_t num_args, int32_t num_threads,
+                               char **error);
 
 /* ---- GPU runtime --------------------------------------------------------
  * `platform` is "cuda" (CUDA driver API, libcuda.so.1) or "hip" (HIP module

@@ -72,6 +72,9 @@ struct CompileResult {
   std::optional<std::string> resourceReport;
   /// GPU targets: dynamic shared memory (bytes) each launch must provide.
   int64_t sharedBytes = 0;
+  /// Programs per cluster (x, y, z) every launch must use: a kernel with
+  /// kt.cluster_sum runs in clusters (its grid must be a multiple).
+  std::array<int32_t, 3> clusterShape = {1, 1, 1};
   /// Seconds spent per stage, in order.
   std::vector<std::pair<std::string, double>> timings;
 };

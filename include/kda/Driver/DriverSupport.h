@@ -42,6 +42,11 @@ bool finishWithLLVMText(const CompileOptions &options, llvm::Module &module,
 /// DSL helpers unwrapped), or the location as MLIR prints it.
 std::string formatLocation(mlir::Location loc);
 
+/// The cluster shape every launch of `module`'s kernel must use: the one a
+/// lowering recorded on it, else the one its tile.cluster_sum ops ask for
+/// (1x1x1 without any; disagreeing ops are reported by the lowerings).
+std::array<int32_t, 3> getKernelClusterShape(mlir::ModuleOp module);
+
 /// Runs the pipeline `build` adds to, collecting diagnostics as
 /// "file:line:col: error: ..." lines. On failure `error` is `headline`
 /// followed by the diagnostics.

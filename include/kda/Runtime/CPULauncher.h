@@ -17,6 +17,19 @@ using CPUKernelEntry = void (*)(void **args, int32_t pidX, int32_t pidY,
 bool launchCPUKernel(CPUKernelEntry entry, int32_t gridX, int32_t gridY,
                      int32_t gridZ, void **args, int32_t numThreads,
                      std::string &error);
+
+/// Runs a kernel whose programs sum over clusters of `clusterShape` (x, y,
+/// z; the compile result's cluster shape): the grid must be a multiple of
+/// it. Each of a cluster's programs runs on a thread of its own, so they meet
+/// at every cluster sum; clusters run one after another. The kernel takes
+/// `numArgs` runtime arguments and reads the cluster exchange after them.
+/// Fails when the grid does not divide into clusters, or when the programs of
+/// a cluster did not all make the same number of cluster sums (their results
+/// are then wrong). A 1x1x1 shape is launchCPUKernel.
+bool launchCPUKernelInClusters(CPUKernelEntry entry, const int32_t grid[3],
+                               const int32_t clusterShape[3], void **args,
+                               int32_t numArgs, int32_t numThreads,
+                               std::string &error);
 } // namespace kda
 
 #endif // KDA_RUNTIME_CPULAUNCHER_H

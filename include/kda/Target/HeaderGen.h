@@ -30,6 +30,10 @@ struct HeaderKernel {
   std::string target;
   /// Runtime parameters, in the order the kernel takes them.
   std::vector<HeaderParam> params;
+  /// Programs per cluster (x, y, z) of a kernel with kt.cluster_sum: its
+  /// grid must be a multiple (the CPU launcher runs each cluster's programs
+  /// on threads of their own; GPU code objects carry the shape).
+  int32_t clusterShape[3] = {1, 1, 1};
   /// For the comment at the top: signature and constexprs as given.
   std::string signature, constexprs, compilerVersion;
 

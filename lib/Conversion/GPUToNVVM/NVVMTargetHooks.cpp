@@ -3,6 +3,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 
@@ -97,11 +98,109 @@ public:
     }
     return "";
   }
-  void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) override {
+  bool hasClusters() const override { return true; }
+  void initClusterExchanges(OpBuilder &b, Location loc,
+                            ValueRange buffers) override {
+    // Thread 0 makes each barrier expect one arrival (its own, with the
+    // bytes); the cluster barrier, waited for before the first sum, then
+    // publishes the initialization to every program before any sends (a
+    // remote st.async must find it).
+    Value first = LLVM::ICmpOp::create(
+        b, loc, LLVM::ICmpPredicate::eq, getThreadId(b, loc),
+        LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      Value one = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 1);
+      for (Value buffer : buffers)
+        NVVM::MBarrierInitOp::create(b, loc, buffer, one, Value());
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+    }
+    NVVM::ClusterArriveRelaxedOp::create(b, loc, b.getUnitAttr());
+  }
+  void waitForClusterExchanges(OpBuilder &b, Location loc) override {
+    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+  }
+  Value clusterSum(OpBuilder &b, Location loc, Value value, Value buffer,
+                   unsigned size) override {
+    // One-way exchange: threads 0..size-1 each push this program's value
+    // into slot `rank` of program `tid` with st.async, which counts its
+    // bytes on that program's barrier; each program then waits until its
+    // barrier has all `size` values and adds its slots in rank order.
+    Type i32 = b.getI32Type();
+    auto constant = [&](int64_t v) {
+      return LLVM::ConstantOp::create(b, loc, i32, v);
+    };
+    Value tid = getThreadId(b, loc);
+    Value rank = NVVM::ClusterId::create(b, loc, i32);
+    Value first =
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid, constant(0));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      NVVM::MBarrierArriveExpectTxOp::create(
+          b, loc, Type(), buffer, constant(4 * size),
+          NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CTA),
+          b.getBoolAttr(false), Value());
+    }
+    auto ptrType = cast<LLVM::LLVMPointerType>(buffer.getType());
+    Value slots = LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), buffer,
+                                      ArrayRef<LLVM::GEPArg>{8});
+    Value mySlot = LLVM::GEPOp::create(b, loc, ptrType, b.getF32Type(), slots,
+                                       ValueRange{rank});
+    Value sends = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, tid,
+                                       constant(size));
+    Value target = LLVM::SelectOp::create(b, loc, sends, tid, constant(0));
+    Value bits = LLVM::BitcastOp::create(b, loc, i32, value);
+    auto address = [&](Value p) {
+      return LLVM::PtrToIntOp::create(b, loc, i32, p).getResult();
+    };
+    LLVM::InlineAsmOp::create(
+        b, loc, TypeRange{},
+        ValueRange{address(mySlot), address(buffer), bits, target,
+                   LLVM::ZExtOp::create(b, loc, i32, sends)},
+        "{\n"
+        ".reg .pred p;\n"
+        ".reg .b32 slot, bar;\n"
+        "setp.ne.b32 p, $4, 0;\n"
+        "mapa.shared::cluster.u32 slot, $0, $3;\n"
+        "mapa.shared::cluster.u32 bar, $1, $3;\n"
+        "@p st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 "
+        "[slot], $2, [bar];\n"
+        "}",
+        "r,r,r,r,r,~{memory}", /*has_side_effects=*/true,
+        /*is_align_stack=*/false, LLVM::TailCallKind::None,
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    LLVM::InlineAsmOp::create(
+        b, loc, TypeRange{}, ValueRange{address(buffer)},
+        "{\n"
+        ".reg .pred done;\n"
+        "KDA_CLUSTER_WAIT:\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], 0;\n"
+        "@!done bra KDA_CLUSTER_WAIT;\n"
+        "}",
+        "r,~{memory}", /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+    Value sum;
+    for (unsigned r = 0; r < size; ++r) {
+      Value at = LLVM::GEPOp::create(b, loc, ptrType, b.getF32Type(), slots,
+                                     ArrayRef<LLVM::GEPArg>{int32_t(r)});
+      Value v = LLVM::LoadOp::create(b, loc, b.getF32Type(), at);
+      sum = sum ? LLVM::FAddOp::create(b, loc, sum, v).getResult() : v;
+    }
+    return sum;
+  }
+  void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads,
+                  ArrayRef<int32_t> clusterShape) override {
     MLIRContext *ctx = func.getContext();
     func->setAttr("nvvm.kernel", UnitAttr::get(ctx));
     func->setAttr("nvvm.maxntid",
                   DenseI32ArrayAttr::get(ctx, {int32_t(numThreads), 1, 1}));
+    if (llvm::any_of(clusterShape, [](int32_t n) { return n != 1; }))
+      func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                    DenseI32ArrayAttr::get(ctx, clusterShape));
   }
 };
 } // namespace

@@ -83,7 +83,8 @@ void AMDTargetHooks::barrier(OpBuilder &b, Location loc) {
   LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, "workgroup");
 }
 
-void AMDTargetHooks::markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) {
+void AMDTargetHooks::markKernel(LLVM::LLVMFuncOp func, unsigned numThreads,
+                                ArrayRef<int32_t> /*clusterShape*/) {
   MLIRContext *ctx = func.getContext();
   func->setAttr("rocdl.kernel", UnitAttr::get(ctx));
   std::string size = std::to_string(numThreads);

@@ -20,7 +20,8 @@ public:
                          mlir::Value value, unsigned laneMask) override;
   void barrier(mlir::OpBuilder &b, mlir::Location loc) override;
   llvm::StringRef getSyncScope(tile::MemoryScope scope) const override;
-  void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads) override;
+  void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads,
+                  llvm::ArrayRef<int32_t> clusterShape) override;
 };
 } // namespace kda
 

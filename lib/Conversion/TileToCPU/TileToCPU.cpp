@@ -127,10 +127,45 @@ void materializeGridArguments(func::FuncOp kernel) {
     kernel.removeArgAttr(i, StringAttr::get(ctx, "tile.divisibility"));
 }
 
+/// A cluster sum on the host calls the launcher's exchange (CPULauncher.h),
+/// which meets the cluster's other programs, running on threads of their
+/// own. The kernel receives the exchange's address as a last, hidden
+/// argument, read from the argument array after the runtime arguments.
+/// Returns whether the kernel takes it (it has a sum over several programs).
+bool lowerClusterSums(func::FuncOp kernel) {
+  SmallVector<tile::ClusterSumOp> sums;
+  kernel.walk([&](tile::ClusterSumOp op) { sums.push_back(op); });
+  Value exchange;
+  for (tile::ClusterSumOp op : sums) {
+    if (op.getSize() == 1) { // a cluster of one program: its own value
+      op.replaceAllUsesWith(op.getValue());
+      op.erase();
+      continue;
+    }
+    MLIRContext *ctx = kernel.getContext();
+    if (!exchange) {
+      unsigned last = kernel.getNumArguments();
+      (void)kernel.insertArgument(last, LLVM::LLVMPointerType::get(ctx),
+                                  DictionaryAttr::get(ctx), kernel.getLoc());
+      exchange = kernel.getArgument(last);
+    }
+    OpBuilder b(op);
+    Type f32 = b.getF32Type();
+    auto call = LLVM::CallOp::create(b, op.getLoc(),
+                                     LLVM::LLVMFunctionType::get(f32, {f32}),
+                                     ValueRange{exchange, op.getValue()});
+    op.replaceAllUsesWith(call.getResult());
+    op.erase();
+  }
+  return bool(exchange);
+}
+
 /// Emits `<kernel>__kda_cpu(ptr args, i32 pid_x, ..., i32 num_z)` which reads
-/// the i-th runtime argument from *args[i] and calls the kernel.
+/// the i-th runtime argument from *args[i] (and the cluster exchange, when
+/// `hasExchange`, from *args[n] after the n runtime arguments) and calls the
+/// kernel.
 void buildEntryPoint(OpBuilder &b, func::FuncOp kernel,
-                     ArrayRef<Type> runtimeTypes) {
+                     ArrayRef<Type> runtimeTypes, bool hasExchange) {
   MLIRContext *ctx = b.getContext();
   Location loc = kernel.getLoc();
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
@@ -162,6 +197,13 @@ void buildEntryPoint(OpBuilder &b, func::FuncOp kernel,
   }
   for (unsigned i = 0; i < kNumGridArgs; ++i)
     callArgs.push_back(body->getArgument(1 + i));
+  if (hasExchange) {
+    Value slot = LLVM::GEPOp::create(
+        b, loc, ptrTy, ptrTy, body->getArgument(0),
+        ArrayRef<LLVM::GEPArg>{int32_t(runtimeTypes.size())});
+    Value valuePtr = LLVM::LoadOp::create(b, loc, ptrTy, slot);
+    callArgs.push_back(LLVM::LoadOp::create(b, loc, ptrTy, valuePtr));
+  }
   func::CallOp::create(b, loc, kernel, callArgs);
   func::ReturnOp::create(b, loc);
 }
@@ -173,7 +215,12 @@ struct ConvertTileToCPUPass
     MLIRContext *ctx = &getContext();
     stripLayouts(module);
 
-    SmallVector<std::pair<func::FuncOp, SmallVector<Type>>> kernels;
+    struct Kernel {
+      func::FuncOp func;
+      SmallVector<Type> runtimeTypes;
+      bool hasExchange;
+    };
+    SmallVector<Kernel> kernels;
     for (auto func : module.getOps<func::FuncOp>()) {
       if (!func->hasAttr("tile.kernel")) {
         WalkResult grid = func.walk([](Operation *op) {
@@ -189,10 +236,16 @@ struct ConvertTileToCPUPass
       }
       if (failed(verifyKernelSignature(func)))
         return signalPassFailure();
-      kernels.push_back(
-          {func, SmallVector<Type>(func.getArgumentTypes().begin(),
-                                   func.getArgumentTypes().end())});
+      FailureOr<std::array<int32_t, 3>> clusterShape =
+          tile::getClusterShape(func);
+      if (failed(clusterShape))
+        return signalPassFailure();
+      if (*clusterShape != std::array<int32_t, 3>{1, 1, 1})
+        module->setAttr(tile::kClusterShapeAttrName,
+                        DenseI32ArrayAttr::get(ctx, *clusterShape));
+      SmallVector<Type> runtimeTypes(func.getArgumentTypes());
       materializeGridArguments(func);
+      kernels.push_back({func, runtimeTypes, lowerClusterSums(func)});
     }
 
     TypeConverter converter;
@@ -226,9 +279,9 @@ struct ConvertTileToCPUPass
       return signalPassFailure();
 
     OpBuilder b(ctx);
-    for (auto &[kernel, runtimeTypes] : kernels) {
+    for (auto &[kernel, runtimeTypes, hasExchange] : kernels) {
       b.setInsertionPointAfter(kernel);
-      buildEntryPoint(b, kernel, runtimeTypes);
+      buildEntryPoint(b, kernel, runtimeTypes, hasExchange);
       // Only the entry point is exported: the kernel's own calling
       // convention is an implementation detail.
       kernel.setPrivate();

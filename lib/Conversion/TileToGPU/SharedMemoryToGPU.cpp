@@ -18,6 +18,21 @@
 using namespace mlir;
 using namespace kda;
 
+std::string kda::createSharedBuffer(OpBuilder &b, Location loc, ModuleOp module,
+                                    GPULoweringState &state, int64_t bytes) {
+  std::string name =
+      GPULoweringState::getSharedBufferSymbol(state.sharedBufferOffsets.size());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  LLVM::GlobalOp::create(
+      b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), bytes),
+      /*isConstant=*/false, LLVM::Linkage::Internal, name, Attribute(),
+      /*alignment=*/16, state.hooks->getSharedAddressSpace());
+  state.sharedBufferOffsets.push_back(state.sharedBufferBytes);
+  state.sharedBufferBytes += llvm::alignTo(bytes, 16);
+  return name;
+}
+
 namespace {
 
 /// How many consecutive registers of `layout` one shared-memory access
@@ -66,20 +81,9 @@ struct AllocSharedLowering : OpConversionPattern<tile::AllocSharedOp> {
     tile::SharedBufferType type = op.getType();
     int64_t bytes =
         type.getNumElements() * getScratchElementBytes(type.getElementType());
-    auto module = op->getParentOfType<ModuleOp>();
-    std::string name = GPULoweringState::getSharedBufferSymbol(
-        state.sharedBufferOffsets.size());
+    std::string name = createSharedBuffer(
+        rewriter, loc, op->getParentOfType<ModuleOp>(), state, bytes);
     unsigned addressSpace = state.hooks->getSharedAddressSpace();
-    {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(module.getBody());
-      LLVM::GlobalOp::create(
-          rewriter, loc, LLVM::LLVMArrayType::get(rewriter.getI8Type(), bytes),
-          /*isConstant=*/false, LLVM::Linkage::Internal, name, Attribute(),
-          /*alignment=*/16, addressSpace);
-    }
-    state.sharedBufferOffsets.push_back(state.sharedBufferBytes);
-    state.sharedBufferBytes += llvm::alignTo(bytes, 16);
     rewriter.replaceOpWithNewOp<LLVM::AddressOfOp>(
         op, LLVM::LLVMPointerType::get(getContext(), addressSpace), name);
     return success();

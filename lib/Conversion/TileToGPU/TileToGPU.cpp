@@ -367,7 +367,8 @@ struct ConvertTileToGPUPass
         return signalPassFailure();
       }
 
-    if (failed(verifyLayouts(module, state)))
+    if (failed(verifyLayouts(module, state)) ||
+        failed(prepareClusters(module, state)))
       return signalPassFailure();
     AxisInfoAnalysis axisInfo(module);
     state.axisInfo = &axisInfo;
@@ -407,6 +408,7 @@ struct ConvertTileToGPUPass
     populateMemoryOpsToGPUPatterns(converter, patterns, state);
     populateAtomicsToGPUPatterns(converter, patterns, state);
     populateSharedMemoryToGPUPatterns(converter, patterns, state);
+    populateClusterToGPUPatterns(converter, patterns, state);
     populateReduceToGPUPatterns(converter, patterns, state);
     populateDotToGPUPatterns(converter, patterns, state);
     populateMathToGPUIntrinsicsPatterns(converter, patterns, state);
@@ -418,6 +420,7 @@ struct ConvertTileToGPUPass
     if (failed(applyPartialConversion(module, convTarget, std::move(patterns))))
       return signalPassFailure();
 
+    emitClusterEntries(module, state);
     if (failed(placeSharedMemory(module, state, scratch, target)))
       return signalPassFailure();
   }
@@ -435,6 +438,10 @@ struct FinalizeGPUKernelsPass
       return signalPassFailure();
     }
     unsigned numThreads = getNumWarps(module) * hooks->getWaveSize();
+    SmallVector<int32_t> clusterShape = {1, 1, 1};
+    if (auto shape = module->getAttrOfType<DenseI32ArrayAttr>(
+            tile::kClusterShapeAttrName))
+      clusterShape.assign(shape.asArrayRef().begin(), shape.asArrayRef().end());
     MLIRContext *ctx = module.getContext();
     for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
       for (unsigned i = 0; i < func.getNumArguments(); ++i) {
@@ -450,7 +457,7 @@ struct FinalizeGPUKernelsPass
       if (!func->hasAttr("tile.kernel"))
         continue;
       func->removeAttr("tile.kernel");
-      hooks->markKernel(func, numThreads);
+      hooks->markKernel(func, numThreads, clusterShape);
     }
     module->removeAttr("tile.num_warps");
     module->removeAttr("tile.wave_size");

@@ -88,3 +88,20 @@ def on_gpu(device: str, target) -> bool:
     """Whether a launch targets a GPU: `target` when given ("cpu" or a GPU target such as
     "sm_90a"), else the arrays' device."""
     return device != "cpu" if target is None else target != "cpu"
+
+
+def has_clusters(ref, target) -> bool:
+    """Whether the launch's GPU runs programs in thread-block clusters that exchange through
+    shared memory (kt.cluster_sum; NVIDIA sm_90a): `target` when given, else the GPU holding
+    `ref` (an ArrayInfo)."""
+    if target is None:
+        if ref.device == "cpu" or not ref.is_torch:
+            return False
+        import torch
+
+        from .. import gpu
+
+        index = ref.value.device.index
+        target = gpu.device_target(torch, torch.cuda.current_device() if index is None
+                                   else index)[1]
+    return target == "sm_90a"

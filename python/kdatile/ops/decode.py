@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 
 from . import validation as v
-from ._kernels import Launch, bind, execute, load_kernel
+from ._kernels import Launch, bind, execute, has_clusters, load_kernel
 
 _workspace_lock = threading.Lock()
 _workspaces: dict = {}  # device -> (tickets int32, partial sums fp32), zero tickets
@@ -182,9 +182,13 @@ def _decode(params, *, fused, target=None):
     kernel = load_kernel("kda_decode", "kda_decode")
     unused = x.value  # pointer parameters a variant does not read
     on_gpu = ref.device != "cpu" if target is None else target != "cpu"
+    clusters = on_gpu and has_clusters(ref, target)
     block_v, block_step, stages, num_warps = decode_config(
-        B, H, D, on_gpu, state.itemsize, state_kv=state_layout == "kv")
-    if block_v < D:
+        B, H, D, on_gpu, state.itemsize, state_kv=state_layout == "kv", clusters=clusters)
+    # A head split over programs sums its squares in a thread-block cluster where the GPU
+    # has them (no workspace), else through tickets in the device's workspace.
+    cluster = block_v < D and clusters
+    if block_v < D and not cluster:
         tickets, partials = _workspace(ref, B * H, D // block_v)
     else:
         tickets = partials = unused
@@ -202,15 +206,22 @@ def _decode(params, *, fused, target=None):
     constexprs = dict(H=H, D=D, BV=block_v, BLK=block_step, STAGES=stages,
                       STATE_KV=state_layout == "kv",
                       USE_LOWER_BOUND=lower_bound is not None, HAS_CONV_BIAS=cb is not None,
-                      FUSED_FB=fused)
+                      FUSED_FB=fused, CLUSTER=cluster)
     return out.value, Launch(kernel, kargs, constexprs, (B, H, D // block_v), num_warps)
 
 
 def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
-                  state_kv: bool = False) -> tuple:
+                  state_kv: bool = False, clusters: bool = False) -> tuple:
     """(value rows per program BV, value rows per step BLK, shared-memory stages STAGES,
     warps per program or None for the default) of a launch; state_bytes: bytes per state
-    element (4: fp32, 2: bf16); state_kv: a [K, V] state.
+    element (4: fp32, 2: bf16); state_kv: a [K, V] state; clusters: the GPU runs a split
+    head's programs as a thread-block cluster (sm_90a), so splitting costs no tickets.
+
+    With clusters (measured on the H200), a head of a [V, K] state is split over a cluster of
+    programs: fp32 below 64 heads over 8 programs of D/8 rows in one step, below 128 over 2
+    programs of D/2 rows in one step, below 256 over 2 programs in 32-row steps (D <= 128);
+    bf16 below 64 heads over 4 programs. Otherwise, and beyond those sizes, the rules below
+    apply.
 
     The CPU runs whole heads in one step. On GPUs (measured on the H200, docs/performance.md):
     - few heads, where the chain of memory round trips is the time: one 4-warp program per
@@ -229,6 +240,12 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
     if not on_gpu:
         return D, D, 0, None
     pairs = B * H
+    if clusters and not state_kv:
+        if pairs < 64:
+            rows = max(D // (8 if state_bytes == 4 else 4), min(D, 16))
+            return rows, rows, 0, 4
+        if state_bytes == 4 and pairs < 256 and D <= 128:
+            return D // 2, D // 2 if pairs < 128 else min(D // 2, 32), 0, 4
     blk = min(D, 32)
     if state_kv and D <= 128:
         if 256 <= pairs < 1024:

@@ -53,3 +53,29 @@ func.func @too_big(%x: tensor<256x256xf32, #a>) -> tensor<256x256xf32, #c> {
   return %t : tensor<256x256xf32, #c>
 }
 }
+
+// -----
+
+// gfx950 has no thread-block clusters.
+module attributes {tile.num_warps = 4 : i32} {
+func.func @cluster_sum_without_clusters(%x: f32, %out: !tile.ptr<f32>) attributes {tile.kernel} {
+  // expected-error @below {{'tile.cluster_sum' op needs thread-block clusters, which gfx950 does not have}}
+  %s = tile.cluster_sum %x {axis = 0 : i32, size = 2 : i32} : f32
+  tile.store %out, %s : !tile.ptr<f32>
+  return
+}
+}
+
+// -----
+
+// A kernel runs in one cluster shape.
+module attributes {tile.num_warps = 4 : i32} {
+func.func @two_cluster_shapes(%x: f32, %out: !tile.ptr<f32>) attributes {tile.kernel} {
+  // expected-note @below {{the other cluster sum}}
+  %s = tile.cluster_sum %x {axis = 0 : i32, size = 2 : i32} : f32
+  // expected-error @below {{'tile.cluster_sum' op asks for clusters of 4 programs along axis 0, another cluster sum of the kernel for 2 along axis 0: a kernel has one cluster shape}}
+  %t = tile.cluster_sum %s {axis = 0 : i32, size = 4 : i32} : f32
+  tile.store %out, %t : !tile.ptr<f32>
+  return
+}
+}

@@ -82,8 +82,29 @@ public:
   /// for the same reason as log2.
   virtual mlir::Value sinOrCos(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value x, bool isSin);
-  /// Marks `func` as a kernel launched with `numThreads` threads.
-  virtual void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads) = 0;
+  /// Whether programs can run in thread-block clusters that exchange
+  /// through each other's shared memory (tile.cluster_sum).
+  virtual bool hasClusters() const { return false; }
+  /// At the kernel's entry: prepares the exchange buffers of its cluster sums
+  /// (each an 8-byte barrier followed by one 4-byte slot per program) and
+  /// announces it to the cluster.
+  virtual void initClusterExchanges(mlir::OpBuilder &b, mlir::Location loc,
+                                    mlir::ValueRange buffers) {}
+  /// Waits until every program of the cluster has prepared its buffers (once,
+  /// by every thread, before the first cluster sum), so any may then send.
+  virtual void waitForClusterExchanges(mlir::OpBuilder &b, mlir::Location loc) {
+  }
+  /// The sum of `value` (f32, the same in every thread) over the `size`
+  /// programs of the cluster, added in rank order, through `buffer`.
+  virtual mlir::Value clusterSum(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value value, mlir::Value buffer,
+                                 unsigned size) {
+    return {};
+  }
+  /// Marks `func` as a kernel launched with `numThreads` threads, in
+  /// clusters of `clusterShape` programs (x, y, z) when that is not 1x1x1.
+  virtual void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads,
+                          llvm::ArrayRef<int32_t> clusterShape) = 0;
 
 private:
   GPUTargetInfo info;

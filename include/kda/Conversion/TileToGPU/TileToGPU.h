@@ -13,6 +13,7 @@
 #include "kda/Layout/LinearLayout.h"
 
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace kda {
 class AxisInfoAnalysis;
@@ -41,8 +42,18 @@ struct GPULoweringState {
       "kda_dynamic_smem";
   static constexpr llvm::StringLiteral kDynamicSharedBytesAttr =
       "kda.dynamic_shared_bytes";
+  /// Each kernel's cluster-sum exchange buffers (symbols of shared buffers),
+  /// which its entry prepares (TargetHooks::initClusterExchanges).
+  llvm::MapVector<mlir::Operation *, llvm::SmallVector<std::string>>
+      clusterExchanges;
   unsigned getNumThreads() const { return numWarps * hooks->getWaveSize(); }
 };
+
+/// A new shared buffer of `bytes` (a module global, or a slice of the dynamic
+/// allocation once placed) and its symbol.
+std::string createSharedBuffer(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::ModuleOp module, GPULoweringState &state,
+                               int64_t bytes);
 
 /// Tiles become structs of registers and pointers LLVM pointers in their
 /// address space; other types stay for the standard LLVM lowerings.
@@ -186,6 +197,15 @@ void populateAtomicsToGPUPatterns(TileToGPUTypeConverter &converter,
 void populateSharedMemoryToGPUPatterns(TileToGPUTypeConverter &converter,
                                        mlir::RewritePatternSet &patterns,
                                        GPULoweringState &state);
+void populateClusterToGPUPatterns(TileToGPUTypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns,
+                                  GPULoweringState &state);
+/// Checks that the target has clusters where a kernel sums over them and
+/// records each kernel's cluster shape (tile::kClusterShapeAttrName).
+mlir::LogicalResult prepareClusters(mlir::ModuleOp module,
+                                    GPULoweringState &state);
+/// Emits the entry of each kernel with cluster sums (after conversion).
+void emitClusterEntries(mlir::ModuleOp module, GPULoweringState &state);
 void populateReduceToGPUPatterns(TileToGPUTypeConverter &converter,
                                  mlir::RewritePatternSet &patterns,
                                  GPULoweringState &state);
