@@ -20,12 +20,13 @@ if _REFS not in sys.path:
 
 # Decode: every pair of levels of the two-level factors appears (as in the CPU tests' orthogonal
 # array), H in {1, 12} and B in {1, 8, 33} for each H; B*H picks the launch
-# (kdatile.ops.decode.decode_config): a [V, K] fp32 state splits heads over 4 programs below 64
-# heads and holds whole heads in one step on 4 warps from 64 to 127 (H = 12, B = 8), as a bf16
-# state does up to 256 heads (the vk bf16 rows); whole heads on 8 warps in steps of 64 rows below
-# 512 (H = 12, B = 16), else on 4 warps in steps of 32 rows (H = 12, B = 48). A [K, V] state holds
-# whole heads in one step (H = 1, B = 33; H = 12, B = 1; H = 1, B = 8) but from 256 to 1023 heads
-# (H = 12, B = 33: 32-row steps through two shared-memory stages).
+# (kdatile.ops.decode.decode_config, with the H200's thread-block clusters): a [V, K] fp32 state
+# splits heads over a cluster of 8 programs below 64 heads (H = 1, B = 1), of 2 programs in one
+# step below 128 (H = 12, B = 8) and in 32-row steps below 256 (H = 12, B = 16); a bf16 state
+# over 4 programs below 64 heads (H = 1, B = 33), else whole heads in one step up to 256 heads
+# (H = 12, B = 8); whole heads on 4 warps in steps of 32 rows from 512 (H = 12, B = 48). A
+# [K, V] state holds whole heads in one step (H = 1, B = 33; H = 12, B = 1; H = 1, B = 8) but
+# from 256 to 1023 heads (H = 12, B = 33: 32-row steps through two shared-memory stages).
 #        H   B  state   layout conv  lower_bound fused  bias   indices out
 _DECODE = [
     (1, 1, "f32", "vk", "cm", -5.0, False, False, "i32", False),
