@@ -6,8 +6,8 @@
 
 Arguments: the bundle directory of `bench_kda_decode.py prepare`, H, batch, and optionally the
 state dtype (f32 or bf16), the value rows per program (BV), the value rows per step (BLK), the
-shared-memory stages (STAGES) and the warps, one of bench_kda_decode.LAUNCHES; by default the
-launch kdatile.ops picks for the batch.
+shared-memory stages (STAGES), the warps and CLUSTER (0 or 1), one of
+bench_kda_decode.LAUNCHES; by default the launch kdatile.ops picks for the batch on the H200.
 """
 
 import os
@@ -27,12 +27,13 @@ def main():
     from kda_decode import kda_decode
     from kdatile.ops.decode import decode_config
 
-    bv, blk, stages, warps = decode_config(B, H, bench.D, on_gpu=True,
-                                           state_bytes=4 if state == "f32" else 2)
-    if len(sys.argv) > 8:
-        bv, blk, stages, warps = (int(a) for a in sys.argv[5:9])
+    bv, blk, stages, warps, cluster = bench.ops_launch(decode_config, B, H,
+                                                       4 if state == "f32" else 2)
+    if len(sys.argv) > 9:
+        bv, blk, stages, warps, cluster = (int(a) for a in sys.argv[5:10])
     idx = torch.randperm(2 * B + 1, device="cuda")[:B].to(torch.int32)
-    args, constexprs, grid = bench.torch_decode_args(torch, H, B, state, idx, bv, blk, stages)
+    args, constexprs, grid = bench.torch_decode_args(torch, H, B, state, idx, bv, blk, stages,
+                                                     bool(cluster))
     for _ in range(4):
         kda_decode[grid](*args, **constexprs, num_warps=warps)
     torch.cuda.synchronize()
