@@ -14,6 +14,7 @@
 #include <functional>
 #include <limits>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -107,39 +108,53 @@ private:
 /// at every cluster sum and when they finish: a generation barrier over the
 /// cluster, with the values in one of two slot rows by the parity of the
 /// sum (a rank can be one sum ahead, writing the other row, but not two).
-/// Ranks that meet at different points (one at a sum, another finished)
-/// break the run: every later meeting returns at once, so nothing hangs, and
-/// the launch fails.
+/// Ranks that meet at different points (different sums, or one at a sum and
+/// another finished) break the run: every later meeting returns at once, so
+/// nothing hangs, and the launch fails.
 class ClusterRun {
 public:
   explicit ClusterRun(unsigned size) : size(size), slots(2 * size) {}
 
-  float sum(unsigned rank, uint64_t count, float value) {
+  /// The meeting point of a program's end (sums are numbered from 0).
+  static constexpr int32_t kProgramEnd = -1;
+
+  float sum(unsigned rank, uint64_t count, int32_t point, float value) {
     float *row = &slots[(count & 1) * size];
     row[rank] = value;
-    if (!meet(/*atSum=*/true))
+    if (!meet(point))
       return std::numeric_limits<float>::quiet_NaN();
     float total = row[0];
     for (unsigned r = 1; r < size; ++r)
       total += row[r];
     return total;
   }
-  void finishProgram() { (void)meet(/*atSum=*/false); }
+  void finishProgram() { (void)meet(kProgramEnd); }
+  /// Releases every rank (a rank could not be started).
+  void breakRun() {
+    std::lock_guard<std::mutex> lock(mutex);
+    broken = true;
+    ++generation;
+    met.notify_all();
+  }
   bool isBroken() {
     std::lock_guard<std::mutex> lock(mutex);
     return broken;
   }
 
 private:
-  bool meet(bool atSum) {
+  bool meet(int32_t point) {
     std::unique_lock<std::mutex> lock(mutex);
     if (broken)
       return false;
-    atSums += atSum;
+    if (arrived == 0)
+      phasePoint = point;
+    else if (point != phasePoint)
+      mixed = true;
     uint64_t mine = generation;
     if (++arrived == size) {
-      broken = atSums != 0 && atSums != size;
-      arrived = atSums = 0;
+      broken = mixed;
+      arrived = 0;
+      mixed = false;
       ++generation;
       met.notify_all();
     } else {
@@ -152,7 +167,9 @@ private:
   std::vector<float> slots;
   std::mutex mutex;
   std::condition_variable met;
-  unsigned arrived = 0, atSums = 0;
+  unsigned arrived = 0;
+  int32_t phasePoint = kProgramEnd;
+  bool mixed = false;
   uint64_t generation = 0;
   bool broken = false;
 };
@@ -162,9 +179,10 @@ thread_local ClusterRun *currentRun = nullptr;
 thread_local unsigned currentRank = 0;
 thread_local uint64_t currentSums = 0;
 
-/// The exchange host kernels call for tile.cluster_sum (TileToCPU.cpp).
-float sumOverCluster(float value) {
-  return currentRun->sum(currentRank, currentSums++, value);
+/// The exchange host kernels call for tile.cluster_sum (TileToCPU.cpp):
+/// `point` numbers the kernel's sums, so ranks at different ones are caught.
+float sumOverCluster(float value, int32_t point) {
+  return currentRun->sum(currentRank, currentSums++, point, value);
 }
 
 } // namespace
@@ -203,7 +221,7 @@ bool kda::launchCPUKernelInClusters(CPUKernelEntry entry, const int32_t grid[3],
                          grid[2] / clusterShape[2]};
   int64_t numClusters = clusters[0] * clusters[1] * clusters[2];
   std::vector<void *> argv(args, args + numArgs);
-  float (*exchange)(float) = sumOverCluster;
+  float (*exchange)(float, int32_t) = sumOverCluster;
   argv.push_back(reinterpret_cast<void *>(&exchange));
 
   ClusterRun run(static_cast<unsigned>(size));
@@ -226,15 +244,23 @@ bool kda::launchCPUKernelInClusters(CPUKernelEntry entry, const int32_t grid[3],
     currentRun = nullptr;
   };
   std::vector<std::thread> threads;
-  for (unsigned rank = 1; rank < size; ++rank)
-    threads.emplace_back(runRank, rank);
+  try {
+    for (unsigned rank = 1; rank < size; ++rank)
+      threads.emplace_back(runRank, rank);
+  } catch (const std::system_error &e) {
+    run.breakRun(); // the started ranks return from their meetings
+    for (std::thread &t : threads)
+      t.join();
+    error = std::string("cannot start the threads of a cluster: ") + e.what();
+    return false;
+  }
   runRank(0);
   for (std::thread &t : threads)
     t.join();
   if (run.isBroken()) {
     error = "the programs of a cluster made different numbers of cluster "
-            "sums (kt.cluster_sum must be reached by every program of a "
-            "cluster alike); the results are wrong";
+            "sums, or different ones (kt.cluster_sum must be reached by every "
+            "program of a cluster alike); the results are wrong";
     return false;
   }
   return true;

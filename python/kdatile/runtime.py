@@ -38,6 +38,7 @@ SCALAR_CTYPES = {
 
 # The compiler names the CPU entry point of kernel `k` "k__kda_cpu".
 CPU_ENTRY_SUFFIX = "__kda_cpu"
+CLUSTER_SHAPE_SUFFIX = "__kda_cluster_shape"  # TileToCPU.cpp exportClusterShape
 
 
 class ArgKind:
@@ -225,9 +226,8 @@ class CompiledKernel:
     """
 
     def __init__(self, path: str, entry: str, params: list[dict], library=None,
-                 cluster_shape=(1, 1, 1)):
+                 cluster_shape=None):
         self.path = path
-        self.cluster_shape = check_cluster_shape(cluster_shape)
         self.entry_name = entry
         self.params = [dict(p) for p in params]
         for p in self.params:
@@ -251,6 +251,20 @@ class CompiledKernel:
             raise RuntimeError(f"{path}: no entry symbol '{entry}' (nor "
                                f"'{entry}{CPU_ENTRY_SUFFIX}')")
         self.entry = ctypes.cast(fn, ctypes.c_void_p).value
+        # A kernel with kt.cluster_sum exports its cluster shape beside the entry point; it
+        # must run in clusters of that shape (its entry reads the exchange after the
+        # arguments), so the library's word is final.
+        kernel_name = symbol[:-len(CPU_ENTRY_SUFFIX)] if symbol.endswith(CPU_ENTRY_SUFFIX) \
+            else symbol
+        try:
+            exported = tuple((ctypes.c_int32 * 3).in_dll(self._lib,
+                                                         kernel_name + CLUSTER_SHAPE_SUFFIX))
+        except ValueError:
+            exported = (1, 1, 1)
+        if cluster_shape is not None and check_cluster_shape(cluster_shape) != exported:
+            raise ValueError(f"{path}: kernel '{kernel_name}' runs in clusters of {exported}, "
+                             f"not {tuple(cluster_shape)}")
+        self.cluster_shape = check_cluster_shape(exported)
         self._nargs = len(self.params)
         self._argv_type = ctypes.c_void_p * max(1, self._nargs)
         self._makers = [self._maker(p) for p in self.params]
@@ -338,14 +352,15 @@ def check_grid_in_clusters(name: str, grid3, cluster_shape) -> None:
             f"{tuple(cluster_shape)} (its programs sum over clusters with kt.cluster_sum)")
 
 
-def load_compiled(path: str, entry: str, params, cluster_shape=(1, 1, 1)) -> CompiledKernel:
+def load_compiled(path: str, entry: str, params, cluster_shape=None) -> CompiledKernel:
     """Loads an ahead-of-time compiled kernel (`kda-compile ... --emit so -o path`).
 
     `entry` is the entry symbol, or the kernel name (the compiler's CPU entry point of kernel
     `k` is `k__kda_cpu`). `params` is the runtime signature, either as text ("x=*f32, n=i32",
     as given to `kda-compile --signature` minus the parameters specialized away) or as the
-    "params" list of a kda_compile response. `cluster_shape` is the compile result's (a
-    kernel with kt.cluster_sum runs in clusters). Launch with `kernel[grid](*args)`.
+    "params" list of a kda_compile response. A kernel with kt.cluster_sum runs in clusters
+    of the shape the library exports; `cluster_shape`, when given, must be that one (the
+    compile result's). Launch with `kernel[grid](*args)`.
     """
     if isinstance(params, str):
         params = parse_signature(params)

@@ -16,7 +16,7 @@
 # SM90: mov.u32 {{.*}}, %cluster_ctarank;
 # SM90: mapa.shared::cluster.u32
 # SM90: st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
-# SM90: mbarrier.try_wait.parity.shared::cta.b64
+# SM90: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64
 # RUN: %if ptxas %{ kda-compile %kda_src/test/python/cluster_kernels.py --kernel normalize_rows \
 # RUN:   --target sm_90a --signature 'x_ptr=*f32:16, out_ptr=*f32:16' -D COLS=128 -D PARTS=4 \
 # RUN:   --emit cubin -o %t.cubin --fail-on-spill %}

@@ -168,7 +168,7 @@
 # CLUSTER: .reqnctapercluster 1, 1, 8
 # CLUSTER: barrier.cluster.wait.aligned;
 # CLUSTER: st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
-# CLUSTER: mbarrier.try_wait.parity.shared::cta.b64
+# CLUSTER: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64
 
 # The fused f_b projection with a [K, V] state, in two 32-row shared-memory stages: its [128, 128]
 # weight, read once, must not decide the layout of the [128, 32] state blocks (it did: each

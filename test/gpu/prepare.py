@@ -118,7 +118,7 @@ def dsl_cases():
                                                cluster=True)
         cases.append((f"kda_decode_h{H}_b{B}_bv{block_v}_cluster", kda_decode, args,
                       constexprs, grid, 4, 1e-2, 1e-2))
-    from cluster_kernels import cluster_totals, normalize_rows
+    from cluster_kernels import cluster_totals, normalize_rows, two_sums
 
     x = r.standard_normal((6, 4 * 128)).astype(np.float32)
     cases.append(("normalize_rows_cluster4", normalize_rows, [x, np.zeros_like(x)],
@@ -127,6 +127,8 @@ def dsl_cases():
     cases.append(("cluster_totals_size2", cluster_totals,
                   [x, np.zeros(16, np.float32), np.array([1, 0] * 4, np.int32)],
                   {"SIZE": 2}, (16, 1, 1), 4, 1e-6, 1e-6))
+    cases.append(("two_cluster_sums_size8", two_sums, [x, np.zeros(16, np.float32)],
+                  {"SIZE": 8}, (16, 1, 1), 4, 1e-5, 1e-6))
     # The multi-token recurrent core: varlen sequences, per-token slots, speculative decoding
     # (num_accepted_tokens), padding tokens; value rows split over programs (BV = 32).
     from kda_recurrent import kda_recurrent

@@ -35,3 +35,27 @@ def uneven_sums(x_ptr, out_ptr):
     if pid % 2 == 0:
         result = kt.cluster_sum(result, 0, 2)
     kt.store(out_ptr + pid, result)
+
+
+@kt.jit
+def two_sums(x_ptr, out_ptr, SIZE: kt.constexpr):
+    """out[p] = the cluster's sum of x times the cluster's sum of x * x: two sums in a row
+    (each program a second exchange buffer on sm_90a, the other slot row on the host)."""
+    pid = kt.program_id(0)
+    x = kt.load(x_ptr + pid)
+    first = kt.cluster_sum(x, 0, SIZE)
+    second = kt.cluster_sum(x * x, 0, SIZE)
+    kt.store(out_ptr + pid, first * second)
+
+
+@kt.jit
+def different_sums(x_ptr, out_ptr):
+    """Wrong on purpose: the programs of a cluster of two each make one sum, but not the
+    same one."""
+    pid = kt.program_id(0)
+    x = kt.load(x_ptr + pid)
+    if pid % 2 == 0:
+        x = kt.cluster_sum(x, 0, 2)
+    else:
+        x = kt.cluster_sum(100.0 * x, 0, 2)
+    kt.store(out_ptr + pid, x)

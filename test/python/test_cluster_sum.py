@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 
 import kdatile as kt
-from cluster_kernels import cluster_totals, normalize_rows, uneven_sums
+from cluster_kernels import (
+    cluster_totals,
+    different_sums,
+    normalize_rows,
+    two_sums,
+    uneven_sums,
+)
 
 from conftest import requires_lib
 
@@ -51,10 +57,23 @@ def test_grid_must_divide_into_clusters():
         normalize_rows[(3, 3)](x, np.zeros_like(x), COLS=128, PARTS=4)
 
 
-def test_programs_that_sum_unevenly_fail_instead_of_hanging():
+@pytest.mark.parametrize("size", [2, 4])
+def test_two_sums_in_a_row(size):
+    x = np.random.default_rng(7).standard_normal(3 * size).astype(np.float32)
+    out = np.zeros_like(x)
+    two_sums[(3 * size,)](x, out, SIZE=size)
+    groups = x.astype(np.float64).reshape(3, size)
+    want = np.repeat(groups.sum(1) * (groups ** 2).sum(1), size)
+    np.testing.assert_allclose(out, want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("kernel", [uneven_sums, different_sums])
+def test_programs_that_sum_unalike_fail_instead_of_hanging(kernel):
+    """One program of each cluster sums and the other does not, or each makes a different
+    sum: on a GPU that hangs; on the host the launch fails."""
     x = np.arange(4, dtype=np.float32)
     with pytest.raises(RuntimeError, match="different numbers of cluster sums"):
-        uneven_sums[(4,)](x, np.zeros(4, np.float32))
+        kernel[(4,)](x, np.zeros(4, np.float32))
 
 
 def test_compile_result_reports_the_cluster_shape():
@@ -85,8 +104,14 @@ def test_ahead_of_time_kernel_runs_in_clusters(tmp_path):
     subprocess.run([KDA_COMPILE, src, "--kernel", "normalize_rows", "--target", "cpu",
                     "--signature", "x_ptr=*f32, out_ptr=*f32", "-D", "COLS=128", "-D",
                     "PARTS=2", "--emit", "so", "-o", so], check=True)
-    kernel = kt.load_compiled(so, "normalize_rows", "x_ptr=*f32, out_ptr=*f32",
-                              cluster_shape=(1, 2, 1))
+    # The library says how it must be launched; a shape given must be that one.
+    kernel = kt.load_compiled(so, "normalize_rows", "x_ptr=*f32, out_ptr=*f32")
+    assert kernel.cluster_shape == (1, 2, 1)
+    assert kt.load_compiled(so, "normalize_rows__kda_cpu", "x_ptr=*f32, out_ptr=*f32",
+                            cluster_shape=(1, 2, 1)).cluster_shape == (1, 2, 1)
+    with pytest.raises(ValueError, match=r"runs in clusters of \(1, 2, 1\), not \(1, 1, 1\)"):
+        kt.load_compiled(so, "normalize_rows", "x_ptr=*f32, out_ptr=*f32",
+                         cluster_shape=(1, 1, 1))
     x = np.random.default_rng(0).standard_normal((3, 256)).astype(np.float32)
     out = np.zeros_like(x)
     kernel[(3, 2)](x, out)

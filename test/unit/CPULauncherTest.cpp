@@ -11,18 +11,19 @@ using namespace kda;
 namespace {
 
 /// What a compiled kernel's entry reads: args[0] -> float *in, args[1] ->
-/// float *out, args[2] -> the cluster exchange (TileToCPU.cpp).
-using Exchange = float (*)(float);
+/// float *out, args[2] -> the cluster exchange (TileToCPU.cpp), which takes
+/// the value and the number of the kernel's sum.
+using Exchange = float (*)(float, int32_t);
 
-/// out[p] = the sum of in over p's cluster (clusters of 2 along y), where p is
+/// out[p] = the sum of in over p's cluster (clusters of 4 along y), where p is
 /// the linear program id.
-void sumOverYPairs(void **args, int32_t x, int32_t y, int32_t z, int32_t nx,
+void sumOverYQuads(void **args, int32_t x, int32_t y, int32_t z, int32_t nx,
                    int32_t ny, int32_t nz) {
   const float *in = *static_cast<float **>(args[0]);
   float *out = *static_cast<float **>(args[1]);
   Exchange exchange = *static_cast<Exchange *>(args[2]);
   int32_t p = x + nx * (y + ny * z);
-  out[p] = exchange(in[p]);
+  out[p] = exchange(in[p], 0);
 }
 
 /// Only even programs sum: a misuse the launcher must report, not hang on.
@@ -30,27 +31,51 @@ void sumOnEvenX(void **args, int32_t x, int32_t, int32_t, int32_t, int32_t,
                 int32_t) {
   Exchange exchange = *static_cast<Exchange *>(args[2]);
   if (x % 2 == 0)
-    (void)exchange(1.0f);
+    (void)exchange(1.0f, 0);
+}
+
+/// Every program sums once, but even and odd ones at different sums.
+void sumAtDifferentPoints(void **args, int32_t x, int32_t, int32_t, int32_t,
+                          int32_t, int32_t) {
+  Exchange exchange = *static_cast<Exchange *>(args[2]);
+  (void)exchange(1.0f, x % 2);
 }
 
 TEST(CPULauncher, ClustersSumInRankOrder) {
-  const int32_t grid[3] = {3, 4, 2}, cluster[3] = {1, 2, 1};
-  std::vector<float> in(24), out(24, -1.0f);
-  for (int i = 0; i < 24; ++i)
-    in[i] = 0.25f * float(i) + 1e-7f * float(i * i);
+  // Values whose fp32 sum depends on the order: ((1e8 + 1) - 1e8) + 1 = 1
+  // in rank order, 2 or 0 in others.
+  const int32_t grid[3] = {3, 8, 2}, cluster[3] = {1, 4, 1};
+  const float pattern[4] = {1e8f, 1.0f, -1e8f, 1.0f};
+  std::vector<float> in(48), out(48, -1.0f);
+  for (int z = 0; z < 2; ++z)
+    for (int y = 0; y < 8; ++y)
+      for (int x = 0; x < 3; ++x)
+        in[x + 3 * (y + 8 * z)] = pattern[y % 4] * float(x + 1);
   float *inPtr = in.data(), *outPtr = out.data();
   void *args[] = {&inPtr, &outPtr};
   std::string error;
-  ASSERT_TRUE(launchCPUKernelInClusters(sumOverYPairs, grid, cluster, args, 2,
+  ASSERT_TRUE(launchCPUKernelInClusters(sumOverYQuads, grid, cluster, args, 2,
                                         0, error))
       << error;
   for (int z = 0; z < 2; ++z)
-    for (int y = 0; y < 4; ++y)
+    for (int y = 0; y < 8; ++y)
       for (int x = 0; x < 3; ++x) {
-        int y0 = y & ~1;
-        float want = in[x + 3 * (y0 + 4 * z)] + in[x + 3 * (y0 + 1 + 4 * z)];
-        EXPECT_EQ(out[x + 3 * (y + 4 * z)], want) << x << " " << y << " " << z;
+        float want = 0.0f;
+        for (int r = 0; r < 4; ++r)
+          want = r == 0 ? pattern[0] * float(x + 1)
+                        : want + pattern[r] * float(x + 1);
+        EXPECT_EQ(out[x + 3 * (y + 8 * z)], want) << x << " " << y << " " << z;
       }
+}
+
+TEST(CPULauncher, SumsAtDifferentPointsFail) {
+  const int32_t grid[3] = {4, 1, 1}, cluster[3] = {2, 1, 1};
+  float *none = nullptr;
+  void *args[] = {&none, &none};
+  std::string error;
+  EXPECT_FALSE(launchCPUKernelInClusters(sumAtDifferentPoints, grid, cluster,
+                                         args, 2, 0, error));
+  EXPECT_NE(error.find("or different ones"), std::string::npos) << error;
 }
 
 TEST(CPULauncher, GridMustDivideIntoClusters) {
@@ -58,7 +83,7 @@ TEST(CPULauncher, GridMustDivideIntoClusters) {
   float *none = nullptr;
   void *args[] = {&none, &none};
   std::string error;
-  EXPECT_FALSE(launchCPUKernelInClusters(sumOverYPairs, grid, cluster, args, 2,
+  EXPECT_FALSE(launchCPUKernelInClusters(sumOverYQuads, grid, cluster, args, 2,
                                          0, error));
   EXPECT_NE(error.find("grid (3, 3, 1) is not a multiple of the cluster shape "
                        "(1, 2, 1)"),

@@ -127,7 +127,9 @@ public:
     // One-way exchange: threads 0..size-1 each push this program's value
     // into slot `rank` of program `tid` with st.async, which counts its
     // bytes on that program's barrier; each program then waits until its
-    // barrier has all `size` values and adds its slots in rank order.
+    // barrier has all `size` values (acquire at cluster scope: what the
+    // others did before sending happens before what follows here) and adds
+    // its slots in rank order.
     Type i32 = b.getI32Type();
     auto constant = [&](int64_t v) {
       return LLVM::ConstantOp::create(b, loc, i32, v);
@@ -178,7 +180,8 @@ public:
         "{\n"
         ".reg .pred done;\n"
         "KDA_CLUSTER_WAIT:\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], 0;\n"
+        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [$0], "
+        "0;\n"
         "@!done bra KDA_CLUSTER_WAIT;\n"
         "}",
         "r,~{memory}", /*has_side_effects=*/true, /*is_align_stack=*/false,

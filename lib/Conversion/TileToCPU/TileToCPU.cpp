@@ -127,15 +127,32 @@ void materializeGridArguments(func::FuncOp kernel) {
     kernel.removeArgAttr(i, StringAttr::get(ctx, "tile.divisibility"));
 }
 
+/// Exports `<kernel>__kda_cluster_shape` (i32 x, y, z) beside the entry
+/// point, so whoever loads the compiled kernel learns that it must be
+/// launched in clusters (launchCPUKernelInClusters) and of which shape.
+void exportClusterShape(func::FuncOp kernel, ArrayRef<int32_t> shape) {
+  MLIRContext *ctx = kernel.getContext();
+  OpBuilder b(ctx);
+  b.setInsertionPoint(kernel);
+  auto type = LLVM::LLVMArrayType::get(b.getI32Type(), 3);
+  LLVM::GlobalOp::create(b, kernel.getLoc(), type, /*isConstant=*/true,
+                         LLVM::Linkage::External,
+                         kernel.getName().str() + "__kda_cluster_shape",
+                         b.getI32TensorAttr(shape));
+}
+
 /// A cluster sum on the host calls the launcher's exchange (CPULauncher.h),
-/// which meets the cluster's other programs, running on threads of their
-/// own. The kernel receives the exchange's address as a last, hidden
-/// argument, read from the argument array after the runtime arguments.
-/// Returns whether the kernel takes it (it has a sum over several programs).
+/// `float exchange(float value, i32 sum)`, which meets the cluster's other
+/// programs, running on threads of their own; `sum` numbers the kernel's
+/// sums, so programs meeting at different ones are caught. The kernel
+/// receives the exchange's address as a last, hidden argument, read from the
+/// argument array after the runtime arguments. Returns whether the kernel
+/// takes it (it has a sum over several programs).
 bool lowerClusterSums(func::FuncOp kernel) {
   SmallVector<tile::ClusterSumOp> sums;
   kernel.walk([&](tile::ClusterSumOp op) { sums.push_back(op); });
   Value exchange;
+  unsigned numExchanges = 0;
   for (tile::ClusterSumOp op : sums) {
     if (op.getSize() == 1) { // a cluster of one program: its own value
       op.replaceAllUsesWith(op.getValue());
@@ -150,10 +167,12 @@ bool lowerClusterSums(func::FuncOp kernel) {
       exchange = kernel.getArgument(last);
     }
     OpBuilder b(op);
-    Type f32 = b.getF32Type();
-    auto call = LLVM::CallOp::create(b, op.getLoc(),
-                                     LLVM::LLVMFunctionType::get(f32, {f32}),
-                                     ValueRange{exchange, op.getValue()});
+    Type f32 = b.getF32Type(), i32 = b.getI32Type();
+    Value index =
+        LLVM::ConstantOp::create(b, op.getLoc(), i32, int32_t(numExchanges++));
+    auto call = LLVM::CallOp::create(
+        b, op.getLoc(), LLVM::LLVMFunctionType::get(f32, {f32, i32}),
+        ValueRange{exchange, op.getValue(), index});
     op.replaceAllUsesWith(call.getResult());
     op.erase();
   }
@@ -240,9 +259,11 @@ struct ConvertTileToCPUPass
           tile::getClusterShape(func);
       if (failed(clusterShape))
         return signalPassFailure();
-      if (*clusterShape != std::array<int32_t, 3>{1, 1, 1})
+      if (*clusterShape != std::array<int32_t, 3>{1, 1, 1}) {
         module->setAttr(tile::kClusterShapeAttrName,
                         DenseI32ArrayAttr::get(ctx, *clusterShape));
+        exportClusterShape(func, *clusterShape);
+      }
       SmallVector<Type> runtimeTypes(func.getArgumentTypes());
       materializeGridArguments(func);
       kernels.push_back({func, runtimeTypes, lowerClusterSums(func)});

@@ -104,4 +104,4 @@ def has_clusters(ref, target) -> bool:
         index = ref.value.device.index
         target = gpu.device_target(torch, torch.cuda.current_device() if index is None
                                    else index)[1]
-    return target == "sm_90a"
+    return target in ("sm_90a", "sm_90")  # sm_90 is the compiler's alias of sm_90a

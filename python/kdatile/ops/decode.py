@@ -218,10 +218,10 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
     head's programs as a thread-block cluster (sm_90a), so splitting costs no tickets.
 
     With clusters (measured on the H200), a head of a [V, K] state is split over a cluster of
-    programs: fp32 below 64 heads over 8 programs of D/8 rows in one step, below 128 over 2
-    programs of D/2 rows in one step, below 256 over 2 programs in 32-row steps (D <= 128);
-    bf16 below 64 heads over 4 programs. Otherwise, and beyond those sizes, the rules below
-    apply.
+    programs: fp32 below 64 heads over 8 programs of D/8 rows (at least 16) in one step,
+    below 128 over 2 programs of D/2 rows in one step, below 256 over 2 programs in 32-row
+    steps (D <= 128); bf16 below 64 heads over 4 programs. Otherwise, and beyond those
+    sizes, the rules below apply.
 
     The CPU runs whole heads in one step. On GPUs (measured on the H200, docs/performance.md):
     - few heads, where the chain of memory round trips is the time: one 4-warp program per

@@ -26,7 +26,7 @@
 // CHECK: %[[SLOTS:.*]] = llvm.getelementptr %[[BUF]][8] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK: llvm.getelementptr %[[SLOTS]][%[[RANK]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
 // CHECK: llvm.inline_asm has_side_effects {{.*}}mapa.shared::cluster.u32 slot, $0, $3;{{.*}}mapa.shared::cluster.u32 bar, $1, $3;{{.*}}@p st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [slot], $2, [bar];
-// CHECK: llvm.inline_asm has_side_effects {{.*}}mbarrier.try_wait.parity.shared::cta.b64 done, [$0], 0;
+// CHECK: llvm.inline_asm has_side_effects {{.*}}mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [$0], 0;
 // CHECK: %[[S0:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK: %[[S1:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK: %[[A1:.*]] = llvm.fadd %[[S0]], %[[S1]] : f32
@@ -59,8 +59,12 @@ func.func @sum_in_clusters(%x: f32, %out: !tile.ptr<f32>) attributes {tile.kerne
 // CHECK: nvvm.fence.mbarrier.init
 // CHECK: nvvm.cluster.arrive.relaxed
 // CHECK-NOT: nvvm.cluster.arrive
+// CHECK: nvvm.cluster.wait
+// CHECK-NOT: nvvm.cluster
 // CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK-NOT: nvvm.cluster
 // CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK-NOT: nvvm.cluster
 // ATTRS-LABEL: llvm.func @two_sums
 // ATTRS-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
 module attributes {tile.num_warps = 4 : i32} {
