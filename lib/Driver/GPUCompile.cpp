@@ -188,9 +188,12 @@ void compileForNVPTX(mlir::ModuleOp module, const GPUTargetInfo &target,
   if (!assembled)
     return;
   timer.done("ptxas");
-  if (result.sharedBytes > 0)
-    for (KernelResources &k : report.kernels)
+  for (KernelResources &k : report.kernels) {
+    if (result.sharedBytes > 0)
       k.dynamicSharedBytes = result.sharedBytes;
+    if (result.clusterShape != std::array<int32_t, 3>{1, 1, 1})
+      k.clusterShape = result.clusterShape;
+  }
   result.resourceReport = report.str();
   if (!checkSpills(report, options, result.error)) {
     if (cubin)

@@ -171,6 +171,13 @@ void ResourceReport::print(llvm::raw_ostream &os) const {
       printRow(os, "spill stores", k.spillStoreBytes, "bytes");
       printRow(os, "spill loads", k.spillLoadBytes, "bytes");
       printRow(os, "barriers", k.barriers);
+      if (k.clusterShape) {
+        const std::array<int32_t, 3> &c = *k.clusterShape;
+        std::string shape = std::to_string(c[0]) + "x" + std::to_string(c[1]) +
+                            "x" + std::to_string(c[2]);
+        os << "  cluster" << std::string(17, ' ')
+           << llvm::right_justify(shape, 8) << "  programs\n";
+      }
       printRow(os, "occupancy", k.occupancy, "warps/SM (register limit)");
     }
   }

@@ -17,9 +17,12 @@
 # SM90: mapa.shared::cluster.u32
 # SM90: st.async.shared::cluster.mbarrier::complete_tx::bytes.b32
 # SM90: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64
+# The resource report gives the cluster shape (ptxas, where installed, for the report).
 # RUN: %if ptxas %{ kda-compile %kda_src/test/python/cluster_kernels.py --kernel normalize_rows \
 # RUN:   --target sm_90a --signature 'x_ptr=*f32:16, out_ptr=*f32:16' -D COLS=128 -D PARTS=4 \
-# RUN:   --emit cubin -o %t.cubin --fail-on-spill %}
+# RUN:   --emit cubin -o %t.cubin --fail-on-spill --stats 2>&1 | FileCheck %s --check-prefix=STATS %}
+# STATS: resource usage of kernel 'normalize_rows' (sm_90a, warp 32)
+# STATS: cluster {{ *}}1x4x1 {{ *}}programs
 #
 # AMD targets have no clusters: the error names the call's line.
 # RUN: not kda-compile %kda_src/test/python/cluster_kernels.py --kernel normalize_rows \

@@ -11,6 +11,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -94,6 +95,9 @@ struct KernelResources {
   std::optional<bool> dynamicStack;
   /// NVIDIA: named barriers used.
   std::optional<int64_t> barriers;
+  /// Programs per thread-block cluster (x, y, z) of a kernel launched in
+  /// clusters (kt.cluster_sum).
+  std::optional<std::array<int32_t, 3>> clusterShape;
 
   bool hasSpills() const;
   /// "VGPR spills 3, SGPR spills 0" / "spill stores 16 B, spill loads 16 B".
