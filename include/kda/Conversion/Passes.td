@@ -13,7 +13,9 @@ def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "::mlir::ModuleOp"> {
     num_z`), and every tile op becomes value-semantic tensor, linalg and scf
     ops that bufferize. Masked-off lanes of loads and stores never touch
     memory. An entry point `<kernel>__kda_cpu(ptr args, i32 pid x3, i32 num
-    x3)` unpacks an argument array for the C launcher.
+    x3)` unpacks an argument array for the C launcher. A cluster sum calls
+    the launcher's exchange, a hidden last argument read after the runtime
+    ones; such a kernel exports its cluster shape (`<kernel>__kda_cluster_shape`).
 
     Before:
     ```mlir
@@ -52,8 +54,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     through shared memory; reductions combine registers, then lanes with XOR
     shuffles, then warps through shared memory; loads and stores are guarded
     per register by their mask. Math becomes LLVM intrinsics every GPU
-    backend lowers natively. Target specifics (special registers, shuffles,
-    barriers) come from the target's hooks.
+    backend lowers natively. A cluster sum exchanges through the cluster's
+    shared memory (a buffer per sum, prepared at the kernel's entry), and
+    the module records the cluster shape (`kda.cluster_shape`). Target
+    specifics (special registers, shuffles, barriers, clusters) come from the
+    target's hooks.
 
     Before:
     ```mlir
