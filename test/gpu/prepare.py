@@ -105,18 +105,21 @@ def dsl_cases():
         cases.append((f"kda_decode_h{H}_b{B}_blk{block_step}_stages{stages}_{layout}",
                       kda_decode, args, constexprs, grid, 4, 1e-2, 1e-2))
     # Split heads whose programs sum their squares in a thread-block cluster (kt.cluster_sum):
-    # 4 and 8 programs per head in one step, and 2 programs of several steps through
-    # shared-memory stages; padding mixed in.
-    for block_v, block_step, stages in ((32, None, 0), (16, None, 0), (64, 16, 2)):
+    # 4 and 8 programs per head in one step (also with a [K, V] state), and 2 programs of
+    # several steps through shared-memory stages; padding mixed in.
+    for block_v, block_step, stages, layout in ((32, None, 0, "vk"), (16, None, 0, "vk"),
+                                                (64, 16, 2, "vk"), (32, None, 0, "kv")):
         H, B = 2, 2
         slots = 2 * B + 1
         inp = make_decode_inputs(r, B, H, slots)
+        if layout == "kv":
+            inp["state"] = np.ascontiguousarray(inp["state"].swapaxes(2, 3))
         idx = r.permutation(slots)[:B].astype(np.int32)
         idx[1] = -1
         args, constexprs, grid = decode_launch(inp, idx, lower_bound=-5.0, block_v=block_v,
                                                block_step=block_step, stages=stages,
-                                               cluster=True)
-        cases.append((f"kda_decode_h{H}_b{B}_bv{block_v}_cluster", kda_decode, args,
+                                               state_layout=layout, cluster=True)
+        cases.append((f"kda_decode_h{H}_b{B}_bv{block_v}_{layout}_cluster", kda_decode, args,
                       constexprs, grid, 4, 1e-2, 1e-2))
     from cluster_kernels import cluster_totals, normalize_rows, two_sums
 
