@@ -247,7 +247,8 @@ def test_consecutive_steps(state_dtype):
 # the fp64 reference, which alone moves the state's rel RMS past 1e-5.)
 @pytest.mark.parametrize("target,B,H,block_v,block_step,stages,warps,fused", [
     ("sm_90a", 1, 12, 16, 16, 0, 4, False), ("sm_90a", 1, 12, 16, 16, 0, 4, True),
-    ("sm_90a", 8, 12, 64, 64, 0, 4, False), ("sm_90a", 16, 12, 64, 32, 0, 4, False),
+    ("sm_90a", 8, 12, 64, 64, 0, 4, False), ("sm_90a", 8, 12, 64, 32, 0, 4, True),
+    ("sm_90a", 16, 12, 64, 32, 0, 4, False),
     ("gfx950", 1, 12, 32, 32, 0, 4, False),
     ("gfx950", 1, 12, 32, 32, 0, 4, True), ("gfx950", 8, 12, 128, 128, 0, 4, False),
     ("gfx950", 8, 12, 128, 128, 0, 4, True), ("sm_90a", 24, 12, 128, 64, 0, 8, False),
@@ -298,10 +299,11 @@ def test_decode_config_satisfies_the_kernel():
 
     for D in (16, 32, 64, 128, 256):
         for pairs in (1, 63, 64, 127, 128, 255, 256, 257, 511, 512, 1023, 1024, 4096):
-            for state_bytes, state_kv, clusters in itertools.product((2, 4), (False, True),
-                                                                     (False, True)):
+            for state_bytes, state_kv, clusters, fused in itertools.product(
+                    (2, 4), (False, True), (False, True), (False, True)):
                 bv, blk, stages, warps = decode_config(pairs, 1, D, True, state_bytes,
-                                                       state_kv=state_kv, clusters=clusters)
+                                                       state_kv=state_kv, clusters=clusters,
+                                                       fused=fused)
                 assert D % bv == 0 and (D // bv) & (D // bv - 1) == 0, (D, pairs)
                 assert D // bv <= 8 or not clusters, (D, pairs)  # CLUSTER's limit
                 assert bv % blk == 0 and blk <= bv, (D, pairs)
@@ -340,6 +342,14 @@ def test_decode_config():
             for B in (1, 5, 6)] == [(32, 32, 0, 4), (32, 32, 0, 4), (128, 128, 0, 4)]
     assert decode_config(1, 12, 128, on_gpu=True, state_kv=True, clusters=True) == \
         (128, 128, 0, 4)
+    # The f_b projection fused: 8 programs below 32 heads, then 2 (32-row steps with fp32, one
+    # step with bf16 below 128 heads) up to 255.
+    assert [decode_config(B, 12, 128, on_gpu=True, clusters=True, fused=True)
+            for B in (2, 3, 21, 22)] == \
+        [(16, 16, 0, 4), (64, 32, 0, 4), (64, 32, 0, 4), (128, 64, 0, 8)]
+    assert [decode_config(B, 12, 128, on_gpu=True, state_bytes=2, clusters=True, fused=True)
+            for B in (2, 3, 10, 11)] == \
+        [(16, 16, 0, 4), (64, 64, 0, 4), (64, 64, 0, 4), (128, 128, 0, 4)]
     assert decode_config(1, 1, 256, on_gpu=True, clusters=True) == (32, 32, 0, 4)
     # No whole [D, D] block in one step beyond D = 128 (registers).
     assert decode_config(1, 64, 256, on_gpu=True) == (256, 64, 0, 8)

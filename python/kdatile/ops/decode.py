@@ -184,7 +184,8 @@ def _decode(params, *, fused, target=None):
     on_gpu = ref.device != "cpu" if target is None else target != "cpu"
     clusters = on_gpu and has_clusters(ref, target)
     block_v, block_step, stages, num_warps = decode_config(
-        B, H, D, on_gpu, state.itemsize, state_kv=state_layout == "kv", clusters=clusters)
+        B, H, D, on_gpu, state.itemsize, state_kv=state_layout == "kv", clusters=clusters,
+        fused=fused)
     # A head split over programs sums its squares in a thread-block cluster where the GPU
     # has them (no workspace), else through tickets in the device's workspace.
     cluster = block_v < D and clusters
@@ -211,17 +212,21 @@ def _decode(params, *, fused, target=None):
 
 
 def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
-                  state_kv: bool = False, clusters: bool = False) -> tuple:
+                  state_kv: bool = False, clusters: bool = False, fused: bool = False) -> tuple:
     """(value rows per program BV, value rows per step BLK, shared-memory stages STAGES,
     warps per program or None for the default) of a launch; state_bytes: bytes per state
     element (4: fp32, 2: bf16); state_kv: a [K, V] state; clusters: the GPU runs a split
-    head's programs as a thread-block cluster (sm_90a), so splitting costs no tickets.
+    head's programs as a thread-block cluster (sm_90a), so splitting costs no tickets;
+    fused: the f_b projection is fused (kda_decode_with_f_b: every program reads its head's
+    [D, D] weight block, so fewer programs per head pay off sooner).
 
     With clusters (measured on the H200), a head of a [V, K] state is split over a cluster of
     programs: fp32 below 64 heads over 8 programs of D/8 rows (at least 16) in one step,
     below 128 over 2 programs of D/2 rows in one step, below 256 over 2 programs in 32-row
-    steps (D <= 128); bf16 below 64 heads over 4 programs. Otherwise, and beyond those
-    sizes, the rules below apply.
+    steps (D <= 128); bf16 below 64 heads over 4 programs. With the f_b projection fused,
+    8 programs only below 32 heads, then 2 programs up to 255 heads (in 32-row steps for fp32,
+    in one step for bf16 below 128 heads). Otherwise, and beyond those sizes, the rules below
+    apply.
 
     The CPU runs whole heads in one step. On GPUs (measured on the H200, docs/performance.md):
     - few heads, where the chain of memory round trips is the time: one 4-warp program per
@@ -240,7 +245,16 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
     if not on_gpu:
         return D, D, 0, None
     pairs = B * H
-    if clusters and not state_kv:
+    if clusters and not state_kv and fused and D <= 128:
+        if pairs < 32:
+            rows = max(D // 8, min(D, 16))
+            return rows, rows, 0, 4
+        half = max(D // 2, min(D, 16))
+        if state_bytes == 4 and pairs < 256:
+            return half, min(half, 32), 0, 4
+        if pairs < 128:
+            return half, half, 0, 4
+    elif clusters and not state_kv:
         if pairs < 64:
             rows = max(D // (8 if state_bytes == 4 else 4), min(D, 16))
             return rows, rows, 0, 4
