@@ -25,8 +25,9 @@ if _REFS not in sys.path:
 # step below 128 (H = 12, B = 8) and in 32-row steps below 256 (H = 12, B = 16); a bf16 state
 # over 4 programs below 64 heads (H = 1, B = 33), else whole heads in one step up to 256 heads
 # (H = 12, B = 8); whole heads on 4 warps in steps of 32 rows from 512 (H = 12, B = 48). A
-# [K, V] state holds whole heads in one step (H = 1, B = 33; H = 12, B = 1; H = 1, B = 8) but
-# from 256 to 1023 heads (H = 12, B = 33: 32-row steps through two shared-memory stages). With
+# [K, V] state splits heads over a cluster of 4 programs below 64 heads (H = 1, B = 33 fp32;
+# H = 1, B = 8 bf16), holds whole heads in one step (H = 12, B = 1 with f_b fused) but from
+# 256 to 1023 heads (H = 12, B = 33: 32-row steps through two shared-memory stages). With
 # the f_b projection fused, heads split over 2 programs from 32 heads (H = 12, B = 8: 32-row
 # steps for fp32, one step for bf16).
 #        H   B  state   layout conv  lower_bound fused  bias   indices out

@@ -340,8 +340,15 @@ def test_decode_config():
          (64, 32, 0, 4), (128, 64, 0, 8)]
     assert [decode_config(B, 12, 128, on_gpu=True, state_bytes=2, clusters=True)
             for B in (1, 5, 6)] == [(32, 32, 0, 4), (32, 32, 0, 4), (128, 128, 0, 4)]
-    assert decode_config(1, 12, 128, on_gpu=True, state_kv=True, clusters=True) == \
-        (128, 128, 0, 4)
+    # A [K, V] state in clusters below 64 heads: fp32 over 8 programs below 32 heads, else
+    # over 4; not with the f_b projection fused.
+    assert [decode_config(B, 12, 128, on_gpu=True, state_kv=True, clusters=True)
+            for B in (2, 3, 5, 6)] == \
+        [(16, 16, 0, 4), (32, 32, 0, 4), (32, 32, 0, 4), (128, 128, 0, 4)]
+    assert decode_config(1, 12, 128, on_gpu=True, state_bytes=2, state_kv=True,
+                         clusters=True) == (32, 32, 0, 4)
+    assert decode_config(1, 12, 128, on_gpu=True, state_kv=True, clusters=True,
+                         fused=True) == (128, 128, 0, 4)
     # The f_b projection fused: 8 programs below 32 heads, then 2 (32-row steps with fp32, one
     # step with bf16 below 128 heads) up to 255.
     assert [decode_config(B, 12, 128, on_gpu=True, clusters=True, fused=True)

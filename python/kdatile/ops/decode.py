@@ -223,7 +223,9 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
     With clusters (measured on the H200), a head of a [V, K] state is split over a cluster of
     programs: fp32 below 64 heads over 8 programs of D/8 rows (at least 16) in one step,
     below 128 over 2 programs of D/2 rows in one step, below 256 over 2 programs in 32-row
-    steps (D <= 128); bf16 below 64 heads over 4 programs. With the f_b projection fused,
+    steps (D <= 128); bf16 below 64 heads over 4 programs. A [K, V] state (D <= 128) splits
+    below 64 heads too: fp32 over 8 programs below 32 heads, else over 4. With the f_b
+    projection fused (a [V, K] state),
     8 programs only below 32 heads, then 2 programs up to 255 heads (in 32-row steps for fp32,
     in one step for bf16 below 128 heads). Otherwise, and beyond those sizes, the rules below
     apply.
@@ -245,7 +247,14 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
     if not on_gpu:
         return D, D, 0, None
     pairs = B * H
-    if clusters and not state_kv and fused and D <= 128:
+    if clusters and state_kv and not fused and D <= 128:
+        if pairs < (32 if state_bytes == 4 else 0):
+            rows = max(D // 8, min(D, 16))
+            return rows, rows, 0, 4
+        if pairs < 64:
+            rows = max(D // 4, min(D, 16))
+            return rows, rows, 0, 4
+    elif clusters and not state_kv and fused and D <= 128:
         if pairs < 32:
             rows = max(D // 8, min(D, 16))
             return rows, rows, 0, 4
