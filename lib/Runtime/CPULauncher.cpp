@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -224,8 +225,17 @@ bool kda::launchCPUKernelInClusters(CPUKernelEntry entry, const int32_t grid[3],
   float (*exchange)(float, int32_t) = sumOverCluster;
   argv.push_back(reinterpret_cast<void *>(&exchange));
 
-  ClusterRun run(static_cast<unsigned>(size));
-  auto runRank = [&](unsigned rank) {
+  // Clusters are dealt round-robin to groups of `size` threads (one per
+  // rank), as many groups as the thread budget holds (at least one).
+  unsigned budget = numThreads > 0
+                        ? unsigned(numThreads)
+                        : std::max(1u, std::thread::hardware_concurrency());
+  int64_t numGroups = std::clamp<int64_t>(budget / size, 1, numClusters);
+  std::vector<std::unique_ptr<ClusterRun>> runs;
+  for (int64_t g = 0; g < numGroups; ++g)
+    runs.push_back(std::make_unique<ClusterRun>(static_cast<unsigned>(size)));
+  auto runRank = [&](int64_t group, unsigned rank) {
+    ClusterRun &run = *runs[group];
     currentRun = &run;
     currentRank = rank;
     currentSums = 0;
@@ -233,7 +243,7 @@ bool kda::launchCPUKernelInClusters(CPUKernelEntry entry, const int32_t grid[3],
     int32_t rx = int32_t(rank % clusterShape[0]);
     int32_t ry = int32_t((rank / clusterShape[0]) % clusterShape[1]);
     int32_t rz = int32_t(rank / (clusterShape[0] * clusterShape[1]));
-    for (int64_t c = 0; c < numClusters; ++c) {
+    for (int64_t c = group; c < numClusters; c += numGroups) {
       int32_t cx = int32_t(c % clusters[0]);
       int32_t cy = int32_t((c / clusters[0]) % clusters[1]);
       int32_t cz = int32_t(c / (clusters[0] * clusters[1]));
@@ -245,19 +255,24 @@ bool kda::launchCPUKernelInClusters(CPUKernelEntry entry, const int32_t grid[3],
   };
   std::vector<std::thread> threads;
   try {
-    for (unsigned rank = 1; rank < size; ++rank)
-      threads.emplace_back(runRank, rank);
+    for (int64_t g = 0; g < numGroups; ++g)
+      for (unsigned rank = g == 0 ? 1 : 0; rank < size; ++rank)
+        threads.emplace_back(runRank, g, rank);
   } catch (const std::system_error &e) {
-    run.breakRun(); // the started ranks return from their meetings
+    for (auto &run : runs)
+      run->breakRun(); // the started ranks return from their meetings
     for (std::thread &t : threads)
       t.join();
     error = std::string("cannot start the threads of a cluster: ") + e.what();
     return false;
   }
-  runRank(0);
+  runRank(0, 0);
   for (std::thread &t : threads)
     t.join();
-  if (run.isBroken()) {
+  bool broken = false;
+  for (auto &run : runs)
+    broken |= run->isBroken();
+  if (broken) {
     error = "the programs of a cluster made different numbers of cluster "
             "sums, or different ones (kt.cluster_sum must be reached by every "
             "program of a cluster alike); the results are wrong";

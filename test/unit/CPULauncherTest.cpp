@@ -41,7 +41,11 @@ void sumAtDifferentPoints(void **args, int32_t x, int32_t, int32_t, int32_t,
   (void)exchange(1.0f, x % 2);
 }
 
-TEST(CPULauncher, ClustersSumInRankOrder) {
+class ClustersSumInRankOrder : public ::testing::TestWithParam<int32_t> {};
+
+/// With every thread budget: one group of 4 threads (budget 1 or 4), or
+/// several groups running clusters at once (8, 12: 2 and 3 groups).
+TEST_P(ClustersSumInRankOrder, AtEveryThreadBudget) {
   // Values whose fp32 sum depends on the order: ((1e8 + 1) - 1e8) + 1 = 1
   // in rank order, 2 or 0 in others.
   const int32_t grid[3] = {3, 8, 2}, cluster[3] = {1, 4, 1};
@@ -55,7 +59,7 @@ TEST(CPULauncher, ClustersSumInRankOrder) {
   void *args[] = {&inPtr, &outPtr};
   std::string error;
   ASSERT_TRUE(launchCPUKernelInClusters(sumOverYQuads, grid, cluster, args, 2,
-                                        0, error))
+                                        GetParam(), error))
       << error;
   for (int z = 0; z < 2; ++z)
     for (int y = 0; y < 8; ++y)
@@ -67,6 +71,9 @@ TEST(CPULauncher, ClustersSumInRankOrder) {
         EXPECT_EQ(out[x + 3 * (y + 8 * z)], want) << x << " " << y << " " << z;
       }
 }
+
+INSTANTIATE_TEST_SUITE_P(CPULauncher, ClustersSumInRankOrder,
+                         ::testing::Values(1, 4, 8, 12, 0));
 
 TEST(CPULauncher, SumsAtDifferentPointsFail) {
   const int32_t grid[3] = {4, 1, 1}, cluster[3] = {2, 1, 1};
@@ -97,7 +104,8 @@ TEST(CPULauncher, UnevenSumsFailInsteadOfHanging) {
   void *args[] = {&none, &none};
   std::string error;
   EXPECT_FALSE(
-      launchCPUKernelInClusters(sumOnEvenX, grid, cluster, args, 2, 0, error));
+      launchCPUKernelInClusters(sumOnEvenX, grid, cluster, args, 2, 4, error));
+  // (A budget of 4 threads runs the six clusters in two groups at once.)
   EXPECT_NE(error.find("different numbers of cluster sums"), std::string::npos)
       << error;
 }

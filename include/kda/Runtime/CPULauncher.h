@@ -21,8 +21,9 @@ bool launchCPUKernel(CPUKernelEntry entry, int32_t gridX, int32_t gridY,
 /// Runs a kernel whose programs sum over clusters of `clusterShape` (x, y,
 /// z; the compile result's cluster shape): the grid must be a multiple of
 /// it. Each of a cluster's programs runs on a thread of its own, so they meet
-/// at every cluster sum; clusters run one after another. The kernel takes
-/// `numArgs` runtime arguments and reads the cluster exchange after them.
+/// at every cluster sum; as many clusters run at once as `numThreads` (0: the
+/// hardware concurrency) holds groups of threads, at least one. The kernel
+/// takes `numArgs` runtime arguments and reads the cluster exchange after them.
 /// Fails when the grid does not divide into clusters, or when the programs of
 /// a cluster did not all make the same number of cluster sums (their results
 /// are then wrong). A 1x1x1 shape is launchCPUKernel.
