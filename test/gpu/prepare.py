@@ -89,38 +89,31 @@ def dsl_cases():
         args, constexprs, grid = decode_launch(inp, idx, lower_bound=lower_bound)
         cases.append((f"kda_decode_h{H}_b{B}_{'lb' if lower_bound else 'sp'}", kda_decode,
                       args, constexprs, grid, 4, 1e-2, 1e-2))
-    # Whole heads in steps, the state streamed through shared memory by cp.async (a ring of
-    # two 32-row and of three 16-row buffers), both state layouts; two 64-row buffers (64 KiB:
-    # dynamic shared memory, above the 48 KiB a static allocation may take).
-    for block_step, stages, layout in ((32, 2, "vk"), (16, 3, "kv"), (64, 2, "vk")):
-        H, B = 4, 5
+    def decode_case(name, H, B, padding_row, layout, **launch):
+        """A kda_decode case on a pool of 2*B+1 slots, row `padding_row` a padding row."""
         slots = 2 * B + 1
         inp = make_decode_inputs(r, B, H, slots)
         if layout == "kv":
             inp["state"] = np.ascontiguousarray(inp["state"].swapaxes(2, 3))
         idx = r.permutation(slots)[:B].astype(np.int32)
-        idx[2] = -1
+        idx[padding_row] = -1
         args, constexprs, grid = decode_launch(inp, idx, lower_bound=-5.0, state_layout=layout,
-                                               block_step=block_step, stages=stages)
-        cases.append((f"kda_decode_h{H}_b{B}_blk{block_step}_stages{stages}_{layout}",
-                      kda_decode, args, constexprs, grid, 4, 1e-2, 1e-2))
+                                               **launch)
+        cases.append((name, kda_decode, args, constexprs, grid, 4, 1e-2, 1e-2))
+
+    # Whole heads in steps, the state streamed through shared memory by cp.async (a ring of
+    # two 32-row and of three 16-row buffers), both state layouts; two 64-row buffers (64 KiB:
+    # dynamic shared memory, above the 48 KiB a static allocation may take).
+    for block_step, stages, layout in ((32, 2, "vk"), (16, 3, "kv"), (64, 2, "vk")):
+        decode_case(f"kda_decode_h4_b5_blk{block_step}_stages{stages}_{layout}", 4, 5, 2,
+                    layout, block_step=block_step, stages=stages)
     # Split heads whose programs sum their squares in a thread-block cluster (kt.cluster_sum):
     # 4 and 8 programs per head in one step (also with a [K, V] state), and 2 programs of
     # several steps through shared-memory stages; padding mixed in.
     for block_v, block_step, stages, layout in ((32, None, 0, "vk"), (16, None, 0, "vk"),
                                                 (64, 16, 2, "vk"), (32, None, 0, "kv")):
-        H, B = 2, 2
-        slots = 2 * B + 1
-        inp = make_decode_inputs(r, B, H, slots)
-        if layout == "kv":
-            inp["state"] = np.ascontiguousarray(inp["state"].swapaxes(2, 3))
-        idx = r.permutation(slots)[:B].astype(np.int32)
-        idx[1] = -1
-        args, constexprs, grid = decode_launch(inp, idx, lower_bound=-5.0, block_v=block_v,
-                                               block_step=block_step, stages=stages,
-                                               state_layout=layout, cluster=True)
-        cases.append((f"kda_decode_h{H}_b{B}_bv{block_v}_{layout}_cluster", kda_decode, args,
-                      constexprs, grid, 4, 1e-2, 1e-2))
+        decode_case(f"kda_decode_h2_b2_bv{block_v}_{layout}_cluster", 2, 2, 1, layout,
+                    block_v=block_v, block_step=block_step, stages=stages, cluster=True)
     from cluster_kernels import cluster_totals, normalize_rows, two_sums
 
     x = r.standard_normal((6, 4 * 128)).astype(np.float32)

@@ -99,18 +99,16 @@ public:
     return "";
   }
   bool hasClusters() const override { return true; }
-  void initClusterExchanges(OpBuilder &b, Location loc,
-                            ValueRange buffers) override {
+  void initClusterExchanges(OpBuilder &b, Location loc, ValueRange buffers,
+                            Value isFirstThread) override {
     // Thread 0 makes each barrier expect one arrival (its own, with the
     // bytes); the cluster barrier, waited for before the first sum, then
     // publishes the initialization to every program before any sends (a
     // remote st.async must find it).
-    Value first = LLVM::ICmpOp::create(
-        b, loc, LLVM::ICmpPredicate::eq, getThreadId(b, loc),
-        LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0));
     {
       OpBuilder::InsertionGuard guard(b);
-      auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+      auto ifOp =
+          scf::IfOp::create(b, loc, isFirstThread, /*withElseRegion=*/false);
       b.setInsertionPointToStart(ifOp.thenBlock());
       Value one = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 1);
       for (Value buffer : buffers)
@@ -123,7 +121,7 @@ public:
     NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
   }
   Value clusterSum(OpBuilder &b, Location loc, Value value, Value buffer,
-                   unsigned size) override {
+                   unsigned size, Value isFirstThread) override {
     // One-way exchange: threads 0..size-1 each push this program's value
     // into slot `rank` of program `tid` with st.async, which counts its
     // bytes on that program's barrier; each program then waits until its
@@ -136,11 +134,10 @@ public:
     };
     Value tid = getThreadId(b, loc);
     Value rank = NVVM::ClusterId::create(b, loc, i32);
-    Value first =
-        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid, constant(0));
     {
       OpBuilder::InsertionGuard guard(b);
-      auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+      auto ifOp =
+          scf::IfOp::create(b, loc, isFirstThread, /*withElseRegion=*/false);
       b.setInsertionPointToStart(ifOp.thenBlock());
       NVVM::MBarrierArriveExpectTxOp::create(
           b, loc, Type(), buffer, constant(4 * size),

@@ -45,9 +45,9 @@ struct ClusterSumLowering : OpConversionPattern<tile::ClusterSumOp> {
         LLVM::LLVMPointerType::get(getContext(),
                                    state.hooks->getSharedAddressSpace()),
         name);
-    rewriter.replaceOp(op, state.hooks->clusterSum(rewriter, loc,
-                                                   adaptor.getValue(), buffer,
-                                                   size));
+    rewriter.replaceOp(op, state.hooks->clusterSum(
+                               rewriter, loc, adaptor.getValue(), buffer, size,
+                               emitIsFirstThread(rewriter, loc, state)));
     return success();
   }
   GPULoweringState &state;
@@ -99,7 +99,8 @@ void kda::emitClusterEntries(ModuleOp module, GPULoweringState &state) {
     SmallVector<Value> buffers;
     for (const std::string &symbol : symbols)
       buffers.push_back(LLVM::AddressOfOp::create(b, loc, ptrType, symbol));
-    state.hooks->initClusterExchanges(b, loc, buffers);
+    state.hooks->initClusterExchanges(b, loc, buffers,
+                                      emitIsFirstThread(b, loc, state));
   }
 }
 

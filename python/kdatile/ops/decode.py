@@ -247,28 +247,31 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
     if not on_gpu:
         return D, D, 0, None
     pairs = B * H
+
+    def split(parts, step=None):
+        """A head over `parts` 4-warp programs (rows at least 16), in steps of `step` rows
+        (None: one step)."""
+        rows = max(D // parts, min(D, 16))
+        return rows, rows if step is None else min(rows, step), 0, 4
+
+    fp32 = state_bytes == 4
     if clusters and state_kv and not fused and D <= 128:
-        if pairs < (32 if state_bytes == 4 else 0):
-            rows = max(D // 8, min(D, 16))
-            return rows, rows, 0, 4
+        if pairs < (32 if fp32 else 0):
+            return split(8)
         if pairs < 64:
-            rows = max(D // 4, min(D, 16))
-            return rows, rows, 0, 4
+            return split(4)
     elif clusters and not state_kv and fused and D <= 128:
         if pairs < 32:
-            rows = max(D // 8, min(D, 16))
-            return rows, rows, 0, 4
-        half = max(D // 2, min(D, 16))
-        if state_bytes == 4 and pairs < 256:
-            return half, min(half, 32), 0, 4
+            return split(8)
+        if fp32 and pairs < 256:
+            return split(2, 32)
         if pairs < 128:
-            return half, half, 0, 4
+            return split(2)
     elif clusters and not state_kv:
         if pairs < 64:
-            rows = max(D // (8 if state_bytes == 4 else 4), min(D, 16))
-            return rows, rows, 0, 4
-        if state_bytes == 4 and pairs < 256 and D <= 128:
-            return D // 2, D // 2 if pairs < 128 else min(D // 2, 32), 0, 4
+            return split(8 if fp32 else 4)
+        if fp32 and pairs < 256 and D <= 128:
+            return split(2, None if pairs < 128 else 32)
     blk = min(D, 32)
     if state_kv and D <= 128:
         if 256 <= pairs < 1024:

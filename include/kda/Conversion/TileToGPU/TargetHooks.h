@@ -87,18 +87,20 @@ public:
   virtual bool hasClusters() const { return false; }
   /// At the kernel's entry: prepares the exchange buffers of its cluster sums
   /// (each an 8-byte barrier followed by one 4-byte slot per program) and
-  /// announces it to the cluster.
+  /// announces it to the cluster. `isFirstThread`: i1, this is thread 0.
   virtual void initClusterExchanges(mlir::OpBuilder &b, mlir::Location loc,
-                                    mlir::ValueRange buffers) {}
+                                    mlir::ValueRange buffers,
+                                    mlir::Value isFirstThread) {}
   /// Waits until every program of the cluster has prepared its buffers (once,
   /// by every thread, before the first cluster sum), so any may then send.
   virtual void waitForClusterExchanges(mlir::OpBuilder &b, mlir::Location loc) {
   }
   /// The sum of `value` (f32, the same in every thread) over the `size`
-  /// programs of the cluster, added in rank order, through `buffer`.
+  /// programs of the cluster, added in rank order, through `buffer`;
+  /// `isFirstThread` as for initClusterExchanges.
   virtual mlir::Value clusterSum(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Value value, mlir::Value buffer,
-                                 unsigned size) {
+                                 unsigned size, mlir::Value isFirstThread) {
     return {};
   }
   /// Marks `func` as a kernel launched with `numThreads` threads, in
