@@ -413,8 +413,7 @@ class JITFunction:
                 with open(meta_path, encoding="utf-8") as f:
                     meta = json.load(f)
                 kernel = CompiledKernel(so_path, meta["entry"], meta["params"],
-                                        library=ctypes.CDLL(so_path),
-                                        cluster_shape=meta.get("cluster_shape", (1, 1, 1)))
+                                        library=ctypes.CDLL(so_path))
                 _stats["disk_hits"] += 1
             except (OSError, ValueError, KeyError, TypeError, RuntimeError):
                 kernel = None  # unreadable or damaged entry: compile it again
@@ -432,7 +431,6 @@ class JITFunction:
             meta = {
                 "entry": response["entry"],
                 "params": response["params"],
-                "cluster_shape": response.get("cluster_shape", [1, 1, 1]),
                 "kernel": self.__name__,
                 "signature": request["signature"],
                 "constexprs": request["constexprs"],
@@ -443,8 +441,7 @@ class JITFunction:
                 json.dump(meta, f, indent=1)
             os.replace(tmp_meta, meta_path)
             kernel = CompiledKernel(so_path, meta["entry"], meta["params"],
-                                    library=ctypes.CDLL(so_path),
-                                    cluster_shape=meta["cluster_shape"])
+                                    library=ctypes.CDLL(so_path))
         return self._specialization(kernel)
 
     def _specialization(self, kernel) -> _Specialization:
