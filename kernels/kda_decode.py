@@ -38,6 +38,10 @@ Layout constexprs:
   STATE_KV      False: state[slot, h] is [V, K] (K contiguous); True: [K, V].
   CLUSTER       with BV < D: the head's programs sum over a cluster (targets with clusters
                 and the host) instead of the ticket; ticket_ptr and partial_ptr are unused.
+                A one-step [V, K] program in a cluster is decode_rows_in_cluster, whose
+                layouts are written out for 32-lane warps (sm_90a).
+  num_warps     the program's warps (the launch's): decode_rows_in_cluster's layouts span
+                them.
   USE_LOWER_BOUND  True: g = lower_bound * sigmoid(exp(A_log) * (raw_g + dt_bias));
                    False: g = -exp(A_log) * softplus(raw_g + dt_bias).
   HAS_CONV_BIAS    whether conv_b_ptr holds a bias per channel.
@@ -138,7 +142,7 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
                H: kt.constexpr, D: kt.constexpr, BV: kt.constexpr, STATE_KV: kt.constexpr,
                USE_LOWER_BOUND: kt.constexpr, HAS_CONV_BIAS: kt.constexpr,
                FUSED_FB: kt.constexpr, BLK: kt.constexpr = 0, STAGES: kt.constexpr = 0,
-               CLUSTER: kt.constexpr = False):
+               CLUSTER: kt.constexpr = False, num_warps: kt.constexpr = 4):
     NV = D // BV
     kt.static_assert(NV * BV == D and (NV & (NV - 1)) == 0,
                      "BV must divide D into a power-of-two number of blocks")
@@ -152,6 +156,13 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
     kt.static_assert(not CLUSTER or NV <= 8, "CLUSTER needs at most 8 programs per head")
     # A split head's programs sum their squares in a cluster instead of taking tickets.
     CLUSTERED = CLUSTER and NV > 1
+    if CLUSTERED and NB == 1 and not STATE_KV:
+        decode_rows_in_cluster(
+            x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr, fbw_ptr,
+            raw_beta_ptr, A_log_ptr, dt_bias_ptr, state_ptr, state_idx_ptr, gate_ptr,
+            norm_w_ptr, out_ptr, num_slots, stride_x, stride_cs_slot, stride_cs_c, stride_cs_w,
+            lower_bound, norm_eps, H, D, BV, USE_LOWER_BOUND, HAS_CONV_BIAS, FUSED_FB, num_warps)
+        return
     PIPELINED = STAGES > 0 and NB > 1
     if PIPELINED:
         if STATE_KV:
@@ -354,3 +365,91 @@ def gated_rmsnorm(o, sum_sq, gate, norm_w, out_rows, D: kt.constexpr, norm_eps):
     """out_rows = o * rsqrt(sum_sq / D + eps) * norm_w * sigmoid(gate) (all fp32)."""
     y = o * kt.rsqrt(sum_sq / D + norm_eps) * norm_w * kt.sigmoid(gate)
     kt.store(out_rows, y)
+
+
+@kt.jit
+def decode_rows_in_cluster(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
+                           fbw_ptr, raw_beta_ptr, A_log_ptr, dt_bias_ptr, state_ptr,
+                           state_idx_ptr, gate_ptr, norm_w_ptr, out_ptr, num_slots, stride_x,
+                           stride_cs_slot, stride_cs_c, stride_cs_w, lower_bound, norm_eps,
+                           H: kt.constexpr, D: kt.constexpr, BV: kt.constexpr,
+                           USE_LOWER_BOUND: kt.constexpr, HAS_CONV_BIAS: kt.constexpr,
+                           FUSED_FB: kt.constexpr, num_warps: kt.constexpr):
+    """The one-step program of a head split over a cluster ([V, K] state), with its layouts
+    written out (32 lanes: clusters exist on sm_90a only). Its chain from the slot to the
+    output is the time, so it is laid out for few shared-memory exchanges: the [BV, D] state
+    block has a row per warp at a time and D across lanes (STATE), K-vectors (q, k, the gate)
+    live in its column slice, replicated over warps (KVEC), so their norms and the row
+    reductions need lane shuffles only, and value rows in its row slice (VROW). The q/k/v
+    convolutions run one channel per thread (CHAN) and each crosses to its slice once; the
+    outputs cross back for the norm. Against the layouts the pass chooses (which reduce the
+    norms across warps and move the vectors between slices several times: 21 barriers
+    instead of 9), one H200 run gave 3.40 against 3.64 us at H = 12, B = 1 (docs/performance.md)."""
+    STATE = kt.BlockedLayout([1, 4], [1, 32], [num_warps, 1], [1, 0])
+    KVEC = kt.SliceLayout(0, STATE)
+    VROW = kt.SliceLayout(1, STATE)
+    CHAN = kt.BlockedLayout([1], [32], [num_warps], [0])
+    NV = D // BV
+    n = kt.program_id(0)
+    h = kt.program_id(1)
+    vb = kt.program_id(2)
+    chan = kt.arange(0, D, layout=CHAN)
+    col = kt.arange(0, D, layout=KVEC)
+    own = vb * BV + kt.arange(0, BV, layout=CHAN)
+    head_row = (n * H + h) * D
+    # Everything that does not depend on the slot is loaded before its test (their loads
+    # overlap the slot's), and the gate math runs while it is in flight.
+    slot = kt.load(state_idx_ptr + n)
+    x_row = x_ptr + n.to(kt.int64) * stride_x
+    q_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, h * D + chan, HAS_CONV_BIAS)
+    k_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, (H + h) * D + chan, HAS_CONV_BIAS)
+    v_chan = (2 * H + h) * D + own
+    v_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, v_chan, HAS_CONV_BIAS)
+    gate = kt.load(gate_ptr + (head_row + own)).to(kt.float32)
+    norm_w = kt.load(norm_w_ptr + own).to(kt.float32)
+    if FUSED_FB:
+        # raw_g = bf16(f_b_weight[h*D:(h+1)*D] @ f_a[n]), fp32 accumulation.
+        offs = kt.arange(0, D)
+        fa = kt.load(fa_ptr + n * D + offs).to(kt.float32)
+        w = kt.load(fbw_ptr + (h * D + offs)[:, None] * D + offs[None, :])
+        raw_g = kt.convert_layout(kt.sum(w.to(kt.float32) * fa[None, :], 1).to(kt.bfloat16),
+                                  KVEC)
+    else:
+        raw_g = kt.load(raw_g_ptr + head_row + col)
+    g = kda_gate(raw_g.to(kt.float32), kt.load(A_log_ptr + h), kt.load(dt_bias_ptr + h * D + col),
+                 lower_bound, USE_LOWER_BOUND)
+    eg = kt.exp(g)
+    beta = kt.sigmoid(kt.load(raw_beta_ptr + n * H + h).to(kt.float32))
+    if (slot >= 0) & (slot < num_slots):
+        slot64 = slot.to(kt.int64)
+        rows = vb * BV + kt.arange(0, BV, layout=VROW)
+        s_block = state_ptr + (slot64 * H + h) * (D * D) + rows[:, None] * D + col[None, :]
+        S = kt.load(s_block).to(kt.float32)
+        cs_slot = conv_state_ptr + slot64 * stride_cs_slot
+        q_taps = conv_taps(cs_slot, h * D + chan, stride_cs_c, stride_cs_w)
+        k_taps = conv_taps(cs_slot, (H + h) * D + chan, stride_cs_c, stride_cs_w)
+        v_taps = conv_taps(cs_slot, v_chan, stride_cs_c, stride_cs_w)
+        q = kt.convert_layout(conv_silu(q_ops, q_taps, HAS_CONV_BIAS), KVEC)
+        k = kt.convert_layout(conv_silu(k_ops, k_taps, HAS_CONV_BIAS), KVEC)
+        v = kt.convert_layout(conv_silu(v_ops, v_taps, HAS_CONV_BIAS), VROW)
+        shift_conv_cache(v_ops, v_taps, stride_cs_w)
+        # L2 norms folded into the products (u = S (eg k) / |k|, ...), so the row reductions
+        # need not wait for them.
+        rq = kt.rsqrt(kt.sum(q * q, 0) + 1e-6) * (D ** -0.5)
+        rk = kt.rsqrt(kt.sum(k * k, 0) + 1e-6)
+        kq = kt.sum(k * q, 0) * (rq * rk)
+        u = kt.sum(S * (eg * k)[None, :], 1) * rk
+        o = kt.sum(S * (eg * q)[None, :], 1) * rq
+        delta = beta * (v - u)
+        S = S * eg[None, :] + delta[:, None] * (k * rk)[None, :]
+        kt.store(s_block, S)
+        o = kt.convert_layout((o + delta * kq).to(kt.bfloat16).to(kt.float32), CHAN)
+        # The head's programs sum their squares in the cluster; the first then shifts the q/k
+        # conv cache, which every program has read before the sum.
+        sum_all = kt.cluster_sum(kt.sum(o * o, 0), 2, NV)
+        if vb == 0:
+            shift_conv_cache(q_ops, q_taps, stride_cs_w)
+            shift_conv_cache(k_ops, k_taps, stride_cs_w)
+        gated_rmsnorm(o, sum_all, gate, norm_w, out_ptr + (head_row + own), D, norm_eps)
+    else:
+        kt.store(out_ptr + head_row + own, kt.zeros((BV,), kt.float32, layout=CHAN))

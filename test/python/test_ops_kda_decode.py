@@ -246,9 +246,9 @@ def test_consecutive_steps(state_dtype):
 # with 24 x 12 x 128 gates one or two may land on the other side of a rounding boundary than in
 # the fp64 reference, which alone moves the state's rel RMS past 1e-5.)
 @pytest.mark.parametrize("target,B,H,block_v,block_step,stages,warps,fused", [
-    ("sm_90a", 1, 12, 16, 16, 0, 4, False), ("sm_90a", 1, 12, 16, 16, 0, 4, True),
-    ("sm_90a", 8, 12, 64, 64, 0, 4, False), ("sm_90a", 8, 12, 64, 32, 0, 4, True),
-    ("sm_90a", 16, 12, 64, 32, 0, 4, False),
+    ("sm_90a", 1, 12, 32, 32, 0, 4, False), ("sm_90a", 1, 12, 16, 16, 0, 4, True),
+    ("sm_90a", 8, 12, 32, 32, 0, 4, False), ("sm_90a", 8, 12, 64, 64, 0, 4, True),
+    ("sm_90a", 16, 12, 64, 64, 0, 4, False), ("sm_90a", 17, 12, 64, 32, 0, 4, False),
     ("gfx950", 1, 12, 32, 32, 0, 4, False),
     ("gfx950", 1, 12, 32, 32, 0, 4, True), ("gfx950", 8, 12, 128, 128, 0, 4, False),
     ("gfx950", 8, 12, 128, 128, 0, 4, True), ("sm_90a", 24, 12, 128, 64, 0, 8, False),
@@ -331,15 +331,15 @@ def test_decode_config():
         (128, 32, 0, 4)
     assert decode_config(1, 12, 256, on_gpu=True, state_kv=True) == (64, 64, 0, 4)
     assert decode_config(300, 1, 16, on_gpu=True, state_kv=True) == (16, 16, 0, 4)
-    # With thread-block clusters: 8 programs of 16 rows per head below 64 heads, 2 of 64 rows
-    # below 128 (one step) and 256 (32-row steps) with fp32; 4 of 32 below 64 heads with bf16;
-    # a [K, V] state keeps its launches.
+    # With thread-block clusters, one-step programs: fp32 over 4 programs below 128 heads and
+    # 2 up to 192, then 2 in 32-row steps below 256; bf16 over 4 below 64 heads, 2 below 144.
     assert [decode_config(B, 12, 128, on_gpu=True, clusters=True)
-            for B in (1, 5, 6, 10, 11, 21, 22)] == \
-        [(16, 16, 0, 4), (16, 16, 0, 4), (64, 64, 0, 4), (64, 64, 0, 4), (64, 32, 0, 4),
+            for B in (1, 10, 11, 16, 17, 21, 22)] == \
+        [(32, 32, 0, 4), (32, 32, 0, 4), (64, 64, 0, 4), (64, 64, 0, 4), (64, 32, 0, 4),
          (64, 32, 0, 4), (128, 64, 0, 8)]
     assert [decode_config(B, 12, 128, on_gpu=True, state_bytes=2, clusters=True)
-            for B in (1, 5, 6)] == [(32, 32, 0, 4), (32, 32, 0, 4), (128, 128, 0, 4)]
+            for B in (1, 5, 6, 11, 12)] == \
+        [(32, 32, 0, 4), (32, 32, 0, 4), (64, 64, 0, 4), (64, 64, 0, 4), (128, 128, 0, 4)]
     # A [K, V] state in clusters below 64 heads: fp32 over 8 programs below 32 heads, else
     # over 4; not with the f_b projection fused.
     assert [decode_config(B, 12, 128, on_gpu=True, state_kv=True, clusters=True)
@@ -349,14 +349,15 @@ def test_decode_config():
                          clusters=True) == (32, 32, 0, 4)
     assert decode_config(1, 12, 128, on_gpu=True, state_kv=True, clusters=True,
                          fused=True) == (128, 128, 0, 4)
-    # The f_b projection fused: 8 programs below 32 heads, then 2 (32-row steps with fp32, one
-    # step with bf16 below 128 heads) up to 255.
+    # The f_b projection fused: fp32 over 8 programs below 32 heads, 4 below 64, then as
+    # without it; bf16 over 4 below 32 heads, 2 below 144.
     assert [decode_config(B, 12, 128, on_gpu=True, clusters=True, fused=True)
-            for B in (2, 3, 21, 22)] == \
-        [(16, 16, 0, 4), (64, 32, 0, 4), (64, 32, 0, 4), (128, 64, 0, 8)]
+            for B in (2, 3, 5, 6, 16, 17, 21, 22)] == \
+        [(16, 16, 0, 4), (32, 32, 0, 4), (32, 32, 0, 4), (64, 64, 0, 4), (64, 64, 0, 4),
+         (64, 32, 0, 4), (64, 32, 0, 4), (128, 64, 0, 8)]
     assert [decode_config(B, 12, 128, on_gpu=True, state_bytes=2, clusters=True, fused=True)
-            for B in (2, 3, 10, 11)] == \
-        [(16, 16, 0, 4), (64, 64, 0, 4), (64, 64, 0, 4), (128, 128, 0, 4)]
+            for B in (2, 3, 11, 12)] == \
+        [(32, 32, 0, 4), (64, 64, 0, 4), (64, 64, 0, 4), (128, 128, 0, 4)]
     assert decode_config(1, 1, 256, on_gpu=True, clusters=True) == (32, 32, 0, 4)
     # No whole [D, D] block in one step beyond D = 128 (registers).
     assert decode_config(1, 64, 256, on_gpu=True) == (256, 64, 0, 8)

@@ -220,14 +220,15 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
     fused: the f_b projection is fused (kda_decode_with_f_b: every program reads its head's
     [D, D] weight block, so fewer programs per head pay off sooner).
 
-    With clusters (measured on the H200), a head of a [V, K] state is split over a cluster of
-    programs: fp32 below 64 heads over 8 programs of D/8 rows (at least 16) in one step,
-    below 128 over 2 programs of D/2 rows in one step, below 256 over 2 programs in 32-row
-    steps (D <= 128); bf16 below 64 heads over 4 programs. A [K, V] state (D <= 128) splits
-    below 64 heads too: fp32 over 8 programs below 32 heads, else over 4. With the f_b
-    projection fused (a [V, K] state),
-    8 programs only below 32 heads, then 2 programs up to 255 heads (in 32-row steps for fp32,
-    in one step for bf16 below 128 heads). Otherwise, and beyond those sizes, the rules below
+    With clusters (measured on the H200), a head of a [V, K] state (D <= 128) is split over a
+    cluster of programs of one step: fp32 over 4 programs of D/4 rows below 128 heads, then
+    over 2 up to 192 heads, then 2 programs in 32-row steps below 256; bf16 over 4 programs
+    below 64 heads, then 2 below 144. With the f_b projection fused (every program reads its
+    head's weight block, so fewer programs per head pay off sooner): fp32 over 8 programs
+    below 32 heads, 4 below 64, then as without it from 2 programs on; bf16 over 4 programs
+    below 32 heads, 2 below 144. Larger heads split over 8 programs below 64 heads. A [K, V]
+    state (D <= 128) splits below 64 heads: fp32 over 8 programs below 32 heads, else over
+    4. Otherwise, and beyond those sizes, the rules below
     apply.
 
     The CPU runs whole heads in one step. On GPUs (measured on the H200, docs/performance.md):
@@ -260,18 +261,19 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
             return split(8)
         if pairs < 64:
             return split(4)
-    elif clusters and not state_kv and fused and D <= 128:
-        if pairs < 32:
-            return split(8)
-        if fp32 and pairs < 256:
-            return split(2, 32)
-        if pairs < 128:
-            return split(2)
     elif clusters and not state_kv:
-        if pairs < 64:
-            return split(8 if fp32 else 4)
+        # Below how many heads 8, 4 and 2 programs of one step pay off. Programs of 64 rows
+        # hold 168 registers per thread (3 per multiprocessor): past 192 heads they no
+        # longer fit in one wave of the H200's 132 multiprocessors. Larger heads split over 8.
+        limits = {(True, False): (0, 128, 193), (False, False): (0, 64, 144),
+                  (True, True): (32, 64, 193), (False, True): (0, 32, 144)}[fp32, fused]
+        if D > 128:
+            limits = (64, 0, 0)
+        for parts, limit in zip((8, 4, 2), limits):
+            if pairs < limit:
+                return split(parts)
         if fp32 and pairs < 256 and D <= 128:
-            return split(2, None if pairs < 128 else 32)
+            return split(2, 32)
     blk = min(D, 32)
     if state_kv and D <= 128:
         if 256 <= pairs < 1024:
