@@ -7,6 +7,10 @@
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=EXPAND
 # RUN: not kda-compile %s --kernel not_layout --target cpu --signature 'o=*f32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=NOT-LAYOUT
+# A written layout for 4 warps in a launch of 8: the error names the DSL line even where the
+# tile is a constant the folder merged from two (a merged constant has no location).
+# RUN: not kda-compile %s --kernel warps_mismatch --target sm_90a --signature 'o=*f32:16' \
+# RUN:   --num-warps 8 --emit ptx -o - 2>&1 | FileCheck %s --check-prefix=WARPS
 
 import kdatile as kt
 
@@ -36,3 +40,12 @@ def bad_expand(o):
 def not_layout(o):
     # NOT-LAYOUT: errors_layouts.py:[[@LINE+1]]:45: error: kt.convert_layout() needs a layout such as kt.BlockedLayout(...), got int constant 3
     x = kt.convert_layout(kt.arange(0, 16), 3)
+
+
+@kt.jit
+def warps_mismatch(o):
+    L = kt.BlockedLayout([1], [32], [4], [0])
+    offs = kt.arange(0, 128, layout=L)
+    kt.store(o + offs, kt.zeros((128,), kt.float32, layout=L))
+    # WARPS: errors_layouts.py:[[@LINE+1]]:5: error: layout #tile.blocked<{{.*}}warpsPerCTA = [4]{{.*}}> spreads over 32 lanes x 4 warps, but the target runs 32 lanes x 8 warps (a written layout must match the launch's num_warps)
+    kt.store(o + 128 + offs, kt.zeros((128,), kt.float32, layout=L))

@@ -74,6 +74,18 @@ unsigned getNumWarps(ModuleOp module) {
   return 4;
 }
 
+/// Where to report a problem with `op`'s types: `op` itself, or, when it has
+/// no source location (constants the folder merges lose theirs), the first
+/// user that has one, so that the error points at the DSL line.
+Operation *getReportableOp(Operation *op) {
+  if (!isa<UnknownLoc>(op->getLoc()))
+    return op;
+  for (Operation *user : op->getUsers())
+    if (!isa<UnknownLoc>(user->getLoc()))
+      return user;
+  return op;
+}
+
 /// Every blocked layout must describe this target's warps and lanes.
 LogicalResult verifyLayouts(ModuleOp module, const GPULoweringState &state) {
   unsigned wave = state.hooks->getWaveSize();
@@ -98,10 +110,11 @@ LogicalResult verifyLayouts(ModuleOp module, const GPULoweringState &state) {
       }
       if (blocked.getWaveSize() != wave ||
           blocked.getNumWarps() != state.numWarps) {
-        op->emitOpError("layout ")
+        getReportableOp(op)->emitError("layout ")
             << blocked << " spreads over " << blocked.getWaveSize()
             << " lanes x " << blocked.getNumWarps() << " warps, but the target"
-            << " runs " << wave << " lanes x " << state.numWarps << " warps";
+            << " runs " << wave << " lanes x " << state.numWarps
+            << " warps (a written layout must match the launch's num_warps)";
         return WalkResult::interrupt();
       }
     }
