@@ -384,7 +384,8 @@ def decode_rows_in_cluster(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_
     convolutions run one channel per thread (CHAN) and each crosses to its slice once; the
     outputs cross back for the norm. Against the layouts the pass chooses (which reduce the
     norms across warps and move the vectors between slices several times: 21 barriers
-    instead of 9), one H200 run gave 3.40 against 3.64 us at H = 12, B = 1 (docs/performance.md)."""
+    instead of 9), one H200 run gave 3.52 against 3.71 us at H = 12, B = 1 with 16 rows
+    (docs/performance.md)."""
     STATE = kt.BlockedLayout([1, 4], [1, 32], [num_warps, 1], [1, 0])
     KVEC = kt.SliceLayout(0, STATE)
     VROW = kt.SliceLayout(1, STATE)
@@ -433,8 +434,8 @@ def decode_rows_in_cluster(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_
         k = kt.convert_layout(conv_silu(k_ops, k_taps, HAS_CONV_BIAS), KVEC)
         v = kt.convert_layout(conv_silu(v_ops, v_taps, HAS_CONV_BIAS), VROW)
         shift_conv_cache(v_ops, v_taps, stride_cs_w)
-        # L2 norms folded into the products (u = S (eg k) / |k|, ...), so the row reductions
-        # need not wait for them.
+        # The L2 norms scale the products (u = S (eg k) / |k|, ...), as normalizing q and k
+        # first would.
         rq = kt.rsqrt(kt.sum(q * q, 0) + 1e-6) * (D ** -0.5)
         rk = kt.rsqrt(kt.sum(k * k, 0) + 1e-6)
         kq = kt.sum(k * q, 0) * (rq * rk)
