@@ -20,16 +20,14 @@ if _REFS not in sys.path:
 
 # Decode: every pair of levels of the two-level factors appears (as in the CPU tests' orthogonal
 # array), H in {1, 12} and B in {1, 8, 33} for each H; B*H picks the launch
-# (kdatile.ops.decode.decode_config, with the H200's thread-block clusters): a [V, K] fp32 state
-# splits heads over a cluster of 8 programs below 64 heads (H = 1, B = 1), of 2 programs in one
-# step below 128 (H = 12, B = 8) and in 32-row steps below 256 (H = 12, B = 16); a bf16 state
-# over 4 programs below 64 heads (H = 1, B = 33), else whole heads in one step up to 256 heads
-# (H = 12, B = 8); whole heads on 4 warps in steps of 32 rows from 512 (H = 12, B = 48). A
-# [K, V] state splits heads over a cluster of 4 programs below 64 heads (H = 1, B = 33 fp32;
-# H = 1, B = 8 bf16), holds whole heads in one step (H = 12, B = 1 with f_b fused) but from
-# 256 to 1023 heads (H = 12, B = 33: 32-row steps through two shared-memory stages). With
-# the f_b projection fused, heads split over 2 programs from 32 heads (H = 12, B = 8: 32-row
-# steps for fp32, one step for bf16).
+# (kdatile.ops.decode.decode_config, with the H200's thread-block clusters): a [V, K] state
+# splits heads over a cluster of 4 programs of one step (H = 1, B = 1 fp32; H = 1, B = 33
+# bf16) or of 2 (H = 12, B = 16 fp32; H = 12, B = 8 with f_b fused, fp32 and bf16); whole
+# heads on 4 warps in steps of 32 rows from 512 heads (H = 12, B = 48). A [K, V] state splits
+# heads over a cluster of 4 programs below 64 heads (H = 1, B = 8 bf16), holds whole heads in
+# one step (H = 1, B = 33 fp32 and H = 12, B = 1 bf16, both with f_b fused) but from 256 to
+# 1023 heads (H = 12, B = 33: 32-row steps through two shared-memory stages). The kernel
+# cases of prepare.py add 8 programs per head and 2 programs of several steps in a cluster.
 #        H   B  state   layout conv  lower_bound fused  bias   indices out
 _DECODE = [
     (1, 1, "f32", "vk", "cm", -5.0, False, False, "i32", False),
