@@ -89,10 +89,10 @@ def dsl_cases():
         args, constexprs, grid = decode_launch(inp, idx, lower_bound=lower_bound)
         cases.append((f"kda_decode_h{H}_b{B}_{'lb' if lower_bound else 'sp'}", kda_decode,
                       args, constexprs, grid, 4, 1e-2, 1e-2))
-    def decode_case(name, H, B, padding_row, layout, **launch):
+    def decode_case(name, H, B, padding_row, layout, D=128, **launch):
         """A kda_decode case on a pool of 2*B+1 slots, row `padding_row` a padding row."""
         slots = 2 * B + 1
-        inp = make_decode_inputs(r, B, H, slots)
+        inp = make_decode_inputs(r, B, H, slots, D=D)
         if layout == "kv":
             inp["state"] = np.ascontiguousarray(inp["state"].swapaxes(2, 3))
         idx = r.permutation(slots)[:B].astype(np.int32)
@@ -114,6 +114,11 @@ def dsl_cases():
                                                 (64, 16, 2, "vk"), (32, None, 0, "kv")):
         decode_case(f"kda_decode_h2_b2_bv{block_v}_{layout}_cluster", 2, 2, 1, layout,
                     block_v=block_v, block_step=block_step, stages=stages, cluster=True)
+    # Heads narrower than the written layouts of a one-step cluster program (D = 64 and 32:
+    # its lanes span 128 columns, so some hold copies), over 4 and 2 programs of 16 rows.
+    for D in (64, 32):
+        decode_case(f"kda_decode_h2_b2_d{D}_bv16_vk_cluster", 2, 2, 1, "vk", D=D, block_v=16,
+                    cluster=True)
     from cluster_kernels import cluster_totals, normalize_rows, two_sums
 
     x = r.standard_normal((6, 4 * 128)).astype(np.float32)
