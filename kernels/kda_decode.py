@@ -20,8 +20,9 @@ normalizes its own rows, the first shifts the q/k cache, and no workspace is use
 
 A one-step program (BLK = BV: small batches, where the chain of memory round trips is the time)
 loads the operands that do not depend on the slot before reading the slot index, so those loads
-overlap it (all but FUSED_FB's f_a and [D, D] weight block, which would hold many registers); a
-program of several steps loads each operand where it uses it (registers).
+overlap it (all but FUSED_FB's f_a and [D, D] weight block, which would hold many registers,
+except in decode_rows_in_cluster, which reduces them to raw_g before the test); a program of
+several steps loads each operand where it uses it (registers).
 
 Padding rows (slot < 0 or slot >= num_slots) write zeros to out[n, h] and read or write no cache.
 Slot offsets are 64-bit, so caches beyond 4 GiB work. Float parameters (lower_bound, norm_eps)

@@ -78,8 +78,13 @@ mlir::OwningOpRef<mlir::ModuleOp> loadKernel(mlir::MLIRContext &ctx,
                                              const CompileOptions &options,
                                              std::string &error) {
   const frontend::CompileRequest &req = options.request;
-  if (!llvm::StringRef(req.filename).ends_with(".mlir"))
-    return frontend::emitKernel(ctx, req, error);
+  if (!llvm::StringRef(req.filename).ends_with(".mlir")) {
+    if (!lookupGPUTarget(options.target))
+      return frontend::emitKernel(ctx, req, error);
+    frontend::CompileRequest gpuRequest = req;
+    gpuRequest.numWarps = options.numWarps;
+    return frontend::emitKernel(ctx, gpuRequest, error);
+  }
   std::string diagnostics;
   mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
     llvm::raw_string_ostream os(diagnostics);

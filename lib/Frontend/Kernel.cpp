@@ -142,6 +142,19 @@ OwningOpRef<ModuleOp> Emitter::emitKernel(const CompileRequest &request) {
       continue;
     }
     auto given = request.constexprs.find(p.name);
+    if (p.name == "num_warps" && request.numWarps) {
+      // The program's warps, which layouts written in the kernel must span.
+      int64_t warps = *request.numWarps;
+      if (given != request.constexprs.end() &&
+          given->second != ConstexprValue(warps)) {
+        error(p.loc, "constexpr 'num_warps' must be the program's warps (" +
+                         std::to_string(warps) + ", --num-warps)");
+        return nullptr;
+      }
+      kernelFrame.locals[p.name] =
+          DValue::of(Constant::fromConstexprValue(ConstexprValue(warps)));
+      continue;
+    }
     if (given != request.constexprs.end()) {
       kernelFrame.locals[p.name] =
           DValue::of(Constant::fromConstexprValue(given->second));

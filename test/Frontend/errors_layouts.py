@@ -11,6 +11,12 @@
 # tile is a constant the folder merged from two (a merged constant has no location).
 # RUN: not kda-compile %s --kernel warps_mismatch --target sm_90a --signature 'o=*f32:16' \
 # RUN:   --num-warps 8 --emit ptx -o - 2>&1 | FileCheck %s --check-prefix=WARPS
+# A `num_warps` constexpr is the program's warps: on a GPU target it takes --num-warps, and
+# another value is an error at the parameter.
+# RUN: kda-compile %s --kernel span_warps --target sm_90a --signature 'o=*f32:16' \
+# RUN:   --num-warps 8 --emit tile -o - | FileCheck %s --check-prefix=SPAN
+# RUN: not kda-compile %s --kernel span_warps --target sm_90a --signature 'o=*f32:16' \
+# RUN:   --num-warps 8 -D num_warps=4 --emit tile -o - 2>&1 | FileCheck %s --check-prefix=SPAN-BAD
 
 import kdatile as kt
 
@@ -47,5 +53,13 @@ def warps_mismatch(o):
     L = kt.BlockedLayout([1], [32], [4], [0])
     offs = kt.arange(0, 128, layout=L)
     kt.store(o + offs, kt.zeros((128,), kt.float32, layout=L))
-    # WARPS: errors_layouts.py:[[@LINE+1]]:5: error: layout #tile.blocked<{{.*}}warpsPerCTA = [4]{{.*}}> spreads over 32 lanes x 4 warps, but the target runs 32 lanes x 8 warps (a written layout must match the launch's num_warps)
+    # WARPS: errors_layouts.py:[[@LINE+1]]:5: error: layout #tile.blocked<{{.*}}warpsPerCTA = [4]{{.*}}> spreads over 32 lanes x 4 warps, but the target runs 32 lanes x 8 warps (a written layout must span the launch's num_warps)
     kt.store(o + 128 + offs, kt.zeros((128,), kt.float32, layout=L))
+
+
+# SPAN: tile.range 0, 256 : tensor<256xi32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>>
+# SPAN-BAD: errors_layouts.py:[[@LINE+2]]:19: error: constexpr 'num_warps' must be the program's warps (8, --num-warps)
+@kt.jit
+def span_warps(o, num_warps: kt.constexpr = 4):
+    offs = kt.arange(0, 32 * num_warps, layout=kt.BlockedLayout([1], [32], [num_warps], [0]))
+    kt.store(o + offs, offs.to(kt.float32))

@@ -159,7 +159,7 @@
 # RUN:   %t.one.mlir | FileCheck %s --check-prefix=ONE-STEP
 # ONE-STEP: loads before the slot test: 22
 
-# With CLUSTER (the ops' small-batch launch on sm_90a: a head split over 8 programs of 16 rows)
+# With CLUSTER (the ops' small-batch launches on sm_90a; here a head over 8 programs of 16 rows)
 # the head's programs run as one thread-block cluster and exchange their sums of squares through
 # shared memory: no ticket atomic, no workspace access; each normalizes its own rows.
 # RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \

@@ -340,6 +340,23 @@ def test_decode_config():
     assert [decode_config(B, 12, 128, on_gpu=True, state_bytes=2, clusters=True)
             for B in (1, 5, 6, 11, 12)] == \
         [(32, 32, 0, 4), (32, 32, 0, 4), (64, 64, 0, 4), (64, 64, 0, 4), (128, 128, 0, 4)]
+    # The thresholds, head by head (B = heads, H = 1).
+    def splits(heads, **kw):
+        return [decode_config(B, 1, 128, on_gpu=True, clusters=True, **kw)[:2] for B in heads]
+
+    assert splits((127, 128, 192, 193, 255, 256)) == \
+        [(32, 32), (64, 64), (64, 64), (64, 32), (64, 32), (128, 64)]
+    assert splits((63, 64, 143, 144), state_bytes=2) == \
+        [(32, 32), (64, 64), (64, 64), (128, 128)]
+    assert splits((31, 32, 63, 64, 192, 193), fused=True) == \
+        [(16, 16), (32, 32), (32, 32), (64, 64), (64, 64), (64, 32)]
+    assert splits((31, 32, 143, 144), state_bytes=2, fused=True) == \
+        [(32, 32), (64, 64), (64, 64), (128, 128)]
+    # Narrower heads keep 16 rows per program at least; wider ones split over 8 below 64.
+    assert decode_config(1, 1, 32, on_gpu=True, clusters=True) == (16, 16, 0, 4)
+    assert decode_config(1, 1, 64, on_gpu=True, clusters=True) == (16, 16, 0, 4)
+    assert [decode_config(B, 1, 256, on_gpu=True, clusters=True) for B in (63, 64)] == \
+        [(32, 32, 0, 4), (256, 64, 0, 8)]
     # A [K, V] state in clusters below 64 heads: fp32 over 8 programs below 32 heads, else
     # over 4; not with the f_b projection fused.
     assert [decode_config(B, 12, 128, on_gpu=True, state_kv=True, clusters=True)

@@ -69,6 +69,10 @@ struct CompileRequest {
   /// Directory holding the DSL standard library `stdlib.py`, whose
   /// functions are reachable as `kt.<name>`.
   std::string stdlibDir;
+  /// GPU targets: the warps per program. A constexpr parameter named
+  /// `num_warps` takes this value (as in the JIT, where it is the launch's
+  /// warps); giving it another value is an error.
+  std::optional<unsigned> numWarps;
 };
 
 /// Emits a module holding one `func.func @<kernelName>` with the unit

@@ -110,11 +110,12 @@ LogicalResult verifyLayouts(ModuleOp module, const GPULoweringState &state) {
       }
       if (blocked.getWaveSize() != wave ||
           blocked.getNumWarps() != state.numWarps) {
-        getReportableOp(op)->emitError("layout ")
-            << blocked << " spreads over " << blocked.getWaveSize()
-            << " lanes x " << blocked.getNumWarps() << " warps, but the target"
-            << " runs " << wave << " lanes x " << state.numWarps
-            << " warps (a written layout must match the launch's num_warps)";
+        InFlightDiagnostic diag = getReportableOp(op)->emitError("layout ");
+        diag << blocked << " spreads over " << blocked.getWaveSize()
+             << " lanes x " << blocked.getNumWarps() << " warps, but the target"
+             << " runs " << wave << " lanes x " << state.numWarps << " warps";
+        if (blocked.getNumWarps() != state.numWarps)
+          diag << " (a written layout must span the launch's num_warps)";
         return WalkResult::interrupt();
       }
     }

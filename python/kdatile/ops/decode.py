@@ -220,16 +220,15 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
     fused: the f_b projection is fused (kda_decode_with_f_b: every program reads its head's
     [D, D] weight block, so fewer programs per head pay off sooner).
 
-    With clusters (measured on the H200), a head of a [V, K] state (D <= 128) is split over a
-    cluster of programs of one step: fp32 over 4 programs of D/4 rows below 128 heads, then
-    over 2 up to 192 heads, then 2 programs in 32-row steps below 256; bf16 over 4 programs
-    below 64 heads, then 2 below 144. With the f_b projection fused (every program reads its
-    head's weight block, so fewer programs per head pay off sooner): fp32 over 8 programs
-    below 32 heads, 4 below 64, then as without it from 2 programs on; bf16 over 4 programs
-    below 32 heads, 2 below 144. Larger heads split over 8 programs below 64 heads. A [K, V]
-    state (D <= 128) splits below 64 heads: fp32 over 8 programs below 32 heads, else over
-    4. Otherwise, and beyond those sizes, the rules below
-    apply.
+    With clusters (measured on the H200 with D = 128), a head of a [V, K] state (D <= 128) is
+    split over a cluster of programs of one step (of D/n rows, at least 16, so fewer
+    programs for D < 128): fp32 over 4 programs below 128 heads, then over 2 up to 192
+    heads, then 2 programs in 32-row steps below 256; bf16 over 4 programs below 64 heads,
+    then 2 below 144. With the f_b projection fused: fp32 over 8 programs below 32 heads, 4
+    below 64, then as without it from 2 programs on; bf16 over 4 programs below 32 heads, 2
+    below 144. Heads with D > 128 split over 8 programs below 64 heads. A [K, V] state
+    (D <= 128) splits below 64 heads: fp32 over 8 programs below 32 heads, else over 4.
+    Otherwise, and beyond those sizes, the rules below apply.
 
     The CPU runs whole heads in one step. On GPUs (measured on the H200, docs/performance.md):
     - few heads, where the chain of memory round trips is the time: one 4-warp program per
@@ -263,8 +262,9 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
             return split(4)
     elif clusters and not state_kv:
         # Below how many heads 8, 4 and 2 programs of one step pay off. Programs of 64 rows
-        # hold 168 registers per thread (3 per multiprocessor): past 192 heads they no
-        # longer fit in one wave of the H200's 132 multiprocessors. Larger heads split over 8.
+        # hold 168 registers per thread: 3 per multiprocessor, so past 198 heads they no
+        # longer fit in one wave of the H200's 132 multiprocessors (measured: one step wins
+        # at 192 heads, 32-row steps at 240).
         limits = {(True, False): (0, 128, 193), (False, False): (0, 64, 144),
                   (True, True): (32, 64, 193), (False, True): (0, 32, 144)}[fp32, fused]
         if D > 128:
