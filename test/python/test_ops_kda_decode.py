@@ -144,12 +144,36 @@ class Case:
                                  **common)
         return to_numpy(out)
 
-    def step_and_check(self, idx, backend="numpy", **kw):
-        """One op call checked against the reference; returns the output (bf16 bits)."""
+    def run_launch(self, idx, target):
+        """The launch the op prepares for `target` (NumPy stand-ins), run on the CPU target;
+        returns (output, launch)."""
+        from kdatile.ops import _kernels
+        from kdatile.ops.decode import decode_launch
+
+        i = self.inp
+        args = dict(x=i["x"], conv_weight=i["conv_w"], conv_state=self.conv,
+                    raw_beta=i["raw_beta"], A_log=i["A_log"], dt_bias=i["dt_bias"],
+                    state=self.state, state_indices=idx, output_gate=i["output_gate"],
+                    norm_weight=i["norm_weight"], lower_bound=self.lower_bound,
+                    conv_bias=i["conv_bias"], state_layout=self.state_layout)
+        if self.fused:
+            args.update(f_a=i["f_a"], f_b_weight=i["f_b_weight"])
+        else:
+            args.update(raw_g=i["raw_g"])
+        out, launch = decode_launch(fused=self.fused, target=target, **args)
+        _kernels.execute(out, launch)
+        return out, launch
+
+    def step_and_check(self, idx, backend="numpy", target=None, **kw):
+        """One op call (or, with `target`, the launch it prepares for that target, run on the
+        CPU target) checked against the reference; returns the output (bf16 bits)."""
         conv_before = np.ascontiguousarray(self.conv).copy()
         state_before = self.state.copy()
         ref_out, ref_cs, ref_state = self.reference(idx, norm_eps=kw.get("norm_eps", 1e-5))
-        out = self.run(idx, backend, **kw)
+        if target is None:
+            out = self.run(idx, backend, **kw)
+        else:
+            out = self.run_launch(idx, target)[0]
         assert out.dtype == np.uint16 and out.shape == (self.B, self.H, self.D)
         got = bf16_to_f32(out)
         assert np.isfinite(got).all()
@@ -291,6 +315,34 @@ def test_gpu_launch_split_runs_on_cpu(target, B, H, block_v, block_step, stages,
     if block_v < 128 and target != "sm_90a":
         tickets = launch.args[15]
         assert tickets.dtype == np.int32 and tickets.size >= B * H and not tickets.any()
+
+
+@requires_lib
+@pytest.mark.parametrize("D,B,H,state_dtype,conv_layout,lower_bound,fused,bias,rows", [
+    (128, 4, 3, "bf16", "wm", None, False, True, 32),
+    (128, 5, 2, "f32", "wm", None, True, True, 16),
+    (128, 3, 3, "f32", "cm", -5.0, False, False, 32),
+    (64, 4, 2, "f32", "cm", -5.0, False, True, 16),
+    (32, 3, 2, "bf16", "cm", -5.0, True, False, 16),
+    (256, 2, 1, "f32", "wm", None, False, True, 32)])
+def test_cluster_programs_on_cpu(D, B, H, state_dtype, conv_layout, lower_bound, fused, bias,
+                                 rows):
+    """The H200's small-batch launches, one-step programs of a head split over a cluster
+    (decode_rows_in_cluster, with layouts written for sm_90a), run on the CPU target against
+    the fp64 reference: bf16 and fp32 states, both conv layouts, both gate forms, the f_b
+    projection, a conv bias, heads of 32 to 256 channels, padding rows, two steps."""
+    rng = np.random.default_rng(D + 10 * B + H)
+    slots = 2 * B + 1
+    case = Case(rng, B, H, slots, D=D, state_dtype=state_dtype, conv_layout=conv_layout,
+                lower_bound=lower_bound, fused=fused, bias=bias)
+    idx = make_indices(rng, B, slots)
+    assert ((idx < 0) | (idx >= slots)).any()
+    from kdatile.ops.decode import decode_config
+
+    assert decode_config(B, H, D, on_gpu=True, state_bytes=2 if state_dtype == "bf16" else 4,
+                         clusters=True, fused=fused) == (rows, rows, 0, 4)
+    for _ in range(2):
+        case.step_and_check(idx, target="sm_90a")
 
 
 def test_decode_config_satisfies_the_kernel():
