@@ -123,6 +123,14 @@ def load_conv_silu(x_row, conv_w, conv_b, cs_slot, chan, stride_c, stride_w,
 
 
 @kt.jit
+def f_b_projection(fa_ptr, fbw_ptr, n, h, D: kt.constexpr):
+    """raw_g of head h = bf16(f_b_weight[h*D:(h+1)*D] @ f_a[n]), fp32 accumulation."""
+    offs = kt.arange(0, D)
+    fa = kt.load(fa_ptr + n * D + offs).to(kt.float32)
+    w = kt.load(fbw_ptr + (h * D + offs)[:, None] * D + offs[None, :])
+    return kt.sum(w.to(kt.float32) * fa[None, :], 1).to(kt.bfloat16)
+
+@kt.jit
 def kda_gate(raw_g, A_log_h, dt_bias, lower_bound, USE_LOWER_BOUND: kt.constexpr):
     """The per-channel log decay g (fp32) of one head."""
     a = raw_g + dt_bias
@@ -261,10 +269,7 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
             dt_bias = kt.load(dt_bias_ptr + h * D + offs)
             raw_beta = kt.load(raw_beta_ptr + n * H + h)
         if FUSED_FB:
-            # raw_g = bf16(f_b_weight[h*D:(h+1)*D] @ f_a[n]), fp32 accumulation.
-            fa = kt.load(fa_ptr + n * D + offs).to(kt.float32)
-            w = kt.load(fbw_ptr + (h * D + offs)[:, None] * D + offs[None, :])
-            raw_g = kt.sum(w.to(kt.float32) * fa[None, :], 1).to(kt.bfloat16)
+            raw_g = f_b_projection(fa_ptr, fbw_ptr, n, h, D)
         g = kda_gate(raw_g.to(kt.float32), A_log_h, dt_bias, lower_bound, USE_LOWER_BOUND)
         beta = kt.sigmoid(raw_beta.to(kt.float32))
         # Delta rule on the value rows of the [V, K] state: with the decayed state
@@ -410,12 +415,7 @@ def decode_rows_in_cluster(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_
     gate = kt.load(gate_ptr + (head_row + own)).to(kt.float32)
     norm_w = kt.load(norm_w_ptr + own).to(kt.float32)
     if FUSED_FB:
-        # raw_g = bf16(f_b_weight[h*D:(h+1)*D] @ f_a[n]), fp32 accumulation.
-        offs = kt.arange(0, D)
-        fa = kt.load(fa_ptr + n * D + offs).to(kt.float32)
-        w = kt.load(fbw_ptr + (h * D + offs)[:, None] * D + offs[None, :])
-        raw_g = kt.convert_layout(kt.sum(w.to(kt.float32) * fa[None, :], 1).to(kt.bfloat16),
-                                  KVEC)
+        raw_g = kt.convert_layout(f_b_projection(fa_ptr, fbw_ptr, n, h, D), KVEC)
     else:
         raw_g = kt.load(raw_g_ptr + head_row + col)
     g = kda_gate(raw_g.to(kt.float32), kt.load(A_log_ptr + h), kt.load(dt_bias_ptr + h * D + col),
