@@ -15,8 +15,11 @@ core alone (`fused_recurrent_kda_fwd` with in-kernel L2-norm, gate and beta sigm
 paged fp32 [V, K] state updated in place) and FLA's whole step (three causal_conv1d_update calls,
 the core, and the gated RMSNorm), all replayed from CUDA graphs; times in microseconds, FLA's time
 over ours measured in the same run, and the state-traffic bandwidth bound (fp32 state read + write
-at the best copy bandwidth measured in the same run). The protocol is KDA.md section 5's: a paged
-pool of 2*B+1 slots, distinct random slots, median over many replays.
+at the best copy bandwidth measured in the same run). "twin" is decode_traffic_twin.py's kernel,
+which moves exactly the fused step's global-memory bytes (state, conv cache, x, gates, output) at
+the same slots with almost no arithmetic, at its best launch: what a kernel with this traffic
+reaches on the machine, as a percentage of the same bound. The protocol is KDA.md section 5's:
+a paged pool of 2*B+1 slots, distinct random slots, median over many replays.
 
 FLA comes from the fla-core wheel carried as .whl/ (see the device README), never committed.
 """
@@ -161,6 +164,8 @@ def run(bundle_dir):
     import torch
 
     os.environ["KDATILE_BUNDLE"] = bundle_dir
+    from decode_traffic_twin import best_twin_time
+
     from kda_decode import kda_decode
     from kdatile.ops.decode import decode_config
 
@@ -180,7 +185,7 @@ def run(bundle_dir):
                       for st, bv, blk, s, w, c in VARIANTS)
     print(f"{'H':>3} {'B':>4} | {'FLA core':>8} {'FLA full':>8} | {header} | "
           f"{'f32 ops':>8} {'x core':>6} {'x full':>6} {'bf16 ops':>8} {'x core':>6} | "
-          f"{'bound':>7} {'%bound':>6}")
+          f"{'bound':>7} {'%bound':>6} | {'twin':>7} {'launch':>8} {'%bound':>6}")
     rng = np.random.default_rng(1)
     torch.manual_seed(0)
     for H in HEADS:
@@ -197,12 +202,14 @@ def run(bundle_dir):
                 times[(state_dtype, bv, blk, stages, warps, cluster)] = time_graph(torch, ours)
                 del tensors
             bound = 2 * B * H * D * D * 4 / bw * 1e6  # fp32 state read + write
+            twin, twin_launch = best_twin_time(torch, H, B, idx)
             ops32 = times[("f32", *ops_launch(decode_config, B, H, 4))]
             ops16 = times[("bf16", *ops_launch(decode_config, B, H, 2))]
             cells = " ".join(f"{times[v]:>16.2f} {t_core / times[v]:>6.2f}" for v in VARIANTS)
             print(f"{H:>3} {B:>4} | {t_core:>8.2f} {t_full:>8.2f} | {cells} | {ops32:>8.2f} "
                   f"{t_core / ops32:>6.2f} {t_full / ops32:>6.2f} {ops16:>8.2f} "
-                  f"{t_core / ops16:>6.2f} | {bound:>7.2f} {100 * bound / ops32:>5.1f}%")
+                  f"{t_core / ops16:>6.2f} | {bound:>7.2f} {100 * bound / ops32:>5.1f}% | "
+                  f"{twin:>7.2f} {twin_launch:>8} {100 * bound / twin:>5.1f}%")
             sys.stdout.flush()
 
 
