@@ -1,0 +1,287 @@
+"""kdatile.ops.kda_decode / kda_decode_with_f_b: every bad input of KDA.md section 3 (docs/ops.md
+has the table these tests follow) raises ValueError naming the argument before any launch, or is
+handled as the table says (padding slots, duplicate slots on request, CUDA-graph capture).
+test_ops_kda_decode.py has the numerics."""
+
+import math
+
+import numpy as np
+import pytest
+
+from kda_reference import make_decode_inputs
+from kdatile import ops
+from kdatile.ops import validation
+
+from conftest import requires_lib
+
+try:
+    import torch
+except ImportError:  # torch is optional
+    torch = None
+
+# ---------------------------------------------------------------------------------------------
+# Bad inputs (KDA.md section 3): each raises ValueError naming the argument before any launch.
+
+
+def base_args(B=2, H=1, slots=5, fused=False):
+    rng = np.random.default_rng(0)
+    i = make_decode_inputs(rng, B, H, slots, fused=fused)
+    args = dict(x=i["x"], conv_weight=i["conv_w"], conv_state=i["conv_state"],
+                raw_g=i["raw_g"], raw_beta=i["raw_beta"], A_log=i["A_log"],
+                dt_bias=i["dt_bias"], state=i["state"],
+                state_indices=np.array([1, 3], np.int32)[:B], output_gate=i["output_gate"],
+                norm_weight=i["norm_weight"])
+    if fused:
+        del args["raw_g"]
+        args = dict(f_a=i["f_a"], f_b_weight=i["f_b_weight"], **args)
+    return args
+
+
+def call(args, fused=False, **kw):
+    fn = ops.kda_decode_with_f_b if fused else ops.kda_decode
+    return fn(**args, **kw)
+
+
+@pytest.fixture
+def no_launch(monkeypatch):
+    """Fails the test if anything reaches the kernel: every rejection happens before it."""
+    from kdatile.ops import decode
+
+    def boom(*a, **k):
+        raise AssertionError("the kernel was reached")
+
+    monkeypatch.setattr(decode, "load_kernel", boom)
+
+
+ARRAY_ARGS = ["x", "conv_weight", "conv_state", "raw_g", "raw_beta", "A_log", "dt_bias",
+              "state", "state_indices", "output_gate", "norm_weight"]
+
+
+def _wrong_dtype(a):
+    return {np.uint16: np.float16, np.float32: np.float64, np.int32: np.int16}[a.dtype.type]
+
+
+@pytest.mark.parametrize("name", ARRAY_ARGS)
+@pytest.mark.parametrize("problem", ["rank", "size", "dtype", "type"])
+def test_bad_array(no_launch, name, problem):
+    args = base_args()
+    a = args[name]
+    if problem == "rank":
+        args[name] = a[..., None]
+    elif problem == "size":
+        # one dimension one too large (state: K != V; x: channel count)
+        shape = list(a.shape)
+        shape[-1] += 1
+        args[name] = np.zeros(shape, a.dtype)
+    elif problem == "dtype":
+        args[name] = a.astype(_wrong_dtype(a))
+    else:
+        args[name] = a.tolist()
+    with pytest.raises(ValueError, match=f"argument '{name}'"):
+        call(args)
+
+
+@pytest.mark.parametrize("name", ["f_a", "f_b_weight"])
+@pytest.mark.parametrize("problem", ["size", "dtype", "missing"])
+def test_bad_f_b_arrays(no_launch, name, problem):
+    args = base_args(fused=True)
+    a = args[name]
+    if problem == "size":
+        args[name] = np.zeros(a.shape[:-1] + (a.shape[-1] * 2,), a.dtype)
+    elif problem == "dtype":
+        args[name] = a.astype(np.float32)
+    else:
+        args[name] = None
+    with pytest.raises(ValueError, match=f"argument '{name}'"):
+        call(args, fused=True)
+
+
+@pytest.mark.parametrize("name", ["A_log", "dt_bias", "raw_g", "raw_beta", "x", "state",
+                                  "conv_state", "state_indices", "output_gate", "norm_weight"])
+def test_missing_required(no_launch, name):
+    """Gating is always on in decode: A_log / dt_bias given as None are rejected (KDA.md:
+    gating enabled without its parameters)."""
+    args = base_args()
+    args[name] = None
+    with pytest.raises(ValueError, match=f"argument '{name}'.*required"):
+        call(args)
+
+
+def test_head_dim_not_supported(no_launch):
+    args = base_args()
+    args["state"] = np.zeros((5, 1, 96, 96), np.float32)
+    with pytest.raises(ValueError, match="argument 'state'.*power of two"):
+        call(args)
+
+
+def test_state_not_contiguous(no_launch):
+    args = base_args()
+    st = args["state"]
+    args["state"] = np.zeros(st.shape[:-1] + (2 * st.shape[-1],), np.float32)[..., ::2]
+    with pytest.raises(ValueError, match="argument 'state'.*contiguous"):
+        call(args)
+    args["state"] = st.transpose(0, 1, 3, 2)  # a [K, V] view is not a layout: state_layout is
+    with pytest.raises(ValueError, match="argument 'state'.*contiguous"):
+        call(args)
+
+
+def test_state_bf16_accepted_fp16_rejected(no_launch):
+    args = base_args()
+    args["state"] = args["state"].astype(np.float16)
+    with pytest.raises(ValueError, match="argument 'state'.*dtype"):
+        call(args)
+
+
+@pytest.mark.parametrize("layout", ["VK", "auto", None, 1])
+def test_state_layout_explicit(no_launch, layout):
+    with pytest.raises(ValueError, match="argument 'state_layout'"):
+        call(base_args(), state_layout=layout)
+
+
+@pytest.mark.parametrize("name,value", [("lower_bound", float("nan")),
+                                        ("lower_bound", "-5"), ("lower_bound", float("-inf")),
+                                        ("norm_eps", -1e-5), ("norm_eps", float("inf")),
+                                        ("norm_eps", None), ("norm_eps", True)])
+def test_bad_float_parameters(no_launch, name, value):
+    with pytest.raises(ValueError, match=f"argument '{name}'"):
+        call(base_args(), **{name: value})
+
+
+def test_conv_state_layouts_and_strides(no_launch):
+    args = base_args()
+    cs = args["conv_state"]
+    args["conv_state"] = np.zeros((4,) + cs.shape[1:], np.uint16)  # slots != state's
+    with pytest.raises(ValueError, match="argument 'conv_state'.*slots=5"):
+        call(args)
+    args["conv_state"] = cs[:, :, ::-1]  # negative tap stride
+    with pytest.raises(ValueError, match="argument 'conv_state'.*positive"):
+        call(args)
+    args["conv_state"] = np.lib.stride_tricks.as_strided(cs, cs.shape, (0, 6, 2))  # slot 0 x5
+    with pytest.raises(ValueError, match="argument 'conv_state'.*positive"):
+        call(args)
+    # Channels and taps interleaved so that elements alias (channel stride 2 < 3 taps x 1).
+    args["conv_state"] = np.lib.stride_tricks.as_strided(cs, cs.shape,
+                                                         (cs.strides[0], 4, 2))
+    with pytest.raises(ValueError, match="argument 'conv_state'.*share memory"):
+        call(args)
+
+
+def test_bad_out(no_launch):
+    args = base_args()
+    B, H, D = 2, 1, 128
+    for out, what in [(np.zeros((B, H, D), np.float32), "dtype"),
+                      (np.zeros((B, H, D + 1), np.uint16), "shape"),
+                      (np.zeros((B, H, 2 * D), np.uint16)[..., ::2], "contiguous"),
+                      (np.zeros((B, H * D), np.uint16), "3-D")]:
+        with pytest.raises(ValueError, match=f"argument 'out'.*{what}"):
+            call(args, out=out)
+
+
+@pytest.mark.parametrize("victim", ["x", "raw_g", "output_gate", "state", "conv_state"])
+def test_out_overlapping(no_launch, victim):
+    args = base_args()
+    B, H, D = 2, 1, 128
+    # The victim lives at the start of a larger buffer; out starts 64 elements into it.
+    a = args[victim]
+    bits = a.view(np.uint16).reshape(-1)
+    buf = np.zeros(bits.size + B * H * D + 64, np.uint16)
+    buf[:bits.size] = bits
+    args[victim] = buf[:bits.size].view(a.dtype).reshape(a.shape)
+    out = buf[64:64 + B * H * D].reshape(B, H, D)
+    with pytest.raises(ValueError, match=f"'out'.*overlaps.*'{victim}'|'{victim}'.*overlaps"):
+        call(args, out=out)
+
+
+def test_cache_aliasing_an_input(no_launch):
+    """x read from the conv cache's memory (written by the same launch) is rejected."""
+    args = base_args()
+    cs = args["conv_state"]
+    args["x"] = cs.reshape(-1)[:2 * 384].reshape(2, 384)
+    with pytest.raises(ValueError, match="argument 'conv_state'.*overlaps.*'x'"):
+        call(args)
+
+
+def test_state_indices_rank_and_dtype(no_launch):
+    """A 2-D index table is rejected (never read with a wrong stride); so are int16 and
+    float indices."""
+    args = base_args()
+    args["state_indices"] = np.array([[1], [3]], np.int32)
+    with pytest.raises(ValueError, match="argument 'state_indices'.*1-D"):
+        call(args)
+    for dt in (np.int16, np.float32, np.uint32):
+        args["state_indices"] = np.array([1, 3], dt)
+        with pytest.raises(ValueError, match="argument 'state_indices'"):
+            call(args)
+
+
+def test_duplicate_slots_opt_in(no_launch):
+    args = base_args(B=2)
+    args["state_indices"] = np.array([3, 3], np.int32)
+    with pytest.raises(ValueError, match="argument 'state_indices'.*live slot 3"):
+        call(args, check_duplicate_slots=True)
+    with pytest.raises(ValueError, match="argument 'check_duplicate_slots'"):
+        call(args, check_duplicate_slots="yes")
+
+
+@requires_lib
+def test_duplicate_padding_is_fine_and_check_off_by_default():
+    args = base_args(B=2)
+    args["state_indices"] = np.array([-1, -1], np.int32)
+    out = call(args, check_duplicate_slots=True)
+    assert (out == 0).all()
+    args["state_indices"] = np.array([7, 7], np.int32)  # out of range (5 slots): padding
+    out = call(args, check_duplicate_slots=True)
+    assert (out == 0).all()
+    args["state_indices"] = np.array([2, 2], np.int32)
+    call(args)  # undefined result, but no check unless asked for
+
+
+def test_duplicate_check_skipped_while_capturing(no_launch, monkeypatch):
+    """Under CUDA-graph capture the host check (a device sync) is skipped."""
+    from kdatile.ops import decode
+
+    monkeypatch.setattr(decode.v, "is_capturing", lambda info: True)
+    args = base_args(B=2)
+    args["state_indices"] = np.array([3, 3], np.int32)
+    with pytest.raises(AssertionError, match="kernel was reached"):
+        call(args, check_duplicate_slots=True)
+
+
+def test_more_than_2_31_elements(no_launch):
+    """Tensors other than the caches use 32-bit element offsets: larger ones are rejected
+    (broadcast views: nothing is allocated)."""
+    B = 2**31 // 384 + 1
+    args = base_args(B=2)
+    for name in ("x", "raw_g", "raw_beta", "output_gate", "state_indices"):
+        a = args[name]
+        args[name] = np.broadcast_to(a[:1], (B,) + a.shape[1:])
+    with pytest.raises(ValueError, match="argument 'x'.*2\\*\\*31"):
+        call(args)
+
+
+def test_devices(no_launch):
+    """Every array on x's device (checked on the metadata; a mixed launch names the array)."""
+    args = base_args()
+    a = validation.ArrayInfo("raw_g", args["raw_g"])
+    ref = validation.ArrayInfo("x", args["x"])
+    validation.check_device(a, ref)
+    a.device = "cuda:0"
+    with pytest.raises(ValueError, match="argument 'raw_g'.*'cuda:0'.*'x'"):
+        validation.check_device(a, ref)
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed")
+def test_torch_mixed_with_numpy_and_dtypes(no_launch):
+    args = base_args()
+    args["raw_g"] = torch.from_numpy(args["raw_g"].view(np.int16)).view(torch.bfloat16).float()
+    with pytest.raises(ValueError, match="argument 'raw_g'.*dtype"):
+        call(args)
+
+
+def test_validation_helpers():
+    info = validation.ArrayInfo("a", np.zeros((3, 4, 5), np.float32))
+    assert info.is_contiguous() and info.byte_range()[1] - info.byte_range()[0] == 240
+    t = validation.ArrayInfo("t", np.zeros((3, 4, 5), np.float32).transpose(0, 2, 1))
+    assert not t.is_contiguous() and t.contiguous().is_contiguous()
+    validation.check_positive_strides(t, "[a, b, c]")
+    assert math.isclose(validation.check_float("e", np.float32(0.5)), 0.5)
