@@ -26,7 +26,8 @@ if _REFS not in sys.path:
 # heads on 4 warps in steps of 32 rows from 512 heads (H = 12, B = 48). A [K, V] state splits
 # heads over a cluster of 4 programs below 64 heads (H = 1, B = 8 bf16), holds whole heads in
 # one step (H = 1, B = 33 fp32 and H = 12, B = 1 bf16, both with f_b fused) but from 256 to
-# 1023 heads (H = 12, B = 33: 32-row steps through two shared-memory stages). The kernel
+# 1023 heads (H = 12, B = 33: 32-row steps through two shared-memory stages). With f_b fused,
+# 1032 heads stream an fp32 [V, K] state through three stages (H = 12, B = 86). The kernel
 # cases of prepare.py add 8 programs per head and 2 programs of several steps in a cluster.
 #        H   B  state   layout conv  lower_bound fused  bias   indices out
 _DECODE = [
@@ -40,6 +41,7 @@ _DECODE = [
     (1, 8, "bf16", "kv", "wm", -5.0, False, False, "i32", False),
     (12, 48, "f32", "vk", "cm", -5.0, False, False, "i32", False),
     (12, 16, "f32", "vk", "wm", None, False, False, "i32", False),
+    (12, 86, "f32", "vk", "cm", -5.0, True, False, "i32", False),
 ]
 
 DECODE_CASES = [
