@@ -27,7 +27,8 @@ if _REFS not in sys.path:
 # heads over a cluster of 4 programs below 64 heads (H = 1, B = 8 bf16), holds whole heads in
 # one step (H = 1, B = 33 fp32 and H = 12, B = 1 bf16, both with f_b fused) but from 256 to
 # 1023 heads (H = 12, B = 33: 32-row steps through two shared-memory stages). With f_b fused,
-# 1032 heads stream an fp32 [V, K] state through three stages (H = 12, B = 86). The kernel
+# 1032 heads stream an fp32 [V, K] state through two stages, the projection computed before
+# the slot's test (H = 12, B = 86). The kernel
 # cases of prepare.py add 8 programs per head and 2 programs of several steps in a cluster.
 #        H   B  state   layout conv  lower_bound fused  bias   indices out
 _DECODE = [

@@ -275,7 +275,7 @@ def test_consecutive_steps(state_dtype):
     ("gfx950", 1, 12, 32, 32, 0, 4, True), ("gfx950", 8, 12, 128, 128, 0, 4, False),
     ("gfx950", 8, 12, 128, 128, 0, 4, True), ("sm_90a", 24, 12, 128, 64, 0, 8, False),
     ("sm_90a", 43, 12, 128, 32, 0, 4, False), ("sm_90a", 86, 12, 128, 32, 2, 4, False),
-    ("sm_90a", 86, 12, 128, 32, 3, 4, True)])
+    ("sm_90a", 86, 12, 128, 32, 2, 4, True)])
 def test_gpu_launch_split_runs_on_cpu(target, B, H, block_v, block_step, stages, warps, fused):
     """The launch the op prepares for a GPU (NumPy stand-ins): small batches split each head's
     value rows over programs, which sum their squares in a thread-block cluster on sm_90a and
@@ -380,10 +380,12 @@ def test_decode_config():
             (128, 128, 0, 4)]
     assert decode_config(32, 12, 128, on_gpu=True, state_bytes=2, state_kv=True) == \
         (128, 32, 0, 4)
-    # With the f_b projection fused, three stages from 1024 to 2047 heads (fp32).
+    # With the f_b projection fused, an fp32 state streams from 512 heads, but not from 661
+    # to 792 (a second wave of programs on the H200).
     assert [decode_config(B, 1, 128, on_gpu=True, clusters=True, fused=True)
-            for B in (1023, 1024, 2047, 2048)] == \
-        [(128, 32, 0, 4), (128, 32, 3, 4), (128, 32, 3, 4), (128, 32, 2, 4)]
+            for B in (511, 512, 660, 661, 792, 793, 1023, 4096)] == \
+        [(128, 64, 0, 8), (128, 32, 2, 4), (128, 32, 2, 4), (128, 32, 0, 4), (128, 32, 0, 4),
+         (128, 32, 2, 4), (128, 32, 2, 4), (128, 32, 2, 4)]
     assert decode_config(1024, 1, 128, on_gpu=True, state_bytes=2, fused=True) == \
         (128, 32, 0, 4)
     assert decode_config(1, 12, 256, on_gpu=True, state_kv=True) == (64, 64, 0, 4)

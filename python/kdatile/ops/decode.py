@@ -240,9 +240,10 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
       [64, D] block (not the whole [D, D]) is held and more programs fit on a multiprocessor;
     - from 512 heads: one 4-warp program per head in steps of 32 rows; from 1024 heads an
       fp32 state streams through two shared-memory buffers by asynchronous copies (1-6%
-      faster there, slower at 512 heads; a bf16 state gains nothing), three below 2048 heads
-      with the f_b projection fused (its prologue is longer: 3-4% faster than two there,
-      1-2% slower from 3072 heads).
+      faster there, slower at 512 heads; a bf16 state gains nothing). With the f_b
+      projection fused, which lengthens each program's prologue, an fp32 state streams from
+      512 heads, but not from 661 to 792: the stages' registers fit 5 programs per
+      multiprocessor instead of 6, so there (on the H200's 132) they cost a second wave.
     A [K, V] state reduces over K across warps at every step, so steps cost more: its
     programs hold the whole head in one step (D <= 128) except from 256 to 1023 heads, where
     they walk it in steps of 32 rows (with two shared-memory stages for fp32)."""
@@ -288,9 +289,11 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
         return D // 4, D // 4, 0, 4
     if pairs < 512:
         return D, min(D, 64), 0, 8
-    stream = state_bytes == 4 and D > blk and pairs >= 1024
-    stages = 3 if fused and pairs < 2048 else 2
-    return D, blk, stages if stream else 0, 4
+    if fused:
+        stream = state_bytes == 4 and D > blk and pairs >= 512 and not 660 < pairs <= 792
+    else:
+        stream = state_bytes == 4 and D > blk and pairs >= 1024
+    return D, blk, 2 if stream else 0, 4
 
 
 def _workspace(ref, heads: int, blocks: int):
