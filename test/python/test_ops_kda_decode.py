@@ -367,9 +367,12 @@ def test_decode_config():
 
     assert decode_config(1, 12, 128, on_gpu=False) == (128, 128, 0, None)
     assert [decode_config(B, 12, 128, on_gpu=True)
-            for B in (1, 5, 6, 10, 11, 42, 43, 85, 86)] == \
+            for B in (1, 5, 6, 10, 11, 33, 34, 85, 86)] == \
         [(32, 32, 0, 4), (32, 32, 0, 4), (128, 128, 0, 4), (128, 128, 0, 4), (128, 64, 0, 8),
          (128, 64, 0, 8), (128, 32, 0, 4), (128, 32, 0, 4), (128, 32, 2, 4)]
+    # 8-warp programs up to 396 heads (3 per multiprocessor on the H200), for every variant.
+    for kw in ({}, dict(state_bytes=2), dict(fused=True), dict(state_bytes=2, fused=True)):
+        assert [decode_config(B, 1, 128, on_gpu=True, **kw)[3] for B in (396, 397)] == [8, 4]
     # A bf16 state: whole heads in one step up to 256 heads; no shared-memory ring.
     assert [decode_config(B, 32, 128, on_gpu=True, state_bytes=2) for B in (1, 8, 9)] == \
         [(128, 128, 0, 4), (128, 128, 0, 4), (128, 64, 0, 8)]
@@ -380,10 +383,10 @@ def test_decode_config():
             (128, 128, 0, 4)]
     assert decode_config(32, 12, 128, on_gpu=True, state_bytes=2, state_kv=True) == \
         (128, 32, 0, 4)
-    # With the f_b projection fused, an fp32 state streams from 512 heads, but not from 661
+    # With the f_b projection fused, an fp32 state streams from 397 heads, but not from 661
     # to 792 (a second wave of programs on the H200).
     assert [decode_config(B, 1, 128, on_gpu=True, clusters=True, fused=True)
-            for B in (511, 512, 660, 661, 792, 793, 1023, 4096)] == \
+            for B in (396, 397, 660, 661, 792, 793, 1023, 4096)] == \
         [(128, 64, 0, 8), (128, 32, 2, 4), (128, 32, 2, 4), (128, 32, 0, 4), (128, 32, 0, 4),
          (128, 32, 2, 4), (128, 32, 2, 4), (128, 32, 2, 4)]
     assert decode_config(1024, 1, 128, on_gpu=True, state_bytes=2, fused=True) == \

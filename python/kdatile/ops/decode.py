@@ -211,6 +211,12 @@ def _decode(params, *, fused, target=None):
     return out.value, Launch(kernel, kargs, constexprs, (B, H, D // block_v), num_warps)
 
 
+# Heads (B*H) up to which one 8-warp program per head in 64-row steps runs: 3 such programs
+# fit on a multiprocessor (80 registers per thread), 396 on the H200's 132 (measured: the
+# 8-warp launch is fastest at 384 and 396 heads and 20-40% slower from 408, a second wave).
+EIGHT_WARP_HEADS = 3 * 132
+
+
 def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
                   state_kv: bool = False, clusters: bool = False, fused: bool = False) -> tuple:
     """(value rows per program BV, value rows per step BLK, shared-memory stages STAGES,
@@ -236,14 +242,15 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
       heads and an fp32 state from 64 to 127 heads; an fp32 state below 64 heads splits each
       head's value rows over 4 programs of one step (one program per head would leave most
       of the GPU idle);
-    - up to 511 heads: one 8-warp program per head walking its rows in steps of 64, so a
-      [64, D] block (not the whole [D, D]) is held and more programs fit on a multiprocessor;
-    - from 512 heads: one 4-warp program per head in steps of 32 rows; from 1024 heads an
-      fp32 state streams through two shared-memory buffers by asynchronous copies (1-6%
-      faster there, slower at 512 heads; a bf16 state gains nothing). With the f_b
-      projection fused, which lengthens each program's prologue, an fp32 state streams from
-      512 heads, but not from 661 to 792: the stages' registers fit 5 programs per
-      multiprocessor instead of 6, so there (on the H200's 132) they cost a second wave.
+    - up to 396 heads: one 8-warp program per head walking its rows in steps of 64, so a
+      [64, D] block (not the whole [D, D]) is held and more programs fit on a multiprocessor
+      (3 of them: 396 on the H200's 132; beyond that a second wave costs 20-40%);
+    - beyond: one 4-warp program per head in steps of 32 rows (6 per multiprocessor); from
+      1024 heads an fp32 state streams through two shared-memory buffers by asynchronous
+      copies (1-6% faster there; a bf16 state gains nothing). With the f_b projection
+      fused, which lengthens each program's prologue, an fp32 state streams from 397 heads,
+      but not from 661 to 792: the stages' registers fit 5 programs per multiprocessor
+      instead of 6, so there they cost a second wave.
     A [K, V] state reduces over K across warps at every step, so steps cost more: its
     programs hold the whole head in one step (D <= 128) except from 256 to 1023 heads, where
     they walk it in steps of 32 rows (with two shared-memory stages for fp32)."""
@@ -287,10 +294,10 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
         return D, D, 0, 4
     if pairs < 64:
         return D // 4, D // 4, 0, 4
-    if pairs < 512:
+    if pairs <= EIGHT_WARP_HEADS:
         return D, min(D, 64), 0, 8
     if fused:
-        stream = state_bytes == 4 and D > blk and pairs >= 512 and not 660 < pairs <= 792
+        stream = state_bytes == 4 and D > blk and not 660 < pairs <= 792
     else:
         stream = state_bytes == 4 and D > blk and pairs >= 1024
     return D, blk, 2 if stream else 0, 4
