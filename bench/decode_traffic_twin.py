@@ -2,15 +2,17 @@
 """The KDA decode step's memory traffic without its math: a ceiling for the fused decode.
 
 A reference point for bench_kda_decode.py, not a kdatile kernel. `decode_traffic_twin` is a
-Triton kernel (one program per batch row and head) that reads and writes exactly the global
-memory the fused decode step does, at the same paged slots: the slot index, the head's x row,
-conv weights, conv cache (read and written back), raw_g, dt_bias, beta, output gate and norm
-weight, the [D, D] fp32 state read and written in place in [BLK, D] blocks (Triton's
-`num_stages` prefetching the next blocks into shared memory), and the bf16 output row. Its
-arithmetic is one multiply-add per element, so its time is what a kernel moving these bytes
-takes on the machine: the decode's state-only bound (KDA.md section 5) leaves out the conv
-cache, x and the gates (about 5% more bytes at D = 128), and a head's 64 KiB state block is
-not one long stream. `best_twin_time` is its best time over a few block sizes and stages.
+Triton kernel (one program per batch row and head) that reads and writes the global memory the
+fused decode step does (all but A_log, 4 bytes per head), at the same paged slots: the slot
+index, the head's x row, conv weights, conv cache (read and written back), raw_g, dt_bias,
+beta, output gate and norm weight, the [D, D] fp32 state read and written in place in
+[BLK, D] blocks (Triton's `num_stages` prefetching the next blocks into shared memory), and
+the bf16 output row. Its arithmetic is one multiply-add per element, so its time is what a
+kernel moving these bytes takes on the machine: the decode's state-only bound (KDA.md
+section 5) leaves out the conv cache, x and the gates (about 5% more bytes at D = 128), and a
+head's 64 KiB state block is not one long stream. `best_twin_time` is its best time over a
+few block sizes and stages. Launches are written BLK/warps/stages. The slots must be valid (no
+padding: the twin does not test them).
 
 Run as a script on the GPU machine (torch + triton), it also times two other ways to move the
 same bytes, as percentages of the state-only bound (read + write at the best copy bandwidth of
@@ -143,7 +145,7 @@ def twin_operands(torch, H, B, idx):
 
 def best_twin_time(torch, H, B, idx):
     """(us, 'BLK/warps/stages') of the fastest TWIN_LAUNCHES launch of the plain twin for B
-    rows of H heads at the slots idx."""
+    rows of H heads at the slots idx (valid and distinct, in a pool of 2*B+1)."""
     before, state, after = twin_operands(torch, H, B, idx)
     best = None
     for blk, warps, stages in TWIN_LAUNCHES:

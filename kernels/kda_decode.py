@@ -22,10 +22,12 @@ A one-step program (BLK = BV: small batches, where the chain of memory round tri
 loads the operands that do not depend on the slot before reading the slot index, so those loads
 overlap it (all but FUSED_FB's f_a and [D, D] weight block, which would hold many registers,
 except in decode_rows_in_cluster, which reduces them to raw_g before the test); a program of
-several steps loads each operand where it uses it (registers), but for FUSED_FB's projection,
-which with STAGES it also reduces to raw_g before the test.
+several steps loads each operand where it uses it (registers), except FUSED_FB's projection,
+which a pipelined [V, K] program (STAGES with several steps) also reduces to raw_g before the
+test.
 
-Padding rows (slot < 0 or slot >= num_slots) write zeros to out[n, h] and read or write no cache.
+Padding rows (slot < 0 or slot >= num_slots) write zeros to out[n, h] and read or write no cache
+(a pipelined FUSED_FB program has computed raw_g from f_a[n] and the head's weights by then).
 Slot offsets are 64-bit, so caches beyond 4 GiB work. Float parameters (lower_bound, norm_eps)
 are runtime arguments: they never multiply compiled kernels.
 
@@ -216,10 +218,12 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
             # after the ticket.
             gate = kt.load(gate_ptr + (head_row + offs)).to(kt.float32)
             norm_w = kt.load(norm_w_ptr + offs).to(kt.float32)
-    if FUSED_FB and PIPELINED:
+    EARLY_PROJECTION = FUSED_FB and PIPELINED and not STATE_KV
+    if EARLY_PROJECTION:
         # The projection does not depend on the slot: ahead of the slot's test its weight
         # loads overlap the slot's, and its registers are free again before the conv (1-2%
-        # faster on the H200 than after the norms; not so without the stages).
+        # faster on the H200 than after the norms with a [V, K] state; slower without the
+        # stages; not measured with a [K, V] state).
         raw_g = f_b_projection(fa_ptr, fbw_ptr, n, h, D)
     if (slot >= 0) & (slot < num_slots):
         slot64 = slot.to(kt.int64)
@@ -274,7 +278,7 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
             A_log_h = kt.load(A_log_ptr + h)
             dt_bias = kt.load(dt_bias_ptr + h * D + offs)
             raw_beta = kt.load(raw_beta_ptr + n * H + h)
-        if FUSED_FB and not PIPELINED:
+        if FUSED_FB and not EARLY_PROJECTION:
             raw_g = f_b_projection(fa_ptr, fbw_ptr, n, h, D)
         g = kda_gate(raw_g.to(kt.float32), A_log_h, dt_bias, lower_bound, USE_LOWER_BOUND)
         beta = kt.sigmoid(raw_beta.to(kt.float32))

@@ -23,12 +23,12 @@ if _REFS not in sys.path:
 # (kdatile.ops.decode.decode_config, with the H200's thread-block clusters): a [V, K] state
 # splits heads over a cluster of 4 programs of one step (H = 1, B = 1 fp32; H = 1, B = 33
 # bf16) or of 2 (H = 12, B = 16 fp32; H = 12, B = 8 with f_b fused, fp32 and bf16); whole
-# heads on 4 warps in steps of 32 rows from 512 heads (H = 12, B = 48). A [K, V] state splits
+# heads on 4 warps in steps of 32 rows from 397 heads (H = 12, B = 48). A [K, V] state splits
 # heads over a cluster of 4 programs below 64 heads (H = 1, B = 8 bf16), holds whole heads in
 # one step (H = 1, B = 33 fp32 and H = 12, B = 1 bf16, both with f_b fused) but from 256 to
 # 1023 heads (H = 12, B = 33: 32-row steps through two shared-memory stages). With f_b fused,
-# 1032 heads stream an fp32 [V, K] state through two stages, the projection computed before
-# the slot's test (H = 12, B = 86). The kernel
+# an fp32 [V, K] state streams through two stages from 397 heads, the projection computed
+# before the slot's test (H = 12, B = 40; unfused it would not stream). The kernel
 # cases of prepare.py add 8 programs per head and 2 programs of several steps in a cluster.
 #        H   B  state   layout conv  lower_bound fused  bias   indices out
 _DECODE = [
@@ -42,7 +42,7 @@ _DECODE = [
     (1, 8, "bf16", "kv", "wm", -5.0, False, False, "i32", False),
     (12, 48, "f32", "vk", "cm", -5.0, False, False, "i32", False),
     (12, 16, "f32", "vk", "wm", None, False, False, "i32", False),
-    (12, 86, "f32", "vk", "cm", -5.0, True, False, "i32", False),
+    (12, 40, "f32", "vk", "cm", -5.0, True, False, "i32", False),
 ]
 
 DECODE_CASES = [

@@ -211,10 +211,16 @@ def _decode(params, *, fused, target=None):
     return out.value, Launch(kernel, kargs, constexprs, (B, H, D // block_v), num_warps)
 
 
+# The GPU the launch rules below were measured on (the H200), at D = 128.
+H200_MULTIPROCESSORS = 132
 # Heads (B*H) up to which one 8-warp program per head in 64-row steps runs: 3 such programs
-# fit on a multiprocessor (80 registers per thread), 396 on the H200's 132 (measured: the
-# 8-warp launch is fastest at 384 and 396 heads and 20-40% slower from 408, a second wave).
-EIGHT_WARP_HEADS = 3 * 132
+# fit on a multiprocessor (80 registers per thread), so 396 run in one wave on the H200
+# (measured: fastest at 384 and 396 heads, 20-40% slower than 4-warp programs from 408).
+EIGHT_WARP_HEADS = 3 * H200_MULTIPROCESSORS
+# With the f_b projection fused, the 4-warp program with two shared-memory stages holds 96
+# registers per thread (5 per multiprocessor) against 80 without (6): between 5 and 6 waves'
+# worth of programs, the stages would cost a second wave (measured: 7-12% slower there).
+FUSED_STAGES_SECOND_WAVE = (5 * H200_MULTIPROCESSORS, 6 * H200_MULTIPROCESSORS)
 
 
 def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
@@ -253,7 +259,8 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
       instead of 6, so there they cost a second wave.
     A [K, V] state reduces over K across warps at every step, so steps cost more: its
     programs hold the whole head in one step (D <= 128) except from 256 to 1023 heads, where
-    they walk it in steps of 32 rows (with two shared-memory stages for fp32)."""
+    they walk it in steps of 32 rows (with two shared-memory stages for fp32). All these
+    limits were measured at D = 128 and apply to every head size."""
     if not on_gpu:
         return D, D, 0, None
     pairs = B * H
@@ -297,7 +304,8 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
     if pairs <= EIGHT_WARP_HEADS:
         return D, min(D, 64), 0, 8
     if fused:
-        stream = state_bytes == 4 and D > blk and not 660 < pairs <= 792
+        low, high = FUSED_STAGES_SECOND_WAVE
+        stream = state_bytes == 4 and D > blk and not low < pairs <= high
     else:
         stream = state_bytes == 4 and D > blk and pairs >= 1024
     return D, blk, 2 if stream else 0, 4
