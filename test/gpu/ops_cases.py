@@ -28,7 +28,8 @@ if _REFS not in sys.path:
 # one step (H = 1, B = 33 fp32 and H = 12, B = 1 bf16, both with f_b fused) but from 256 to
 # 1023 heads (H = 12, B = 33: 32-row steps through two shared-memory stages). With f_b fused,
 # an fp32 [V, K] state streams through two stages from 397 heads, the projection computed
-# before the slot's test (H = 12, B = 40; unfused it would not stream). The kernel
+# before the slot's test (H = 12, B = 40; unfused it would not stream), and a [K, V] one from
+# 256 heads, the projection after the norms (H = 12, B = 22). The kernel
 # cases of prepare.py add 8 programs per head and 2 programs of several steps in a cluster.
 #        H   B  state   layout conv  lower_bound fused  bias   indices out
 _DECODE = [
@@ -43,6 +44,7 @@ _DECODE = [
     (12, 48, "f32", "vk", "cm", -5.0, False, False, "i32", False),
     (12, 16, "f32", "vk", "wm", None, False, False, "i32", False),
     (12, 40, "f32", "vk", "cm", -5.0, True, False, "i32", False),
+    (12, 22, "f32", "kv", "cm", None, True, False, "i32", False),
 ]
 
 DECODE_CASES = [

@@ -284,12 +284,27 @@ def test_gpu_launch_split_runs_on_cpu(target, B, H, block_v, block_step, stages,
     walk it in steps (the largest through a ring of shared-memory buffers).
     Run on the CPU target, that exact launch matches the fp64
     reference, shifts the conv cache bit-exactly and leaves the tickets at zero."""
+    check_gpu_launch_on_cpu(target, B, H, block_v, block_step, stages, warps, fused)
+
+
+@requires_lib
+@pytest.mark.parametrize("fused", [False, True])
+def test_gpu_launch_kv_state_runs_on_cpu(fused):
+    """A [K, V] state from 256 to 1023 heads: 32-row steps through two shared-memory stages,
+    with the f_b projection (fused) after the norms, as the H200 runs it."""
+    check_gpu_launch_on_cpu("sm_90a", 22, 12, 128, 32, 2, 4, fused, state_layout="kv")
+
+
+def check_gpu_launch_on_cpu(target, B, H, block_v, block_step, stages, warps, fused,
+                            state_layout="vk"):
+    """Prepares the op's launch for `target`, checks its configuration, runs it on the CPU
+    and compares with the fp64 reference."""
     from kdatile.ops import _kernels
     from kdatile.ops.decode import decode_launch
 
     rng = np.random.default_rng(B + block_v)
     slots = 2 * B + 1
-    case = Case(rng, B, H, slots, fused=fused)
+    case = Case(rng, B, H, slots, fused=fused, state_layout=state_layout)
     idx = make_indices(rng, B, slots)
     i = case.inp
     args = dict(x=i["x"], conv_weight=i["conv_w"], conv_state=case.conv, raw_beta=i["raw_beta"],
@@ -300,7 +315,8 @@ def test_gpu_launch_split_runs_on_cpu(target, B, H, block_v, block_step, stages,
     else:
         args.update(raw_g=i["raw_g"])
     ref_out, ref_cs, ref_state = case.reference(idx)
-    out, launch = decode_launch(fused=fused, target=target, **args)
+    out, launch = decode_launch(fused=fused, target=target, state_layout=state_layout, **args)
+    assert launch.constexprs["STATE_KV"] == (state_layout == "kv")
     assert launch.constexprs["BV"] == block_v
     assert launch.constexprs["CLUSTER"] == (block_v < 128 and target == "sm_90a")
     assert launch.constexprs["BLK"] == block_step
