@@ -389,9 +389,21 @@ def test_decode_config():
         [(32, 32, 0, 4), (32, 32, 0, 4), (128, 128, 0, 4), (128, 128, 0, 4), (128, 64, 0, 8),
          (128, 64, 0, 8), (128, 32, 0, 4), (128, 32, 0, 4), (128, 32, 2, 4)]
     assert [decode_config(B, 1, 128, on_gpu=True)[2] for B in (1023, 1024)] == [0, 2]
-    # 8-warp programs up to 396 heads (3 per multiprocessor on the H200), for every variant.
+    # 8-warp programs up to 396 heads (3 per multiprocessor on the H200), for every variant;
+    # the limits that count waves scale with the GPU's multiprocessors (78: an H20).
     for kw in ({}, dict(state_bytes=2), dict(fused=True), dict(state_bytes=2, fused=True)):
         assert [decode_config(B, 1, 128, on_gpu=True, **kw)[3] for B in (396, 397)] == [8, 4]
+        if kw.get("state_bytes") != 2:  # (a bf16 state holds whole heads up to 256 heads)
+            assert [decode_config(B, 1, 128, on_gpu=True, multiprocessors=78, **kw)[3]
+                    for B in (234, 235)] == [8, 4]
+    assert [decode_config(B, 1, 128, on_gpu=True, fused=True, multiprocessors=78)[2]
+            for B in (390, 391, 468, 469)] == [2, 0, 0, 2]
+    # Launches prepared for a named target, or from NumPy arrays, count the H200's.
+    from kdatile.ops import _kernels, validation
+
+    info = validation.ArrayInfo("x", np.zeros(1, np.float32))
+    assert _kernels.multiprocessors(info, None) == _kernels.multiprocessors(info, "sm_90a") \
+        == _kernels.H200_MULTIPROCESSORS == 132
     # A bf16 state: whole heads in one step up to 256 heads; no shared-memory ring.
     assert [decode_config(B, 32, 128, on_gpu=True, state_bytes=2) for B in (1, 8, 9)] == \
         [(128, 128, 0, 4), (128, 128, 0, 4), (128, 64, 0, 8)]

@@ -90,6 +90,23 @@ def on_gpu(device: str, target) -> bool:
     return device != "cpu" if target is None else target != "cpu"
 
 
+# Multiprocessors of the GPU the launch rules were measured on (the H200): what a launch
+# prepared for a named target (NumPy stand-ins, bundles) assumes.
+H200_MULTIPROCESSORS = 132
+
+
+def multiprocessors(ref, target) -> int:
+    """The multiprocessors of the GPU holding `ref` (an ArrayInfo of a torch CUDA tensor), or
+    H200_MULTIPROCESSORS when the launch is prepared for a named `target`."""
+    if target is not None or ref.device == "cpu" or not ref.is_torch:
+        return H200_MULTIPROCESSORS
+    import torch
+
+    index = ref.value.device.index
+    return torch.cuda.get_device_properties(torch.cuda.current_device() if index is None
+                                            else index).multi_processor_count
+
+
 def has_clusters(ref, target) -> bool:
     """Whether the launch's GPU runs programs in thread-block clusters that exchange through
     shared memory (kt.cluster_sum; NVIDIA sm_90a): `target` when given, else the GPU holding

@@ -11,7 +11,8 @@ from __future__ import annotations
 import threading
 
 from . import validation as v
-from ._kernels import Launch, bind, execute, has_clusters, load_kernel
+from ._kernels import H200_MULTIPROCESSORS, Launch, bind, execute, has_clusters, load_kernel
+from ._kernels import multiprocessors as gpu_multiprocessors
 
 _workspace_lock = threading.Lock()
 _workspaces: dict = {}  # device -> (tickets int32, partial sums fp32), zero tickets
@@ -185,7 +186,7 @@ def _decode(params, *, fused, target=None):
     clusters = on_gpu and has_clusters(ref, target)
     block_v, block_step, stages, num_warps = decode_config(
         B, H, D, on_gpu, state.itemsize, state_kv=state_layout == "kv", clusters=clusters,
-        fused=fused)
+        fused=fused, multiprocessors=gpu_multiprocessors(ref, target))
     # A head split over programs sums its squares in a thread-block cluster where the GPU
     # has them (no workspace), else through tickets in the device's workspace.
     cluster = block_v < D and clusters
@@ -211,26 +212,27 @@ def _decode(params, *, fused, target=None):
     return out.value, Launch(kernel, kargs, constexprs, (B, H, D // block_v), num_warps)
 
 
-# The GPU the launch rules below were measured on (the H200), at D = 128.
-H200_MULTIPROCESSORS = 132
-# Heads (B*H) up to which one 8-warp program per head in 64-row steps runs: 3 such programs
-# fit on a multiprocessor (80 registers per thread), so 396 run in one wave on the H200
-# (measured: fastest at 384 and 396 heads, 20-40% slower than 4-warp programs from 408).
-EIGHT_WARP_HEADS = 3 * H200_MULTIPROCESSORS
-# With the f_b projection fused, the 4-warp program with two shared-memory stages holds 96
-# registers per thread (5 per multiprocessor) against 80 without (6): between 5 and 6 waves'
-# worth of programs, the stages would cost a second wave (measured: 7-12% slower there).
-FUSED_STAGES_SECOND_WAVE = (5 * H200_MULTIPROCESSORS, 6 * H200_MULTIPROCESSORS)
+# Programs per multiprocessor (sm_90a, D = 128) that the wave-based launch rules count: one
+# 8-warp program per head in 64-row steps holds 80 registers per thread, so 3 fit (measured on
+# the H200: fastest at 384 and 396 heads, 20-40% slower than 4-warp programs from 408, in a
+# second wave); with the f_b projection fused, the 4-warp program with two shared-memory
+# stages holds 96 registers (5 fit) against 80 without (6), so between 5 and 6 per
+# multiprocessor the stages would cost a second wave (measured: 7-12% slower there).
+EIGHT_WARP_PROGRAMS = 3
+FUSED_STAGED_PROGRAMS, FUSED_UNSTAGED_PROGRAMS = 5, 6
 
 
 def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
-                  state_kv: bool = False, clusters: bool = False, fused: bool = False) -> tuple:
+                  state_kv: bool = False, clusters: bool = False, fused: bool = False,
+                  multiprocessors: int = H200_MULTIPROCESSORS) -> tuple:
     """(value rows per program BV, value rows per step BLK, shared-memory stages STAGES,
     warps per program or None for the default) of a launch; state_bytes: bytes per state
     element (4: fp32, 2: bf16); state_kv: a [K, V] state; clusters: the GPU runs a split
     head's programs as a thread-block cluster (sm_90a), so splitting costs no tickets;
     fused: the f_b projection is fused (kda_decode_with_f_b: every program reads its head's
-    [D, D] weight block, so fewer programs per head pay off sooner).
+    [D, D] weight block, so fewer programs per head pay off sooner); multiprocessors: the
+    GPU's, which the two limits that count waves of programs scale with (the others are the
+    H200's numbers).
 
     With clusters (measured on the H200 with D = 128), a head of a [V, K] state (D <= 128) is
     split over a cluster of programs of one step (of D/n rows, at least 16, so fewer
@@ -248,15 +250,15 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
       heads and an fp32 state from 64 to 127 heads; an fp32 state below 64 heads splits each
       head's value rows over 4 programs of one step (one program per head would leave most
       of the GPU idle);
-    - up to 396 heads: one 8-warp program per head walking its rows in steps of 64, so a
-      [64, D] block (not the whole [D, D]) is held and more programs fit on a multiprocessor
-      (3 of them: 396 on the H200's 132; beyond that a second wave costs 20-40%);
+    - up to 396 heads (3 per multiprocessor, on the H200's 132): one 8-warp program per head
+      walking its rows in steps of 64, so a [64, D] block (not the whole [D, D]) is held and
+      more programs fit on a multiprocessor (beyond, a second wave costs 20-40%);
     - beyond: one 4-warp program per head in steps of 32 rows (6 per multiprocessor); from
       1024 heads an fp32 state streams through two shared-memory buffers by asynchronous
       copies (1-6% faster there; a bf16 state gains nothing). With the f_b projection
       fused, which lengthens each program's prologue, an fp32 state streams from 397 heads,
-      but not from 661 to 792: the stages' registers fit 5 programs per multiprocessor
-      instead of 6, so there they cost a second wave.
+      but not from 661 to 792 (5 to 6 per multiprocessor): the stages' registers fit 5
+      programs per multiprocessor instead of 6, so there they cost a second wave.
     A [K, V] state reduces over K across warps at every step, so steps cost more: its
     programs hold the whole head in one step (D <= 128) except from 256 to 1023 heads, where
     they walk it in steps of 32 rows (with two shared-memory stages for fp32). All these
@@ -301,11 +303,12 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
         return D, D, 0, 4
     if pairs < 64:
         return D // 4, D // 4, 0, 4
-    if pairs <= EIGHT_WARP_HEADS:
+    if pairs <= EIGHT_WARP_PROGRAMS * multiprocessors:
         return D, min(D, 64), 0, 8
     if fused:
-        low, high = FUSED_STAGES_SECOND_WAVE
-        stream = state_bytes == 4 and D > blk and not low < pairs <= high
+        second_wave = (FUSED_STAGED_PROGRAMS * multiprocessors < pairs
+                       <= FUSED_UNSTAGED_PROGRAMS * multiprocessors)
+        stream = state_bytes == 4 and D > blk and not second_wave
     else:
         stream = state_bytes == 4 and D > blk and pairs >= 1024
     return D, blk, 2 if stream else 0, 4
