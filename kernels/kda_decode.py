@@ -27,7 +27,8 @@ which a pipelined [V, K] program (STAGES with several steps) also reduces to raw
 test.
 
 Padding rows (slot < 0 or slot >= num_slots) write zeros to out[n, h] and read or write no cache
-(a pipelined FUSED_FB program has computed raw_g from f_a[n] and the head's weights by then).
+(a pipelined [V, K] FUSED_FB program has computed raw_g from f_a[n] and the head's weights by
+then).
 Slot offsets are 64-bit, so caches beyond 4 GiB work. Float parameters (lower_bound, norm_eps)
 are runtime arguments: they never multiply compiled kernels.
 
