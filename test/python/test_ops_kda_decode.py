@@ -475,6 +475,33 @@ def test_decode_config():
     assert decode_config(600, 1, 16, on_gpu=True) == (16, 16, 0, 4)
 
 
+def test_multiprocessors_of_the_tensors_gpu(monkeypatch):
+    """A CUDA tensor's launch counts its own GPU's multiprocessors (torch's device
+    properties; the current device for a tensor without an index). torch stands in here."""
+    import sys
+    import types
+
+    from kdatile.ops import _kernels
+
+    asked = []
+
+    def properties(index):
+        asked.append(index)
+        return types.SimpleNamespace(multi_processor_count={0: 132, 1: 78}[index])
+
+    cuda = types.SimpleNamespace(get_device_properties=properties, current_device=lambda: 1)
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(cuda=cuda))
+
+    def tensor_info(index):
+        value = types.SimpleNamespace(device=types.SimpleNamespace(index=index))
+        return types.SimpleNamespace(device="cuda", is_torch=True, value=value)
+
+    assert _kernels.multiprocessors(tensor_info(0), None) == 132
+    assert _kernels.multiprocessors(tensor_info(None), None) == 78
+    assert _kernels.multiprocessors(tensor_info(0), "sm_90a") == 132  # a named target
+    assert asked == [0, 1]
+
+
 @requires_lib
 def test_head_dim_64():
     """D is a constexpr: any power of two in [16, 256] runs (Kimi uses 128)."""
