@@ -29,6 +29,26 @@ requires_lib = pytest.mark.skipif(
     not HAVE_LIB, reason="libkda.so is not built (ninja -C build) and KDATILE_LIBRARY is unset"
 )
 
+# The ways the ops' bad-array tests break an array argument (bad_array).
+BAD_ARRAY_PROBLEMS = ["rank", "size", "dtype", "type"]
+
+
+def bad_array(a, problem):
+    """`a` (a NumPy array) broken one way: an extra dimension ("rank"), the last dimension
+    one too large ("size"), a neighbouring dtype ("dtype"), or a nested list ("type")."""
+    import numpy as np
+
+    if problem == "rank":
+        return a[..., None]
+    if problem == "size":
+        shape = list(a.shape)
+        shape[-1] += 1
+        return np.zeros(shape, a.dtype)
+    if problem == "dtype":
+        wrong = {np.uint16: np.float16, np.float32: np.float64, np.int32: np.int16}
+        return a.astype(wrong[a.dtype.type])
+    return a.tolist()
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_cache_dir(tmp_path_factory):

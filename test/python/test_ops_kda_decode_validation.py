@@ -12,7 +12,7 @@ from kda_reference import make_decode_inputs
 from kdatile import ops
 from kdatile.ops import validation
 
-from conftest import requires_lib
+from conftest import BAD_ARRAY_PROBLEMS, bad_array, requires_lib
 
 try:
     import torch
@@ -57,26 +57,12 @@ ARRAY_ARGS = ["x", "conv_weight", "conv_state", "raw_g", "raw_beta", "A_log", "d
               "state", "state_indices", "output_gate", "norm_weight"]
 
 
-def _wrong_dtype(a):
-    return {np.uint16: np.float16, np.float32: np.float64, np.int32: np.int16}[a.dtype.type]
-
-
 @pytest.mark.parametrize("name", ARRAY_ARGS)
-@pytest.mark.parametrize("problem", ["rank", "size", "dtype", "type"])
+@pytest.mark.parametrize("problem", BAD_ARRAY_PROBLEMS)
 def test_bad_array(no_launch, name, problem):
     args = base_args()
-    a = args[name]
-    if problem == "rank":
-        args[name] = a[..., None]
-    elif problem == "size":
-        # one dimension one too large (state: K != V; x: channel count)
-        shape = list(a.shape)
-        shape[-1] += 1
-        args[name] = np.zeros(shape, a.dtype)
-    elif problem == "dtype":
-        args[name] = a.astype(_wrong_dtype(a))
-    else:
-        args[name] = a.tolist()
+    # ("size": state K != V, x's channel count off by one, ...)
+    args[name] = bad_array(args[name], problem)
     with pytest.raises(ValueError, match=f"argument '{name}'"):
         call(args)
 

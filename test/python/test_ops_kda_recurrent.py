@@ -16,7 +16,7 @@ from kda_reference import rel_rms
 from kdatile import ops
 from test_kda_recurrent_kernel import distinct_slots, make_inputs, widen
 
-from conftest import requires_lib
+from conftest import BAD_ARRAY_PROBLEMS, bad_array, requires_lib
 
 try:
     import torch
@@ -365,25 +365,11 @@ def rejects(args, name, match=""):
 ARRAYS = ["q", "k", "v", "g", "beta", "A_log", "dt_bias", "initial_state", "state_indices"]
 
 
-def _wrong_dtype(a):
-    return {np.uint16: np.float16, np.float32: np.float64, np.int32: np.int16}[a.dtype.type]
-
-
 @pytest.mark.parametrize("name", ARRAYS)
-@pytest.mark.parametrize("problem", ["rank", "size", "dtype", "type"])
+@pytest.mark.parametrize("problem", BAD_ARRAY_PROBLEMS)
 def test_bad_array(no_launch, name, problem):
     args = base()
-    a = args[name]
-    if problem == "rank":
-        args[name] = a[..., None]
-    elif problem == "size":
-        shape = list(a.shape)
-        shape[-1] += 1
-        args[name] = np.zeros(shape, a.dtype)
-    elif problem == "dtype":
-        args[name] = a.astype(_wrong_dtype(a))
-    else:
-        args[name] = a.tolist()
+    args[name] = bad_array(args[name], problem)
     rejects(args, name)
 
 

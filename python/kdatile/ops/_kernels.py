@@ -95,6 +95,13 @@ def on_gpu(device: str, target) -> bool:
 H200_MULTIPROCESSORS = 132
 
 
+def _device_index(torch, ref) -> int:
+    """The CUDA device index of `ref` (an ArrayInfo of a torch GPU tensor): its own, or the
+    current device for a tensor without one."""
+    index = ref.value.device.index
+    return torch.cuda.current_device() if index is None else index
+
+
 def multiprocessors(ref, target) -> int:
     """The multiprocessors of the GPU holding `ref` (an ArrayInfo of a torch CUDA tensor), or
     H200_MULTIPROCESSORS when the launch is prepared for a named `target`."""
@@ -102,9 +109,7 @@ def multiprocessors(ref, target) -> int:
         return H200_MULTIPROCESSORS
     import torch
 
-    index = ref.value.device.index
-    return torch.cuda.get_device_properties(torch.cuda.current_device() if index is None
-                                            else index).multi_processor_count
+    return torch.cuda.get_device_properties(_device_index(torch, ref)).multi_processor_count
 
 
 def has_clusters(ref, target) -> bool:
@@ -118,7 +123,5 @@ def has_clusters(ref, target) -> bool:
 
         from .. import gpu
 
-        index = ref.value.device.index
-        target = gpu.device_target(torch, torch.cuda.current_device() if index is None
-                                   else index)[1]
+        target = gpu.device_target(torch, _device_index(torch, ref))[1]
     return target in ("sm_90a", "sm_90")  # sm_90 is the compiler's alias of sm_90a

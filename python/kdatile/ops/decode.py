@@ -13,6 +13,7 @@ import threading
 from . import validation as v
 from ._kernels import H200_MULTIPROCESSORS, Launch, bind, execute, has_clusters, load_kernel
 from ._kernels import multiprocessors as gpu_multiprocessors
+from ._kernels import on_gpu as targets_gpu
 
 _workspace_lock = threading.Lock()
 _workspaces: dict = {}  # device -> (tickets int32, partial sums fp32), zero tickets
@@ -182,7 +183,7 @@ def _decode(params, *, fused, target=None):
 
     kernel = load_kernel("kda_decode", "kda_decode")
     unused = x.value  # pointer parameters a variant does not read
-    on_gpu = ref.device != "cpu" if target is None else target != "cpu"
+    on_gpu = targets_gpu(ref.device, target)
     clusters = on_gpu and has_clusters(ref, target)
     block_v, block_step, stages, num_warps = decode_config(
         B, H, D, on_gpu, state.itemsize, state_kv=state_layout == "kv", clusters=clusters,
