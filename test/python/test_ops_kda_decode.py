@@ -295,10 +295,19 @@ def test_gpu_launch_kv_state_runs_on_cpu(fused):
     check_gpu_launch_on_cpu("sm_90a", 22, 12, 128, 32, 2, 4, fused, state_layout="kv")
 
 
+@requires_lib
+@pytest.mark.parametrize("multiprocessors,block_step,warps", [(None, 64, 8), (78, 32, 4)])
+def test_gpu_launch_for_fewer_multiprocessors(multiprocessors, block_step, warps):
+    """300 heads: one wave of 8-warp programs (3 per multiprocessor) on the H200's 132, which
+    a named target assumes; exported for a GPU with 78 (an H20), 4-warp programs."""
+    check_gpu_launch_on_cpu("sm_90a", 25, 12, 128, block_step, 0, warps, False,
+                            multiprocessors=multiprocessors)
+
+
 def check_gpu_launch_on_cpu(target, B, H, block_v, block_step, stages, warps, fused,
-                            state_layout="vk"):
-    """Prepares the op's launch for `target`, checks its configuration, runs it on the CPU
-    and compares with the fp64 reference."""
+                            state_layout="vk", multiprocessors=None):
+    """Prepares the op's launch for `target` (a GPU with `multiprocessors`), checks its
+    configuration, runs it on the CPU and compares with the fp64 reference."""
     from kdatile.ops import _kernels
     from kdatile.ops.decode import decode_launch
 
@@ -315,7 +324,8 @@ def check_gpu_launch_on_cpu(target, B, H, block_v, block_step, stages, warps, fu
     else:
         args.update(raw_g=i["raw_g"])
     ref_out, ref_cs, ref_state = case.reference(idx)
-    out, launch = decode_launch(fused=fused, target=target, state_layout=state_layout, **args)
+    out, launch = decode_launch(fused=fused, target=target, state_layout=state_layout,
+                                multiprocessors=multiprocessors, **args)
     assert launch.constexprs["STATE_KV"] == (state_layout == "kv")
     assert launch.constexprs["BV"] == block_v
     assert launch.constexprs["CLUSTER"] == (block_v < 128 and target == "sm_90a")

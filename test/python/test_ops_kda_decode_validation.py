@@ -133,6 +133,15 @@ def test_bad_float_parameters(no_launch, name, value):
         call(base_args(), **{name: value})
 
 
+@pytest.mark.parametrize("value", [0, -78, 78.0, True, "78"])
+def test_bad_multiprocessors(no_launch, value):
+    """decode_launch's multiprocessors (the GPU a launch is exported for) is a positive int."""
+    from kdatile.ops.decode import decode_launch
+
+    with pytest.raises(ValueError, match="argument 'multiprocessors'"):
+        decode_launch(target="sm_90a", multiprocessors=value, **base_args())
+
+
 def test_conv_state_layouts_and_strides(no_launch):
     args = base_args()
     cs = args["conv_state"]

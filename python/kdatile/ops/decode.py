@@ -69,20 +69,28 @@ def kda_decode_with_f_b(f_a, f_b_weight, x, conv_weight, conv_state, raw_beta, A
     return execute(*_decode(locals(), fused=True))
 
 
-def decode_launch(*args, fused=False, target=None, **kwargs):
+def decode_launch(*args, fused=False, target=None, multiprocessors=None, **kwargs):
     """(out, Launch or None): what kda_decode(*args, **kwargs) (kda_decode_with_f_b with
     fused=True) launches, without launching it: the op's own checks and argument preparation.
     target: None (the arrays' device) or a target name ("cpu", "sm_90a", ...); NumPy arrays
-    then stand for GPU tensors, e.g. to export the launch into an AOT bundle. None when there
-    is nothing to launch (B = 0)."""
+    then stand for GPU tensors, e.g. to export the launch into an AOT bundle.
+    multiprocessors: those of the GPU the launch is for (None: the tensors' GPU, or the H200's
+    132 for a named target), which the launch rules that count waves of programs scale with:
+    give it when exporting for another GPU, so the bundle holds the launch that GPU picks.
+    None when there is nothing to launch (B = 0)."""
     op = kda_decode_with_f_b if fused else kda_decode
-    return _decode(bind(op, args, kwargs), fused=fused, target=target)
+    return _decode(bind(op, args, kwargs), fused=fused, target=target,
+                   multiprocessors=multiprocessors)
 
 
-def _decode(params, *, fused, target=None):
+def _decode(params, *, fused, target=None, multiprocessors=None):
     """(out, Launch or None) of a call with arguments `params` (by parameter name). The launch
     (value rows, steps, shared-memory stages and warps per program) depends on the batch on
     GPUs: decode_config."""
+    if multiprocessors is not None and (isinstance(multiprocessors, bool)
+                                        or not isinstance(multiprocessors, int)
+                                        or multiprocessors < 1):
+        v.fail("multiprocessors", f"expected a positive int, got {multiprocessors!r}")
     args = dict(params)
     lower_bound, norm_eps = args.pop("lower_bound"), args.pop("norm_eps")
     state_layout = args.pop("state_layout")
@@ -187,7 +195,7 @@ def _decode(params, *, fused, target=None):
     clusters = on_gpu and has_clusters(ref, target)
     block_v, block_step, stages, num_warps = decode_config(
         B, H, D, on_gpu, state.itemsize, state_kv=state_layout == "kv", clusters=clusters,
-        fused=fused, multiprocessors=gpu_multiprocessors(ref, target))
+        fused=fused, multiprocessors=multiprocessors or gpu_multiprocessors(ref, target))
     # A head split over programs sums its squares in a thread-block cluster where the GPU
     # has them (no workspace), else through tickets in the device's workspace.
     cluster = block_v < D and clusters
