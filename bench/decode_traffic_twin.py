@@ -67,24 +67,41 @@ def conv_cache_traffic(x, conv_w, conv_state, n, h, slot, H, C, D: tl.constexpr)
 
 
 @triton.jit
-def decode_traffic_twin(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, S, idx, gate, norm_w,
-                        out, H, C, NB: tl.constexpr, BLK: tl.constexpr, D: tl.constexpr,
-                        STAGES: tl.constexpr):
-    pid = tl.program_id(0)
+def head_traffic(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, idx, pid, H, C,
+                 D: tl.constexpr):
+    """The traffic of head pid (= n * H + h) before its state: (h, slot, the conv's sum, the
+    gate's factors eg, beta)."""
     n = pid // H
     h = pid % H
     slot = tl.load(idx + n).to(tl.int64)
     d = tl.arange(0, D)
     acc = conv_cache_traffic(x, conv_w, conv_state, n, h, slot, H, C, D)
     eg = tl.exp(tl.load(raw_g + pid * D + d).to(tl.float32) + tl.load(dt_bias + h * D + d))
-    b = tl.load(raw_beta + pid).to(tl.float32)
+    return h, slot, acc, eg, tl.load(raw_beta + pid).to(tl.float32)
+
+
+@triton.jit
+def store_head_output(acc, gate, norm_w, out, pid, D: tl.constexpr):
+    """The traffic of head pid after its state: the gate and norm weight read, out written."""
+    d = tl.arange(0, D)
+    y = acc * tl.load(gate + pid * D + d).to(tl.float32) * tl.load(norm_w + d).to(tl.float32)
+    tl.store(out + pid * D + d, y.to(tl.bfloat16))
+
+
+@triton.jit
+def decode_traffic_twin(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, S, idx, gate, norm_w,
+                        out, H, C, NB: tl.constexpr, BLK: tl.constexpr, D: tl.constexpr,
+                        STAGES: tl.constexpr):
+    pid = tl.program_id(0)
+    h, slot, acc, eg, b = head_traffic(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, idx,
+                                       pid, H, C, D)
     base = S + (slot * H + h) * D * D
     rows = tl.arange(0, BLK)
+    d = tl.arange(0, D)
     for blk in tl.range(0, NB, num_stages=STAGES):
         p = base + (blk * BLK + rows)[:, None] * D + d[None, :]
         tl.store(p, tl.load(p) * eg[None, :] + b)
-    y = acc * tl.load(gate + pid * D + d).to(tl.float32) * tl.load(norm_w + d).to(tl.float32)
-    tl.store(out + pid * D + d, y.to(tl.bfloat16))
+    store_head_output(acc, gate, norm_w, out, pid, D)
 
 
 @triton.jit
@@ -92,19 +109,13 @@ def tma_traffic_twin(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, S_rows, id
                      out, H, C, NB: tl.constexpr, BLK: tl.constexpr, D: tl.constexpr,
                      STAGES: tl.constexpr):
     pid = tl.program_id(0)
-    n = pid // H
-    h = pid % H
-    slot = tl.load(idx + n).to(tl.int64)
-    d = tl.arange(0, D)
-    acc = conv_cache_traffic(x, conv_w, conv_state, n, h, slot, H, C, D)
-    eg = tl.exp(tl.load(raw_g + pid * D + d).to(tl.float32) + tl.load(dt_bias + h * D + d))
-    b = tl.load(raw_beta + pid).to(tl.float32)
+    h, slot, acc, eg, b = head_traffic(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, idx,
+                                       pid, H, C, D)
     row0 = ((slot * H + h) * D).to(tl.int32)
     for blk in tl.range(0, NB, num_stages=STAGES):
         r = row0 + blk * BLK
         S_rows.store([r, 0], S_rows.load([r, 0]) * eg[None, :] + b)
-    y = acc * tl.load(gate + pid * D + d).to(tl.float32) * tl.load(norm_w + d).to(tl.float32)
-    tl.store(out + pid * D + d, y.to(tl.bfloat16))
+    store_head_output(acc, gate, norm_w, out, pid, D)
 
 
 @triton.jit
