@@ -22,7 +22,8 @@ if _REFS not in sys.path:
 # array), H in {1, 12} and B in {1, 8, 33} for each H; B*H picks the launch
 # (kdatile.ops.decode.decode_config, with the H200's thread-block clusters): a [V, K] state
 # splits heads over a cluster of 4 programs of one step (H = 1, B = 1 fp32; H = 1, B = 33
-# bf16) or of 2 (H = 12, B = 16 fp32; H = 12, B = 8 with f_b fused, fp32 and bf16); whole
+# bf16) or of 2 (H = 12, B = 16 fp32; H = 12, B = 8 with f_b fused, fp32 and bf16; on 8 warps
+# at H = 12, B = 11 fp32); whole
 # heads on 4 warps in steps of 32 rows from 397 heads (H = 12, B = 48). A [K, V] state splits
 # heads over a cluster of 4 programs below 64 heads (H = 1, B = 8 bf16), holds whole heads in
 # one step (H = 1, B = 33 fp32 and H = 12, B = 1 bf16, both with f_b fused) but from 256 to
@@ -45,6 +46,7 @@ _DECODE = [
     (12, 16, "f32", "vk", "wm", None, False, False, "i32", False),
     (12, 40, "f32", "vk", "cm", -5.0, True, False, "i32", False),
     (12, 22, "f32", "kv", "cm", None, True, False, "i32", False),
+    (12, 11, "f32", "vk", "wm", -5.0, False, True, "i32", True),
 ]
 
 DECODE_CASES = [

@@ -272,6 +272,7 @@ def test_consecutive_steps(state_dtype):
     ("sm_90a", 1, 12, 32, 32, 0, 4, False), ("sm_90a", 1, 12, 16, 16, 0, 4, True),
     ("sm_90a", 8, 12, 32, 32, 0, 4, False), ("sm_90a", 8, 12, 64, 64, 0, 4, True),
     ("sm_90a", 16, 12, 64, 64, 0, 4, False), ("sm_90a", 17, 12, 64, 32, 0, 4, False),
+    ("sm_90a", 11, 12, 64, 64, 0, 8, False),
     ("gfx950", 1, 12, 32, 32, 0, 4, False),
     ("gfx950", 1, 12, 32, 32, 0, 4, True), ("gfx950", 8, 12, 128, 128, 0, 4, False),
     ("gfx950", 8, 12, 128, 128, 0, 4, True), ("sm_90a", 24, 12, 128, 64, 0, 8, False),
@@ -435,10 +436,11 @@ def test_decode_config():
     assert decode_config(1, 12, 256, on_gpu=True, state_kv=True) == (64, 64, 0, 4)
     assert decode_config(300, 1, 16, on_gpu=True, state_kv=True) == (16, 16, 0, 4)
     # With thread-block clusters, one-step programs: fp32 over 4 programs below 128 heads and
-    # 2 up to 192, then 2 in 32-row steps below 256; bf16 over 4 below 64 heads, 2 below 144.
+    # 2 up to 192 (on 8 warps up to 132 heads), then 2 in 32-row steps below 256; bf16 over 4
+    # below 64 heads, 2 below 144.
     assert [decode_config(B, 12, 128, on_gpu=True, clusters=True)
             for B in (1, 10, 11, 16, 17, 21, 22)] == \
-        [(32, 32, 0, 4), (32, 32, 0, 4), (64, 64, 0, 4), (64, 64, 0, 4), (64, 32, 0, 4),
+        [(32, 32, 0, 4), (32, 32, 0, 4), (64, 64, 0, 8), (64, 64, 0, 4), (64, 32, 0, 4),
          (64, 32, 0, 4), (128, 64, 0, 8)]
     assert [decode_config(B, 12, 128, on_gpu=True, state_bytes=2, clusters=True)
             for B in (1, 5, 6, 11, 12)] == \
@@ -449,6 +451,14 @@ def test_decode_config():
 
     assert splits((127, 128, 192, 193, 255, 256)) == \
         [(32, 32), (64, 64), (64, 64), (64, 32), (64, 32), (128, 64)]
+    # Half heads of an fp32 state on 8 warps while they fit one wave (2 per multiprocessor).
+    def warps(heads, **kw):
+        return [decode_config(B, 1, 128, on_gpu=True, clusters=True, **kw)[3] for B in heads]
+
+    assert warps((127, 128, 132, 133)) == [4, 8, 8, 4]
+    assert warps((128, 129), multiprocessors=128) == [8, 4]
+    assert warps((128,), state_bytes=2) == warps((128,), fused=True) == [4]
+    assert decode_config(128, 1, 64, on_gpu=True, clusters=True) == (32, 32, 0, 4)
     assert splits((63, 64, 143, 144), state_bytes=2) == \
         [(32, 32), (64, 64), (64, 64), (128, 128)]
     assert splits((31, 32, 63, 64, 192, 193), fused=True) == \

@@ -240,17 +240,18 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
     head's programs as a thread-block cluster (sm_90a), so splitting costs no tickets;
     fused: the f_b projection is fused (kda_decode_with_f_b: every program reads its head's
     [D, D] weight block, so fewer programs per head pay off sooner); multiprocessors: the
-    GPU's, which the two limits that count waves of programs scale with (the others are the
+    GPU's, which the three limits that count waves of programs scale with (the others are the
     H200's numbers).
 
     With clusters (measured on the H200 with D = 128), a head of a [V, K] state (D <= 128) is
-    split over a cluster of programs of one step (of D/n rows, at least 16, so fewer
-    programs for D < 128): fp32 over 4 programs below 128 heads, then over 2 up to 192
-    heads, then 2 programs in 32-row steps below 256; bf16 over 4 programs below 64 heads,
+    split over a cluster of programs of one step (of D/n rows, at least 16, so fewer programs
+    for D < 128): fp32 over 4 programs below 128 heads, then over 2 up to 192 heads (of 8 warps
+    while the heads are at most the multiprocessors, D = 128 and the f_b projection is not
+    fused), then 2 programs in 32-row steps below 256; bf16 over 4 programs below 64 heads,
     then 2 below 144. With the f_b projection fused: fp32 over 8 programs below 32 heads, 4
     below 64, then as without it from 2 programs on; bf16 over 4 programs below 32 heads, 2
-    below 144. Heads with D > 128 split over 8 programs below 64 heads. A [K, V] state
-    (D <= 128) splits below 64 heads: fp32 over 8 programs below 32 heads, else over 4.
+    below 144. Heads with D > 128 split over 8 programs below 64 heads. A [K, V] state (D <=
+    128) splits below 64 heads: fp32 over 8 programs below 32 heads, else over 4.
     Otherwise, and beyond those sizes, the rules below apply.
 
     The CPU runs whole heads in one step. On GPUs (measured on the H200, docs/performance.md):
@@ -299,6 +300,11 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
             limits = (64, 0, 0)
         for parts, limit in zip((8, 4, 2), limits):
             if pairs < limit:
+                if parts == 2 and fp32 and not fused and D == 128 and pairs <= multiprocessors:
+                    # Past the 4-program split, half heads on 8 warps while they fit one
+                    # wave (2 per multiprocessor): 1-4% faster than on 4 warps at 128-132
+                    # heads on the H200; below 128 heads 4 programs win (by 2-13%).
+                    return D // 2, D // 2, 0, 8
                 return split(parts)
         if fp32 and pairs < 256 and D <= 128:
             return split(2, 32)
