@@ -8,6 +8,15 @@
 using namespace mlir;
 
 namespace {
+/// The f32 result of NVVM intrinsic `name` on f32 `args`.
+Value callIntrinsic(OpBuilder &b, Location loc, StringRef name,
+                    ValueRange args) {
+  return LLVM::CallIntrinsicOp::create(b, loc, b.getF32Type(),
+                                       StringAttr::get(b.getContext(), name),
+                                       args)
+      .getResult(0);
+}
+
 class NVVMTargetHooks : public kda::TargetHooks {
 public:
   using TargetHooks::TargetHooks;
@@ -51,21 +60,28 @@ public:
   Value log2(OpBuilder &b, Location loc, Value x) override {
     if (!x.getType().isF32())
       return TargetHooks::log2(b, loc, x);
-    return LLVM::CallIntrinsicOp::create(
-               b, loc, x.getType(),
-               StringAttr::get(b.getContext(), "llvm.nvvm.lg2.approx.f"),
-               ValueRange{x})
-        .getResult(0);
+    return callIntrinsic(b, loc, "llvm.nvvm.lg2.approx.f", x);
   }
   Value sinOrCos(OpBuilder &b, Location loc, Value x, bool isSin) override {
     if (!x.getType().isF32())
       return TargetHooks::sinOrCos(b, loc, x, isSin);
-    StringRef name =
-        isSin ? "llvm.nvvm.sin.approx.f" : "llvm.nvvm.cos.approx.f";
-    return LLVM::CallIntrinsicOp::create(b, loc, x.getType(),
-                                         StringAttr::get(b.getContext(), name),
-                                         ValueRange{x})
-        .getResult(0);
+    return callIntrinsic(
+        b, loc, isSin ? "llvm.nvvm.sin.approx.f" : "llvm.nvvm.cos.approx.f", x);
+  }
+  Value divide(OpBuilder &b, Location loc, Value lhs, Value rhs) override {
+    if (!lhs.getType().isF32())
+      return TargetHooks::divide(b, loc, lhs, rhs);
+    return callIntrinsic(b, loc, "llvm.nvvm.div.full", ValueRange{lhs, rhs});
+  }
+  Value sqrt(OpBuilder &b, Location loc, Value x) override {
+    if (!x.getType().isF32())
+      return TargetHooks::sqrt(b, loc, x);
+    return callIntrinsic(b, loc, "llvm.nvvm.sqrt.approx.f", x);
+  }
+  Value rsqrt(OpBuilder &b, Location loc, Value x) override {
+    if (!x.getType().isF32())
+      return TargetHooks::rsqrt(b, loc, x);
+    return callIntrinsic(b, loc, "llvm.nvvm.rsqrt.approx.f", x);
   }
   void barrier(OpBuilder &b, Location loc) override {
     NVVM::Barrier0Op::create(b, loc);

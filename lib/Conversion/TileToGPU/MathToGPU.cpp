@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -65,12 +66,6 @@ template <typename Intrinsic> UnaryBuilder intrinsic() {
   };
 }
 
-Value buildRsqrt(OpBuilder &b, Location loc, Value x) {
-  Value root = LLVM::SqrtOp::create(b, loc, x.getType(), x);
-  return LLVM::FDivOp::create(b, loc, floatConstant(b, loc, x.getType(), 1.0),
-                              root);
-}
-
 /// tanh(x) = 1 - 2 / (exp(2x) + 1): saturates to +-1 without inf/inf.
 Value buildTanh(OpBuilder &b, Location loc, Value x) {
   Type type = x.getType();
@@ -101,6 +96,24 @@ Value buildErf(OpBuilder &b, Location loc, Value x) {
                                    LLVM::FMulOp::create(b, loc, poly, gauss));
   return LLVM::CopySignOp::create(b, loc, mag, x);
 }
+
+/// Float division on scalars (a tile's division is one per register first),
+/// as the target divides.
+struct DivFLowering : OpConversionPattern<arith::DivFOp> {
+  DivFLowering(const TypeConverter &converter, MLIRContext *ctx,
+               TargetHooks *hooks)
+      : OpConversionPattern(converter, ctx), hooks(hooks) {}
+  LogicalResult
+  matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<FloatType>(op.getType()))
+      return failure();
+    rewriter.replaceOp(op, hooks->divide(rewriter, op.getLoc(),
+                                         adaptor.getLhs(), adaptor.getRhs()));
+    return success();
+  }
+  TargetHooks *hooks;
+};
 
 struct FmaLowering : OpConversionPattern<math::FmaOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -138,16 +151,22 @@ void kda::populateMathToGPUIntrinsicsPatterns(TileToGPUTypeConverter &converter,
   patterns.add<UnaryMathLowering<math::Log2Op>>(converter, ctx, log2);
   patterns.add<UnaryMathLowering<math::SinOp>>(converter, ctx, sinOrCos(true));
   patterns.add<UnaryMathLowering<math::CosOp>>(converter, ctx, sinOrCos(false));
-  patterns.add<UnaryMathLowering<math::SqrtOp>>(converter, ctx,
-                                                intrinsic<LLVM::SqrtOp>());
+  patterns.add<UnaryMathLowering<math::SqrtOp>>(
+      converter, ctx, [hooks](OpBuilder &b, Location loc, Value x) {
+        return hooks->sqrt(b, loc, x);
+      });
   patterns.add<UnaryMathLowering<math::AbsFOp>>(converter, ctx,
                                                 intrinsic<LLVM::FAbsOp>());
   patterns.add<UnaryMathLowering<math::FloorOp>>(converter, ctx,
                                                  intrinsic<LLVM::FFloorOp>());
   patterns.add<UnaryMathLowering<math::CeilOp>>(converter, ctx,
                                                 intrinsic<LLVM::FCeilOp>());
-  patterns.add<UnaryMathLowering<math::RsqrtOp>>(converter, ctx, buildRsqrt);
+  patterns.add<UnaryMathLowering<math::RsqrtOp>>(
+      converter, ctx, [hooks](OpBuilder &b, Location loc, Value x) {
+        return hooks->rsqrt(b, loc, x);
+      });
   patterns.add<UnaryMathLowering<math::TanhOp>>(converter, ctx, buildTanh);
   patterns.add<UnaryMathLowering<math::ErfOp>>(converter, ctx, buildErf);
   patterns.add<FmaLowering>(converter, ctx);
+  patterns.add<DivFLowering>(converter, ctx, hooks);
 }

@@ -37,6 +37,21 @@ Value TargetHooks::sinOrCos(OpBuilder &b, Location loc, Value x, bool isSin) {
   return LLVM::CosOp::create(b, loc, x.getType(), x);
 }
 
+Value TargetHooks::divide(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return LLVM::FDivOp::create(b, loc, lhs, rhs);
+}
+
+Value TargetHooks::sqrt(OpBuilder &b, Location loc, Value x) {
+  return LLVM::SqrtOp::create(b, loc, x.getType(), x);
+}
+
+Value TargetHooks::rsqrt(OpBuilder &b, Location loc, Value x) {
+  Value root = sqrt(b, loc, x);
+  Value one = LLVM::ConstantOp::create(b, loc, x.getType(),
+                                       b.getFloatAttr(x.getType(), 1.0));
+  return divide(b, loc, one, root);
+}
+
 std::unique_ptr<TargetHooks> kda::createTargetHooks(StringRef target) {
   std::optional<GPUTargetInfo> info = lookupGPUTarget(target);
   if (!info)
@@ -412,6 +427,8 @@ struct ConvertTileToGPUPass
     convTarget.addIllegalDialect<tile::TileDialect, math::MathDialect>();
     convTarget.markUnknownOpDynamicallyLegal(
         [](Operation *op) { return !hasTileTypes(op); });
+    // Float division goes through the target's hooks, scalars included.
+    convTarget.addIllegalOp<arith::DivFOp>();
     convTarget.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType());
     });

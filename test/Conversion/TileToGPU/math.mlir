@@ -3,8 +3,9 @@
 
 // Math becomes LLVM intrinsics every GPU back end lowers natively, never
 // device-library calls: exp(x) = exp2(x * log2(e)), log(x) = log2(x) * ln(2),
-// rsqrt(x) = 1 / sqrt(x). NVPTX selects llvm.log2 only as a library call, so
-// NVIDIA takes log2 from lg2.approx.
+// rsqrt(x) = 1 / sqrt(x) on AMD. NVPTX selects llvm.log2 only as a library
+// call, so NVIDIA takes log2 from lg2.approx, and its fp32 rsqrt from
+// rsqrt.approx.
 
 // CHECK-NOT: __nv_
 // CHECK-NOT: __ocml_
@@ -19,9 +20,10 @@ module attributes {tile.num_warps = 4 : i32} {
 // AMD: %[[LG:.*]] = llvm.intr.log2(%[[X]]) : (f32) -> f32
 // CHECK: %[[LN2:.*]] = llvm.mlir.constant(0.693147182 : f32) : f32
 // CHECK: %[[L:.*]] = llvm.fmul %[[LG]], %[[LN2]] : f32
-// CHECK: %[[SQ:.*]] = llvm.intr.sqrt(%[[X]]) : (f32) -> f32
-// CHECK: %[[ONE:.*]] = llvm.mlir.constant(1.000000e+00 : f32) : f32
-// CHECK: %[[RS:.*]] = llvm.fdiv %[[ONE]], %[[SQ]] : f32
+// NV: %[[RS:.*]] = llvm.call_intrinsic "llvm.nvvm.rsqrt.approx.f"(%[[X]]) : (f32) -> f32
+// AMD: %[[SQ:.*]] = llvm.intr.sqrt(%[[X]]) : (f32) -> f32
+// AMD: %[[ONE:.*]] = llvm.mlir.constant(1.000000e+00 : f32) : f32
+// AMD: %[[RS:.*]] = llvm.fdiv %[[ONE]], %[[SQ]] : f32
 // CHECK: %[[L2E64:.*]] = llvm.mlir.constant(1.4426950408889634 : f64) : f64
 // CHECK: %[[YS:.*]] = llvm.fmul %[[Y]], %[[L2E64]] : f64
 // CHECK: %[[E64:.*]] = llvm.intr.exp2(%[[YS]]) : (f64) -> f64
@@ -71,5 +73,36 @@ func.func @trig(%x: f32) -> (f32, f32) {
   %s = math.sin %x : f32
   %c = math.cos %x : f32
   return %s, %c : f32, f32
+}
+}
+
+// -----
+
+// Float division and sqrt, scalars and tiles (per register): on NVIDIA, fp32
+// takes the fast instructions Triton uses (div.full, sqrt.approx; within 2
+// ulp) instead of IEEE forms with a refinement and a slow-path branch; f64
+// and AMD stay IEEE.
+#l = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+module attributes {tile.num_warps = 2 : i32} {
+// CHECK-LABEL: func.func @divide
+// CHECK-SAME: (%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[Z:.*]]: f64
+// NV: llvm.call_intrinsic "llvm.nvvm.div.full"(%[[X]], %[[Y]]) : (f32, f32) -> f32
+// NV: llvm.call_intrinsic "llvm.nvvm.sqrt.approx.f"(%[[X]]) : (f32) -> f32
+// AMD: llvm.fdiv %[[X]], %[[Y]] : f32
+// AMD: llvm.intr.sqrt(%[[X]]) : (f32) -> f32
+// CHECK: llvm.fdiv %[[Z]], %[[Z]] : f64
+// CHECK: llvm.intr.sqrt(%[[Z]]) : (f64) -> f64
+// NV-COUNT-2: llvm.call_intrinsic "llvm.nvvm.div.full"
+// AMD-COUNT-2: llvm.fdiv {{.*}} : f32
+// CHECK-NOT: arith.divf
+// CHECK: return
+func.func @divide(%x: f32, %y: f32, %z: f64, %t: tensor<128xf32, #l>)
+    -> (f32, f32, f64, f64, tensor<128xf32, #l>) {
+  %q = arith.divf %x, %y : f32
+  %r = math.sqrt %x : f32
+  %q64 = arith.divf %z, %z : f64
+  %r64 = math.sqrt %z : f64
+  %qt = arith.divf %t, %t : tensor<128xf32, #l>
+  return %q, %r, %q64, %r64, %qt : f32, f32, f64, f64, tensor<128xf32, #l>
 }
 }
