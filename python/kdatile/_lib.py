@@ -197,7 +197,7 @@ def _gpu_lib() -> ctypes.CDLL:
                 raise
             raise RuntimeError(
                 f"kdatile: no GPU runtime for the bundle: put {GPU_RUNTIME_NAME} in the "
-                "KDATILE_BUNDLE directory or set KDATILE_GPU_RUNTIME=/path/to/it ({e})") from e
+                f"KDATILE_BUNDLE directory or set KDATILE_GPU_RUNTIME=/path/to/it ({e})") from e
     else:
         try:
             handle = ctypes.CDLL(path)
