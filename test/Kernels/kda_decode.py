@@ -10,7 +10,8 @@
 # A whole head is walked in steps of 32 value rows (BLK), as GPUs run it, so a [32, 128] fp32
 # state block is in flight per step. The state rows are contiguous and the pool 16-byte aligned,
 # so the state is read and written with 128-bit accesses; exp(g) is the hardware exp2 (v_exp_f32,
-# ex2.approx), the products are fused multiply-adds, the row and vector reductions are
+# ex2.approx), sm_90a's fp32 divisions and norms are div.full and rsqrt.approx (no IEEE
+# refinement with a slow path), the products are fused multiply-adds, the row and vector reductions are
 # cross-lane exchanges (ds_bpermute / DPP, shfl.sync.bfly), and nothing spills on any target.
 #
 # RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx950 \
@@ -27,7 +28,8 @@
 #
 # RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
 # RUN:   --signature '%{sig}' %{consts} -D BV=128 -D BLK=32 -D FUSED_FB=False \
-# RUN:   --emit asm -o - | FileCheck %s --check-prefix=SM90 --implicit-check-not=.local
+# RUN:   --emit asm -o - | FileCheck %s --check-prefix=SM90 --implicit-check-not=.local \
+# RUN:   --implicit-check-not=rcp.rn --implicit-check-not=sqrt.rn --implicit-check-not=div.rn
 # RUN: %if ptxas %{ kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
 # RUN:   --signature '%{sig}' %{consts} -D BV=128 -D BLK=32 -D FUSED_FB=False \
 # RUN:   --emit cubin -o %t.cubin --stats 2>&1 \
@@ -136,6 +138,8 @@
 # SM90-DAG: ex2.approx{{(\.ftz)?}}.f32
 # SM90-DAG: fma.rn.f32
 # SM90: st.global.v4.{{[bf]}}32
+# SM90-DAG: rsqrt.approx.f32
+# SM90-DAG: div.full.f32
 # SM90: ret;
 
 # GFX950-STATS: resource usage of kernel 'kda_decode' (gfx950, wave64)
