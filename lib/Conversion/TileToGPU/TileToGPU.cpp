@@ -427,8 +427,11 @@ struct ConvertTileToGPUPass
     convTarget.addIllegalDialect<tile::TileDialect, math::MathDialect>();
     convTarget.markUnknownOpDynamicallyLegal(
         [](Operation *op) { return !hasTileTypes(op); });
-    // Float division goes through the target's hooks, scalars included.
-    convTarget.addIllegalOp<arith::DivFOp>();
+    // Float division goes through the target's hooks, scalars included
+    // (vectors, which no tile lowering makes, are left to ArithToLLVM).
+    convTarget.addDynamicallyLegalOp<arith::DivFOp>([](arith::DivFOp op) {
+      return !hasTileTypes(op) && !isa<FloatType>(op.getType());
+    });
     convTarget.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType());
     });

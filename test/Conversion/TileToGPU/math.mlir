@@ -106,3 +106,15 @@ func.func @divide(%x: f32, %y: f32, %z: f64, %t: tensor<128xf32, #l>)
   return %q, %r, %q64, %r64, %qt : f32, f32, f64, f64, tensor<128xf32, #l>
 }
 }
+
+// -----
+
+// A vector division (which no tile lowering makes) is left to ArithToLLVM.
+module attributes {tile.num_warps = 2 : i32} {
+// CHECK-LABEL: func.func @vector_divide
+// CHECK: arith.divf %{{.*}}, %{{.*}} : vector<2xf32>
+func.func @vector_divide(%v: vector<2xf32>) -> vector<2xf32> {
+  %q = arith.divf %v, %v : vector<2xf32>
+  return %q : vector<2xf32>
+}
+}
