@@ -271,6 +271,10 @@ public:
   /// A constant with the type (shape, element type, layout) of `like`.
   mlir::Value constantLike(mlir::Value like, double fvalue, int64_t ivalue,
                            SourceLoc at);
+  /// x / y for `/` and the builtins built on it: marked `afn`, so targets may
+  /// divide approximately (sm_90a: div.full, within 2 ulp). Floor division
+  /// divides without the flag: its floor must see the IEEE quotient.
+  mlir::Value approximateDivide(mlir::Location l, mlir::Value x, mlir::Value y);
 
   // --- Layouts.cpp: explicit layouts.
   /// The layout of a tile, or null.

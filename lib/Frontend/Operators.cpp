@@ -129,7 +129,7 @@ std::optional<DValue> Emitter::emitBinary(BinOp op, const DValue &lhs,
     Value one = constantLike(*base, 1.0, 1, at);
     Value result = powByMultiply(builder, l, *base, std::abs(n), one);
     if (n < 0)
-      result = arith::DivFOp::create(builder, l, one, result);
+      result = approximateDivide(l, one, result);
     return DValue::of(result);
   }
 
@@ -177,7 +177,7 @@ std::optional<DValue> Emitter::emitBinary(BinOp op, const DValue &lhs,
                      : Value(arith::MulIOp::create(builder, l, x, y));
     break;
   case BinOp::Div:
-    result = arith::DivFOp::create(builder, l, x, y);
+    result = approximateDivide(l, x, y);
     break;
   case BinOp::FloorDiv:
     result = isFloat ? Value(math::FloorOp::create(

@@ -207,8 +207,7 @@ std::optional<DValue> Emitter::mathBuiltin(const std::string &name,
     Value one = constantLike(v, 1.0, 1, at);
     Value e =
         math::ExpOp::create(builder, l, arith::NegFOp::create(builder, l, v));
-    r = arith::DivFOp::create(builder, l, one,
-                              arith::AddFOp::create(builder, l, one, e));
+    r = approximateDivide(l, one, arith::AddFOp::create(builder, l, one, e));
   } else {
     return error(at, "unknown builtin '" + name + "'");
   }

@@ -120,6 +120,10 @@ Value Emitter::splatConstant(Type elemType, ArrayRef<int64_t> shape,
   return arith::ConstantOp::create(builder, loc(at), attr);
 }
 
+Value Emitter::approximateDivide(Location l, Value x, Value y) {
+  return arith::DivFOp::create(builder, l, x, y, arith::FastMathFlags::afn);
+}
+
 Value Emitter::constantLike(Value like, double fvalue, int64_t ivalue,
                             SourceLoc at) {
   auto tensor = dyn_cast<RankedTensorType>(like.getType());

@@ -33,15 +33,17 @@ def promote(a, b, c, d, o, n, BLOCK: kt.constexpr):
     # CHECK: arith.extsi %{{.*}} : tensor<64xi32> to tensor<64xi64>
     # CHECK: arith.addi %{{.*}} : tensor<64xi64>
     s4 = xi + xl
-    # True division of ints is f32; // and % are floordivsi / remsi.
+    # True division of ints is f32; // and % are floordivsi / remsi. `/` may be approximate
+    # (afn: div.full on sm_90a); a float // divides exactly before its floor.
     # CHECK: arith.sitofp %{{.*}} : tensor<64xi32> to tensor<64xf32>
-    # CHECK: arith.divf %{{.*}} : tensor<64xf32>
+    # CHECK: arith.divf %{{.*}} fastmath<afn> : tensor<64xf32>
     s5 = xi / 3
     # CHECK: arith.floordivsi %{{.*}} : tensor<64xi32>
     s6 = xi // 4
     # CHECK: arith.remsi %{{.*}} : tensor<64xi32>
     s7 = xi % n
-    # CHECK: math.floor
+    # CHECK: %[[Q:.*]] = arith.divf %{{[0-9a-z_]+}}, %{{[0-9a-z_]+}} : tensor<64xf32>
+    # CHECK-NEXT: math.floor %[[Q]]
     s8 = s1 // 2.0
     # x ** 3 is repeated multiplication.
     # CHECK: %[[SQ:.*]] = arith.mulf %[[X:.*]], %[[X]] : tensor<64xf32>

@@ -142,6 +142,14 @@ def test_bad_multiprocessors(no_launch, value):
         decode_launch(target="sm_90a", multiprocessors=value, **base_args())
 
 
+def test_multiprocessors_numpy_int():
+    """A NumPy integer is a count too (what a device query may return)."""
+    from kdatile.ops.decode import decode_launch
+
+    _, launch = decode_launch(target="sm_90a", multiprocessors=np.int64(78), **base_args())
+    assert launch.num_warps == 4
+
+
 def test_conv_state_layouts_and_strides(no_launch):
     args = base_args()
     cs = args["conv_state"]

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
 
+#include "mlir/Conversion/ArithCommon/AttrToLLVMConverter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -66,24 +67,25 @@ template <typename Intrinsic> UnaryBuilder intrinsic() {
   };
 }
 
-/// tanh(x) = 1 - 2 / (exp(2x) + 1): saturates to +-1 without inf/inf.
-Value buildTanh(OpBuilder &b, Location loc, Value x) {
+/// tanh(x) = 1 - 2 / (exp(2x) + 1): saturates to +-1 without inf/inf. Its
+/// division (like erf's) is the target's: the formulas are approximations.
+Value buildTanh(OpBuilder &b, Location loc, Value x, TargetHooks &hooks) {
   Type type = x.getType();
   auto c = [&](double v) { return floatConstant(b, loc, type, v); };
   Value e = LLVM::Exp2Op::create(
       b, loc, type, LLVM::FMulOp::create(b, loc, x, c(2 * kLog2E)));
-  Value frac = LLVM::FDivOp::create(b, loc, c(2.0),
-                                    LLVM::FAddOp::create(b, loc, e, c(1.0)));
+  Value frac =
+      hooks.divide(b, loc, c(2.0), LLVM::FAddOp::create(b, loc, e, c(1.0)));
   return LLVM::FSubOp::create(b, loc, c(1.0), frac);
 }
 
 /// erf through Abramowitz & Stegun 7.1.26 (absolute error below 1.5e-7).
-Value buildErf(OpBuilder &b, Location loc, Value x) {
+Value buildErf(OpBuilder &b, Location loc, Value x, TargetHooks &hooks) {
   Type type = x.getType();
   auto c = [&](double v) { return floatConstant(b, loc, type, v); };
   Value ax = LLVM::FAbsOp::create(b, loc, type, x);
-  Value t = LLVM::FDivOp::create(
-      b, loc, c(1.0), LLVM::FMAOp::create(b, loc, ax, c(0.3275911), c(1.0)));
+  Value t = hooks.divide(b, loc, c(1.0),
+                         LLVM::FMAOp::create(b, loc, ax, c(0.3275911), c(1.0)));
   Value poly = c(1.061405429);
   for (double coeff : {-1.453152027, 1.421413741, -0.284496736, 0.254829592})
     poly = LLVM::FMAOp::create(b, loc, poly, t, c(coeff));
@@ -97,8 +99,9 @@ Value buildErf(OpBuilder &b, Location loc, Value x) {
   return LLVM::CopySignOp::create(b, loc, mag, x);
 }
 
-/// Float division on scalars (a tile's division is one per register first),
-/// as the target divides.
+/// Float division on scalars (a tile's division is one per register first):
+/// as the target divides when the op allows approximate functions (`afn`,
+/// what the DSL's `/` carries), else IEEE (floor division's quotient).
 struct DivFLowering : OpConversionPattern<arith::DivFOp> {
   DivFLowering(const TypeConverter &converter, MLIRContext *ctx,
                TargetHooks *hooks)
@@ -108,6 +111,13 @@ struct DivFLowering : OpConversionPattern<arith::DivFOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!isa<FloatType>(op.getType()))
       return failure();
+    arith::FastMathFlags flags = op.getFastmath();
+    if (!arith::bitEnumContainsAll(flags, arith::FastMathFlags::afn)) {
+      rewriter.replaceOpWithNewOp<LLVM::FDivOp>(
+          op, adaptor.getLhs(), adaptor.getRhs(),
+          arith::convertArithFastMathFlagsToLLVM(flags));
+      return success();
+    }
     rewriter.replaceOp(op, hooks->divide(rewriter, op.getLoc(),
                                          adaptor.getLhs(), adaptor.getRhs()));
     return success();
@@ -165,8 +175,14 @@ void kda::populateMathToGPUIntrinsicsPatterns(TileToGPUTypeConverter &converter,
       converter, ctx, [hooks](OpBuilder &b, Location loc, Value x) {
         return hooks->rsqrt(b, loc, x);
       });
-  patterns.add<UnaryMathLowering<math::TanhOp>>(converter, ctx, buildTanh);
-  patterns.add<UnaryMathLowering<math::ErfOp>>(converter, ctx, buildErf);
+  patterns.add<UnaryMathLowering<math::TanhOp>>(
+      converter, ctx, [hooks](OpBuilder &b, Location loc, Value x) {
+        return buildTanh(b, loc, x, *hooks);
+      });
+  patterns.add<UnaryMathLowering<math::ErfOp>>(
+      converter, ctx, [hooks](OpBuilder &b, Location loc, Value x) {
+        return buildErf(b, loc, x, *hooks);
+      });
   patterns.add<FmaLowering>(converter, ctx);
   patterns.add<DivFLowering>(converter, ctx, hooks);
 }

@@ -8,6 +8,7 @@ the programs of a head then meet through a small per-device workspace (see _work
 
 from __future__ import annotations
 
+import operator
 import threading
 
 from . import validation as v
@@ -72,12 +73,12 @@ def kda_decode_with_f_b(f_a, f_b_weight, x, conv_weight, conv_state, raw_beta, A
 def decode_launch(*args, fused=False, target=None, multiprocessors=None, **kwargs):
     """(out, Launch or None): what kda_decode(*args, **kwargs) (kda_decode_with_f_b with
     fused=True) launches, without launching it: the op's own checks and argument preparation.
+    The Launch is None when there is nothing to launch (B = 0).
     target: None (the arrays' device) or a target name ("cpu", "sm_90a", ...); NumPy arrays
     then stand for GPU tensors, e.g. to export the launch into an AOT bundle.
     multiprocessors: those of the GPU the launch is for (None: the tensors' GPU, or the H200's
     132 for a named target), which the launch rules that count waves of programs scale with:
-    give it when exporting for another GPU, so the bundle holds the launch that GPU picks.
-    None when there is nothing to launch (B = 0)."""
+    give it when exporting for another GPU, so the bundle holds the launch that GPU picks."""
     op = kda_decode_with_f_b if fused else kda_decode
     return _decode(bind(op, args, kwargs), fused=fused, target=target,
                    multiprocessors=multiprocessors)
@@ -87,10 +88,14 @@ def _decode(params, *, fused, target=None, multiprocessors=None):
     """(out, Launch or None) of a call with arguments `params` (by parameter name). The launch
     (value rows, steps, shared-memory stages and warps per program) depends on the batch on
     GPUs: decode_config."""
-    if multiprocessors is not None and (isinstance(multiprocessors, bool)
-                                        or not isinstance(multiprocessors, int)
-                                        or multiprocessors < 1):
-        v.fail("multiprocessors", f"expected a positive int, got {multiprocessors!r}")
+    if multiprocessors is not None:
+        try:
+            count = None if isinstance(multiprocessors, bool) else operator.index(multiprocessors)
+        except TypeError:
+            count = None
+        if count is None or count < 1:
+            v.fail("multiprocessors", f"expected a positive int, got {multiprocessors!r}")
+        multiprocessors = count
     args = dict(params)
     lower_bound, norm_eps = args.pop("lower_bound"), args.pop("norm_eps")
     state_layout = args.pop("state_layout")

@@ -1,5 +1,7 @@
-// RUN: kda-opt %s --split-input-file --convert-tile-to-gpu=target=sm_90a | FileCheck %s --check-prefixes=CHECK,NV
-// RUN: kda-opt %s --split-input-file --convert-tile-to-gpu=target=gfx1250 | FileCheck %s --check-prefixes=CHECK,AMD
+// RUN: kda-opt %s --split-input-file --convert-tile-to-gpu=target=sm_90a \
+// RUN:   | FileCheck %s --check-prefixes=CHECK,NV --implicit-check-not=__nv_
+// RUN: kda-opt %s --split-input-file --convert-tile-to-gpu=target=gfx1250 \
+// RUN:   | FileCheck %s --check-prefixes=CHECK,AMD --implicit-check-not=__ocml_
 
 // Math becomes LLVM intrinsics every GPU back end lowers natively, never
 // device-library calls: exp(x) = exp2(x * log2(e)), log(x) = log2(x) * ln(2),
@@ -7,9 +9,6 @@
 // call, so NVIDIA takes log2 from lg2.approx, and its fp32 rsqrt from
 // rsqrt.approx.
 
-// CHECK-NOT: __nv_
-// CHECK-NOT: __ocml_
-// CHECK-NOT: llvm.call
 module attributes {tile.num_warps = 4 : i32} {
 // CHECK-LABEL: func.func @scalar
 // CHECK-SAME: (%[[X:.*]]: f32, %[[Y:.*]]: f64)
@@ -78,10 +77,12 @@ func.func @trig(%x: f32) -> (f32, f32) {
 
 // -----
 
-// Float division and sqrt, scalars and tiles (per register): on NVIDIA, fp32
-// takes the fast instructions Triton uses (div.full, sqrt.approx; within 2
-// ulp) instead of IEEE forms with a refinement and a slow-path branch; f64
-// and AMD stay IEEE.
+// Float division and sqrt, scalars and tiles (per register). A division
+// marked `afn` (the DSL's `/`) and every sqrt take, for fp32 on NVIDIA, the
+// fast instructions Triton uses (div.full, sqrt.approx; within 2 ulp) instead
+// of IEEE forms with a refinement and a slow-path branch; an unmarked division
+// (the DSL's `//`, whose floor needs the exact quotient), f64 and AMD stay
+// IEEE, keeping the op's other flags.
 #l = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
 module attributes {tile.num_warps = 2 : i32} {
 // CHECK-LABEL: func.func @divide
@@ -90,6 +91,8 @@ module attributes {tile.num_warps = 2 : i32} {
 // NV: llvm.call_intrinsic "llvm.nvvm.sqrt.approx.f"(%[[X]]) : (f32) -> f32
 // AMD: llvm.fdiv %[[X]], %[[Y]] : f32
 // AMD: llvm.intr.sqrt(%[[X]]) : (f32) -> f32
+// CHECK: llvm.fdiv %[[X]], %[[Y]] : f32
+// CHECK: llvm.fdiv %[[X]], %[[Y]] {fastmathFlags = #llvm.fastmath<nnan>} : f32
 // CHECK: llvm.fdiv %[[Z]], %[[Z]] : f64
 // CHECK: llvm.intr.sqrt(%[[Z]]) : (f64) -> f64
 // NV-COUNT-2: llvm.call_intrinsic "llvm.nvvm.div.full"
@@ -97,13 +100,16 @@ module attributes {tile.num_warps = 2 : i32} {
 // CHECK-NOT: arith.divf
 // CHECK: return
 func.func @divide(%x: f32, %y: f32, %z: f64, %t: tensor<128xf32, #l>)
-    -> (f32, f32, f64, f64, tensor<128xf32, #l>) {
-  %q = arith.divf %x, %y : f32
+    -> (f32, f32, f32, f32, f64, f64, tensor<128xf32, #l>) {
+  %q = arith.divf %x, %y fastmath<afn> : f32
   %r = math.sqrt %x : f32
-  %q64 = arith.divf %z, %z : f64
+  %exact = arith.divf %x, %y : f32
+  %flagged = arith.divf %x, %y fastmath<nnan> : f32
+  %q64 = arith.divf %z, %z fastmath<afn> : f64
   %r64 = math.sqrt %z : f64
-  %qt = arith.divf %t, %t : tensor<128xf32, #l>
-  return %q, %r, %q64, %r64, %qt : f32, f32, f64, f64, tensor<128xf32, #l>
+  %qt = arith.divf %t, %t fastmath<afn> : tensor<128xf32, #l>
+  return %q, %r, %exact, %flagged, %q64, %r64, %qt
+      : f32, f32, f32, f32, f64, f64, tensor<128xf32, #l>
 }
 }
 
