@@ -73,6 +73,8 @@ static const BuiltinSpec kBuiltins[] = {
     {"log2", {"x"}, 1},
     {"sqrt", {"x"}, 1},
     {"rsqrt", {"x"}, 1},
+    {"sqrt_rn", {"x"}, 1},
+    {"div_rn", {"x", "y"}, 2},
     {"sigmoid", {"x"}, 1},
     {"cos", {"x"}, 1},
     {"sin", {"x"}, 1},
@@ -435,7 +437,8 @@ std::optional<DValue> Emitter::callBuiltin(
     return DValue::of(
         arith::SelectOp::create(builder, l, *cv, *x, *y).getResult());
   }
-  if (name == "maximum" || name == "minimum" || name == "cdiv") {
+  if (name == "maximum" || name == "minimum" || name == "cdiv" ||
+      name == "div_rn") {
     if (name == "cdiv") {
       std::optional<Constant> a = asConstant(argv(0)), b = asConstant(argv(1));
       if (a && b) {
@@ -472,6 +475,13 @@ std::optional<DValue> Emitter::callBuiltin(
                              typeString(*type));
       return DValue::of(
           arith::CeilDivSIOp::create(builder, l, *x, *y).getResult());
+    }
+    if (name == "div_rn") {
+      // IEEE division (no `afn`): exact where `/` may be approximate.
+      if (!isFloat)
+        return error(at, "kt.div_rn() needs floating-point operands, got " +
+                             typeString(*type));
+      return DValue::of(arith::DivFOp::create(builder, l, *x, *y).getResult());
     }
     Value r;
     if (name == "maximum")

@@ -187,10 +187,12 @@ std::optional<DValue> Emitter::mathBuiltin(const std::string &name,
     r = math::LogOp::create(builder, l, v);
   else if (name == "log2")
     r = math::Log2Op::create(builder, l, v);
-  else if (name == "sqrt")
+  else if (name == "sqrt") // `afn`: targets may approximate (sqrt_rn: IEEE)
+    r = math::SqrtOp::create(builder, l, v, arith::FastMathFlags::afn);
+  else if (name == "sqrt_rn")
     r = math::SqrtOp::create(builder, l, v);
   else if (name == "rsqrt")
-    r = math::RsqrtOp::create(builder, l, v);
+    r = math::RsqrtOp::create(builder, l, v, arith::FastMathFlags::afn);
   else if (name == "cos")
     r = math::CosOp::create(builder, l, v);
   else if (name == "sin")

@@ -27,15 +27,20 @@ def misc(x, i, h, o, n, s):
     c = kt.abs(v) + abs(iv)
     # CHECK: math.log %{{.*}} : tensor<16xf32>
     # CHECK: math.log2
-    # CHECK: math.sqrt
-    # CHECK: math.rsqrt
+    # CHECK: math.sqrt %{{.*}} fastmath<afn> : tensor<16xf32>
+    # CHECK: math.rsqrt %{{.*}} fastmath<afn> : tensor<16xf32>
     d = kt.log(a + 1.0) + kt.log2(a + 1.0) + kt.sqrt(a) + kt.rsqrt(a + 1.0)
+    # sqrt_rn and div_rn are IEEE-rounded on every target (no afn), where sqrt and / may be
+    # approximate (sm_90a).
+    # CHECK: math.sqrt %{{[0-9a-z_]+}} : tensor<16xf32>
+    # CHECK: arith.divf %{{[0-9a-z_]+}}, %{{[0-9a-z_]+}} : tensor<16xf32>
+    d = d + kt.sqrt_rn(a) + kt.div_rn(v, a + 1.0)
     # sigmoid = 1 / (1 + exp(-x)), computed in f32 for f16 inputs.
     # CHECK: arith.extf %{{.*}} : tensor<16xf16> to tensor<16xf32>
     # CHECK: arith.negf
     # CHECK: math.exp
     # CHECK: arith.addf
-    # CHECK: arith.divf
+    # CHECK: arith.divf %{{.*}} fastmath<afn>
     # CHECK: arith.truncf %{{.*}} : tensor<16xf32> to tensor<16xf16>
     e = kt.sigmoid(hv)
     # CHECK: arith.select %{{.*}} : tensor<16xi1>, tensor<16xf32>

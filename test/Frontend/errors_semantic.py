@@ -28,6 +28,8 @@
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --strict-whitespace --check-prefix=BAD_AXIS
 # RUN: not kda-compile %s --kernel float_bitwise --target cpu --signature 'o=*f32,n=i32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --strict-whitespace --check-prefix=FLOAT_BITWISE
+# RUN: not kda-compile %s --kernel div_rn_of_ints --target cpu --signature 'o=*f32,n=i32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --strict-whitespace --check-prefix=DIV_RN_OF_INTS
 # RUN: not kda-compile %s --kernel bad_reshape --target cpu --signature 'o=*f32,n=i32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --strict-whitespace --check-prefix=BAD_RESHAPE
 # RUN: not kda-compile %s --kernel dot_mismatch --target cpu --signature 'o=*f32,n=i32' \
@@ -230,3 +232,12 @@ def div_by_zero(o, n):
     # DIV_BY_ZERO-NEXT: {{^}}    x = 1 // 0
     # DIV_BY_ZERO-NEXT: {{^}}          ^
     x = 1 // 0
+
+
+@kt.jit
+def div_rn_of_ints(o, n):
+    # DIV_RN_OF_INTS: errors_semantic.py:[[@LINE+3]]:9: error: kt.div_rn() needs floating-point operands, got i32
+    # DIV_RN_OF_INTS-NEXT: {{^}}    q = kt.div_rn(n, 3)
+    # DIV_RN_OF_INTS-NEXT: {{^}}        ^
+    q = kt.div_rn(n, 3)
+    kt.store(o, q)

@@ -167,6 +167,15 @@ def dsl_cases():
     cases.append((f"transpose_add_{N}x{N}", transpose_add,
                   [x, np.zeros((N, N), np.float32)], {"N": N}, (1, 1, 1), 4,
                   1e-6, 1e-6))
+    # kt.sqrt_rn, kt.div_rn and a float //: IEEE-rounded on sm_90a as on the CPU (exact),
+    # where kt.sqrt and / take the approximate instructions.
+    from dsl_kernels import rounded_math
+
+    x = r.uniform(0.1, 100.0, 64).astype(np.float32)
+    y = r.uniform(0.1, 10.0, 64).astype(np.float32)
+    x[:4], y[:4] = [4.0, 4.6875, 6.0, 0.3], [1.0, 0.9375, 2.0, 0.1]
+    cases.append(("rounded_math", rounded_math, [x, y, np.zeros(3 * 64, np.float32)],
+                  {"BLOCK": 64}, (1, 1, 1), 4, 0.0, 0.0))
     # Atomics on tiles, with results independent of the order the atomics run in: a
     # histogram (indices repeating within and across programs, a masked tail; BLOCK 64 on
     # 128 threads holds every element twice, BLOCK 256 four per thread), and every kind.

@@ -193,3 +193,14 @@ def atomic_olds(buf_ptr, olds_ptr, slot_ptr, slot_olds_ptr, BLOCK: kt.constexpr)
     old = kt.atomic_add(buf_ptr + pid * BLOCK + offs, offs + 1, mask=offs % 3 != 0)
     kt.store(olds_ptr + pid * BLOCK + offs, old)
     kt.store(slot_olds_ptr + pid, kt.atomic_xchg(slot_ptr + pid, pid + 100, mask=pid % 2 == 0))
+
+
+@kt.jit
+def rounded_math(x_ptr, y_ptr, out_ptr, BLOCK: kt.constexpr):
+    """out[0] = sqrt_rn(x), out[1] = div_rn(x, y), out[2] = x // y: IEEE-rounded everywhere."""
+    offs = kt.arange(0, BLOCK)
+    x = kt.load(x_ptr + offs)
+    y = kt.load(y_ptr + offs)
+    kt.store(out_ptr + offs, kt.sqrt_rn(x))
+    kt.store(out_ptr + BLOCK + offs, kt.div_rn(x, y))
+    kt.store(out_ptr + 2 * BLOCK + offs, x // y)

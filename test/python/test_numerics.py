@@ -137,3 +137,20 @@ def test_aot_l2norm_rows(tmp_path):
     out = np.zeros_like(x)
     kernel[(kt.cdiv(M, 4),)](x, out, M, N, N, N, 1e-6)
     assert refs.rel_rms(refs.l2norm_rows(x, 1e-6), out) <= 1e-6
+
+
+@requires_lib
+def test_ieee_rounded_builtins():
+    """kt.sqrt_rn, kt.div_rn and a float // are IEEE-rounded (bit-exact with NumPy's fp32)."""
+    from dsl_kernels import rounded_math
+
+    rng = np.random.default_rng(7)
+    x = rng.uniform(0.1, 100.0, 64).astype(np.float32)
+    y = rng.uniform(0.1, 10.0, 64).astype(np.float32)
+    x[:8] = [4.0, 9.0, 4.6875, 6.0, 1.0, 2.0, 10.0, 0.3]  # exact quotients floor exactly
+    y[:8] = [1.0, 3.0, 0.9375, 2.0, 0.1, 0.5, 2.5, 0.1]
+    out = np.zeros(3 * 64, np.float32)
+    rounded_math[(1,)](x, y, out, BLOCK=64)
+    np.testing.assert_array_equal(out[:64], np.sqrt(x))
+    np.testing.assert_array_equal(out[64:128], x / y)
+    np.testing.assert_array_equal(out[128:], np.floor(x / y))

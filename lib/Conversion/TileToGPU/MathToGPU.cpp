@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <functional>
+#include <type_traits>
 
 using namespace mlir;
 using namespace kda;
@@ -125,6 +126,37 @@ struct DivFLowering : OpConversionPattern<arith::DivFOp> {
   TargetHooks *hooks;
 };
 
+/// sqrt and rsqrt of a float scalar: the target's (sm_90a: approximate) when
+/// the op allows approximate functions (`afn`, what kt.sqrt and kt.rsqrt
+/// carry), else IEEE (kt.sqrt_rn).
+template <typename RootOp> struct RootLowering : OpConversionPattern<RootOp> {
+  RootLowering(const TypeConverter &converter, MLIRContext *ctx,
+               TargetHooks *hooks)
+      : OpConversionPattern<RootOp>(converter, ctx), hooks(hooks) {}
+  LogicalResult
+  matchAndRewrite(RootOp op, typename RootOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<FloatType>(op.getType()))
+      return failure();
+    Location loc = op.getLoc();
+    Value x = adaptor.getOperand();
+    bool inverse = std::is_same_v<RootOp, math::RsqrtOp>;
+    Value root;
+    if (arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+      root = inverse ? hooks->rsqrt(rewriter, loc, x)
+                     : hooks->sqrt(rewriter, loc, x);
+    else if (!inverse)
+      root = LLVM::SqrtOp::create(rewriter, loc, x.getType(), x);
+    else
+      root = LLVM::FDivOp::create(
+          rewriter, loc, floatConstant(rewriter, loc, x.getType(), 1.0),
+          LLVM::SqrtOp::create(rewriter, loc, x.getType(), x));
+    rewriter.replaceOp(op, root);
+    return success();
+  }
+  TargetHooks *hooks;
+};
+
 struct FmaLowering : OpConversionPattern<math::FmaOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -161,20 +193,14 @@ void kda::populateMathToGPUIntrinsicsPatterns(TileToGPUTypeConverter &converter,
   patterns.add<UnaryMathLowering<math::Log2Op>>(converter, ctx, log2);
   patterns.add<UnaryMathLowering<math::SinOp>>(converter, ctx, sinOrCos(true));
   patterns.add<UnaryMathLowering<math::CosOp>>(converter, ctx, sinOrCos(false));
-  patterns.add<UnaryMathLowering<math::SqrtOp>>(
-      converter, ctx, [hooks](OpBuilder &b, Location loc, Value x) {
-        return hooks->sqrt(b, loc, x);
-      });
+  patterns.add<RootLowering<math::SqrtOp>>(converter, ctx, hooks);
   patterns.add<UnaryMathLowering<math::AbsFOp>>(converter, ctx,
                                                 intrinsic<LLVM::FAbsOp>());
   patterns.add<UnaryMathLowering<math::FloorOp>>(converter, ctx,
                                                  intrinsic<LLVM::FFloorOp>());
   patterns.add<UnaryMathLowering<math::CeilOp>>(converter, ctx,
                                                 intrinsic<LLVM::FCeilOp>());
-  patterns.add<UnaryMathLowering<math::RsqrtOp>>(
-      converter, ctx, [hooks](OpBuilder &b, Location loc, Value x) {
-        return hooks->rsqrt(b, loc, x);
-      });
+  patterns.add<RootLowering<math::RsqrtOp>>(converter, ctx, hooks);
   patterns.add<UnaryMathLowering<math::TanhOp>>(
       converter, ctx, [hooks](OpBuilder &b, Location loc, Value x) {
         return buildTanh(b, loc, x, *hooks);

@@ -6,8 +6,8 @@
 // Math becomes LLVM intrinsics every GPU back end lowers natively, never
 // device-library calls: exp(x) = exp2(x * log2(e)), log(x) = log2(x) * ln(2),
 // rsqrt(x) = 1 / sqrt(x) on AMD. NVPTX selects llvm.log2 only as a library
-// call, so NVIDIA takes log2 from lg2.approx, and its fp32 rsqrt from
-// rsqrt.approx.
+// call, so NVIDIA takes log2 from lg2.approx, and its fp32 rsqrt (when `afn`
+// allows approximation, as kt.rsqrt's does) from rsqrt.approx.
 
 module attributes {tile.num_warps = 4 : i32} {
 // CHECK-LABEL: func.func @scalar
@@ -33,7 +33,7 @@ module attributes {tile.num_warps = 4 : i32} {
 func.func @scalar(%x: f32, %y: f64) -> (f32, f32, f32, f64, f32, f32, f32) {
   %a = math.exp %x : f32
   %b = math.log %x : f32
-  %c = math.rsqrt %x : f32
+  %c = math.rsqrt %x fastmath<afn> : f32
   %d = math.exp %y : f64
   %e = math.exp2 %x : f32
   %f = math.absf %x : f32
@@ -77,12 +77,12 @@ func.func @trig(%x: f32) -> (f32, f32) {
 
 // -----
 
-// Float division and sqrt, scalars and tiles (per register). A division
-// marked `afn` (the DSL's `/`) and every sqrt take, for fp32 on NVIDIA, the
-// fast instructions Triton uses (div.full, sqrt.approx; within 2 ulp) instead
-// of IEEE forms with a refinement and a slow-path branch; an unmarked division
-// (the DSL's `//`, whose floor needs the exact quotient), f64 and AMD stay
-// IEEE, keeping the op's other flags.
+// Float division and square roots, scalars and tiles (per register). Ops
+// marked `afn` (the DSL's `/`, kt.sqrt, kt.rsqrt) take, for fp32 on NVIDIA,
+// the fast instructions Triton uses (div.full, sqrt.approx; within 2 ulp)
+// instead of IEEE forms with a refinement and a slow-path branch; unmarked
+// ones (the DSL's `//`, whose floor needs the exact quotient, kt.div_rn,
+// kt.sqrt_rn), f64 and AMD stay IEEE, keeping the op's other flags.
 #l = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
 module attributes {tile.num_warps = 2 : i32} {
 // CHECK-LABEL: func.func @divide
@@ -95,21 +95,26 @@ module attributes {tile.num_warps = 2 : i32} {
 // CHECK: llvm.fdiv %[[X]], %[[Y]] {fastmathFlags = #llvm.fastmath<nnan>} : f32
 // CHECK: llvm.fdiv %[[Z]], %[[Z]] : f64
 // CHECK: llvm.intr.sqrt(%[[Z]]) : (f64) -> f64
+// CHECK: llvm.intr.sqrt(%[[X]]) : (f32) -> f32
+// CHECK: %[[ROOT:.*]] = llvm.intr.sqrt(%[[X]]) : (f32) -> f32
+// CHECK: llvm.fdiv %{{.*}}, %[[ROOT]] : f32
 // NV-COUNT-2: llvm.call_intrinsic "llvm.nvvm.div.full"
 // AMD-COUNT-2: llvm.fdiv {{.*}} : f32
 // CHECK-NOT: arith.divf
 // CHECK: return
 func.func @divide(%x: f32, %y: f32, %z: f64, %t: tensor<128xf32, #l>)
-    -> (f32, f32, f32, f32, f64, f64, tensor<128xf32, #l>) {
+    -> (f32, f32, f32, f32, f64, f64, f32, f32, tensor<128xf32, #l>) {
   %q = arith.divf %x, %y fastmath<afn> : f32
-  %r = math.sqrt %x : f32
+  %r = math.sqrt %x fastmath<afn> : f32
   %exact = arith.divf %x, %y : f32
   %flagged = arith.divf %x, %y fastmath<nnan> : f32
   %q64 = arith.divf %z, %z fastmath<afn> : f64
-  %r64 = math.sqrt %z : f64
+  %r64 = math.sqrt %z fastmath<afn> : f64
+  %rn = math.sqrt %x : f32
+  %rrn = math.rsqrt %x : f32
   %qt = arith.divf %t, %t fastmath<afn> : tensor<128xf32, #l>
-  return %q, %r, %exact, %flagged, %q64, %r64, %qt
-      : f32, f32, f32, f32, f64, f64, tensor<128xf32, #l>
+  return %q, %r, %exact, %flagged, %q64, %r64, %rn, %rrn, %qt
+      : f32, f32, f32, f32, f64, f64, f32, f32, tensor<128xf32, #l>
 }
 }
 
