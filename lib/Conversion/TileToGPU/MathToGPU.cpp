@@ -141,16 +141,16 @@ template <typename RootOp> struct RootLowering : OpConversionPattern<RootOp> {
     Location loc = op.getLoc();
     Value x = adaptor.getOperand();
     bool inverse = std::is_same_v<RootOp, math::RsqrtOp>;
-    Value root;
-    if (arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
-      root = inverse ? hooks->rsqrt(rewriter, loc, x)
-                     : hooks->sqrt(rewriter, loc, x);
-    else if (!inverse)
-      root = LLVM::SqrtOp::create(rewriter, loc, x.getType(), x);
-    else
+    if (arith::bitEnumContainsAll(op.getFastmath(),
+                                  arith::FastMathFlags::afn)) {
+      rewriter.replaceOp(op, inverse ? hooks->rsqrt(rewriter, loc, x)
+                                     : hooks->sqrt(rewriter, loc, x));
+      return success();
+    }
+    Value root = LLVM::SqrtOp::create(rewriter, loc, x.getType(), x);
+    if (inverse)
       root = LLVM::FDivOp::create(
-          rewriter, loc, floatConstant(rewriter, loc, x.getType(), 1.0),
-          LLVM::SqrtOp::create(rewriter, loc, x.getType(), x));
+          rewriter, loc, floatConstant(rewriter, loc, x.getType(), 1.0), root);
     rewriter.replaceOp(op, root);
     return success();
   }

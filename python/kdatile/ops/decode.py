@@ -8,7 +8,6 @@ the programs of a head then meet through a small per-device workspace (see _work
 
 from __future__ import annotations
 
-import operator
 import threading
 
 from . import validation as v
@@ -88,14 +87,7 @@ def _decode(params, *, fused, target=None, multiprocessors=None):
     """(out, Launch or None) of a call with arguments `params` (by parameter name). The launch
     (value rows, steps, shared-memory stages and warps per program) depends on the batch on
     GPUs: decode_config."""
-    if multiprocessors is not None:
-        try:
-            count = None if isinstance(multiprocessors, bool) else operator.index(multiprocessors)
-        except TypeError:
-            count = None
-        if count is None or count < 1:
-            v.fail("multiprocessors", f"expected a positive int, got {multiprocessors!r}")
-        multiprocessors = count
+    multiprocessors = v.check_positive_int("multiprocessors", multiprocessors, allow_none=True)
     args = dict(params)
     lower_bound, norm_eps = args.pop("lower_bound"), args.pop("norm_eps")
     state_layout = args.pop("state_layout")

@@ -12,6 +12,7 @@ starts with "argument '<name>'".
 from __future__ import annotations
 
 import math
+import operator
 import sys
 
 from ..runtime import NUMPY_DTYPES, TORCH_DTYPES, is_torch_tensor
@@ -233,6 +234,19 @@ def check_float(name: str, value, *, allow_none: bool = False, minimum=None) -> 
     if minimum is not None and value < minimum:
         fail(name, f"must be >= {minimum}, got {value}")
     return value
+
+
+def check_positive_int(name: str, value, *, allow_none: bool = False) -> int | None:
+    """A positive int parameter (Python or NumPy integer, not a bool)."""
+    if value is None and allow_none:
+        return None
+    try:
+        count = None if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        count = None
+    if count is None or count < 1:
+        fail(name, f"expected a positive int, got {value!r}")
+    return count
 
 
 def check_choice(name: str, value, choices: tuple):

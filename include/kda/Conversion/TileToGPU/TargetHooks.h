@@ -82,10 +82,11 @@ public:
   /// for the same reason as log2.
   virtual mlir::Value sinOrCos(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value x, bool isSin);
-  /// lhs / rhs, sqrt(x) and 1 / sqrt(x) of float scalars: IEEE by default;
-  /// NVIDIA's fp32 uses the fast instructions Triton uses (div.full,
-  /// sqrt.approx, rsqrt.approx: within 2 ulp), whose IEEE forms run a
-  /// refinement with a slow-path branch on every call.
+  /// lhs / rhs, sqrt(x) and 1 / sqrt(x) of float scalars, for the ops that
+  /// allow approximation (`afn`; the others are lowered IEEE without asking):
+  /// IEEE by default; NVIDIA's fp32 uses the fast instructions Triton uses
+  /// (div.full, sqrt.approx, rsqrt.approx: within 2 ulp), whose IEEE forms run
+  /// a refinement with a slow-path branch on every call.
   virtual mlir::Value divide(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value lhs, mlir::Value rhs);
   virtual mlir::Value sqrt(mlir::OpBuilder &b, mlir::Location loc,
