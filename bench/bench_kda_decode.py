@@ -18,7 +18,9 @@ over ours measured in the same run, and the state-traffic bandwidth bound (fp32 
 at the best copy bandwidth measured in the same run). "twin" is decode_traffic_twin.py's kernel,
 which moves exactly the fused step's global-memory bytes (state, conv cache, x, gates, output) at
 the same slots with almost no arithmetic, at its best launch: what a kernel with this traffic
-reaches on the machine, as a percentage of the same bound. The protocol is KDA.md section 5's:
+reaches on the machine, as a percentage of the same bound; "copy" is a plain Triton copy of
+exactly the fp32 state's bytes from one buffer to another, as fast as a stream of that size
+goes (the bound takes a 1 GiB copy's bandwidth). The protocol is KDA.md section 5's:
 a paged pool of 2*B+1 slots, distinct random slots, median over many replays.
 
 FLA comes from the fla-core wheel carried as .whl/ (see the device README), never committed.
@@ -31,7 +33,7 @@ import os
 import sys
 
 import numpy as np
-from gpu_timing import copy_bandwidths, prepare_run_main, time_graph
+from gpu_timing import copy_bandwidths, prepare_run_main, time_graph, triton_copy_time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 for sub in ("python", "kernels", os.path.join("test", "python")):
@@ -104,10 +106,6 @@ def torch_decode_args(torch, H, B, state_dtype, idx, block_v=D, block_step=32, s
                       USE_LOWER_BOUND=True,
                       HAS_CONV_BIAS=False, FUSED_FB=False, CLUSTER=cluster)
     return args, constexprs, (B, H, D // block_v)
-
-
-
-
 
 
 def fla_baselines(torch, H, B, idx):
@@ -185,7 +183,8 @@ def run(bundle_dir):
                       for st, bv, blk, s, w, c in VARIANTS)
     print(f"{'H':>3} {'B':>4} | {'FLA core':>8} {'FLA full':>8} | {header} | "
           f"{'f32 ops':>8} {'x core':>6} {'x full':>6} {'bf16 ops':>8} {'x core':>6} | "
-          f"{'bound':>7} {'%bound':>6} | {'twin':>7} {'launch':>8} {'%bound':>6}")
+          f"{'bound':>7} {'%bound':>6} | {'copy':>7} {'%bound':>6} | {'twin':>7} {'launch':>8} "
+          f"{'%bound':>6}")
     rng = np.random.default_rng(1)
     torch.manual_seed(0)
     for H in HEADS:
@@ -202,6 +201,7 @@ def run(bundle_dir):
                 times[(state_dtype, bv, blk, stages, warps, cluster)] = time_graph(torch, ours)
                 del tensors
             bound = 2 * B * H * D * D * 4 / bw * 1e6  # fp32 state read + write
+            copy = triton_copy_time(torch, B * H * D * D * 4)
             twin, twin_launch = best_twin_time(torch, H, B, idx)
             ops32 = times[("f32", *ops_launch(decode_config, B, H, 4))]
             ops16 = times[("bf16", *ops_launch(decode_config, B, H, 2))]
@@ -209,7 +209,8 @@ def run(bundle_dir):
             print(f"{H:>3} {B:>4} | {t_core:>8.2f} {t_full:>8.2f} | {cells} | {ops32:>8.2f} "
                   f"{t_core / ops32:>6.2f} {t_full / ops32:>6.2f} {ops16:>8.2f} "
                   f"{t_core / ops16:>6.2f} | {bound:>7.2f} {100 * bound / ops32:>5.1f}% | "
-                  f"{twin:>7.2f} {twin_launch:>8} {100 * bound / twin:>5.1f}%")
+                  f"{copy:>7.2f} {100 * bound / copy:>5.1f}% | {twin:>7.2f} {twin_launch:>8} "
+                  f"{100 * bound / twin:>5.1f}%")
             sys.stdout.flush()
 
 

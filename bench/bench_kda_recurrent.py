@@ -6,13 +6,14 @@ num_accepted_tokens), plus a correctness check against the fp64 reference.
     python3 bench/bench_kda_recurrent.py prepare DIR   # here: compile the kernels into a bundle
     python3 bench/bench_kda_recurrent.py run DIR       # on the GPU machine (torch, triton, FLA)
 
-`run` first checks, for every variant (BV, num_warps) and fp32 / bf16 pools, a varlen
-spec-decode batch with padding tokens and a padding sequence against the fp64 reference
+`run` first checks, for every variant (BV, num_warps, PREFETCH_STATE) and fp32 / bf16 pools, a
+varlen spec-decode batch with padding tokens and a padding sequence against the fp64 reference
 (test/python/kda_recurrent_reference.py; KDA.md section 4 tolerances). Then it times, for H = 12
 and batch in {1, 8, 32, 128, 256}, T in {1, 4}: FLA's core (in-kernel L2-norm, gate and beta
-sigmoid, lower bound -5, fp32 [V, K] pool updated in place) and ours, both replayed from CUDA
-graphs (median), with the bound of the state traffic (one state read + T written per sequence
-and head) at the copy bandwidth measured in the same run.
+sigmoid, lower bound -5, fp32 [V, K] pool updated in place) and ours, every variant and the one
+kdatile.ops runs ("ops"), all replayed from CUDA graphs (median), with the bound of the state
+traffic (one state read + T written per sequence and head) at the copy bandwidth measured in
+the same run.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ for sub in ("python", "kernels", os.path.join("test", "python")):
 H, D = 12, 128
 BATCHES = (1, 8, 32, 128, 256)
 TOKENS = (1, 4)
-VARIANTS = ((128, 8), (64, 4), (32, 4), (32, 2))  # (BV, num_warps)
+# (BV, num_warps, PREFETCH_STATE); kdatile.ops runs BV 32 with gpu_launch_options.
+VARIANTS = ((128, 8, False), (64, 4, False), (32, 4, False), (32, 4, True), (32, 2, False))
 
 
 def bench_case(B, T, rng):
@@ -75,7 +77,7 @@ def check_case(state_bf16, rng):
                 acc=np.array([3, 1, 3, 1, 2, 3, 4, 2], np.int32), cu=cu)
 
 
-def launch_args(c, o, BV):
+def launch_args(c, o, BV, prefetch=False):
     """(args, constexprs, grid) of kda_recurrent for a case (NumPy arrays or their tensors)."""
     si, state = c["si"], c["state"]
     N, Tcols = si.shape
@@ -86,7 +88,8 @@ def launch_args(c, o, BV):
             D ** -0.5, -5.0]
     constexprs = dict(H=H, K=D, V=D, STATE_KV=False, IS_VARLEN=c["cu"] is not None,
                       HAS_NUM_ACCEPTED=True, USE_QK_L2NORM=True, USE_GATE=True,
-                      USE_LOWER_BOUND=True, USE_BETA_SIGMOID=True, BV=BV)
+                      USE_LOWER_BOUND=True, USE_BETA_SIGMOID=True, BV=BV,
+                      PREFETCH_STATE=prefetch)
     return args, constexprs, (N, H, D // BV)
 
 
@@ -95,17 +98,17 @@ def prepare(out_dir):
     from kda_recurrent import kda_recurrent
 
     launches = []
-    for BV, warps in VARIANTS:
+    for BV, warps, prefetch in VARIANTS:
         for state_bf16 in (False, True):
             c = check_case(state_bf16, np.random.default_rng(0))
             o = np.zeros(c["v"].shape, np.uint16)
-            args, constexprs, _ = launch_args(c, o, BV)
+            args, constexprs, _ = launch_args(c, o, BV, prefetch)
             launches.append((kda_recurrent, args, dict(constexprs, num_warps=warps)))
         for B in BATCHES:
             for T in TOKENS:
                 c = bench_case(B, T, np.random.default_rng(0))
                 o = np.zeros(c["v"].shape, np.uint16)
-                args, constexprs, _ = launch_args(c, o, BV)
+                args, constexprs, _ = launch_args(c, o, BV, prefetch)
                 launches.append((kda_recurrent, args, dict(constexprs, num_warps=warps)))
     runtime = os.path.join(ROOT, "test", "gpu", "artifacts", "libkda_gpu_runtime.so")
     if not os.path.exists(runtime):
@@ -127,10 +130,6 @@ def to_torch(torch, c):
     return out
 
 
-
-
-
-
 def bf16_np(torch, t):
     from kda_reference import bf16_to_f32
     return bf16_to_f32(t.view(torch.int16).cpu().numpy().view(np.uint16))
@@ -139,6 +138,11 @@ def bf16_np(torch, t):
 def widen(a):
     from kda_reference import bf16_to_f32
     return bf16_to_f32(a) if a.dtype == np.uint16 else a
+
+
+def name(BV, warps, prefetch):
+    """A variant's column title, e.g. 'BV32 w4 pf' (pf: PREFETCH_STATE)."""
+    return f"BV{BV} w{warps}" + (" pf" if prefetch else "")
 
 
 def check(torch):
@@ -157,10 +161,10 @@ def check(torch):
         before = widen(c["state"]).astype(np.float64)
         written = np.flatnonzero(np.any(ref_pool != before, axis=(1, 2, 3)))
         untouched = np.setdiff1d(np.arange(before.shape[0]), written)
-        for BV, warps in VARIANTS:
+        for BV, warps, prefetch in VARIANTS:
             t = to_torch(torch, c)
             o = torch.full(t["v"].shape, float("nan"), device="cuda", dtype=torch.bfloat16)
-            args, constexprs, grid = launch_args(t, o, BV)
+            args, constexprs, grid = launch_args(t, o, BV, prefetch)
             kda_recurrent[grid](*args, **constexprs, num_warps=warps)
             torch.cuda.synchronize()
             got_o = bf16_np(torch, o).reshape(ref_o.shape)
@@ -173,7 +177,7 @@ def check(torch):
                      and (got_o[pad] == 0).all() and np.isfinite(got_o).all())
             good = e_o <= 5e-3 and e_s <= (5e-3 if state_bf16 else 1e-5) and exact
             ok &= good
-            print(f"check {'bf16' if state_bf16 else 'fp32'} pool BV={BV:>3} w{warps}: "
+            print(f"check {'bf16' if state_bf16 else 'fp32'} pool {name(BV, warps, prefetch)}: "
                   f"out {e_o:.2e} state {e_s:.2e} padding/untouched exact {exact} "
                   f"{'OK' if good else 'FAIL'}")
     return ok
@@ -184,6 +188,7 @@ def run(bundle_dir):
 
     os.environ["KDATILE_BUNDLE"] = bundle_dir
     from kda_recurrent import kda_recurrent
+    from kdatile.ops.recurrent import GPU_BV, gpu_launch_options
 
     ok = check(torch)
     try:
@@ -194,9 +199,9 @@ def run(bundle_dir):
     bw = copy_bandwidth(torch)
     print(f"# {torch.cuda.get_device_name(0)}; copy bandwidth {bw / 1e12:.2f} TB/s; H={H}, "
           "fp32 [V,K] pool, times in us (CUDA graph, median)")
-    head = " ".join(f"{f'BV{bv} w{w}':>10}" for bv, w in VARIANTS)
-    print(f"{'B':>4} {'T':>2} | {'FLA':>8} | {head} | {'bound':>7} {'best/FLA':>8} "
-          f"{'%bound':>7}")
+    head = " ".join(f"{name(*v):>12}" for v in VARIANTS)
+    print(f"{'B':>4} {'T':>2} | {'FLA':>8} | {head} | {'ops':>7} {'ops/FLA':>7} | "
+          f"{'bound':>7} {'best/FLA':>8} {'%bound':>7}")
     for T in TOKENS:
         for B in BATCHES:
             c = to_torch(torch, bench_case(B, T, np.random.default_rng(B * 10 + T)))
@@ -213,18 +218,19 @@ def run(bundle_dir):
                     out=o_fla)
                 t_fla = time_graph(torch, fla)
             times = []
-            for BV, warps in VARIANTS:
+            for BV, warps, prefetch in VARIANTS:
                 o = torch.empty_like(c["v"])
-                args, constexprs, grid = launch_args(c, o, BV)
+                args, constexprs, grid = launch_args(c, o, BV, prefetch)
 
                 ours = functools.partial(kda_recurrent[grid], *args, **constexprs,
                                          num_warps=warps)
                 times.append(time_graph(torch, ours))
             bound = (1 + T) * B * H * D * D * 4 / bw * 1e6
             best = min(times)
-            cells = " ".join(f"{x:>10.2f}" for x in times)
-            print(f"{B:>4} {T:>2} | {t_fla:>8.2f} | {cells} | {bound:>7.2f} "
-                  f"{t_fla / best:>8.2f} {100 * bound / best:>6.1f}%")
+            ops = times[VARIANTS.index((GPU_BV, *gpu_launch_options(B, B * T)))]
+            cells = " ".join(f"{x:>12.2f}" for x in times)
+            print(f"{B:>4} {T:>2} | {t_fla:>8.2f} | {cells} | {ops:>7.2f} {t_fla / ops:>7.2f} | "
+                  f"{bound:>7.2f} {t_fla / best:>8.2f} {100 * bound / best:>6.1f}%")
             sys.stdout.flush()
     if not ok:
         sys.exit("correctness check FAILED")

@@ -5,7 +5,7 @@
 #
 # DEFINE: %{sig} = q_ptr=*bf16:16, k_ptr=*bf16:16, v_ptr=*bf16:16, g_ptr=*bf16:16, beta_ptr=*bf16:16, A_log_ptr=*f32:16, dt_bias_ptr=*f32:16, state_ptr=*f32:16, state_idx_ptr=*i32:16, num_accepted_ptr=*i32:16, cu_seqlens_ptr=*i32:16, o_ptr=*bf16:16, T=i32, num_slots=i32, stride_q=i32:16, stride_k=i32:16, stride_v=i32:16, stride_g=i32:16, stride_beta=i32, stride_state_slot=i32:16, stride_si_n=i32, stride_si_t=i32, scale=f32, lower_bound=f32
 # DEFINE: %{sigbf} = q_ptr=*bf16:16, k_ptr=*bf16:16, v_ptr=*bf16:16, g_ptr=*bf16:16, beta_ptr=*bf16:16, A_log_ptr=*f32:16, dt_bias_ptr=*f32:16, state_ptr=*bf16:16, state_idx_ptr=*i32:16, num_accepted_ptr=*i32:16, cu_seqlens_ptr=*i32:16, o_ptr=*bf16:16, T=i32, num_slots=i32, stride_q=i32:16, stride_k=i32:16, stride_v=i32:16, stride_g=i32:16, stride_beta=i32, stride_state_slot=i32:16, stride_si_n=i32, stride_si_t=i32, scale=f32, lower_bound=f32
-# DEFINE: %{consts} = -D H=12 -D K=128 -D V=128 -D BV=128 -D IS_VARLEN=True -D HAS_NUM_ACCEPTED=True -D USE_QK_L2NORM=True -D USE_GATE=True -D USE_LOWER_BOUND=True -D USE_BETA_SIGMOID=True
+# DEFINE: %{consts} = -D H=12 -D K=128 -D V=128 -D IS_VARLEN=True -D HAS_NUM_ACCEPTED=True -D USE_QK_L2NORM=True -D USE_GATE=True -D USE_LOWER_BOUND=True -D USE_BETA_SIGMOID=True
 #
 # The state rows are contiguous and the pool 16-byte aligned, so the state is read once and
 # written after every token with 128-bit accesses; exp(g) is the hardware exp2 (v_exp_f32,
@@ -13,34 +13,46 @@
 # layout with a bf16 pool compiles without spills too.
 #
 # RUN: kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target gfx950 \
-# RUN:   --num-warps=8 --signature '%{sig}' %{consts} -D STATE_KV=False \
+# RUN:   --num-warps=8 --signature '%{sig}' %{consts} -D BV=128 -D STATE_KV=False \
 # RUN:   --emit asm -o - --stats 2>%t.gfx950.stats \
 # RUN:   | FileCheck %s --check-prefix=GFX950 --implicit-check-not=scratch_
 # RUN: FileCheck %s --check-prefixes=GFX950-STATS,AMD-STATS --input-file %t.gfx950.stats
 #
 # RUN: kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target gfx1250 \
-# RUN:   --num-warps=8 --signature '%{sig}' %{consts} -D STATE_KV=False \
+# RUN:   --num-warps=8 --signature '%{sig}' %{consts} -D BV=128 -D STATE_KV=False \
 # RUN:   --emit asm -o - --stats 2>%t.gfx1250.stats \
 # RUN:   | FileCheck %s --check-prefix=GFX1250 --implicit-check-not=scratch_
 # RUN: FileCheck %s --check-prefixes=GFX1250-STATS,AMD-STATS --input-file %t.gfx1250.stats
 #
 # RUN: kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target sm_90a \
-# RUN:   --num-warps=8 --signature '%{sig}' %{consts} -D STATE_KV=False \
+# RUN:   --num-warps=8 --signature '%{sig}' %{consts} -D BV=128 -D STATE_KV=False \
 # RUN:   --emit asm -o - | FileCheck %s --check-prefix=SM90
 # RUN: %if ptxas %{ kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target sm_90a \
-# RUN:   --num-warps=8 --signature '%{sig}' %{consts} -D STATE_KV=False \
+# RUN:   --num-warps=8 --signature '%{sig}' %{consts} -D BV=128 -D STATE_KV=False \
 # RUN:   --emit cubin -o %t.cubin --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
 #
+# The launch kdatile.ops runs at one token per sequence: BV = 32 on 4 warps with the starting
+# state prefetched (PREFETCH_STATE). Its 16-byte asynchronous copies are issued before the first
+# token's loads and norms, and waited for only before the delta rule (then read from shared
+# memory); on AMD the same source compiles without spills.
+# RUN: kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target sm_90a \
+# RUN:   --num-warps=4 --signature '%{sig}' %{consts} -D BV=32 -D STATE_KV=False \
+# RUN:   -D PREFETCH_STATE=True --emit asm -o - | FileCheck %s --check-prefix=PF
+# RUN: kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target gfx950 \
+# RUN:   --num-warps=4 --signature '%{sig}' %{consts} -D BV=32 -D STATE_KV=False \
+# RUN:   -D PREFETCH_STATE=True --emit hsaco -o %t.pf.hsaco --stats 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=AMD-STATS
+#
 # [K, V] layout, bf16 pool: no spills on any target.
 # RUN: kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target gfx950 \
-# RUN:   --num-warps=8 --signature '%{sigbf}' %{consts} -D STATE_KV=True \
+# RUN:   --num-warps=8 --signature '%{sigbf}' %{consts} -D BV=128 -D STATE_KV=True \
 # RUN:   --emit hsaco -o %t.kv.gfx950.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
 # RUN: kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target gfx1250 \
-# RUN:   --num-warps=8 --signature '%{sigbf}' %{consts} -D STATE_KV=True \
+# RUN:   --num-warps=8 --signature '%{sigbf}' %{consts} -D BV=128 -D STATE_KV=True \
 # RUN:   --emit hsaco -o %t.kv.gfx1250.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
 # RUN: %if ptxas %{ kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target sm_90a \
-# RUN:   --num-warps=8 --signature '%{sigbf}' %{consts} -D STATE_KV=True \
+# RUN:   --num-warps=8 --signature '%{sigbf}' %{consts} -D BV=128 -D STATE_KV=True \
 # RUN:   --emit cubin -o %t.kv.cubin --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
 #
@@ -71,6 +83,17 @@
 # SM90: shfl.sync.bfly.b32
 # SM90: st.global.v4.{{[bf]}}32
 # SM90: ret;
+
+# PF: .visible .entry kda_recurrent(
+# PF: cp.async.cg.shared.global [%{{.*}}], [%{{.*}}], 16, 16;
+# PF: cp.async.commit_group;
+# PF: ld.global.v4.b16
+# PF: rsqrt.approx.f32
+# PF: cp.async.wait_group 0;
+# PF-NEXT: bar.sync 0;
+# PF-NEXT: ld.shared.v4.b32
+# PF: ex2.approx{{(\.ftz)?}}.f32
+# PF: st.global.v4.b32
 
 # GFX950-STATS: resource usage of kernel 'kda_recurrent' (gfx950, wave64)
 # GFX1250-STATS: resource usage of kernel 'kda_recurrent' (gfx1250, wave32)

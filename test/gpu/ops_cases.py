@@ -22,15 +22,16 @@ if _REFS not in sys.path:
 # array), H in {1, 12} and B in {1, 8, 33} for each H; B*H picks the launch
 # (kdatile.ops.decode.decode_config, with the H200's thread-block clusters): a [V, K] state
 # splits heads over a cluster of 4 programs of one step (H = 1, B = 1 fp32; H = 1, B = 33 bf16)
-# or of 2 (H = 12, B = 16 fp32; H = 12, B = 8 with f_b fused, fp32 and bf16; on 8 warps at H =
-# 12, B = 11 fp32); whole heads on 4 warps in steps of 32 rows from 397 heads (H = 12, B = 48). A
-# [K, V] state splits heads over a cluster of 4 programs below 64 heads (H = 1, B = 8 bf16),
-# holds whole heads in one step (H = 1, B = 33 fp32 and H = 12, B = 1 bf16, both with f_b fused)
-# but from 256 to 1023 heads (H = 12, B = 33: 32-row steps through two shared-memory stages).
-# With f_b fused, an fp32 [V, K] state streams through two stages from 397 heads, the projection
-# computed before the slot's test (H = 12, B = 40; unfused it would not stream), and a [K, V] one
-# from 256 heads, the projection after the norms (H = 12, B = 22). The kernel cases of prepare.py
-# add 8 programs per head and 2 programs of several steps in a cluster.
+# or of 2 (H = 12, B = 16 fp32; H = 32, B = 2 fp32, 64 heads; H = 12, B = 8 with f_b fused,
+# fp32 and bf16; on 8 warps at H = 12, B = 11 fp32); whole heads on 4 warps in steps of 32 rows
+# from 397 heads (H = 12, B = 48). A [K, V] state splits heads over a cluster of 4 programs
+# below 64 heads (H = 1, B = 8 bf16), holds whole heads in one step (H = 1, B = 33 fp32 and
+# H = 12, B = 1 bf16, both with f_b fused) but from 256 to 1023 heads (H = 12, B = 33: 32-row
+# steps through two shared-memory stages). With f_b fused, an fp32 [V, K] state streams through
+# two stages from 397 heads, the projection computed before the slot's test (H = 12, B = 40;
+# unfused it would not stream), and a [K, V] one from 256 heads, the projection after the norms
+# (H = 12, B = 22). The kernel cases of prepare.py add 8 programs per head and 2 programs of
+# several steps in a cluster.
 #        H   B  state   layout conv  lower_bound fused  bias   indices out
 _DECODE = [
     (1, 1, "f32", "vk", "cm", -5.0, False, False, "i32", False),
@@ -46,6 +47,7 @@ _DECODE = [
     (12, 40, "f32", "vk", "cm", -5.0, True, False, "i32", False),
     (12, 22, "f32", "kv", "cm", None, True, False, "i32", False),
     (12, 11, "f32", "vk", "wm", -5.0, False, True, "i32", True),
+    (32, 2, "f32", "vk", "cm", None, False, False, "i32", False),
 ]
 
 DECODE_CASES = [

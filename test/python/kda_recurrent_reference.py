@@ -139,7 +139,7 @@ def token_stride(a):
 
 def recurrent_launch(inp, state_indices, *, cu_seqlens=None, num_accepted=None, scale=None,
                      lower_bound=-5.0, use_qk_l2norm=True, use_gate=True,
-                     use_beta_sigmoid=True, state_layout="vk", BV=None):
+                     use_beta_sigmoid=True, state_layout="vk", BV=None, prefetch_state=False):
     """(args, constexprs, grid) of kernels/kda_recurrent.py; args[11] is o [tokens, H, V]
     (bf16 bits, NaN-filled so every output must be written)."""
     q, v, state = inp["q"], inp["v"], inp["state"]
@@ -162,5 +162,5 @@ def recurrent_launch(inp, state_indices, *, cu_seqlens=None, num_accepted=None, 
                       IS_VARLEN=cu_seqlens is not None,
                       HAS_NUM_ACCEPTED=num_accepted is not None, USE_QK_L2NORM=use_qk_l2norm,
                       USE_GATE=use_gate, USE_LOWER_BOUND=lower_bound is not None,
-                      USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV)
+                      USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV, PREFETCH_STATE=prefetch_state)
     return args, constexprs, (N, H, V // BV)

@@ -38,7 +38,7 @@ def run(inp, state_indices, **options):
 
 def check(inp, state_indices, *, cu_seqlens=None, num_accepted=None, scale=None,
           lower_bound=-5.0, use_qk_l2norm=True, use_gate=True, use_beta_sigmoid=True,
-          state_layout="vk", BV=None, expect_padding=None):
+          state_layout="vk", BV=None, prefetch_state=False, expect_padding=None):
     """Runs kernel and reference; asserts the section 4 tolerances. Returns (o, ref_o)."""
     K = inp["q"].shape[-1]
     scale = K ** -0.5 if scale is None else scale
@@ -52,7 +52,8 @@ def check(inp, state_indices, *, cu_seqlens=None, num_accepted=None, scale=None,
         use_beta_sigmoid=use_beta_sigmoid, state_layout=state_layout, state_bf16=state_bf16)
     o = run(inp, state_indices, cu_seqlens=cu_seqlens, num_accepted=num_accepted, scale=scale,
             lower_bound=lower_bound, use_qk_l2norm=use_qk_l2norm, use_gate=use_gate,
-            use_beta_sigmoid=use_beta_sigmoid, state_layout=state_layout, BV=BV)
+            use_beta_sigmoid=use_beta_sigmoid, state_layout=state_layout, BV=BV,
+            prefetch_state=prefetch_state)
     after = widen(inp["state"])
     assert np.isfinite(o).all() and np.isfinite(after).all()
     # Padding tokens: exactly zero (the reference leaves them at zero too).
@@ -181,6 +182,31 @@ def test_v_blocks_and_packed_qkv(state_layout):
     si = distinct_slots(rng, slots, (len(lens), Tcols))
     check(inp, si, cu_seqlens=cu, num_accepted=np.array([1, 3, 2], np.int32),
           state_layout=state_layout, BV=32)
+
+
+@pytest.mark.parametrize("state_layout", ["vk", "kv"])
+@pytest.mark.parametrize("state_bf16", [False, True])
+def test_prefetched_state(state_layout, state_bf16):
+    """PREFETCH_STATE (the starting state copied through shared memory and read at the first
+    token): one-token and longer sequences, a first token that is padding while the starting
+    slot is live (the state is still read there and carried on), a padding sequence; BV = 32."""
+    rng = np.random.default_rng(29 + state_bf16 + 2 * (state_layout == "kv"))
+    H, Tcols = 2, 3
+    lens = [1, 3, 1, 2, 0, 3]
+    N = len(lens)
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    tokens = int(cu[-1])
+    slots = 2 * N * Tcols + 1
+    inp = make_inputs(rng, tokens, H, slots, state_bf16=state_bf16, state_layout=state_layout)
+    si = distinct_slots(rng, slots, (N, Tcols))
+    acc = np.array([1, 2, 1, 3, 1, 2], np.int32)
+    si[1, 0] = -1  # sequence 1 starts from column 1's live slot; its token 0 is padding
+    si[2, 0] = -1  # sequence 2: starting slot padding, so the whole sequence is
+    o, _ = check(inp, si, cu_seqlens=cu, num_accepted=acc, state_layout=state_layout, BV=32,
+                 prefetch_state=True)
+    pad = np.zeros(tokens, bool)
+    pad[cu[1]] = pad[cu[2]] = True
+    assert (o[pad] == 0.0).all() and (np.abs(o[~pad]).sum(axis=(1, 2)) > 0).all()
 
 
 def test_sequence_longer_than_table():

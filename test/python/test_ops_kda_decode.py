@@ -435,9 +435,9 @@ def test_decode_config():
         (128, 32, 0, 4)
     assert decode_config(1, 12, 256, on_gpu=True, state_kv=True) == (64, 64, 0, 4)
     assert decode_config(300, 1, 16, on_gpu=True, state_kv=True) == (16, 16, 0, 4)
-    # With thread-block clusters, one-step programs: fp32 over 4 programs below 128 heads and
-    # 2 up to 192 (on 8 warps up to 132 heads), then 2 in 32-row steps below 256; bf16 over 4
-    # below 64 heads, 2 below 144.
+    # With thread-block clusters, one-step programs: fp32 over 4 programs below 128 heads (2 at
+    # 64-66 heads) and 2 up to 192 (on 8 warps up to 132 heads), then 2 in 32-row steps below
+    # 256; bf16 over 4 below 64 heads, 2 below 144.
     assert [decode_config(B, 12, 128, on_gpu=True, clusters=True)
             for B in (1, 10, 11, 16, 17, 21, 22)] == \
         [(32, 32, 0, 4), (32, 32, 0, 4), (64, 64, 0, 8), (64, 64, 0, 4), (64, 32, 0, 4),
@@ -451,6 +451,14 @@ def test_decode_config():
 
     assert splits((127, 128, 192, 193, 255, 256)) == \
         [(32, 32), (64, 64), (64, 64), (64, 32), (64, 32), (128, 64)]
+    # fp32 over 2 programs from 64 heads while 2 per head fit one per multiprocessor (64-66
+    # heads on the H200), else over 4 up to 128.
+    assert splits((63, 64, 66, 67)) == [(32, 32), (64, 64), (64, 64), (32, 32)]
+    assert splits((64, 65), multiprocessors=128) == [(64, 64), (32, 32)]
+    assert splits((64,), fused=True) == splits((64,), state_bytes=2) == [(64, 64)]
+    assert decode_config(64, 1, 64, on_gpu=True, clusters=True) == (16, 16, 0, 4)
+    assert [decode_config(B, 64, 128, on_gpu=True, clusters=True) for B in (1, 2)] == \
+        [(64, 64, 0, 4), (64, 64, 0, 8)]
     # Half heads of an fp32 state on 8 warps while they fit one wave (2 per multiprocessor).
     def warps(heads, **kw):
         return [decode_config(B, 1, 128, on_gpu=True, clusters=True, **kw)[3] for B in heads]

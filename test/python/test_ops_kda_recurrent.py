@@ -551,7 +551,8 @@ def test_state_indices_dtype_and_shape(no_launch):
 
 def test_launch_configuration(monkeypatch):
     """The CPU target runs BV = V (grid (N, H, 1)); a GPU launch splits V into BV = 32 blocks
-    with 4 warps (grid (N, H, V // 32)). The kernel is replaced by a recorder."""
+    (grid (N, H, V // 32)) with 2 warps when the sequences average more than one token, else
+    4 and the starting state prefetched. The kernel is replaced by a recorder."""
     from kdatile.ops import recurrent
 
     launches = []
@@ -567,6 +568,7 @@ def test_launch_configuration(monkeypatch):
     ops.kda_recurrent(**args)
     grid, kw = launches[-1]
     assert grid == (3, 2, 1) and kw["BV"] == 128 and "num_warps" not in kw
+    assert not kw["PREFETCH_STATE"]
     describe = recurrent.vd.describe
 
     def on_gpu(name, value, optional=False):
@@ -576,6 +578,12 @@ def test_launch_configuration(monkeypatch):
         return info
 
     monkeypatch.setattr(recurrent.vd, "describe", on_gpu)
-    ops.kda_recurrent(**args)
+    ops.kda_recurrent(**args)  # 2 tokens per sequence: 2 warps, no prefetch
     grid, kw = launches[-1]
-    assert grid == (3, 2, 4) and kw["BV"] == 32 and kw["num_warps"] == 4
+    assert grid == (3, 2, 4) and kw["BV"] == 32 and kw["num_warps"] == 2
+    assert not kw["PREFETCH_STATE"]
+    ops.kda_recurrent(**base(N=3, T=1, H=2))  # one token per sequence: 4 warps, prefetch
+    grid, kw = launches[-1]
+    assert grid == (3, 2, 4) and kw["num_warps"] == 4 and kw["PREFETCH_STATE"]
+    assert [recurrent.gpu_launch_options(n, t) for n, t in ((4, 4), (4, 5), (1, 0))] == [
+        (4, True), (2, False), (4, True)]

@@ -242,7 +242,9 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
 
     With clusters (measured on the H200 with D = 128), a head of a [V, K] state (D <= 128) is
     split over a cluster of programs of one step (of D/n rows, at least 16, so fewer programs
-    for D < 128): fp32 over 4 programs below 128 heads, then over 2 up to 192 heads (of 8 warps
+    for D < 128): fp32 over 4 programs below 128 heads (over 2 from 64 heads while twice the
+    heads are at most the multiprocessors, D = 128 and the f_b projection is not fused), then
+    over 2 up to 192 heads (of 8 warps
     while the heads are at most the multiprocessors, D = 128 and the f_b projection is not
     fused), then 2 programs in 32-row steps below 256; bf16 over 4 programs below 64 heads,
     then 2 below 144. With the f_b projection fused: fp32 over 8 programs below 32 heads, 4
@@ -297,6 +299,13 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
             limits = (64, 0, 0)
         for parts, limit in zip((8, 4, 2), limits):
             if pairs < limit:
+                if (parts == 4 and fp32 and not fused and D == 128
+                        and 64 <= pairs and 2 * pairs <= multiprocessors):
+                    # From 64 heads while 2 programs per head fit one per multiprocessor
+                    # (64-66 heads on the H200): 2 programs of 64 rows, 1-4% faster than 4
+                    # of 32 there; at 48-60 heads 4 programs win by 3-10%, at 62 they tie,
+                    # and at 68 heads 2 programs take a second wave (12% slower).
+                    return split(2)
                 if parts == 2 and fp32 and not fused and D == 128 and pairs <= multiprocessors:
                     # Past the 4-program split, half heads on 8 warps while they fit one
                     # wave (2 per multiprocessor): 1-4% faster than on 4 warps at 128-132

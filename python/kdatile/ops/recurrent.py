@@ -17,11 +17,19 @@ F32 = ("f32",)
 INDEX = ("i32", "i64")
 STATE_LAYOUTS = ("vk", "kv")
 
-# Value rows per program on GPUs (bench/bench_kda_recurrent.py on the H200: BV = 32 or 64 with
-# 4 warps is fastest; BV = V needs 8 warps on sm_90a). The CPU target always runs BV = V: a split
-# only repeats the q/k norms and the gate.
+# Value rows per program on GPUs (bench/bench_kda_recurrent.py on the H200: BV = 32 or 64 is
+# fastest; BV = V needs 8 warps on sm_90a). The CPU target always runs BV = V: a split only
+# repeats the q/k norms and the gate.
 GPU_BV = 32
-GPU_NUM_WARPS = 4
+
+
+def gpu_launch_options(num_sequences: int, num_tokens: int) -> tuple[int, bool]:
+    """(warps, PREFETCH_STATE) of a BV = 32 program on a GPU. Several tokens per sequence on
+    average: 2 warps, the state loaded directly (4 tokens on the H200: 1-9% faster than 4
+    warps at every batch of the benchmark, and the prefetch 1-7% slower). One: 4 warps (faster
+    from 32 sequences, within 1% below) and the starting state prefetched through shared
+    memory (10-12% faster at one sequence; docs/performance.md)."""
+    return (2, False) if num_tokens > num_sequences else (4, True)
 
 
 def kda_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=None, scale=None,
@@ -66,9 +74,9 @@ def kda_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=Non
 def recurrent_launch(*args, target=None, **kwargs):
     """(out, Launch or None): what kda_recurrent(*args, **kwargs) launches, without launching
     it: the op's own checks and argument preparation. target: None (the arrays' device) or a
-    target name ("cpu", "sm_90a", ...); NumPy arrays then stand for GPU tensors (BV = 32 and 4
-    warps on a GPU target), e.g. to export the launch into an AOT bundle. None when there is
-    nothing to launch (no sequences or no tokens)."""
+    target name ("cpu", "sm_90a", ...); NumPy arrays then stand for GPU tensors (BV = 32 and
+    gpu_launch_options on a GPU target), e.g. to export the launch into an AOT bundle. None
+    when there is nothing to launch (no sequences or no tokens)."""
     return _recurrent(**bind(kda_recurrent, args, kwargs), target=target)
 
 
@@ -243,6 +251,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
 
     gpu = on_gpu(ref.device, target)
     BV = min(GPU_BV, V) if gpu else V
+    num_warps, prefetch = gpu_launch_options(N, T_total) if gpu else (None, False)
     unused = idx.value  # pointer parameters a variant does not read
     stride_slot = st.strides[0] if slots > 1 else H * head
     kernel = load_kernel("kda_recurrent", "kda_recurrent")
@@ -259,9 +268,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     constexprs = dict(H=H, K=K, V=V, STATE_KV=state_layout == "kv", IS_VARLEN=varlen,
                       HAS_NUM_ACCEPTED=na is not None, USE_QK_L2NORM=use_qk_l2norm,
                       USE_GATE=use_gate, USE_LOWER_BOUND=use_gate and lower_bound is not None,
-                      USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV)
-    return o.value, Launch(kernel, kargs, constexprs, (N, H, V // BV),
-                           GPU_NUM_WARPS if gpu else None)
+                      USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV, PREFETCH_STATE=prefetch)
+    return o.value, Launch(kernel, kargs, constexprs, (N, H, V // BV), num_warps)
 
 
 def _check_cu_seqlens(cu: vd.ArrayInfo, T_total: int) -> None:

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""How close to the state-traffic bound can any one-launch KDA decode step get on this GPU?
+
+A reference point for bench_kda_decode.py's "% of bound" column, not a kdatile kernel. The bound
+is the fp32 state's read + write at a 1 GiB copy's bandwidth (KDA.md section 5). Every kernel
+here is Triton with next to no arithmetic, so each time is what its memory traffic alone costs;
+for the large batches of the benchmark it prints them as percentages of the bound:
+
+- copy: a plain copy of the state's bytes from one buffer to another, in programs of 4 KiB
+  (gpu_timing.triton_copy_time): what a stream of this size reaches;
+- state R rows: the state alone (no slot table, no conv cache, no gates), updated in place in
+  contiguous programs of R rows of D = 128 floats (R = 128 is one head's 64 KiB per program);
+- twin: decode_traffic_twin's kernel (the step's bytes at the step's slots, one program per
+  head), with the cache hints Triton offers on the state's loads and stores (evict-first
+  loads, streaming `.cs` stores, both);
+- split xP: the twin with each head split over P programs of D / P rows, each moving the
+  head's other bytes again (they hit in L2): what a finer grid costs when every program needs
+  the head's conv, norms and gates;
+- shared xP: the same split where only the head's first program moves the other bytes and
+  publishes the gate through global memory; the others spin on a flag (programs start in
+  order, so the first of a head is resident or done) and then stream their rows.
+
+Run on the GPU machine (torch + triton):
+
+    python3 bench/decode_traffic_ceiling.py
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+
+import triton
+import triton.language as tl
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from decode_traffic_twin import (  # noqa: E402
+    LARGE_BATCHES,
+    D,
+    head_traffic,
+    store_head_output,
+    twin_operands,
+)
+from gpu_timing import copy_bandwidth, time_graph, triton_copy_time  # noqa: E402
+
+# (rows per program, BLK, warps, stages) of the state-alone stream.
+STATE_LAUNCHES = ((128, 32, 4, 3), (128, 64, 4, 2), (32, 32, 4, 1), (8, 8, 4, 1))
+# (name, load eviction policy, store cache modifier) of the twin.
+HINTS = (("no hint", "", ""), ("evict-first loads", "evict_first", ""),
+         ("streaming stores", "", ".cs"), ("both", "evict_first", ".cs"))
+TWIN_LAUNCHES = ((32, 4, 3), (64, 4, 2), (64, 8, 2))  # (BLK, warps, stages)
+# (programs per head, BLK, warps, stages) of the split and shared twins.
+SPLIT_LAUNCHES = ((2, 32, 4, 2), (2, 64, 4, 1), (4, 32, 4, 1), (8, 16, 2, 1))
+
+
+@triton.jit
+def state_rows_in_place(S, NB: tl.constexpr, BLK: tl.constexpr, D: tl.constexpr,
+                        STAGES: tl.constexpr):
+    """Program p updates rows [p * NB * BLK, (p + 1) * NB * BLK) of S ([rows, D] fp32)."""
+    base = S + tl.program_id(0).to(tl.int64) * (NB * BLK * D)
+    rows = tl.arange(0, BLK)
+    d = tl.arange(0, D)
+    for i in tl.range(0, NB, num_stages=STAGES):
+        p = base + (i * BLK + rows)[:, None] * D + d[None, :]
+        tl.store(p, tl.load(p) * 0.999 + 0.5)
+
+
+@triton.jit
+def hinted_twin(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, S, idx, gate, norm_w, out, H,
+                C, NB: tl.constexpr, BLK: tl.constexpr, D: tl.constexpr,
+                STAGES: tl.constexpr, LOAD_EVICT: tl.constexpr, STORE_CACHE: tl.constexpr):
+    """decode_traffic_twin with cache hints on the state's loads and stores."""
+    pid = tl.program_id(0)
+    h, slot, acc, eg, b = head_traffic(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, idx,
+                                       pid, H, C, D)
+    base = S + (slot * H + h) * D * D
+    rows = tl.arange(0, BLK)
+    d = tl.arange(0, D)
+    for blk in tl.range(0, NB, num_stages=STAGES):
+        p = base + (blk * BLK + rows)[:, None] * D + d[None, :]
+        s = tl.load(p, eviction_policy=LOAD_EVICT)
+        tl.store(p, s * eg[None, :] + b, cache_modifier=STORE_CACHE)
+    store_head_output(acc, gate, norm_w, out, pid, D)
+
+
+@triton.jit
+def split_twin(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, S, idx, gate, norm_w, out, H, C,
+               SPLIT: tl.constexpr, NB: tl.constexpr, BLK: tl.constexpr, D: tl.constexpr,
+               STAGES: tl.constexpr):
+    """Head pid // SPLIT's rows [part * D / SPLIT, (part + 1) * D / SPLIT); every program
+    moves the head's other bytes."""
+    pid = tl.program_id(0) // SPLIT
+    part = tl.program_id(0) % SPLIT
+    h, slot, acc, eg, b = head_traffic(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, idx,
+                                       pid, H, C, D)
+    base = S + (slot * H + h) * D * D + part * (NB * BLK * D)
+    rows = tl.arange(0, BLK)
+    d = tl.arange(0, D)
+    for i in tl.range(0, NB, num_stages=STAGES):
+        p = base + (i * BLK + rows)[:, None] * D + d[None, :]
+        tl.store(p, tl.load(p) * eg[None, :] + b)
+    if part == 0:
+        store_head_output(acc, gate, norm_w, out, pid, D)
+
+
+@triton.jit
+def shared_twin(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, S, idx, gate, norm_w, out, H,
+                C, gates, ready, done, SPLIT: tl.constexpr, NB: tl.constexpr,
+                BLK: tl.constexpr, D: tl.constexpr, STAGES: tl.constexpr):
+    """split_twin where part 0 alone moves the other bytes and publishes (exp(g), beta) in
+    gates[pid] with a release flag; the head's last other program resets the flags."""
+    pid = tl.program_id(0) // SPLIT
+    part = tl.program_id(0) % SPLIT
+    d = tl.arange(0, D)
+    if part == 0:
+        h, slot, acc, eg, b = head_traffic(x, conv_w, conv_state, raw_g, raw_beta, dt_bias,
+                                           idx, pid, H, C, D)
+        tl.store(gates + pid * (D + 1) + d, eg)
+        tl.store(gates + pid * (D + 1) + D, b)
+        tl.atomic_xchg(ready + pid, 1, sem="release")
+        store_head_output(acc, gate, norm_w, out, pid, D)
+    else:
+        h = pid % H
+        slot = tl.load(idx + pid // H).to(tl.int64)
+        while tl.atomic_add(ready + pid, 0, sem="acquire") == 0:
+            pass
+        eg = tl.load(gates + pid * (D + 1) + d)
+        b = tl.load(gates + pid * (D + 1) + D)
+    base = S + (slot * H + h) * D * D + part * (NB * BLK * D)
+    rows = tl.arange(0, BLK)
+    for i in tl.range(0, NB, num_stages=STAGES):
+        p = base + (i * BLK + rows)[:, None] * D + d[None, :]
+        tl.store(p, tl.load(p) * eg[None, :] + b)
+    if part != 0:
+        if tl.atomic_add(done + pid, 1, sem="acq_rel") == SPLIT - 2:
+            tl.store(done + pid, 0)
+            tl.atomic_xchg(ready + pid, 0, sem="relaxed")
+
+
+def ceiling_cells(torch, H, B, bw):
+    """['name pct%', ...] for B rows of H heads (pct: the bound over the kernel's time)."""
+    slots = 2 * B + 1
+    heads = B * H
+    idx = torch.randperm(slots, device="cuda")[:B].to(torch.int32)
+    before, state, after = twin_operands(torch, H, B, idx)
+    bound = 2 * heads * D * D * 4 / bw * 1e6
+    cells = [f"copy {100 * bound / triton_copy_time(torch, heads * D * D * 4):.1f}%"]
+
+    def best(launches):
+        return max(100 * bound / time_graph(torch, fn) for fn in launches)
+
+    for rows, blk, warps, stages in STATE_LAUNCHES:
+        pct = best([functools.partial(state_rows_in_place[(heads * D // rows,)], state,
+                                      NB=rows // blk, BLK=blk, D=D, STAGES=stages,
+                                      num_warps=warps)])
+        cells.append(f"state {rows} rows {blk}/{warps}/{stages} {pct:.1f}%")
+    for name, evict, cache in HINTS:
+        pct = best([functools.partial(hinted_twin[(heads,)], *before, state, *after,
+                                      NB=D // blk, BLK=blk, D=D, STAGES=stages,
+                                      LOAD_EVICT=evict, STORE_CACHE=cache, num_warps=warps)
+                    for blk, warps, stages in TWIN_LAUNCHES])
+        cells.append(f"twin {name} {pct:.1f}%")
+    gates = torch.empty(heads * (D + 1), device="cuda")
+    ready = torch.zeros(heads, device="cuda", dtype=torch.int32)
+    done = torch.zeros(heads, device="cuda", dtype=torch.int32)
+    for split, blk, warps, stages in SPLIT_LAUNCHES:
+        nb = D // split // blk
+        launch = f"{blk}/{warps}/{stages}"
+        pct = best([functools.partial(split_twin[(heads * split,)], *before, state, *after,
+                                      SPLIT=split, NB=nb, BLK=blk, D=D, STAGES=stages,
+                                      num_warps=warps)])
+        cells.append(f"split x{split} {launch} {pct:.1f}%")
+        pct = best([functools.partial(shared_twin[(heads * split,)], *before, state, *after,
+                                      gates, ready, done, SPLIT=split, NB=nb, BLK=blk, D=D,
+                                      STAGES=stages, num_warps=warps)])
+        if int(ready.sum()) or int(done.sum()):
+            raise RuntimeError("shared_twin left its flags set")
+        cells.append(f"shared x{split} {launch} {pct:.1f}%")
+    return cells
+
+
+def main():
+    import torch
+
+    bw = copy_bandwidth(torch)
+    print(f"# {torch.cuda.get_device_name(0)}; best copy bandwidth {bw / 1e12:.2f} TB/s; % of "
+          "the fp32 state read + write at that bandwidth (launches: BLK/warps/stages)")
+    for H, B in LARGE_BATCHES:
+        print(f"H={H} B={B}: " + "; ".join(ceiling_cells(torch, H, B, bw)))
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
