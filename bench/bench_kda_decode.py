@@ -20,8 +20,10 @@ which moves exactly the fused step's global-memory bytes (state, conv cache, x, 
 the same slots with almost no arithmetic, at its best launch: what a kernel with this traffic
 reaches on the machine, as a percentage of the same bound; "copy" is a plain Triton copy of
 exactly the fp32 state's bytes from one buffer to another, as fast as a stream of that size
-goes (the bound takes a 1 GiB copy's bandwidth). The protocol is KDA.md section 5's:
-a paged pool of 2*B+1 slots, distinct random slots, median over many replays.
+goes (the bound takes a 1 GiB copy's bandwidth). A second table compares an fp32 [K, V] state:
+FLA's core on a [K, V] pool (state_v_first=False) and ours at the launch kdatile.ops picks for
+that layout. The protocol is KDA.md section 5's: a paged pool of 2*B+1 slots, distinct random
+slots, median over many replays.
 
 FLA comes from the fla-core wheel carried as .whl/ (see the device README), never committed.
 """
@@ -52,7 +54,8 @@ LAUNCHES = ((128, 32, 2, 4, False), (128, 32, 0, 4, False), (128, 64, 0, 8, Fals
 VARIANTS = [(state, *launch) for state in STATE_DTYPES for launch in LAUNCHES]
 
 
-def decode_args(np_state_dtype, H, B, rng, block_v, block_step, stages, cluster=False):
+def decode_args(np_state_dtype, H, B, rng, block_v, block_step, stages, cluster=False,
+                state_layout="vk"):
     """Arguments of kernels/kda_decode.py with NumPy stand-ins (shapes and dtypes only)."""
     from kda_reference import decode_launch, make_decode_inputs
 
@@ -61,12 +64,20 @@ def decode_args(np_state_dtype, H, B, rng, block_v, block_step, stages, cluster=
         inp["state"] = np.zeros(inp["state"].shape, np.uint16)
     idx = np.arange(B, dtype=np.int32)
     return decode_launch(inp, idx, lower_bound=-5.0, block_v=block_v, block_step=block_step,
-                         stages=stages, cluster=cluster)
+                         stages=stages, cluster=cluster, state_layout=state_layout)
+
+
+def kv_launch(decode_config, B, H):
+    """(BV, BLK, STAGES, warps, CLUSTER) kdatile.ops.kda_decode runs on the H200 for an fp32
+    [K, V] state."""
+    launch = decode_config(B, H, D, on_gpu=True, state_bytes=4, state_kv=True, clusters=True)
+    return (*launch, launch[0] < D)
 
 
 def prepare(out_dir):
     import kdatile as kt
     from kda_decode import kda_decode
+    from kdatile.ops.decode import decode_config
 
     rng = np.random.default_rng(0)
     launches = []
@@ -74,6 +85,9 @@ def prepare(out_dir):
         for state, bv, blk, stages, warps, cluster in VARIANTS:
             # The specialization does not depend on the batch (only the grid does).
             args, constexprs, _ = decode_args(state, H, 8, rng, bv, blk, stages, cluster)
+            launches.append((kda_decode, args, dict(constexprs, num_warps=warps)))
+        for bv, blk, stages, warps, cluster in {kv_launch(decode_config, B, H) for B in BATCHES}:
+            args, constexprs, _ = decode_args("f32", H, 8, rng, bv, blk, stages, cluster, "kv")
             launches.append((kda_decode, args, dict(constexprs, num_warps=warps)))
     runtime = os.path.join(ROOT, "test", "gpu", "artifacts", "libkda_gpu_runtime.so")
     if not os.path.exists(runtime):
@@ -84,7 +98,7 @@ def prepare(out_dir):
 
 
 def torch_decode_args(torch, H, B, state_dtype, idx, block_v=D, block_step=32, stages=0,
-                      cluster=False):
+                      cluster=False, state_kv=False):
     """kernels/kda_decode.py arguments as CUDA tensors, laid out as decode_launch lays out
     the NumPy ones (so the bundle's specialization matches); the pool has 2*B+1 slots."""
     C, slots, bf = 3 * H * D, 2 * B + 1, torch.bfloat16
@@ -102,16 +116,17 @@ def torch_decode_args(torch, H, B, state_dtype, idx, block_v=D, block_step=32, s
             torch.zeros(B * H, device="cuda", dtype=torch.int32),
             torch.zeros(B * H * (D // block_v), device="cuda", dtype=torch.float32),
             slots, C, 3 * C, 3, 1, -5.0, 1e-5]
-    constexprs = dict(H=H, D=D, BV=block_v, BLK=block_step, STAGES=stages, STATE_KV=False,
+    constexprs = dict(H=H, D=D, BV=block_v, BLK=block_step, STAGES=stages, STATE_KV=state_kv,
                       USE_LOWER_BOUND=True,
                       HAS_CONV_BIAS=False, FUSED_FB=False, CLUSTER=cluster)
     return args, constexprs, (B, H, D // block_v)
 
 
 def fla_baselines(torch, H, B, idx):
-    """(core, full): FLA's KDA core alone, and the decode step as FLA's modules run it: three
-    short-convolution updates (q, k, v: separate ShortConvolution layers, cache [B, H*D, 4]),
-    the core, and the sigmoid-gated RMSNorm (layer_norm_gated_fwd, is_rms_norm=True)."""
+    """(core, full, core with a [K, V] pool): FLA's KDA core alone, the decode step as FLA's
+    modules run it (three short-convolution updates: q, k, v, separate ShortConvolution
+    layers, cache [B, H*D, 4]; the core; the sigmoid-gated RMSNorm: layer_norm_gated_fwd,
+    is_rms_norm=True), and the core on a [K, V] pool (state_v_first=False)."""
     from fla.modules.causal_conv1d.ops import causal_conv1d_update
     from fla.modules.norm.fused_norm_gate import layer_norm_gated_fwd
     from fla.ops.kda.fused_recurrent import fused_recurrent_kda_fwd
@@ -126,10 +141,10 @@ def fla_baselines(torch, H, B, idx):
     pool = torch.randn(slots, H, D, D, device=dev, dtype=torch.float32) * 0.1
     out = torch.empty_like(v)
 
-    def core(q, k, v):
+    def core(q, k, v, v_first=True):
         fused_recurrent_kda_fwd(
             q, k, v, g, beta, A_log=A_log, dt_bias=dt_bias, initial_state=pool,
-            inplace_final_state=True, state_v_first=True, ssm_state_indices=idx,
+            inplace_final_state=True, state_v_first=v_first, ssm_state_indices=idx,
             use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
             use_beta_sigmoid_in_kernel=True, lower_bound=-5.0, out=out)
 
@@ -148,7 +163,8 @@ def fla_baselines(torch, H, B, idx):
 
     t_core = time_graph(torch, functools.partial(core, q, k, v))
     t_full = time_graph(torch, full)
-    return t_core, t_full
+    t_core_kv = time_graph(torch, functools.partial(core, q, k, v, v_first=False))
+    return t_core, t_full, t_core_kv
 
 
 def ops_launch(decode_config, B, H, state_bytes):
@@ -187,11 +203,12 @@ def run(bundle_dir):
           f"{'%bound':>6}")
     rng = np.random.default_rng(1)
     torch.manual_seed(0)
+    kv_rows = []
     for H in HEADS:
         for B in BATCHES:
             slots = 2 * B + 1
             idx = torch.from_numpy(rng.permutation(slots)[:B].astype(np.int32)).to("cuda")
-            t_core, t_full = fla_baselines(torch, H, B, idx)
+            t_core, t_full, t_core_kv = fla_baselines(torch, H, B, idx)
             times = {}
             for state_dtype, bv, blk, stages, warps, cluster in VARIANTS:
                 tensors, constexprs, grid = torch_decode_args(torch, H, B, state_dtype, idx, bv,
@@ -200,6 +217,15 @@ def run(bundle_dir):
                                          num_warps=warps)
                 times[(state_dtype, bv, blk, stages, warps, cluster)] = time_graph(torch, ours)
                 del tensors
+            bv, blk, stages, warps, cluster = kv_launch(decode_config, B, H)
+            tensors, constexprs, grid = torch_decode_args(torch, H, B, "f32", idx, bv, blk,
+                                                          stages, cluster, state_kv=True)
+            ours_kv = time_graph(torch, functools.partial(kda_decode[grid], *tensors,
+                                                          **constexprs, num_warps=warps))
+            del tensors
+            launch = f"{bv}/{blk}/{stages}/{warps}" + ("c" if cluster else "")
+            kv_rows.append(f"{H:>3} {B:>4} | {t_core_kv:>8.2f} | {ours_kv:>8.2f} {launch:>12} "
+                           f"{t_core_kv / ours_kv:>6.2f}")
             bound = 2 * B * H * D * D * 4 / bw * 1e6  # fp32 state read + write
             copy = triton_copy_time(torch, B * H * D * D * 4)
             twin, twin_launch = best_twin_time(torch, H, B, idx)
@@ -212,6 +238,11 @@ def run(bundle_dir):
                   f"{copy:>7.2f} {100 * bound / copy:>5.1f}% | {twin:>7.2f} {twin_launch:>8} "
                   f"{100 * bound / twin:>5.1f}%")
             sys.stdout.flush()
+
+    print("# an fp32 [K, V] state: FLA's core with a [K, V] pool (state_v_first=False) and ours "
+          "at the launch kdatile.ops picks")
+    print(f"{'H':>3} {'B':>4} | {'FLA core':>8} | {'ours':>8} {'launch':>12} {'x core':>6}")
+    print("\n".join(kv_rows))
 
 
 if __name__ == "__main__":

@@ -77,9 +77,10 @@ def _triton_copy_kernel():
 
 def triton_copy_time(torch, nbytes, **timing):
     """Time in us (time_graph) of the Triton copy kernel moving `nbytes` (a multiple of 4) from
-    one fp32 buffer to another: what the best plain stream of that many bytes takes. Against a
-    1 GiB copy's bandwidth it shows how much of the bound a kernel of this size can reach at
-    all (a small copy pays its launch, ramp-up and drain on fewer bytes)."""
+    one fp32 buffer to another: what a plain stream of that many bytes takes. Against a 1 GiB
+    copy's bandwidth it shows how much of the bound a kernel of this size can reach at all (a
+    small copy pays its launch, ramp-up and drain on fewer bytes; one that fits in L2 is
+    served from there on replays, and runs faster than the bound)."""
     n = nbytes // 4
     src = torch.empty(n, dtype=torch.float32, device="cuda")
     dst = torch.empty_like(src)

@@ -52,14 +52,17 @@ Constexprs:
   BV                value rows per program (a power of two dividing V): grid (N, H, V // BV).
                     BV = V is one program per (sequence, head); the rows of S are independent,
                     so smaller blocks only repeat the q/k norms and the gate. On the H200
-                    (bench/bench_kda_recurrent.py) BV = 32 or 64 with 4 warps is fastest;
-                    BV = V needs 8 warps on sm_90a (4 spill).
+                    (bench/bench_kda_recurrent.py) BV = 32 is fastest, with 4 warps at one
+                    token per sequence and 2 with several; BV = V needs 8 warps on sm_90a (4
+                    spill).
   PREFETCH_STATE    the starting state goes through shared memory with an asynchronous copy
                     issued before the first token's loads and math and waited for just before
                     its delta rule (on sm_90a ptxas otherwise issues most of the state's loads
                     after the norms and the gate). On the H200 10-12% faster at one token per
-                    sequence and small batch, slower with several tokens (the first-token
-                    test and the wait stay in the loop); kdatile.ops sets it for one token.
+                    sequence and small batch, mostly slower with several tokens (the
+                    first-token test and the wait stay in the loop); kdatile.ops sets it on
+                    NVIDIA GPUs when the sequences average at most one token (on AMD targets
+                    kt.async_copy is not asynchronous).
 """
 
 import kdatile as kt
@@ -158,6 +161,9 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                         kt.async_wait(0)
                         S = s_buf.load().to(kt.float32)
                 kt.store(o_ptrs, kt.zeros((BV,), o_ptr.dtype.element_ty))
+        if PREFETCH_STATE:
+            if seq_len == 0:
+                kt.async_wait(0)  # no token read the copy: let it land before exiting
     else:
         for t in range(0, seq_len):
             tok = bos + t

@@ -94,6 +94,12 @@
 # PF-NEXT: ld.shared.v4.b32
 # PF: ex2.approx{{(\.ftz)?}}.f32
 # PF: st.global.v4.b32
+# The padding first token's read (its own wait) and the empty sequence's wait.
+# PF: cp.async.wait_group 0;
+# PF-NEXT: bar.sync 0;
+# PF-NEXT: ld.shared.v4.b32
+# PF: cp.async.wait_group 0;
+# PF-NEXT: bar.sync 0;
 
 # GFX950-STATS: resource usage of kernel 'kda_recurrent' (gfx950, wave64)
 # GFX1250-STATS: resource usage of kernel 'kda_recurrent' (gfx1250, wave32)

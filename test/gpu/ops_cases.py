@@ -77,6 +77,12 @@ RECURRENT_CASES = [
     dict(id="recurrent-N1-T4-H12-bf16-vk-lb-acc", H=12, N=1, T=4, state_dtype="bf16",
          state_layout="vk", gate="lb", accepted=True, index_dtype="i32", g_bf16=True,
          given_out=True, seed=5005),
+    # At most one token per sequence on average: the launch prefetches the starting state;
+    # sequence 2 is empty with a live starting slot, sequence 3 starts from column 1 and its
+    # first token is padding.
+    dict(id="recurrent-varlen-N6-H12-f32-vk-lb-acc-prefetch", H=12, lens=[1, 0, 0, 2, 1, 1],
+         Tcols=2, state_dtype="f32", state_layout="vk", gate="lb", accepted=True,
+         index_dtype="i32", g_bf16=False, given_out=False, seed=5006),
 ]
 
 # What each op writes in place (compared bit-exactly between eager and graph replay).

@@ -201,7 +201,7 @@ def test_prefetched_state(state_layout, state_bf16):
     si = distinct_slots(rng, slots, (N, Tcols))
     acc = np.array([1, 2, 1, 3, 1, 2], np.int32)
     si[1, 0] = -1  # sequence 1 starts from column 1's live slot; its token 0 is padding
-    si[2, 0] = -1  # sequence 2: starting slot padding, so the whole sequence is
+    si[2, 0] = -1  # sequence 2: starting slot padding, so the whole sequence is padding
     o, _ = check(inp, si, cu_seqlens=cu, num_accepted=acc, state_layout=state_layout, BV=32,
                  prefetch_state=True)
     pad = np.zeros(tokens, bool)

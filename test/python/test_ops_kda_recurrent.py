@@ -552,7 +552,8 @@ def test_state_indices_dtype_and_shape(no_launch):
 def test_launch_configuration(monkeypatch):
     """The CPU target runs BV = V (grid (N, H, 1)); a GPU launch splits V into BV = 32 blocks
     (grid (N, H, V // 32)) with 2 warps when the sequences average more than one token, else
-    4 and the starting state prefetched. The kernel is replaced by a recorder."""
+    4 and the starting state prefetched where async copies are asynchronous. The kernel is
+    replaced by a recorder."""
     from kdatile.ops import recurrent
 
     launches = []
@@ -578,12 +579,24 @@ def test_launch_configuration(monkeypatch):
         return info
 
     monkeypatch.setattr(recurrent.vd, "describe", on_gpu)
+    monkeypatch.setattr(recurrent, "has_async_copies", lambda ref, target: True)
     ops.kda_recurrent(**args)  # 2 tokens per sequence: 2 warps, no prefetch
     grid, kw = launches[-1]
     assert grid == (3, 2, 4) and kw["BV"] == 32 and kw["num_warps"] == 2
     assert not kw["PREFETCH_STATE"]
-    ops.kda_recurrent(**base(N=3, T=1, H=2))  # one token per sequence: 4 warps, prefetch
+    one_token = base(N=3, T=1, H=2)
+    ops.kda_recurrent(**one_token)  # one token per sequence: 4 warps, prefetch
     grid, kw = launches[-1]
     assert grid == (3, 2, 4) and kw["num_warps"] == 4 and kw["PREFETCH_STATE"]
-    assert [recurrent.gpu_launch_options(n, t) for n, t in ((4, 4), (4, 5), (1, 0))] == [
-        (4, True), (2, False), (4, True)]
+    # Where async copies are synchronous (AMD), no prefetch.
+    monkeypatch.setattr(recurrent, "has_async_copies", lambda ref, target: False)
+    ops.kda_recurrent(**one_token)
+    assert launches[-1][1]["num_warps"] == 4 and not launches[-1][1]["PREFETCH_STATE"]
+    assert [recurrent.gpu_launch_options(*a) for a in ((4, 4), (4, 5), (4, 4, False))] == [
+        (4, True), (2, False), (4, False)]
+    from kdatile.ops import _kernels
+
+    info = recurrent.vd.ArrayInfo("q", np.zeros(1, np.float32))
+    assert [_kernels.has_async_copies(info, t) for t in ("sm_90a", "gfx950", "gfx1250")] == [
+        True, False, False]
+    assert not _kernels.has_async_copies(info, None)  # host arrays

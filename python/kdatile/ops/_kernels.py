@@ -112,16 +112,30 @@ def multiprocessors(ref, target) -> int:
     return torch.cuda.get_device_properties(_device_index(torch, ref)).multi_processor_count
 
 
-def has_clusters(ref, target) -> bool:
-    """Whether the launch's GPU runs programs in thread-block clusters that exchange through
-    shared memory (kt.cluster_sum; NVIDIA sm_90a): `target` when given, else the GPU holding
-    `ref` (an ArrayInfo)."""
+def _gpu_target(ref, target):
+    """The launch's target: `target` when given, else that of the GPU holding `ref` (an
+    ArrayInfo), or None for host arrays."""
     if target is None:
         if ref.device == "cpu" or not ref.is_torch:
-            return False
+            return None
         import torch
 
         from .. import gpu
 
         target = gpu.device_target(torch, _device_index(torch, ref))[1]
-    return target in ("sm_90a", "sm_90")  # sm_90 is the compiler's alias of sm_90a
+    return target
+
+
+def has_clusters(ref, target) -> bool:
+    """Whether the launch's GPU runs programs in thread-block clusters that exchange through
+    shared memory (kt.cluster_sum; NVIDIA sm_90a): `target` when given, else the GPU holding
+    `ref` (an ArrayInfo)."""
+    # sm_90 is the compiler's alias of sm_90a.
+    return _gpu_target(ref, target) in ("sm_90a", "sm_90")
+
+
+def has_async_copies(ref, target) -> bool:
+    """Whether kt.async_copy runs asynchronously on the launch's GPU (NVIDIA: cp.async; on AMD
+    targets it is a load and a shared-memory store, so a prefetch only costs a barrier):
+    `target` when given, else the GPU holding `ref` (an ArrayInfo)."""
+    return str(_gpu_target(ref, target)).startswith("sm_")

@@ -237,20 +237,20 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
     head's programs as a thread-block cluster (sm_90a), so splitting costs no tickets;
     fused: the f_b projection is fused (kda_decode_with_f_b: every program reads its head's
     [D, D] weight block, so fewer programs per head pay off sooner); multiprocessors: the
-    GPU's, which the three limits that count waves of programs scale with (the others are the
+    GPU's, which the four limits that count waves of programs scale with (the others are the
     H200's numbers).
 
     With clusters (measured on the H200 with D = 128), a head of a [V, K] state (D <= 128) is
     split over a cluster of programs of one step (of D/n rows, at least 16, so fewer programs
     for D < 128): fp32 over 4 programs below 128 heads (over 2 from 64 heads while twice the
     heads are at most the multiprocessors, D = 128 and the f_b projection is not fused), then
-    over 2 up to 192 heads (of 8 warps
-    while the heads are at most the multiprocessors, D = 128 and the f_b projection is not
-    fused), then 2 programs in 32-row steps below 256; bf16 over 4 programs below 64 heads,
-    then 2 below 144. With the f_b projection fused: fp32 over 8 programs below 32 heads, 4
-    below 64, then as without it from 2 programs on; bf16 over 4 programs below 32 heads, 2
-    below 144. Heads with D > 128 split over 8 programs below 64 heads. A [K, V] state (D <=
-    128) splits below 64 heads: fp32 over 8 programs below 32 heads, else over 4.
+    over 2 up to 192 heads (of 8 warps while the heads are at most the multiprocessors, under
+    the same conditions), then 2 programs in 32-row steps below 256; bf16 over 4 programs
+    below 64 heads, then 2 below 144. With the f_b projection fused: fp32 over 8 programs
+    below 32 heads, 4 below 64, then as without it from 2 programs on; bf16 over 4 programs
+    below 32 heads, 2 below 144. Heads with D > 128 split over 8 programs below 64 heads. A
+    [K, V] state (D <= 128) splits below 64 heads: fp32 over 8 programs below 32 heads, else
+    over 4.
     Otherwise, and beyond those sizes, the rules below apply.
 
     The CPU runs whole heads in one step. On GPUs (measured on the H200, docs/performance.md):
@@ -303,8 +303,8 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
                         and 64 <= pairs and 2 * pairs <= multiprocessors):
                     # From 64 heads while 2 programs per head fit one per multiprocessor
                     # (64-66 heads on the H200): 2 programs of 64 rows, 1-4% faster than 4
-                    # of 32 there; at 48-60 heads 4 programs win by 3-10%, at 62 they tie,
-                    # and at 68 heads 2 programs take a second wave (12% slower).
+                    # of 32 there; at 48-60 heads 4 programs win by 2-10%, at 62 they tie,
+                    # and at 68 heads 2 programs take a second wave (13% slower).
                     return split(2)
                 if parts == 2 and fp32 and not fused and D == 128 and pairs <= multiprocessors:
                     # Past the 4-program split, half heads on 8 warps while they fit one

@@ -10,7 +10,7 @@ slot state_indices[n, t], and o[t] = S_t q_t.
 from __future__ import annotations
 
 from . import validation as vd
-from ._kernels import Launch, bind, execute, load_kernel, on_gpu
+from ._kernels import Launch, bind, execute, has_async_copies, load_kernel, on_gpu
 
 BF16_OR_F32 = ("bf16", "f32")
 F32 = ("f32",)
@@ -23,13 +23,18 @@ STATE_LAYOUTS = ("vk", "kv")
 GPU_BV = 32
 
 
-def gpu_launch_options(num_sequences: int, num_tokens: int) -> tuple[int, bool]:
-    """(warps, PREFETCH_STATE) of a BV = 32 program on a GPU. Several tokens per sequence on
-    average: 2 warps, the state loaded directly (4 tokens on the H200: 1-9% faster than 4
-    warps at every batch of the benchmark, and the prefetch 1-7% slower). One: 4 warps (faster
-    from 32 sequences, within 1% below) and the starting state prefetched through shared
-    memory (10-12% faster at one sequence; docs/performance.md)."""
-    return (2, False) if num_tokens > num_sequences else (4, True)
+def gpu_launch_options(num_sequences: int, num_tokens: int,
+                       async_copies: bool = True) -> tuple[int, bool]:
+    """(warps, PREFETCH_STATE) of a BV = 32 program on a GPU (measured on the H200,
+    docs/performance.md). Several tokens per sequence on average: 2 warps, the state loaded
+    directly (with 4 tokens, 2 warps were 0.4-9% faster than 4 at every batch of the
+    benchmark, and the prefetch gained at 2 batches of 5 and lost up to 6% at the others).
+    One: 4 warps (faster from 32 sequences; 2 warps won by 4% at 8) and, where kt.async_copy
+    is asynchronous (`async_copies`: NVIDIA), the starting state prefetched through shared
+    memory (10-12% faster at one sequence)."""
+    if num_tokens > num_sequences:
+        return 2, False
+    return 4, async_copies
 
 
 def kda_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=None, scale=None,
@@ -251,7 +256,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
 
     gpu = on_gpu(ref.device, target)
     BV = min(GPU_BV, V) if gpu else V
-    num_warps, prefetch = gpu_launch_options(N, T_total) if gpu else (None, False)
+    num_warps, prefetch = (gpu_launch_options(N, T_total, has_async_copies(ref, target)) if gpu
+                           else (None, False))
     unused = idx.value  # pointer parameters a variant does not read
     stride_slot = st.strides[0] if slots > 1 else H * head
     kernel = load_kernel("kda_recurrent", "kda_recurrent")
