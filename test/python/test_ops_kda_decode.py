@@ -232,13 +232,14 @@ def test_matrix(H, B, state_dtype, state_layout, conv_layout, lower_bound, fused
 
 @requires_lib
 @pytest.mark.parametrize("state_dtype", ["f32", "bf16"])
-def test_consecutive_steps(state_dtype):
+@pytest.mark.parametrize("state_layout", ["vk", "kv"])
+def test_consecutive_steps(state_dtype, state_layout):
     """Four steps on the same slots (slot 0 live, padding mixed in), each step's x built from
     the previous output. fp32: the reference runs its own chain from the first inputs. bf16:
     each step is compared from the kernel's own (rounded) state, as the rounding compounds."""
     rng = np.random.default_rng(7)
     B, H, slots = 8, 12, 19
-    case = Case(rng, B, H, slots, state_dtype=state_dtype, state_layout="vk",
+    case = Case(rng, B, H, slots, state_dtype=state_dtype, state_layout=state_layout,
                 conv_layout="wm" if state_dtype == "f32" else "cm", lower_bound=-5.0)
     idx = make_indices(rng, B, slots, include_zero=True)
     ref_cs = np.ascontiguousarray(case.conv).copy()
@@ -249,7 +250,8 @@ def test_consecutive_steps(state_dtype):
             i = case.inp
             ref_out, ref_cs, ref_state = kda_decode_reference(
                 i["x"], i["conv_w"], ref_cs, i["raw_g"], i["raw_beta"], i["A_log"],
-                i["dt_bias"], ref_state, idx, i["output_gate"], i["norm_weight"])
+                i["dt_bias"], ref_state, idx, i["output_gate"], i["norm_weight"],
+                state_layout=state_layout)
             out = case.run(idx)
             assert rel_rms(ref_out, bf16_to_f32(out)) <= 5e-3, step
             assert rel_rms(ref_state[live], case.state[live]) <= 1e-5, step
@@ -592,11 +594,12 @@ def test_noncontiguous_inputs_and_strided_x():
 
 
 @requires_lib
-def test_float_parameters_do_not_compile():
+@pytest.mark.parametrize("fused", [False, True])
+def test_float_parameters_do_not_compile(fused):
     """lower_bound and norm_eps are runtime arguments: five eps values (and two lower bounds)
-    cost at most one compile."""
+    cost at most one compile, with or without the f_b projection."""
     rng = np.random.default_rng(9)
-    case = Case(rng, 2, 1, 5)
+    case = Case(rng, 2, 1, 5, fused=fused)
     idx = np.array([0, 3], np.int32)
     case.run(idx)  # compiled (or found) before counting
     before = kt.cache_stats()["compiles"]
@@ -623,16 +626,18 @@ def test_pool_size_does_not_compile():
 
 
 @requires_lib
-def test_caches_over_4_gib():
+@pytest.mark.parametrize("fused", [False, True])
+def test_caches_over_4_gib(fused):
     """Slot offsets are 64-bit: a state slot whose element offset passes 2**31 and a conv cache
     slot past 2**31 elements (storage of 8.6 GB and 4.3 GB, allocated lazily: only the touched
-    pages are real) give bit-identical results to the same slot data in a small cache."""
+    pages are real) give bit-identical results to the same slot data in a small cache, with or
+    without the f_b projection."""
     H, D, B = 1, 128, 2
     C = 3 * H * D
     slots = 131075  # state: slot 131073 starts at element 131073 * 16384 > 2**31
     big_slot = slots - 2
     rng = np.random.default_rng(4)
-    small = Case(rng, B, H, 3)
+    small = Case(rng, B, H, 3, fused=fused)
     i = small.inp
     try:
         state = np.zeros((slots, H, D, D), np.float32)
@@ -644,8 +649,13 @@ def test_caches_over_4_gib():
     state[big_slot] = small.state[1]
     conv[big_slot] = small.conv[1]
     big_idx = np.array([big_slot, -1], np.int32)
-    out_big = ops.kda_decode(i["x"], i["conv_w"], conv, i["raw_g"], i["raw_beta"], i["A_log"],
-                             i["dt_bias"], state, big_idx, i["output_gate"], i["norm_weight"])
+    rest = (i["raw_beta"], i["A_log"], i["dt_bias"], state, big_idx, i["output_gate"],
+            i["norm_weight"])
+    if fused:
+        out_big = ops.kda_decode_with_f_b(i["f_a"], i["f_b_weight"], i["x"], i["conv_w"], conv,
+                                          *rest)
+    else:
+        out_big = ops.kda_decode(i["x"], i["conv_w"], conv, i["raw_g"], *rest)
     out_small = small.step_and_check(np.array([1, -1], np.int32))
     np.testing.assert_array_equal(out_big, out_small)
     np.testing.assert_array_equal(state[big_slot], small.state[1])

@@ -55,20 +55,28 @@ def no_launch(monkeypatch):
 
 ARRAY_ARGS = ["x", "conv_weight", "conv_state", "raw_g", "raw_beta", "A_log", "dt_bias",
               "state", "state_indices", "output_gate", "norm_weight"]
+# Both ops (kda_decode_with_f_b has f_a and f_b_weight instead of raw_g): the rows of KDA.md
+# section 3 hold for each of them.
+BOTH = pytest.mark.parametrize("fused", [False, True], ids=["decode", "with_f_b"])
 
 
-@pytest.mark.parametrize("name", ARRAY_ARGS)
+def for_both(names):
+    """(name, fused) pairs of the arguments each op takes."""
+    return [(n, f) for f in (False, True) for n in names if not (f and n == "raw_g")]
+
+
+@pytest.mark.parametrize("name,fused", for_both(ARRAY_ARGS))
 @pytest.mark.parametrize("problem", BAD_ARRAY_PROBLEMS)
-def test_bad_array(no_launch, name, problem):
-    args = base_args()
+def test_bad_array(no_launch, name, fused, problem):
+    args = base_args(fused=fused)
     # ("size": state K != V, x's channel count off by one, ...)
     args[name] = bad_array(args[name], problem)
     with pytest.raises(ValueError, match=f"argument '{name}'"):
-        call(args)
+        call(args, fused=fused)
 
 
 @pytest.mark.parametrize("name", ["f_a", "f_b_weight"])
-@pytest.mark.parametrize("problem", ["size", "dtype", "missing"])
+@pytest.mark.parametrize("problem", ["size", "dtype", "missing", "rank"])
 def test_bad_f_b_arrays(no_launch, name, problem):
     args = base_args(fused=True)
     a = args[name]
@@ -76,21 +84,24 @@ def test_bad_f_b_arrays(no_launch, name, problem):
         args[name] = np.zeros(a.shape[:-1] + (a.shape[-1] * 2,), a.dtype)
     elif problem == "dtype":
         args[name] = a.astype(np.float32)
+    elif problem == "rank":
+        args[name] = a.reshape(-1)
     else:
         args[name] = None
     with pytest.raises(ValueError, match=f"argument '{name}'"):
         call(args, fused=True)
 
 
-@pytest.mark.parametrize("name", ["A_log", "dt_bias", "raw_g", "raw_beta", "x", "state",
-                                  "conv_state", "state_indices", "output_gate", "norm_weight"])
-def test_missing_required(no_launch, name):
+@pytest.mark.parametrize("name,fused", for_both(
+    ["A_log", "dt_bias", "raw_g", "raw_beta", "x", "state", "conv_state", "state_indices",
+     "output_gate", "norm_weight"]))
+def test_missing_required(no_launch, name, fused):
     """Gating is always on in decode: A_log / dt_bias given as None are rejected (KDA.md:
     gating enabled without its parameters)."""
-    args = base_args()
+    args = base_args(fused=fused)
     args[name] = None
     with pytest.raises(ValueError, match=f"argument '{name}'.*required"):
-        call(args)
+        call(args, fused=fused)
 
 
 def test_head_dim_not_supported(no_launch):
@@ -118,19 +129,21 @@ def test_state_bf16_accepted_fp16_rejected(no_launch):
         call(args)
 
 
+@BOTH
 @pytest.mark.parametrize("layout", ["VK", "auto", None, 1])
-def test_state_layout_explicit(no_launch, layout):
+def test_state_layout_explicit(no_launch, layout, fused):
     with pytest.raises(ValueError, match="argument 'state_layout'"):
-        call(base_args(), state_layout=layout)
+        call(base_args(fused=fused), fused=fused, state_layout=layout)
 
 
 @pytest.mark.parametrize("name,value", [("lower_bound", float("nan")),
                                         ("lower_bound", "-5"), ("lower_bound", float("-inf")),
                                         ("norm_eps", -1e-5), ("norm_eps", float("inf")),
                                         ("norm_eps", None), ("norm_eps", True)])
-def test_bad_float_parameters(no_launch, name, value):
+@BOTH
+def test_bad_float_parameters(no_launch, name, value, fused):
     with pytest.raises(ValueError, match=f"argument '{name}'"):
-        call(base_args(), **{name: value})
+        call(base_args(fused=fused), fused=fused, **{name: value})
 
 
 @pytest.mark.parametrize("value", [0, -78, 78.0, True, "78"])
@@ -169,20 +182,22 @@ def test_conv_state_layouts_and_strides(no_launch):
         call(args)
 
 
-def test_bad_out(no_launch):
-    args = base_args()
+@BOTH
+def test_bad_out(no_launch, fused):
+    args = base_args(fused=fused)
     B, H, D = 2, 1, 128
     for out, what in [(np.zeros((B, H, D), np.float32), "dtype"),
                       (np.zeros((B, H, D + 1), np.uint16), "shape"),
                       (np.zeros((B, H, 2 * D), np.uint16)[..., ::2], "contiguous"),
                       (np.zeros((B, H * D), np.uint16), "3-D")]:
         with pytest.raises(ValueError, match=f"argument 'out'.*{what}"):
-            call(args, out=out)
+            call(args, fused=fused, out=out)
 
 
-@pytest.mark.parametrize("victim", ["x", "raw_g", "output_gate", "state", "conv_state"])
-def test_out_overlapping(no_launch, victim):
-    args = base_args()
+@pytest.mark.parametrize("victim,fused", for_both(
+    ["x", "raw_g", "output_gate", "state", "conv_state"]) + [("f_a", True), ("f_b_weight", True)])
+def test_out_overlapping(no_launch, victim, fused):
+    args = base_args(fused=fused)
     B, H, D = 2, 1, 128
     # The victim lives at the start of a larger buffer; out starts 64 elements into it.
     a = args[victim]
@@ -192,38 +207,41 @@ def test_out_overlapping(no_launch, victim):
     args[victim] = buf[:bits.size].view(a.dtype).reshape(a.shape)
     out = buf[64:64 + B * H * D].reshape(B, H, D)
     with pytest.raises(ValueError, match=f"'out'.*overlaps.*'{victim}'|'{victim}'.*overlaps"):
-        call(args, out=out)
+        call(args, fused=fused, out=out)
 
 
-def test_cache_aliasing_an_input(no_launch):
+@BOTH
+def test_cache_aliasing_an_input(no_launch, fused):
     """x read from the conv cache's memory (written by the same launch) is rejected."""
-    args = base_args()
+    args = base_args(fused=fused)
     cs = args["conv_state"]
     args["x"] = cs.reshape(-1)[:2 * 384].reshape(2, 384)
     with pytest.raises(ValueError, match="argument 'conv_state'.*overlaps.*'x'"):
-        call(args)
+        call(args, fused=fused)
 
 
-def test_state_indices_rank_and_dtype(no_launch):
+@BOTH
+def test_state_indices_rank_and_dtype(no_launch, fused):
     """A 2-D index table is rejected (never read with a wrong stride); so are int16 and
     float indices."""
-    args = base_args()
+    args = base_args(fused=fused)
     args["state_indices"] = np.array([[1], [3]], np.int32)
     with pytest.raises(ValueError, match="argument 'state_indices'.*1-D"):
-        call(args)
+        call(args, fused=fused)
     for dt in (np.int16, np.float32, np.uint32):
         args["state_indices"] = np.array([1, 3], dt)
         with pytest.raises(ValueError, match="argument 'state_indices'"):
-            call(args)
+            call(args, fused=fused)
 
 
-def test_duplicate_slots_opt_in(no_launch):
-    args = base_args(B=2)
+@BOTH
+def test_duplicate_slots_opt_in(no_launch, fused):
+    args = base_args(B=2, fused=fused)
     args["state_indices"] = np.array([3, 3], np.int32)
     with pytest.raises(ValueError, match="argument 'state_indices'.*live slot 3"):
-        call(args, check_duplicate_slots=True)
+        call(args, fused=fused, check_duplicate_slots=True)
     with pytest.raises(ValueError, match="argument 'check_duplicate_slots'"):
-        call(args, check_duplicate_slots="yes")
+        call(args, fused=fused, check_duplicate_slots="yes")
 
 
 @requires_lib
@@ -239,27 +257,31 @@ def test_duplicate_padding_is_fine_and_check_off_by_default():
     call(args)  # undefined result, but no check unless asked for
 
 
-def test_duplicate_check_skipped_while_capturing(no_launch, monkeypatch):
+@BOTH
+def test_duplicate_check_skipped_while_capturing(no_launch, monkeypatch, fused):
     """Under CUDA-graph capture the host check (a device sync) is skipped."""
     from kdatile.ops import decode
 
     monkeypatch.setattr(decode.v, "is_capturing", lambda info: True)
-    args = base_args(B=2)
+    args = base_args(B=2, fused=fused)
     args["state_indices"] = np.array([3, 3], np.int32)
     with pytest.raises(AssertionError, match="kernel was reached"):
-        call(args, check_duplicate_slots=True)
+        call(args, fused=fused, check_duplicate_slots=True)
 
 
-def test_more_than_2_31_elements(no_launch):
+@BOTH
+def test_more_than_2_31_elements(no_launch, fused):
     """Tensors other than the caches use 32-bit element offsets: larger ones are rejected
     (broadcast views: nothing is allocated)."""
     B = 2**31 // 384 + 1
-    args = base_args(B=2)
-    for name in ("x", "raw_g", "raw_beta", "output_gate", "state_indices"):
+    args = base_args(B=2, fused=fused)
+    names = ("x", "raw_beta", "output_gate", "state_indices") + (("f_a",) if fused else
+                                                                 ("raw_g",))
+    for name in names:
         a = args[name]
         args[name] = np.broadcast_to(a[:1], (B,) + a.shape[1:])
     with pytest.raises(ValueError, match="argument 'x'.*2\\*\\*31"):
-        call(args)
+        call(args, fused=fused)
 
 
 def test_devices(no_launch):
@@ -271,6 +293,27 @@ def test_devices(no_launch):
     a.device = "cuda:0"
     with pytest.raises(ValueError, match="argument 'raw_g'.*'cuda:0'.*'x'"):
         validation.check_device(a, ref)
+
+
+@pytest.mark.parametrize("name,fused", for_both(
+    ["conv_weight", "conv_state", "raw_g", "state", "state_indices", "norm_weight"])
+    + [("f_b_weight", True)])
+def test_op_rejects_an_array_on_another_device(no_launch, monkeypatch, name, fused):
+    """Through the op: one argument on another device (its metadata says cuda:0) is rejected
+    naming it, before anything is launched."""
+    from kdatile.ops import decode
+
+    describe = decode.v.describe
+
+    def elsewhere(arg, value, optional=False):
+        info = describe(arg, value, optional=optional)
+        if info is not None and arg == name:
+            info.device = "cuda:0"
+        return info
+
+    monkeypatch.setattr(decode.v, "describe", elsewhere)
+    with pytest.raises(ValueError, match=f"argument '{name}'.*'cuda:0'"):
+        call(base_args(fused=fused), fused=fused)
 
 
 @pytest.mark.skipif(torch is None, reason="torch is not installed")

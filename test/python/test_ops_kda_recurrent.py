@@ -158,6 +158,25 @@ def test_every_num_accepted(state_layout):
           state_layout=state_layout, ref_indices=si)
 
 
+@requires_lib
+@pytest.mark.parametrize("H,N,T,state_bf16", [(12, 8, 3, False), (32, 33, 1, True),
+                                              (12, 3, 2, True), (32, 1, 4, False)])
+def test_model_shapes(H, N, T, state_bf16):
+    """The decode's head counts and batches (Kimi-K3 at TP8: H = 12; Kimi-Linear: H = 32; N in
+    {1, 3, 8, 33}) with per-token slots, every num_accepted value in turn and a padding token
+    and sequence."""
+    rng = np.random.default_rng(100 * H + N)
+    slots = N * T + 3
+    inp = make_inputs(rng, N * T, H, slots, lead=(N, T), state_bf16=state_bf16)
+    si = distinct_slots(rng, slots, (N, T))
+    acc = (np.arange(N) % T + 1).astype(np.int32)
+    if N > 1:
+        si[1, :] = -1  # a padding sequence
+    if T > 1:
+        si[0, acc[0] % T] = slots  # a padding token (not the starting column)
+    check(inp, si, num_accepted_tokens=acc)
+
+
 SWITCHES = [(l2, gate, bs) for l2 in (True, False) for gate in ("lb", "sp", None)
             for bs in (True, False)]
 
@@ -363,6 +382,27 @@ def rejects(args, name, match=""):
 
 
 ARRAYS = ["q", "k", "v", "g", "beta", "A_log", "dt_bias", "initial_state", "state_indices"]
+
+
+@pytest.mark.parametrize("name", ARRAYS[1:] + ["cu_seqlens", "num_accepted_tokens", "out"])
+def test_array_on_another_device(no_launch, monkeypatch, name):
+    """One argument on another device than q (its metadata says cuda:0) is rejected naming
+    it, before anything is launched."""
+    from kdatile.ops import recurrent
+
+    describe = recurrent.vd.describe
+
+    def elsewhere(arg, value, optional=False):
+        info = describe(arg, value, optional=optional)
+        if info is not None and arg == name:
+            info.device = "cuda:0"
+        return info
+
+    monkeypatch.setattr(recurrent.vd, "describe", elsewhere)
+    args = base(varlen=True)
+    args["num_accepted_tokens"] = np.ones(2, np.int32)
+    args["out"] = np.zeros(args["v"].shape, np.uint16)
+    rejects(args, name, ".*'cuda:0'")
 
 
 @pytest.mark.parametrize("name", ARRAYS)
