@@ -11,8 +11,8 @@ for the large batches of the benchmark it prints them as percentages of the boun
 - state R rows: the state alone (no slot table, no conv cache, no gates), updated in place in
   contiguous programs of R rows of D = 128 floats (R = 128 is one head's 64 KiB per program);
 - twin: decode_traffic_twin's kernel (the step's bytes at the step's slots, one program per
-  head), with the cache hints Triton offers on the state's loads and stores (evict-first
-  loads, streaming `.cs` stores, both);
+  head), without and with the cache hints Triton offers on the state's loads and stores
+  (evict-first loads, streaming `.cs` stores, both);
 - split xP: the twin with each head split over P programs of D / P rows, each moving the
   head's other bytes again (they hit in L2): what a finer grid costs when every program needs
   the head's conv, norms and gates;
@@ -41,6 +41,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from decode_traffic_twin import (  # noqa: E402
     LARGE_BATCHES,
     D,
+    decode_traffic_twin,
     head_traffic,
     store_head_output,
     twin_operands,
@@ -67,24 +68,6 @@ def state_rows_in_place(S, NB: tl.constexpr, BLK: tl.constexpr, D: tl.constexpr,
     for i in tl.range(0, NB, num_stages=STAGES):
         p = base + (i * BLK + rows)[:, None] * D + d[None, :]
         tl.store(p, tl.load(p) * 0.999 + 0.5)
-
-
-@triton.jit
-def hinted_twin(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, S, idx, gate, norm_w, out, H,
-                C, NB: tl.constexpr, BLK: tl.constexpr, D: tl.constexpr,
-                STAGES: tl.constexpr, LOAD_EVICT: tl.constexpr, STORE_CACHE: tl.constexpr):
-    """decode_traffic_twin with cache hints on the state's loads and stores."""
-    pid = tl.program_id(0)
-    h, slot, acc, eg, b = head_traffic(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, idx,
-                                       pid, H, C, D)
-    base = S + (slot * H + h) * D * D
-    rows = tl.arange(0, BLK)
-    d = tl.arange(0, D)
-    for blk in tl.range(0, NB, num_stages=STAGES):
-        p = base + (blk * BLK + rows)[:, None] * D + d[None, :]
-        s = tl.load(p, eviction_policy=LOAD_EVICT)
-        tl.store(p, s * eg[None, :] + b, cache_modifier=STORE_CACHE)
-    store_head_output(acc, gate, norm_w, out, pid, D)
 
 
 @triton.jit
@@ -158,7 +141,7 @@ def ceiling_cells(torch, H, B, bw):
                                   NB=rows // blk, BLK=blk, D=D, STAGES=stages, num_warps=warps))
         cells.append(f"state {rows} rows {blk}/{warps}/{stages} {p:.1f}%")
     for name, evict, cache in HINTS:
-        p = max(pct(functools.partial(hinted_twin[(heads,)], *before, state, *after,
+        p = max(pct(functools.partial(decode_traffic_twin[(heads,)], *before, state, *after,
                                       NB=D // blk, BLK=blk, D=D, STAGES=stages,
                                       LOAD_EVICT=evict, STORE_CACHE=cache, num_warps=warps))
                 for blk, warps, stages in TWIN_LAUNCHES)

@@ -91,7 +91,10 @@ def store_head_output(acc, gate, norm_w, out, pid, D: tl.constexpr):
 @triton.jit
 def decode_traffic_twin(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, S, idx, gate, norm_w,
                         out, H, C, NB: tl.constexpr, BLK: tl.constexpr, D: tl.constexpr,
-                        STAGES: tl.constexpr):
+                        STAGES: tl.constexpr, LOAD_EVICT: tl.constexpr = "",
+                        STORE_CACHE: tl.constexpr = ""):
+    """LOAD_EVICT / STORE_CACHE: Triton's cache hints on the state's loads (eviction_policy)
+    and stores (cache_modifier); none by default."""
     pid = tl.program_id(0)
     h, slot, acc, eg, b = head_traffic(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, idx,
                                        pid, H, C, D)
@@ -100,7 +103,8 @@ def decode_traffic_twin(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, S, idx,
     d = tl.arange(0, D)
     for blk in tl.range(0, NB, num_stages=STAGES):
         p = base + (blk * BLK + rows)[:, None] * D + d[None, :]
-        tl.store(p, tl.load(p) * eg[None, :] + b)
+        s = tl.load(p, eviction_policy=LOAD_EVICT)
+        tl.store(p, s * eg[None, :] + b, cache_modifier=STORE_CACHE)
     store_head_output(acc, gate, norm_w, out, pid, D)
 
 

@@ -33,6 +33,23 @@ requires_lib = pytest.mark.skipif(
 BAD_ARRAY_PROBLEMS = ["rank", "size", "dtype", "type"]
 
 
+def fake_device(monkeypatch, names=None, device="cuda:0"):
+    """Makes the ops see the arguments `names` (all of them when None) on `device`:
+    kdatile.ops.validation.describe reports it in their metadata, so the device checks and the
+    GPU launch choices run without a GPU (nothing may be launched)."""
+    from kdatile.ops import validation
+
+    describe = validation.describe
+
+    def on_device(arg, value, optional=False):
+        info = describe(arg, value, optional=optional)
+        if info is not None and (names is None or arg in names):
+            info.device = device
+        return info
+
+    monkeypatch.setattr(validation, "describe", on_device)
+
+
 def bad_array(a, problem):
     """`a` (a NumPy array) broken one way: an extra dimension ("rank"), the last dimension
     one too large ("size"), a neighbouring dtype ("dtype"), or a nested list ("type")."""

@@ -79,20 +79,25 @@ def distinct_slots(rng, slots, shape):
     return rng.permutation(slots)[:int(np.prod(shape))].reshape(shape).astype(np.int32)
 
 
+def varlen_case(rng, lens, H, Tcols, slots, **make):
+    """(inputs, distinct slot table [N, Tcols], cu_seqlens, tokens) of sequences of `lens`
+    tokens packed through cu_seqlens (make: make_inputs' keywords)."""
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    tokens = int(cu[-1])
+    inp = make_inputs(rng, tokens, H, slots, **make)
+    return inp, distinct_slots(rng, slots, (len(lens), Tcols)), cu, tokens
+
+
 @pytest.mark.parametrize("state_layout", ["vk", "kv"])
 @pytest.mark.parametrize("state_bf16", [False, True])
 def test_varlen_spec_decode(state_layout, state_bf16):
     """Several sequences of different lengths packed through cu_seqlens, per-token slots,
     num_accepted_tokens, padding tokens and a padding sequence, in one launch."""
     rng = np.random.default_rng(7 + state_bf16 + 2 * (state_layout == "kv"))
-    H, Tcols = 3, 4
     lens = [3, 1, 4, 0, 2, 4]
-    N = len(lens)
-    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
-    tokens = int(cu[-1])
-    slots = 2 * N * Tcols + 3
-    inp = make_inputs(rng, tokens, H, slots, state_bf16=state_bf16, state_layout=state_layout)
-    si = distinct_slots(rng, slots, (N, Tcols))
+    slots = 2 * len(lens) * 4 + 3
+    inp, si, cu, tokens = varlen_case(rng, lens, 3, 4, slots, state_bf16=state_bf16,
+                                      state_layout=state_layout)
     si[0, 1] = -1            # a padding token in the middle of a sequence
     si[2, 3] = slots         # out of range: padding too
     si[5, :] = -1            # a padding sequence (its starting slot is padding)
@@ -191,14 +196,10 @@ def test_prefetched_state(state_layout, state_bf16):
     token): one-token and longer sequences, a first token that is padding while the starting
     slot is live (the state is still read there and carried on), a padding sequence; BV = 32."""
     rng = np.random.default_rng(29 + state_bf16 + 2 * (state_layout == "kv"))
-    H, Tcols = 2, 3
     lens = [1, 3, 1, 2, 0, 3]
-    N = len(lens)
-    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
-    tokens = int(cu[-1])
-    slots = 2 * N * Tcols + 1
-    inp = make_inputs(rng, tokens, H, slots, state_bf16=state_bf16, state_layout=state_layout)
-    si = distinct_slots(rng, slots, (N, Tcols))
+    slots = 2 * len(lens) * 3 + 1
+    inp, si, cu, tokens = varlen_case(rng, lens, 2, 3, slots, state_bf16=state_bf16,
+                                      state_layout=state_layout)
     acc = np.array([1, 2, 1, 3, 1, 2], np.int32)
     si[1, 0] = -1  # sequence 1 starts from column 1's live slot; its token 0 is padding
     si[2, 0] = -1  # sequence 2: starting slot padding, so the whole sequence is padding

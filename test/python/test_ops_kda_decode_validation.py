@@ -12,7 +12,7 @@ from kda_reference import make_decode_inputs
 from kdatile import ops
 from kdatile.ops import validation
 
-from conftest import BAD_ARRAY_PROBLEMS, bad_array, requires_lib
+from conftest import BAD_ARRAY_PROBLEMS, bad_array, fake_device, requires_lib
 
 try:
     import torch
@@ -301,17 +301,7 @@ def test_devices(no_launch):
 def test_op_rejects_an_array_on_another_device(no_launch, monkeypatch, name, fused):
     """Through the op: one argument on another device (its metadata says cuda:0) is rejected
     naming it, before anything is launched."""
-    from kdatile.ops import decode
-
-    describe = decode.v.describe
-
-    def elsewhere(arg, value, optional=False):
-        info = describe(arg, value, optional=optional)
-        if info is not None and arg == name:
-            info.device = "cuda:0"
-        return info
-
-    monkeypatch.setattr(decode.v, "describe", elsewhere)
+    fake_device(monkeypatch, [name])
     with pytest.raises(ValueError, match=f"argument '{name}'.*'cuda:0'"):
         call(base_args(fused=fused), fused=fused)
 

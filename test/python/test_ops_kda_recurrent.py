@@ -16,7 +16,7 @@ from kda_reference import rel_rms
 from kdatile import ops
 from test_kda_recurrent_kernel import distinct_slots, make_inputs, widen
 
-from conftest import BAD_ARRAY_PROBLEMS, bad_array, requires_lib
+from conftest import BAD_ARRAY_PROBLEMS, bad_array, fake_device, requires_lib
 
 try:
     import torch
@@ -388,17 +388,7 @@ ARRAYS = ["q", "k", "v", "g", "beta", "A_log", "dt_bias", "initial_state", "stat
 def test_array_on_another_device(no_launch, monkeypatch, name):
     """One argument on another device than q (its metadata says cuda:0) is rejected naming
     it, before anything is launched."""
-    from kdatile.ops import recurrent
-
-    describe = recurrent.vd.describe
-
-    def elsewhere(arg, value, optional=False):
-        info = describe(arg, value, optional=optional)
-        if info is not None and arg == name:
-            info.device = "cuda:0"
-        return info
-
-    monkeypatch.setattr(recurrent.vd, "describe", elsewhere)
+    fake_device(monkeypatch, [name])
     args = base(varlen=True)
     args["num_accepted_tokens"] = np.ones(2, np.int32)
     args["out"] = np.zeros(args["v"].shape, np.uint16)
@@ -610,15 +600,7 @@ def test_launch_configuration(monkeypatch):
     grid, kw = launches[-1]
     assert grid == (3, 2, 1) and kw["BV"] == 128 and "num_warps" not in kw
     assert not kw["PREFETCH_STATE"]
-    describe = recurrent.vd.describe
-
-    def on_gpu(name, value, optional=False):
-        info = describe(name, value, optional=optional)
-        if info is not None:
-            info.device = "cuda:0"
-        return info
-
-    monkeypatch.setattr(recurrent.vd, "describe", on_gpu)
+    fake_device(monkeypatch)
     monkeypatch.setattr(recurrent, "has_async_copies", lambda ref, target: True)
     ops.kda_recurrent(**args)  # 2 tokens per sequence: 2 warps, no prefetch
     grid, kw = launches[-1]
