@@ -162,8 +162,10 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                         S = s_buf.load().to(kt.float32)
                 kt.store(o_ptrs, kt.zeros((BV,), o_ptr.dtype.element_ty))
         if PREFETCH_STATE:
-            if seq_len == 0:
-                kt.async_wait(0)  # no token read the copy: let it land before exiting
+            if seq_len <= 0:
+                # No token read the copy (negative lengths: unchecked offsets under capture):
+                # let it land before exiting.
+                kt.async_wait(0)
     else:
         for t in range(0, seq_len):
             tok = bos + t

@@ -36,7 +36,9 @@ BAD_ARRAY_PROBLEMS = ["rank", "size", "dtype", "type"]
 def fake_device(monkeypatch, names=None, device="cuda:0"):
     """Makes the ops see the arguments `names` (all of them when None) on `device`:
     kdatile.ops.validation.describe reports it in their metadata, so the device checks and the
-    GPU launch choices run without a GPU (nothing may be launched)."""
+    GPU launch shapes run without a GPU. The arrays stay NumPy ones, so the launch counts no
+    clusters and no asynchronous copies (the choices that ask the GPU's target; a named target
+    in recurrent_launch / decode_launch tests those)."""
     from kdatile.ops import validation
 
     describe = validation.describe

@@ -104,29 +104,32 @@ def test_missing_required(no_launch, name, fused):
         call(args, fused=fused)
 
 
-def test_head_dim_not_supported(no_launch):
-    args = base_args()
+@BOTH
+def test_head_dim_not_supported(no_launch, fused):
+    args = base_args(fused=fused)
     args["state"] = np.zeros((5, 1, 96, 96), np.float32)
     with pytest.raises(ValueError, match="argument 'state'.*power of two"):
-        call(args)
+        call(args, fused=fused)
 
 
-def test_state_not_contiguous(no_launch):
-    args = base_args()
+@BOTH
+def test_state_not_contiguous(no_launch, fused):
+    args = base_args(fused=fused)
     st = args["state"]
     args["state"] = np.zeros(st.shape[:-1] + (2 * st.shape[-1],), np.float32)[..., ::2]
     with pytest.raises(ValueError, match="argument 'state'.*contiguous"):
-        call(args)
+        call(args, fused=fused)
     args["state"] = st.transpose(0, 1, 3, 2)  # a [K, V] view is not a layout: state_layout is
     with pytest.raises(ValueError, match="argument 'state'.*contiguous"):
-        call(args)
+        call(args, fused=fused)
 
 
-def test_state_bf16_accepted_fp16_rejected(no_launch):
-    args = base_args()
+@BOTH
+def test_state_bf16_accepted_fp16_rejected(no_launch, fused):
+    args = base_args(fused=fused)
     args["state"] = args["state"].astype(np.float16)
     with pytest.raises(ValueError, match="argument 'state'.*dtype"):
-        call(args)
+        call(args, fused=fused)
 
 
 @BOTH
@@ -163,23 +166,24 @@ def test_multiprocessors_numpy_int():
     assert launch.num_warps == 4
 
 
-def test_conv_state_layouts_and_strides(no_launch):
-    args = base_args()
+@BOTH
+def test_conv_state_layouts_and_strides(no_launch, fused):
+    args = base_args(fused=fused)
     cs = args["conv_state"]
     args["conv_state"] = np.zeros((4,) + cs.shape[1:], np.uint16)  # slots != state's
     with pytest.raises(ValueError, match="argument 'conv_state'.*slots=5"):
-        call(args)
+        call(args, fused=fused)
     args["conv_state"] = cs[:, :, ::-1]  # negative tap stride
     with pytest.raises(ValueError, match="argument 'conv_state'.*positive"):
-        call(args)
+        call(args, fused=fused)
     args["conv_state"] = np.lib.stride_tricks.as_strided(cs, cs.shape, (0, 6, 2))  # slot 0 x5
     with pytest.raises(ValueError, match="argument 'conv_state'.*positive"):
-        call(args)
+        call(args, fused=fused)
     # Channels and taps interleaved so that elements alias (channel stride 2 < 3 taps x 1).
     args["conv_state"] = np.lib.stride_tricks.as_strided(cs, cs.shape,
                                                          (cs.strides[0], 4, 2))
     with pytest.raises(ValueError, match="argument 'conv_state'.*share memory"):
-        call(args)
+        call(args, fused=fused)
 
 
 @BOTH
@@ -296,14 +300,17 @@ def test_devices(no_launch):
 
 
 @pytest.mark.parametrize("name,fused", for_both(
-    ["conv_weight", "conv_state", "raw_g", "state", "state_indices", "norm_weight"])
-    + [("f_b_weight", True)])
+    ["conv_weight", "conv_state", "raw_g", "raw_beta", "A_log", "dt_bias", "state",
+     "state_indices", "output_gate", "norm_weight", "conv_bias", "out"])
+    + [("f_a", True), ("f_b_weight", True)])
 def test_op_rejects_an_array_on_another_device(no_launch, monkeypatch, name, fused):
     """Through the op: one argument on another device (its metadata says cuda:0) is rejected
     naming it, before anything is launched."""
     fake_device(monkeypatch, [name])
+    args = base_args(fused=fused)
+    args["conv_bias"] = np.zeros(args["conv_weight"].shape[0], np.uint16)
     with pytest.raises(ValueError, match=f"argument '{name}'.*'cuda:0'"):
-        call(base_args(fused=fused), fused=fused)
+        call(args, fused=fused, out=np.zeros(args["output_gate"].shape, np.uint16))
 
 
 @pytest.mark.skipif(torch is None, reason="torch is not installed")

@@ -163,8 +163,8 @@ def test_every_num_accepted(state_layout):
                                               (12, 3, 2, True), (32, 1, 4, False)])
 def test_model_shapes(H, N, T, state_bf16):
     """The decode's head counts and batches (Kimi-K3 at TP8: H = 12; Kimi-Linear: H = 32; N in
-    {1, 3, 8, 33}) with per-token slots, every num_accepted value in turn and a padding token
-    and sequence."""
+    {1, 3, 8, 33}) with per-token slots, num_accepted values 1, 2, ... in turn, a padding token
+    (T > 1) and a padding sequence (N > 1). (CPU target: BV = V.)"""
     rng = np.random.default_rng(100 * H + N)
     slots = N * T + 3
     inp = make_inputs(rng, N * T, H, slots, lead=(N, T), state_bf16=state_bf16)
@@ -616,9 +616,40 @@ def test_launch_configuration(monkeypatch):
     assert launches[-1][1]["num_warps"] == 4 and not launches[-1][1]["PREFETCH_STATE"]
     assert [recurrent.gpu_launch_options(*a) for a in ((4, 4), (4, 5), (4, 4, False))] == [
         (4, True), (2, False), (4, False)]
+    # Launches prepared for a named target: the prefetch on sm_90a, not on AMD targets.
+    monkeypatch.undo()
+    for target, prefetch in (("sm_90a", True), ("gfx950", False), ("gfx1250", False)):
+        _, launch = recurrent.recurrent_launch(**one_token, target=target)
+        assert launch.num_warps == 4 and launch.constexprs["PREFETCH_STATE"] is prefetch
+        _, launch = recurrent.recurrent_launch(**args, target=target)
+        assert launch.num_warps == 2 and not launch.constexprs["PREFETCH_STATE"]
     from kdatile.ops import _kernels
 
     info = recurrent.vd.ArrayInfo("q", np.zeros(1, np.float32))
     assert [_kernels.has_async_copies(info, t) for t in ("sm_90a", "gfx950", "gfx1250")] == [
         True, False, False]
     assert not _kernels.has_async_copies(info, None)  # host arrays
+
+
+def test_async_copies_of_the_tensors_gpu(monkeypatch):
+    """A CUDA tensor's launch asks its own GPU's target (the current device for a tensor
+    without an index): asynchronous copies on NVIDIA, not on AMD. torch stands in here."""
+    import sys
+    import types
+
+    from kdatile import gpu
+    from kdatile.ops import _kernels
+
+    targets = {0: "sm_90a", 1: "gfx950"}
+    monkeypatch.setattr(gpu, "device_target", lambda torch, index: ("x", targets[index]))
+    cuda = types.SimpleNamespace(current_device=lambda: 1)
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(cuda=cuda))
+
+    def tensor_info(index):
+        value = types.SimpleNamespace(device=types.SimpleNamespace(index=index))
+        return types.SimpleNamespace(device="cuda", is_torch=True, value=value)
+
+    assert _kernels.has_async_copies(tensor_info(0), None)
+    assert not _kernels.has_async_copies(tensor_info(None), None)  # current device: gfx950
+    assert _kernels.has_clusters(tensor_info(0), None)
+    assert not _kernels.has_clusters(tensor_info(1), None)

@@ -28,7 +28,7 @@ def gpu_launch_options(num_sequences: int, num_tokens: int,
     """(warps, PREFETCH_STATE) of a BV = 32 program on a GPU (measured on the H200,
     docs/performance.md). Several tokens per sequence on average: 2 warps, the state loaded
     directly (with 4 tokens, 2 warps were 0.4-9% faster than 4 at every batch of the
-    benchmark, and the prefetch gained at 2 batches of 5 and lost up to 6% at the others).
+    benchmark, and the prefetch gained at 2 batches of 5 and lost up to 7% at the others).
     One: 4 warps (faster from 32 sequences; 2 warps won by 4% at 8) and, where kt.async_copy
     is asynchronous (`async_copies`: NVIDIA), the starting state prefetched through shared
     memory (10-12% faster at one sequence)."""
