@@ -69,6 +69,13 @@ import kdatile as kt
 
 
 @kt.jit
+def prefetched_state(s_buf):
+    """The starting state, once its asynchronous copy into s_buf has landed (fp32)."""
+    kt.async_wait(0)
+    return s_buf.load().to(kt.float32)
+
+
+@kt.jit
 def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   state_ptr, state_idx_ptr, num_accepted_ptr, cu_seqlens_ptr, o_ptr,
                   T, num_slots, stride_q, stride_k, stride_v, stride_g, stride_beta,
@@ -139,8 +146,7 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                     beta = kt.sigmoid(beta)
                 if PREFETCH_STATE:
                     if t == 0:
-                        kt.async_wait(0)
-                        S = s_buf.load().to(kt.float32)
+                        S = prefetched_state(s_buf)
                 # Delta rule: decay first; the output uses the updated state.
                 if STATE_KV:
                     S = S * kt.exp(g)[:, None]
@@ -157,9 +163,8 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 kt.store(o_ptrs, o.to(o_ptr.dtype.element_ty))
             else:
                 if PREFETCH_STATE:
-                    if t == 0:
-                        kt.async_wait(0)
-                        S = s_buf.load().to(kt.float32)
+                    if t == 0:  # a padding first token: the state still carries on
+                        S = prefetched_state(s_buf)
                 kt.store(o_ptrs, kt.zeros((BV,), o_ptr.dtype.element_ty))
         if PREFETCH_STATE:
             if seq_len <= 0:

@@ -141,17 +141,14 @@ template <typename RootOp> struct RootLowering : OpConversionPattern<RootOp> {
     Location loc = op.getLoc();
     Value x = adaptor.getOperand();
     bool inverse = std::is_same_v<RootOp, math::RsqrtOp>;
-    if (arith::bitEnumContainsAll(op.getFastmath(),
-                                  arith::FastMathFlags::afn)) {
+    // Without `afn`, the base class's IEEE forms (not the target's).
+    if (!arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+      rewriter.replaceOp(op, inverse
+                                 ? hooks->TargetHooks::rsqrt(rewriter, loc, x)
+                                 : hooks->TargetHooks::sqrt(rewriter, loc, x));
+    else
       rewriter.replaceOp(op, inverse ? hooks->rsqrt(rewriter, loc, x)
                                      : hooks->sqrt(rewriter, loc, x));
-      return success();
-    }
-    Value root = LLVM::SqrtOp::create(rewriter, loc, x.getType(), x);
-    if (inverse)
-      root = LLVM::FDivOp::create(
-          rewriter, loc, floatConstant(rewriter, loc, x.getType(), 1.0), root);
-    rewriter.replaceOp(op, root);
     return success();
   }
   TargetHooks *hooks;

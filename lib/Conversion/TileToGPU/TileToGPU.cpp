@@ -46,10 +46,12 @@ Value TargetHooks::sqrt(OpBuilder &b, Location loc, Value x) {
 }
 
 Value TargetHooks::rsqrt(OpBuilder &b, Location loc, Value x) {
-  Value root = sqrt(b, loc, x);
+  // The IEEE forms, whatever a target overrides: this is also the lowering of
+  // the ops that do not allow approximation.
+  Value root = TargetHooks::sqrt(b, loc, x);
   Value one = LLVM::ConstantOp::create(b, loc, x.getType(),
                                        b.getFloatAttr(x.getType(), 1.0));
-  return divide(b, loc, one, root);
+  return TargetHooks::divide(b, loc, one, root);
 }
 
 std::unique_ptr<TargetHooks> kda::createTargetHooks(StringRef target) {

@@ -138,4 +138,4 @@ def has_async_copies(ref, target) -> bool:
     """Whether kt.async_copy runs asynchronously on the launch's GPU (NVIDIA: cp.async; on AMD
     targets it is a load and a shared-memory store, so a prefetch only costs a barrier):
     `target` when given, else the GPU holding `ref` (an ArrayInfo)."""
-    return str(_gpu_target(ref, target)).startswith("sm_")
+    return (_gpu_target(ref, target) or "").startswith("sm_")
