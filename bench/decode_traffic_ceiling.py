@@ -21,6 +21,12 @@ for the large batches of the benchmark it prints them as percentages of the boun
   rows. This assumes that the first program of a head starts no later than the others (true
   of the H200's in-order dispatch in our runs; CUDA does not promise it, and without it the
   kernel could hang): a measurement, not a pattern to ship.
+- independent: the step's bytes at its slots with no dependency between the state and the
+  rest: programs of R state rows (at the head's slot) and, in the same launch, one program
+  per head moving the head's other bytes (before, after or between the state's programs).
+  No design can use the gate before it is computed, so this bounds every one-launch step
+  from above. "flat": the other bytes moved as contiguous vectors (each group's conv cache
+  as one run of 3 D values) instead of the twin's per-channel [D, 4] accesses.
 
 Run on the GPU machine (torch + triton):
 
@@ -56,6 +62,11 @@ HINTS = (("no hint", "", ""), ("evict-first loads", "evict_first", ""),
 TWIN_LAUNCHES = ((32, 4, 3), (64, 4, 2), (64, 8, 2))  # (BLK, warps, stages)
 # (programs per head, BLK, warps, stages) of the split and shared twins.
 SPLIT_LAUNCHES = ((2, 32, 4, 2), (2, 64, 4, 1), (4, 32, 4, 1), (8, 16, 2, 1))
+# (state rows per program, warps) of the independent streams; ORDERS: where the heads' other
+# programs go.
+INDEPENDENT_LAUNCHES = ((8, 4), (16, 4), (32, 4))
+ORDERS = ("first", "last", "between")
+FLAT_LAUNCHES = ((8, 4), (16, 4))  # with ORDERS "first" and "between"
 
 
 @triton.jit
@@ -124,6 +135,66 @@ def shared_twin(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, S, idx, gate, n
             tl.atomic_xchg(ready + pid, 0, sem="relaxed")
 
 
+@triton.jit
+def flat_head_traffic(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, idx, gate, norm_w, out,
+                      head, H, C, D: tl.constexpr):
+    """Head `head`'s bytes other than its state (those of head_traffic and
+    store_head_output), each piece read or written as one contiguous vector."""
+    n = head // H
+    h = head % H
+    slot = tl.load(idx + n).to(tl.int64)
+    d = tl.arange(0, D)
+    run = tl.arange(0, 4 * D)  # a group's 4 weights per channel; its 3 cached taps (masked)
+    cached = run < 3 * D
+    acc = tl.zeros((D,), tl.float32)
+    for grp in tl.static_range(3):  # q, k and v channels
+        ch0 = (grp * H + h) * D
+        cs = conv_state + slot * C * 3 + ch0 * 3 + run
+        c = tl.load(cs, mask=cached, other=0.0)
+        tl.store(cs, (c.to(tl.float32) + 1.0).to(tl.bfloat16), mask=cached)
+        w = tl.load(conv_w + ch0 * 4 + run).to(tl.float32)
+        acc += tl.load(x + n * C + ch0 + d).to(tl.float32) + tl.sum(w * c.to(tl.float32), 0)
+    eg = tl.exp(tl.load(raw_g + head * D + d).to(tl.float32) + tl.load(dt_bias + h * D + d))
+    acc = acc * eg + tl.load(raw_beta + head).to(tl.float32)
+    store_head_output(acc, gate, norm_w, out, head, D)
+
+
+@triton.jit
+def independent_streams(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, S, idx, gate, norm_w,
+                        out, H, C, heads, R: tl.constexpr, D: tl.constexpr,
+                        ORDER: tl.constexpr, FLAT: tl.constexpr = False):
+    """heads * D / R programs each update R state rows of a head at its slot; heads more move
+    one head's other bytes each. ORDER "first"/"last": those come before/after the state's
+    programs; "between": each head's follows its D / R state programs."""
+    PER_HEAD: tl.constexpr = D // R
+    pid = tl.program_id(0)
+    if ORDER == "first":
+        is_other = pid < heads
+        head = tl.where(is_other, pid, (pid - heads) // PER_HEAD)
+        part = (pid - heads) % PER_HEAD
+    elif ORDER == "last":
+        is_other = pid >= heads * PER_HEAD
+        head = tl.where(is_other, pid - heads * PER_HEAD, pid // PER_HEAD)
+        part = pid % PER_HEAD
+    else:
+        head = pid // (PER_HEAD + 1)
+        part = pid % (PER_HEAD + 1)
+        is_other = part == PER_HEAD
+    if is_other:
+        if FLAT:
+            flat_head_traffic(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, idx, gate,
+                              norm_w, out, head, H, C, D)
+        else:
+            h, slot, acc, eg, b = head_traffic(x, conv_w, conv_state, raw_g, raw_beta,
+                                               dt_bias, idx, head, H, C, D)
+            store_head_output(acc + b + eg, gate, norm_w, out, head, D)
+    else:
+        slot = tl.load(idx + head // H).to(tl.int64)
+        base = S + (slot * H + head % H) * D * D + part * (R * D)
+        p = base + tl.arange(0, R)[:, None] * D + tl.arange(0, D)[None, :]
+        tl.store(p, tl.load(p) * 0.999 + 0.5)
+
+
 def ceiling_cells(torch, H, B, bw):
     """['name pct%', ...] for B rows of H heads (pct: the bound over the kernel's time)."""
     slots = 2 * B + 1
@@ -162,6 +233,18 @@ def ceiling_cells(torch, H, B, bw):
         if int(ready.sum()) or int(done.sum()):
             raise RuntimeError("shared_twin left its flags set")
         cells.append(f"shared x{split} {launch} {p:.1f}%")
+    for rows, warps in INDEPENDENT_LAUNCHES:
+        for order in ORDERS:
+            p = pct(functools.partial(independent_streams[(heads * (D // rows + 1),)], *before,
+                                      state, *after, heads, R=rows, D=D, ORDER=order,
+                                      num_warps=warps))
+            cells.append(f"independent {rows} rows, others {order} {p:.1f}%")
+    for rows, warps in FLAT_LAUNCHES:
+        for order in ORDERS[::2]:
+            p = pct(functools.partial(independent_streams[(heads * (D // rows + 1),)], *before,
+                                      state, *after, heads, R=rows, D=D, ORDER=order,
+                                      FLAT=True, num_warps=warps))
+            cells.append(f"independent flat {rows} rows, others {order} {p:.1f}%")
     return cells
 
 
