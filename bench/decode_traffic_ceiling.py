@@ -26,7 +26,9 @@ for the large batches of the benchmark it prints them as percentages of the boun
   per head moving the head's other bytes (before, after or between the state's programs).
   No design can use the gate before it is computed, so this bounds every one-launch step
   from above. "flat": the other bytes moved as contiguous vectors (each group's conv cache
-  as one run of 3 D values) instead of the twin's per-channel [D, 4] accesses.
+  as one run of 3 D values) instead of the twin's per-channel [D, 4] accesses; "rows": by
+  batch row instead of by head, each row's arrays (its slot's whole conv cache, x, raw_g, the
+  output gate and the output, and all conv weights) in P programs of contiguous slices.
 
 Run on the GPU machine (torch + triton):
 
@@ -67,6 +69,7 @@ SPLIT_LAUNCHES = ((2, 32, 4, 2), (2, 64, 4, 1), (4, 32, 4, 1), (8, 16, 2, 1))
 INDEPENDENT_LAUNCHES = ((8, 4), (16, 4), (32, 4))
 ORDERS = ("first", "last", "between")
 FLAT_LAUNCHES = ((8, 4), (16, 4))  # with ORDERS "first" and "between"
+ROW_PARTS = (1, 4, 16)  # programs per batch row of row_streams (8 state rows, 4 warps)
 
 
 @triton.jit
@@ -195,6 +198,60 @@ def independent_streams(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, S, idx,
         tl.store(p, tl.load(p) * 0.999 + 0.5)
 
 
+@triton.jit
+def move_slice(src, dst, begin, end, offs, CHUNK: tl.constexpr, STAGES: tl.constexpr):
+    """Reads src[begin:end] (bf16 or fp32) in CHUNK-element vectors, rewrites it in place
+    when dst is set (it is src), and returns the fp32 sum of what was read."""
+    acc = tl.zeros((CHUNK,), tl.float32)
+    for i in tl.range(begin, end, CHUNK, num_stages=STAGES):
+        m = i + offs < end
+        v = tl.load(src + i + offs, mask=m, other=0.0)
+        if dst is not None:
+            tl.store(dst + i + offs, (v.to(tl.float32) + 1.0).to(v.dtype), mask=m)
+        acc += v.to(tl.float32)
+    return tl.sum(acc, 0)
+
+
+@triton.jit
+def row_streams(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, S, idx, gate, norm_w, out, H,
+                C, B, PARTS: tl.constexpr, R: tl.constexpr, D: tl.constexpr,
+                CHUNK: tl.constexpr):
+    """independent_streams (others first) with the other bytes moved by batch row: programs
+    [0, B * PARTS) each move slice `part` of row n's arrays; the rest update R state rows."""
+    PER_HEAD: tl.constexpr = D // R
+    pid = tl.program_id(0)
+    if pid < B * PARTS:
+        n = pid // PARTS
+        part = pid % PARTS
+        slot = tl.load(idx + n).to(tl.int64)
+        offs = tl.arange(0, CHUNK)
+        cache = 3 * C // PARTS  # a part's slices of each array
+        hd = H * D // PARTS
+        cs = conv_state + slot * C * 3
+        total = move_slice(cs, cs, part * cache, (part + 1) * cache, offs, CHUNK, 2)
+        total += move_slice(conv_w, None, part * 4 * C // PARTS, (part + 1) * 4 * C // PARTS,
+                            offs, CHUNK, 2)
+        total += move_slice(x + n * C, None, part * C // PARTS, (part + 1) * C // PARTS, offs,
+                            CHUNK, 2)
+        for i in tl.range(part * hd, (part + 1) * hd, CHUNK, num_stages=2):
+            m = i + offs < (part + 1) * hd
+            g = tl.load(raw_g + n * H * D + i + offs, mask=m, other=0.0).to(tl.float32)
+            g += tl.load(dt_bias + i + offs, mask=m, other=0.0)
+            y = total * tl.exp(g) * tl.load(gate + n * H * D + i + offs, mask=m,
+                                            other=0.0).to(tl.float32)
+            y *= tl.load(norm_w + (i + offs) % D).to(tl.float32)
+            tl.store(out + n * H * D + i + offs, y.to(tl.bfloat16), mask=m)
+        if part == 0:
+            beta = tl.load(raw_beta + n * H + offs, mask=offs < H, other=0.0)
+            tl.store(out + n * H * D + offs, beta, mask=offs < 1)
+    else:
+        head = (pid - B * PARTS) // PER_HEAD
+        slot = tl.load(idx + head // H).to(tl.int64)
+        base = S + (slot * H + head % H) * D * D + ((pid - B * PARTS) % PER_HEAD) * (R * D)
+        p = base + tl.arange(0, R)[:, None] * D + tl.arange(0, D)[None, :]
+        tl.store(p, tl.load(p) * 0.999 + 0.5)
+
+
 def ceiling_cells(torch, H, B, bw):
     """['name pct%', ...] for B rows of H heads (pct: the bound over the kernel's time)."""
     slots = 2 * B + 1
@@ -245,6 +302,10 @@ def ceiling_cells(torch, H, B, bw):
                                       state, *after, heads, R=rows, D=D, ORDER=order,
                                       FLAT=True, num_warps=warps))
             cells.append(f"independent flat {rows} rows, others {order} {p:.1f}%")
+    for parts in ROW_PARTS:
+        p = pct(functools.partial(row_streams[(B * parts + heads * D // 8,)], *before, state,
+                                  *after, B, PARTS=parts, R=8, D=D, CHUNK=1024, num_warps=4))
+        cells.append(f"independent rows x{parts} {p:.1f}%")
     return cells
 
 
