@@ -139,6 +139,16 @@ def shared_twin(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, S, idx, gate, n
 
 
 @triton.jit
+def update_head_rows(S, idx, head, part, H, R: tl.constexpr, D: tl.constexpr):
+    """Rows [part * R, (part + 1) * R) of head `head`'s state (at its row's slot), updated in
+    place."""
+    slot = tl.load(idx + head // H).to(tl.int64)
+    base = S + (slot * H + head % H) * D * D + part * (R * D)
+    p = base + tl.arange(0, R)[:, None] * D + tl.arange(0, D)[None, :]
+    tl.store(p, tl.load(p) * 0.999 + 0.5)
+
+
+@triton.jit
 def flat_head_traffic(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, idx, gate, norm_w, out,
                       head, H, C, D: tl.constexpr):
     """Head `head`'s bytes other than its state (those of head_traffic and
@@ -192,22 +202,19 @@ def independent_streams(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, S, idx,
                                                dt_bias, idx, head, H, C, D)
             store_head_output(acc + b + eg, gate, norm_w, out, head, D)
     else:
-        slot = tl.load(idx + head // H).to(tl.int64)
-        base = S + (slot * H + head % H) * D * D + part * (R * D)
-        p = base + tl.arange(0, R)[:, None] * D + tl.arange(0, D)[None, :]
-        tl.store(p, tl.load(p) * 0.999 + 0.5)
+        update_head_rows(S, idx, head, part, H, R, D)
 
 
 @triton.jit
-def move_slice(src, dst, begin, end, offs, CHUNK: tl.constexpr, STAGES: tl.constexpr):
-    """Reads src[begin:end] (bf16 or fp32) in CHUNK-element vectors, rewrites it in place
-    when dst is set (it is src), and returns the fp32 sum of what was read."""
+def move_slice(src, begin, end, offs, REWRITE: tl.constexpr, CHUNK: tl.constexpr):
+    """Reads src[begin:end] (bf16 or fp32) in CHUNK-element vectors (two stages), rewrites it
+    in place with REWRITE, and returns the fp32 sum of what was read."""
     acc = tl.zeros((CHUNK,), tl.float32)
-    for i in tl.range(begin, end, CHUNK, num_stages=STAGES):
+    for i in tl.range(begin, end, CHUNK, num_stages=2):
         m = i + offs < end
         v = tl.load(src + i + offs, mask=m, other=0.0)
-        if dst is not None:
-            tl.store(dst + i + offs, (v.to(tl.float32) + 1.0).to(v.dtype), mask=m)
+        if REWRITE:
+            tl.store(src + i + offs, (v.to(tl.float32) + 1.0).to(v.dtype), mask=m)
         acc += v.to(tl.float32)
     return tl.sum(acc, 0)
 
@@ -228,11 +235,11 @@ def row_streams(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, S, idx, gate, n
         cache = 3 * C // PARTS  # a part's slices of each array
         hd = H * D // PARTS
         cs = conv_state + slot * C * 3
-        total = move_slice(cs, cs, part * cache, (part + 1) * cache, offs, CHUNK, 2)
-        total += move_slice(conv_w, None, part * 4 * C // PARTS, (part + 1) * 4 * C // PARTS,
-                            offs, CHUNK, 2)
-        total += move_slice(x + n * C, None, part * C // PARTS, (part + 1) * C // PARTS, offs,
-                            CHUNK, 2)
+        total = move_slice(cs, part * cache, (part + 1) * cache, offs, True, CHUNK)
+        total += move_slice(conv_w, part * 4 * C // PARTS, (part + 1) * 4 * C // PARTS, offs,
+                            False, CHUNK)
+        total += move_slice(x + n * C, part * C // PARTS, (part + 1) * C // PARTS, offs, False,
+                            CHUNK)
         for i in tl.range(part * hd, (part + 1) * hd, CHUNK, num_stages=2):
             m = i + offs < (part + 1) * hd
             g = tl.load(raw_g + n * H * D + i + offs, mask=m, other=0.0).to(tl.float32)
@@ -241,15 +248,12 @@ def row_streams(x, conv_w, conv_state, raw_g, raw_beta, dt_bias, S, idx, gate, n
                                             other=0.0).to(tl.float32)
             y *= tl.load(norm_w + (i + offs) % D).to(tl.float32)
             tl.store(out + n * H * D + i + offs, y.to(tl.bfloat16), mask=m)
-        if part == 0:
+        if part == 0:  # the row's beta, read and kept (in the first output) so it is moved
             beta = tl.load(raw_beta + n * H + offs, mask=offs < H, other=0.0)
             tl.store(out + n * H * D + offs, beta, mask=offs < 1)
     else:
-        head = (pid - B * PARTS) // PER_HEAD
-        slot = tl.load(idx + head // H).to(tl.int64)
-        base = S + (slot * H + head % H) * D * D + ((pid - B * PARTS) % PER_HEAD) * (R * D)
-        p = base + tl.arange(0, R)[:, None] * D + tl.arange(0, D)[None, :]
-        tl.store(p, tl.load(p) * 0.999 + 0.5)
+        update_head_rows(S, idx, (pid - B * PARTS) // PER_HEAD, (pid - B * PARTS) % PER_HEAD, H,
+                         R, D)
 
 
 def ceiling_cells(torch, H, B, bw):
