@@ -2,6 +2,7 @@
 #include "kda/CAPI/kda.h"
 #include "kda/Driver/Compiler.h"
 #include "kda/Runtime/CPULauncher.h"
+#include "kda/Target/HostCodegen.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/JSON.h"
@@ -66,6 +67,10 @@ bool parseRequest(const char *text, CompileOptions &options,
     req.lineOffset = static_cast<unsigned>(*offset);
   if (auto target = obj->getString("target"))
     options.target = target->str();
+  if (auto cpu = obj->getString("cpu"))
+    options.cpu = cpu->str();
+  if (auto features = obj->getString("cpu_features"))
+    options.cpuFeatures = features->str();
   if (auto signature = obj->getString("signature")) {
     auto sig = frontend::parseSignature(*signature, error);
     if (!sig)
@@ -162,6 +167,8 @@ int kda_compile(const char *request, char **response) {
                                          json::Array{result.clusterShape[0],
                                                      result.clusterShape[1],
                                                      result.clusterShape[2]}},
+                                        {"cpu", result.cpu},
+                                        {"cpu_features", result.cpuFeatures},
                                         {"seconds", seconds}});
 }
 
@@ -177,6 +184,21 @@ int kda_dependencies(const char *request, char **response) {
   for (const std::string &f : files)
     list.push_back(f);
   return respond(response, json::Object{{"files", std::move(list)}});
+}
+
+int kda_cpu_target(const char *cpu, const char *cpuFeatures, char **response) {
+  std::string error;
+  std::optional<HostCPUTarget> target = resolveHostCPUTarget(
+      cpu ? cpu : "", cpuFeatures ? cpuFeatures : "", error);
+  if (!target)
+    return respondError(response, error);
+  return respond(response,
+                 json::Object{{"cpu", target->cpu},
+                              {"cpu_features", getRequiredCPUFeatures(*target)}});
+}
+
+char *kda_missing_cpu_features(const char *cpuFeatures) {
+  return copyString(getMissingHostCPUFeatures(cpuFeatures ? cpuFeatures : ""));
 }
 
 int kda_cpu_launch(void *entry, int32_t gx, int32_t gy, int32_t gz, void **args,

@@ -103,6 +103,12 @@ void compileForHost(mlir::MLIRContext &ctx, mlir::ModuleOp module,
                     const CompileOptions &options, CompileResult &result,
                     StageTimer &timer) {
   result.entrySymbol = options.request.kernelName + "__kda_cpu";
+  std::optional<HostCPUTarget> cpu =
+      resolveHostCPUTarget(options.cpu, options.cpuFeatures, result.error);
+  if (!cpu)
+    return;
+  result.cpu = cpu->cpu;
+  result.cpuFeatures = getRequiredCPUFeatures(*cpu);
   if (!runPipeline(
           ctx, module, buildCPULoweringPipeline,
           "internal compiler error in pipeline 'kda-cpu-lower' (please "
@@ -118,16 +124,17 @@ void compileForHost(mlir::MLIRContext &ctx, mlir::ModuleOp module,
 
   llvm::LLVMContext llvmCtx;
   std::unique_ptr<llvm::Module> llvmModule =
-      translateToHostLLVMIR(module, llvmCtx, result.error);
+      translateToHostLLVMIR(module, llvmCtx, *cpu, result.error);
   if (!llvmModule)
     return;
+  addCPUFeaturesSymbol(*llvmModule, options.request.kernelName, *cpu);
   timer.done("llvm-opt");
   if (finishWithLLVMText(options, *llvmModule, result))
     return;
 
   std::string code;
   bool object = options.emit != EmitKind::Asm;
-  if (!emitHostCode(*llvmModule, object, code, result.error))
+  if (!emitHostCode(*llvmModule, *cpu, object, code, result.error))
     return;
   timer.done("codegen");
   if (options.emit == EmitKind::Asm) {

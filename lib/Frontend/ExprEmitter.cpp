@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/Support/FileSystem.h"
 
 using namespace mlir;
 using namespace kda::frontend;
@@ -341,7 +342,12 @@ std::optional<DValue> Emitter::languageMember(const std::string &name,
   for (const char *n : kNotYet)
     if (name == n)
       return error(at, "kt." + name + " is not supported by this compiler yet");
-  return error(at, "module '" + shown + "' has no attribute '" + name + "'");
+  std::string where;
+  if (!llvm::sys::fs::is_regular_file(loader.stdlibPath()))
+    where = " (the DSL standard library " + loader.stdlibPath() +
+            " does not exist: check --stdlib-dir)";
+  return error(at, "module '" + shown + "' has no attribute '" + name + "'" +
+                       where);
 }
 
 std::optional<DValue> Emitter::evalInModule(LoadedModule *module,

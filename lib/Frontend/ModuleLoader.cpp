@@ -5,6 +5,9 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <dlfcn.h>
+#include <link.h>
+
 using namespace kda::frontend;
 using llvm::StringRef;
 
@@ -151,16 +154,43 @@ bool ModuleLoader::isPackage(StringRef dotted, unsigned level,
   return false;
 }
 
+std::string kda::frontend::getInstalledStdlibDir() {
+  // The object holding this code is a tool in <prefix>/bin or libkda.so in
+  // <prefix>/lib, for the build tree and an installed package alike.
+  // The main program's link map has an empty name (and dladdr would report
+  // its argv[0]): ask the kernel for the executable's path then.
+  Dl_info info;
+  struct link_map *map = nullptr;
+  if (!dladdr1(reinterpret_cast<void *>(&getInstalledStdlibDir), &info,
+               reinterpret_cast<void **>(&map), RTLD_DL_LINKMAP) ||
+      !map)
+    return "";
+  llvm::SmallString<256> dir(
+      map->l_name && *map->l_name
+          ? std::string(map->l_name)
+          : llvm::sys::fs::getMainExecutable(nullptr, nullptr));
+  llvm::sys::fs::make_absolute(dir);
+  llvm::sys::path::remove_filename(dir);
+  llvm::sys::path::remove_filename(dir);
+  llvm::sys::path::append(dir, "share", "kdatile");
+  return std::string(dir);
+}
+
+std::string ModuleLoader::stdlibPath() const {
+  llvm::SmallString<256> path(request.stdlibDir.empty()
+                                  ? getInstalledStdlibDir()
+                                  : request.stdlibDir);
+  llvm::sys::path::append(path, "stdlib.py");
+  return std::string(path);
+}
+
 LoadedModule *ModuleLoader::stdlib(std::string &diagnostics) {
   if (stdlibSearched)
     return stdlibModule;
   stdlibSearched = true;
-  if (request.stdlibDir.empty())
-    return nullptr;
-  llvm::SmallString<256> path(request.stdlibDir);
-  llvm::sys::path::append(path, "stdlib.py");
+  std::string path = stdlibPath();
   if (!llvm::sys::fs::is_regular_file(path))
     return nullptr;
-  stdlibModule = load(std::string(path), diagnostics);
+  stdlibModule = load(path, diagnostics);
   return stdlibModule;
 }

@@ -75,15 +75,13 @@ void kda::buildCPULoweringPipeline(OpPassManager &pm) {
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addPass(createLowerAffinePass());
 
-  // The host has no bf16 arithmetic: compute in f32 and expand the
-  // conversions into integer code (no compiler-rt helpers needed).
+  // Narrow floats are computed in f32; legalize-host-narrow-floats turns
+  // what is left of them into integer code at the end.
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16", "f16"};
   emulate.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(arith::createArithExpandOpsPass());
 
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -95,6 +93,7 @@ void kda::buildCPULoweringPipeline(OpPassManager &pm) {
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createLegalizeHostNarrowFloats());
   pm.addPass(createCanonicalizerPass());
 }
 

@@ -7,6 +7,7 @@
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -27,6 +28,30 @@ void initializeAMDGPUTarget() {
   });
 }
 
+} // namespace
+
+unsigned kda::getAMDGPUAddressableLDSBytes(llvm::StringRef chip) {
+  initializeAMDGPUTarget();
+  llvm::Triple triple("amdgcn-amd-amdhsa");
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return 0;
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      target->createMCSubtargetInfo(triple, chip, ""));
+  constexpr llvm::StringLiteral prefix = "addressablelocalmemorysize";
+  unsigned bytes = 0;
+  for (const llvm::SubtargetFeatureKV &kv : sti->getAllProcessorFeatures()) {
+    llvm::StringRef key = kv.Key;
+    unsigned size = 0;
+    if (key.consume_front(prefix) && !key.getAsInteger(10, size) &&
+        sti->getFeatureBits().test(kv.Value))
+      bytes = std::max(bytes, size);
+  }
+  return bytes;
+}
+
+namespace {
 std::unique_ptr<llvm::TargetMachine>
 createAMDGPUTargetMachine(const GPUTargetInfo &target, std::string &error) {
   initializeAMDGPUTarget();

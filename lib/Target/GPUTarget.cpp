@@ -1,5 +1,6 @@
 //===- GPUTarget.cpp - GPU targets and their resource reports -------------===//
 #include "kda/Target/GPUTarget.h"
+#include "kda/Target/AMDGPU.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -28,8 +29,8 @@ GPUTargetInfo makeGFX950() {
   t.chip = "gfx950";
   t.features = "+wavefrontsize64";
   t.waveSize = 64;
-  t.sharedMemoryBytes = 160 * 1024;
-  t.staticSharedMemoryBytes = 160 * 1024;
+  t.sharedMemoryBytes = getAMDGPUAddressableLDSBytes(t.chip);
+  t.staticSharedMemoryBytes = t.sharedMemoryBytes;
   t.maxThreadsPerBlock = 1024;
   return t;
 }
@@ -42,9 +43,8 @@ GPUTargetInfo makeGFX1250() {
   t.chip = "gfx1250";
   t.features = "+wavefrontsize32";
   t.waveSize = 32;
-  t.sharedMemoryBytes = 320 * 1024;
-  // Kept at the 64 KiB every workgroup gets.
-  t.staticSharedMemoryBytes = 64 * 1024;
+  t.sharedMemoryBytes = getAMDGPUAddressableLDSBytes(t.chip);
+  t.staticSharedMemoryBytes = t.sharedMemoryBytes;
   t.maxThreadsPerBlock = 1024;
   return t;
 }

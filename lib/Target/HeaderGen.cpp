@@ -145,7 +145,9 @@ bool kda::generateKernelHeader(const HeaderKernel &k, std::string &h,
   h += " * Link with libkda (-lkda) for the kda_* runtime functions";
   h += gpu ? ".\n"
            : ",\n * and with the kernel's object (kda-compile --emit "
-             "obj or so, same options).\n";
+             "obj or so, same options)\n * and libm: cc app.c kernel.o -lkda "
+             "-lm (a kernel calls expf, logf, ...;\n * a shared object from "
+             "--emit so records libm itself).\n";
   h += " */\n";
   h += "#ifndef " + guard + "\n#define " + guard + "\n\n";
   h += "#include <stdbool.h>\n#include <stddef.h>\n#include <stdint.h>\n\n";

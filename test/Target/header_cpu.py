@@ -11,9 +11,19 @@
 # RUN:   --signature 'x_ptr=*f32, y_ptr=*f32, out_ptr=*f32, n=i32' -D BLOCK=256 \
 # RUN:   --emit obj -o %t/vector_add.o
 # RUN: %kda_cc -std=c99 -Wall -Wextra -Werror -I %t -I %kda_include \
-# RUN:   %S/Inputs/header_vector_add.c %t/vector_add.o -L %kda_libdir -lkda \
+# RUN:   %S/Inputs/header_vector_add.c %t/vector_add.o -L %kda_libdir -lkda -lm \
 # RUN:   -Wl,-rpath,%kda_libdir -o %t/run
 # RUN: %t/run | FileCheck %s --check-prefix=EXEC
+# A kernel calling expf links as the header says: with -lm.
+# RUN: kda-compile %s --kernel exp_rows --signature 'x=*f32, n=i32' -D BLOCK=64 \
+# RUN:   --emit header -o %t/exp_rows.h
+# RUN: FileCheck %s --check-prefix=LINK --input-file %t/exp_rows.h
+# RUN: kda-compile %s --kernel exp_rows --signature 'x=*f32, n=i32' -D BLOCK=64 \
+# RUN:   --emit obj -o %t/exp_rows.o
+# RUN: %kda_cc -std=c99 -Wall -Wextra -Werror -I %t -I %kda_include \
+# RUN:   %S/Inputs/header_exp_rows.c %t/exp_rows.o -L %kda_libdir -lkda -lm \
+# RUN:   -Wl,-rpath,%kda_libdir -o %t/run_exp
+# RUN: %t/run_exp | FileCheck %s --check-prefix=EXP
 # The header is C++ too.
 # RUN: %kda_cc -x c++ -std=c++17 -fsyntax-only -Wall -Wextra -Werror -I %t \
 # RUN:   -I %kda_include %S/Inputs/header_vector_add.c
@@ -48,6 +58,9 @@
 # EXEC-NEXT: empty grid: ok
 # EXEC-NEXT: bad grid: grid dimensions must be non-negative
 
+# LINK: cc app.c kernel.o -lkda -lm
+# EXP: exp_rows: 100 elements, 0 mismatches
+
 # TYPES: signature:  src=*bf16, dst=*f16:16, alpha=f32, n=i64, flag=i1
 # TYPES: constexprs: BLOCK=64
 # TYPES: static inline int scaled_copy_launch(uint16_t *src, uint16_t *dst, float alpha, int64_t n, bool flag, kda_dim3 grid,
@@ -63,3 +76,10 @@ def scaled_copy(src, dst, alpha, n, flag, BLOCK: kt.constexpr):
     if flag:
         x = x * alpha
     kt.store(dst + offs, x.to(kt.float16), mask=mask)
+
+
+@kt.jit
+def exp_rows(x, n, BLOCK: kt.constexpr):
+    offs = kt.program_id(0) * BLOCK + kt.arange(0, BLOCK)
+    mask = offs < n
+    kt.store(x + offs, kt.exp(kt.load(x + offs, mask=mask, other=0.0)), mask=mask)

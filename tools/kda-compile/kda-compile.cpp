@@ -26,6 +26,20 @@ static cl::opt<std::string>
            cl::desc("Target: cpu, gfx950 (AMD MI355X, wave64), gfx1250 (AMD, "
                     "wave32), sm_90a (NVIDIA H100/H200; sm_90 is an alias)"),
            cl::cat(category));
+static cl::opt<std::string>
+    cpuName("cpu", cl::init("host"),
+            cl::desc("CPU target: the CPU to generate code for, 'host' (this "
+                     "machine's CPU and features) or an LLVM CPU name such "
+                     "as x86-64-v2 (runs on any x86-64 CPU of the last 15 "
+                     "years), x86-64-v3, znver4. The shared object records "
+                     "the features it needs and the Python loader refuses "
+                     "it on a CPU without them"),
+            cl::value_desc("name"), cl::cat(category));
+static cl::opt<std::string> cpuFeatures(
+    "cpu-features",
+    cl::desc("CPU target: features added (+) or removed (-) on top of "
+             "--cpu's, comma-separated: '+avx2,-avx512f'"),
+    cl::value_desc("list"), cl::cat(category));
 static cl::list<std::string>
     defines("D", cl::Prefix,
             cl::desc("Constexpr value: -D BLOCK=128, -D EPS=1e-5, -D "
@@ -44,9 +58,8 @@ static cl::list<std::string>
 static cl::opt<std::string>
     stdlibDir("stdlib-dir",
               cl::desc("Directory holding the DSL standard library stdlib.py "
-                       "(default: the source tree's python/kdatile)"),
-              cl::value_desc("dir"), cl::init(KDA_SOURCE_DIR "/python/kdatile"),
-              cl::cat(category));
+                       "(default: share/kdatile next to this tool's bin/)"),
+              cl::value_desc("dir"), cl::cat(category));
 static cl::opt<std::string>
     emit("emit", cl::init("so"),
          cl::desc("What to produce: tile (tile IR), mlir (LLVM dialect), "
@@ -164,12 +177,20 @@ int main(int argc, char **argv) {
   options.resourceReport = printStats;
   options.failOnSpill = failOnSpill;
   options.numWarps = numWarps;
+  if (target != "cpu" &&
+      (cpuName.getNumOccurrences() || cpuFeatures.getNumOccurrences()))
+    return fail("--cpu and --cpu-features apply to --target cpu only");
+  options.cpu = cpuName;
+  options.cpuFeatures = cpuFeatures;
   kda::frontend::CompileRequest &req = options.request;
   req.source = (*buffer)->getBuffer().str();
   req.filename = inputFile;
   req.kernelName = kernelName;
   req.searchPaths.assign(includeDirs.begin(), includeDirs.end());
   req.stdlibDir = stdlibDir;
+  if (!stdlibDir.empty() &&
+      !sys::fs::is_regular_file(stdlibDir + "/stdlib.py"))
+    return fail("--stdlib-dir: '" + stdlibDir + "' holds no stdlib.py");
   std::string error;
   if (!signature.empty()) {
     auto sig = kda::frontend::parseSignature(signature, error);

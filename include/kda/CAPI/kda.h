@@ -25,6 +25,10 @@ const char *kda_version(void);
  *   "line_offset":  added to reported line numbers (int, default 0)
  *   "kernel":       name of the @kt.jit function (string, required)
  *   "target":       "cpu" (string, default "cpu")
+ *   "cpu":          CPU target: the CPU to compile for, "host" (default) or
+ *                   an LLVM CPU name such as "x86-64-v2" (string)
+ *   "cpu_features": CPU target: features added or removed, "+avx2,-f16c"
+ *                   (string; with "host", on top of the host's)
  *   "signature":    runtime parameters, e.g. "x=*f32,n=i32:16" (string)
  *   "constexprs":   {"BLOCK": 128, "EPS": 1e-5, "FLAG": true, "DT": "bf16"}
  *   "search_paths": directories for `import mod` (array of strings)
@@ -40,7 +44,10 @@ const char *kda_version(void);
  *    "text": "<IR or assembly, for text emits>", "seconds": 0.05,
  *    "shared_bytes": <dynamic shared memory a GPU launch must provide>,
  *    "cluster_shape": [x, y, z] (programs per cluster; [1, 1, 1] unless the
- *                     kernel uses kt.cluster_sum)}
+ *                     kernel uses kt.cluster_sum),
+ *    "cpu": "<CPU compiled for>", "cpu_features": "<features the code may
+ *           use, comma-separated; also exported by the shared object as
+ *           <kernel>__kda_cpu_features>" (CPU target only)}
  * On failure returns non-zero and *response is
  *   {"ok": false, "error": "file:line:col: error: ...\n<line>\n   ^\n"}
  *
@@ -55,6 +62,17 @@ int kda_compile(const char *request, char **response);
  * kda_compile (emit/output ignored). *response is
  *   {"ok": true, "files": ["/abs/path/file.py", ...]} or {"ok": false, ...} */
 int kda_dependencies(const char *request, char **response);
+
+/* The CPU target a "cpu"/"cpu_features" pair of a request names (NULL: the
+ * host). *response is {"ok": true, "cpu": "znver4", "cpu_features":
+ * "avx,avx2,..."} (cpu_features as in kda_compile's response) or
+ * {"ok": false, "error": "..."} for unknown names. */
+int kda_cpu_target(const char *cpu, const char *cpu_features, char **response);
+
+/* The features of a "cpu_features" list that this machine's CPU lacks,
+ * comma-separated ("" when code compiled with that list runs here). Free
+ * the result with kda_free. */
+char *kda_missing_cpu_features(const char *cpu_features);
 
 /* Runs a compiled CPU kernel over the grid gx*gy*gz, spreading programs over
  * up to `num_threads` threads (0: one per hardware thread, used only when

@@ -44,6 +44,40 @@ def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def LegalizeHostNarrowFloats
+    : Pass<"legalize-host-narrow-floats", "::mlir::ModuleOp"> {
+  let summary = "Make host code independent of the CPU's bf16/f16 support";
+  let description = [{
+    Runs last in kda-cpu-lower, on the LLVM dialect, after every bf16/f16
+    computation was widened to f32. x86-64 CPUs without native conversions
+    (below AVX512-BF16, resp. F16C) would lower a conversion, and the selects
+    and phis of narrow floats, to calls of compiler-rt/libgcc helpers
+    (`__truncsfbf2`, `__extendhfsf2`, ...) that a kernel library does not
+    link. Here `llvm.fpext` from and `llvm.fptrunc` to bf16/f16 become
+    integer code (round to nearest even, NaN kept quiet; f64 sources are
+    first rounded to odd in f32 so that they round once), and every other
+    bf16/f16 value becomes the i16 holding its bits: loads, stores, selects,
+    block arguments, vector element ops, constants, globals and function
+    types. An op that would still compute in a narrow float is an error.
+
+    Before:
+    ```mlir
+    %h = llvm.fptrunc %x : f32 to bf16
+    %s = llvm.select %m, %h, %zero : i1, bf16
+    llvm.store %s, %p : bf16, !llvm.ptr
+    ```
+    After (abridged):
+    ```mlir
+    %b = llvm.bitcast %x : f32 to i32
+    %r = llvm.lshr (%b + 0x7fff + ((%b >> 16) & 1)), 16   // or the quiet NaN
+    %h = llvm.trunc %r : i32 to i16
+    %s = llvm.select %m, %h, %zero : i1, i16
+    llvm.store %s, %p : i16, !llvm.ptr
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Distribute tiles over the threads of a GPU program";
   let description = [{

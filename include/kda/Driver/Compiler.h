@@ -55,6 +55,10 @@ struct CompileOptions {
   bool resourceReport = false;
   /// GPU targets: a kernel that spills registers is an error.
   bool failOnSpill = false;
+  /// CPU target: the CPU to generate code for ("" or "host": this
+  /// machine's) and features added or removed ("+avx2,-avx512f").
+  std::string cpu;
+  std::string cpuFeatures;
   /// GPU targets: warps (waves) per block; the block has numWarps x wave
   /// size threads.
   unsigned numWarps = 4;
@@ -66,6 +70,10 @@ struct CompileResult {
   std::string text;
   /// Symbol of the CPU entry point, `<kernel>__kda_cpu`.
   std::string entrySymbol;
+  /// CPU target: the CPU compiled for and the instruction-set features the
+  /// code may use (also exported by the shared object, see HostCodegen.h).
+  std::string cpu;
+  std::string cpuFeatures;
   /// The runtime parameters in the order the entry point reads them.
   std::vector<frontend::ParamSpec> params;
   /// GPU targets: the back end's resource usage per kernel, as a table.

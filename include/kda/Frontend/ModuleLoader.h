@@ -15,6 +15,11 @@
 
 namespace kda::frontend {
 
+/// `<prefix>/share/kdatile`, where the DSL standard library is installed
+/// next to the tools (`<prefix>/bin`) and libkda (`<prefix>/lib`): the
+/// default of CompileRequest::stdlibDir.
+std::string getInstalledStdlibDir();
+
 struct LoadedModule {
   /// The name used in diagnostics and locations.
   std::string displayName;
@@ -46,8 +51,11 @@ public:
   /// True when `dotted` names a directory (a namespace package).
   bool isPackage(llvm::StringRef dotted, unsigned level,
                  const LoadedModule *importer);
-  /// `<stdlibDir>/stdlib.py`, or null when there is none.
+  /// `<stdlibDir>/stdlib.py` (getInstalledStdlibDir() when the request
+  /// names none), or null when there is none.
   LoadedModule *stdlib(std::string &diagnostics);
+  /// Where stdlib() looks.
+  std::string stdlibPath() const;
   const std::vector<std::unique_ptr<LoadedModule>> &modules() const {
     return loaded;
   }

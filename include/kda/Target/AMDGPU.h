@@ -16,6 +16,10 @@ namespace kda {
 /// default (6 in LLVM 22).
 bool isValidAMDCodeObjectVersion(unsigned version);
 
+/// The LDS one workgroup of `chip` may address, as the AMDGPU back end
+/// knows it (its addressablelocalmemorysize<N> subtarget feature).
+unsigned getAMDGPUAddressableLDSBytes(llvm::StringRef chip);
+
 /// Translates `module` to LLVM IR for `target` (triple amdgcn-amd-amdhsa,
 /// the TargetMachine's data layout, module flag
 /// "amdhsa_code_object_version" when `codeObjectVersion` is not 0) and
