@@ -1,4 +1,4 @@
-"""One gated delta-rule step per head, the core of the KDA decode (KDA.md section 1).
+"""One gated delta-rule step per head, the core of the KDA decode (docs/kda.md, "Decode step").
 
 Per head h (one program each), with the [V, K] fp32 state S = state[h]:
     S *= exp(g)[None, :]

@@ -1,4 +1,4 @@
-"""Kimi Delta Attention: one fused decode step (../shared/KDA.md section 1).
+"""Kimi Delta Attention: one fused decode step (docs/kda.md, "Decode step").
 
 Grid (B, H, D // BV): one program per (batch row n, head h, block of BV value rows). In one
 launch it runs the causal width-4 short convolution of the head's q, k and v channels with its

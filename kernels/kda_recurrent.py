@@ -1,6 +1,6 @@
 """Kimi Delta Attention: the multi-token recurrent core (FLA `fused_recurrent_kda_fwd`).
 
-Speculative decoding / several tokens per sequence (../shared/KDA.md section 1), on inputs
+Speculative decoding / several tokens per sequence (docs/kda.md), on inputs
 taken after the short convolution. One program per (sequence n, head h), grid (N, H, 1): it
 loads the starting state once, runs the gated delta rule over the sequence's tokens with the
 state held in registers (fp32), writes the state after every token to that token's slot and
@@ -33,7 +33,7 @@ columns (the tokens per sequence; with IS_VARLEN the maximum). A slot s is live 
     HAS_NUM_ACCEPTED, else a = 1. `a` is clamped to [1, T], so the kernel never reads outside
     the row (the host rejects values outside [1, T]).
   * Padding sequence: if the starting slot is padding, every output of the sequence is zero and
-    no state is read or written (KDA.md section 3: a padding row).
+    no state is read or written (docs/kda.md, "Bad inputs": a padding row).
   * Padding token: if state_indices[n, t] is padding (or t >= T, possible only with IS_VARLEN
     when a sequence is longer than the table), the token's output is zero, no state is written
     for it and the token leaves the carried state unchanged (it acts as g = 0, beta = 0); later
