@@ -9,6 +9,8 @@ import os
 import threading
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+# An installed package holds the library in its native prefix; a source tree has it in build/.
+INSTALLED_LIBRARY = os.path.join(PACKAGE_DIR, "_native", "lib", "libkda.so")
 SOURCE_TREE_LIBRARY = os.path.normpath(
     os.path.join(PACKAGE_DIR, "..", "..", "build", "lib", "libkda.so")
 )
@@ -34,7 +36,8 @@ class CompilationError(Exception):
 
 
 def library_path() -> str:
-    """Where libkda.so is looked for: $KDATILE_LIBRARY, else the source tree's build/lib."""
+    """Where libkda.so is looked for: $KDATILE_LIBRARY, else the installed package's
+    kdatile/_native/lib, else the source tree's build/lib."""
     env = os.environ.get("KDATILE_LIBRARY")
     if env:
         if not os.path.isfile(env):
@@ -42,12 +45,14 @@ def library_path() -> str:
                 f"KDATILE_LIBRARY={env!r} does not name a file; point it at libkda.so"
             )
         return env
-    if os.path.isfile(SOURCE_TREE_LIBRARY):
-        return SOURCE_TREE_LIBRARY
+    for path in (INSTALLED_LIBRARY, SOURCE_TREE_LIBRARY):
+        if os.path.isfile(path):
+            return path
     raise RuntimeError(
-        "kdatile: cannot find libkda.so (the kdatile compiler library). Build it from the "
-        "repository root with `cmake -G Ninja -B build && ninja -C build` (it lands in "
-        f"{SOURCE_TREE_LIBRARY}), or set KDATILE_LIBRARY=/path/to/libkda.so. Without the "
+        "kdatile: cannot find libkda.so (the kdatile compiler library). Install the package "
+        "(`pip install .` in the repository), or build it from the repository root with "
+        f"`bash .ci/setup` (it lands in {SOURCE_TREE_LIBRARY}), or set "
+        "KDATILE_LIBRARY=/path/to/libkda.so. Without the "
         "compiler, GPU kernels can run from an ahead-of-time bundle: KDATILE_BUNDLE=DIR "
         "(see kt.export_bundle)"
     )
@@ -82,6 +87,11 @@ def lib() -> ctypes.CDLL:
                 ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p,
                 ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p),
             ]
+            handle.kda_cpu_target.restype = ctypes.c_int
+            handle.kda_cpu_target.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
+                                              ctypes.POINTER(ctypes.c_void_p)]
+            handle.kda_missing_cpu_features.restype = ctypes.c_void_p
+            handle.kda_missing_cpu_features.argtypes = [ctypes.c_char_p]
             handle.kda_free.restype = None
             handle.kda_free.argtypes = [ctypes.c_void_p]
             _lib = handle
@@ -128,6 +138,52 @@ def _call_json(fn_name: str, request: dict) -> dict:
     if rc != 0 or not response.get("ok", False):
         raise CompilationError(response.get("error") or f"{fn_name} failed (code {rc})")
     return response
+
+
+_cpu_targets: dict = {}
+
+
+def cpu_request() -> dict:
+    """The "cpu" / "cpu_features" request fields of JIT compiles for the CPU: $KDATILE_CPU
+    (default "host": this machine's CPU and features, or an LLVM CPU name such as
+    "x86-64-v2" for code that runs on any x86-64 CPU) and $KDATILE_CPU_FEATURES ("+f,-g")."""
+    return {"cpu": os.environ.get("KDATILE_CPU", "host"),
+            "cpu_features": os.environ.get("KDATILE_CPU_FEATURES", "")}
+
+
+def cpu_target(cpu: str = "host", cpu_features: str = "") -> dict:
+    """What a request's cpu / cpu_features compile for: {"cpu": name, "cpu_features": the
+    instruction-set features the code may use}. Part of the disk-cache key, since "host" means
+    another CPU on another machine. Unknown names raise CompilationError."""
+    key = (cpu, cpu_features)
+    hit = _cpu_targets.get(key)
+    if hit is None:
+        out = ctypes.c_void_p()
+        rc = lib().kda_cpu_target(cpu.encode(), cpu_features.encode(), ctypes.byref(out))
+        response = json.loads(_take_string(out) or "{}")
+        if rc != 0 or not response.get("ok"):
+            raise CompilationError(response.get("error") or "kda_cpu_target failed")
+        hit = _cpu_targets[key] = {"cpu": response["cpu"],
+                                   "cpu_features": response["cpu_features"]}
+    return dict(hit)
+
+
+def check_cpu_features(library: ctypes.CDLL, kernel: str, path: str) -> None:
+    """Raises RuntimeError when the shared object `path` (loaded as `library`) was compiled for
+    CPU features this machine lacks: running it could die of an illegal instruction. Objects
+    record their features in `<kernel>__kda_cpu_features`."""
+    try:
+        required = ctypes.string_at(ctypes.addressof(
+            ctypes.c_char.in_dll(library, kernel + "__kda_cpu_features"))).decode()
+    except ValueError:
+        raise RuntimeError(f"{path}: no {kernel}__kda_cpu_features record; it was not built by "
+                           "this compiler (recompile it with kda-compile --emit so)") from None
+    missing = _take_string(ctypes.c_void_p(lib().kda_missing_cpu_features(required.encode())))
+    if missing:
+        raise RuntimeError(
+            f"{path}: kernel '{kernel}' was compiled for CPU features this machine lacks: "
+            f"{missing.replace(',', ', ')}; recompile it here, or for a baseline CPU "
+            "(kda-compile --cpu x86-64-v2, or KDATILE_CPU=x86-64-v2 for the JIT)")
 
 
 def compile(request: dict) -> dict:  # noqa: A001 - mirrors kda_compile

@@ -256,6 +256,8 @@ class CompiledKernel:
         # arguments), so the library's word is final.
         kernel_name = symbol[:-len(CPU_ENTRY_SUFFIX)] if symbol.endswith(CPU_ENTRY_SUFFIX) \
             else symbol
+        # Code for features this CPU lacks would die of an illegal instruction: refuse it.
+        _lib.check_cpu_features(self._lib, kernel_name, path)
         try:
             exported = tuple((ctypes.c_int32 * 3).in_dll(self._lib,
                                                          kernel_name + CLUSTER_SHAPE_SUFFIX))

@@ -1,8 +1,9 @@
-"""Loads the DSL kernels the ops launch from the source tree's kernels/ directory.
+"""Loads the DSL kernels the ops launch.
 
-The directory is $KDATILE_KERNELS when set, else `kernels/` next to the `python/` folder that
-holds this package. A kernel module already imported from that file (tests put kernels/ on
-sys.path) is reused, so both share one JITFunction and its in-memory cache.
+The directory is $KDATILE_KERNELS when set, else the installed package's kdatile/kernels, else
+the source tree's `kernels/` next to the `python/` folder that holds this package. A kernel
+module already imported from that file (tests put kernels/ on sys.path) is reused, so both
+share one JITFunction and its in-memory cache.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ def kernels_dir() -> str:
     env = os.environ.get("KDATILE_KERNELS")
     if env:
         return os.path.abspath(env)
+    installed = os.path.join(PACKAGE_DIR, "kernels")
+    if os.path.isdir(installed):
+        return installed
     return os.path.abspath(os.path.join(PACKAGE_DIR, "..", "..", "kernels"))
 
 
@@ -36,9 +40,9 @@ def load_kernel(module: str, name: str):
     with _lock:
         path = os.path.join(kernels_dir(), module + ".py")
         if not os.path.isfile(path):
-            raise RuntimeError(f"kdatile.ops: kernel file {path} not found; set KDATILE_KERNELS "
-                               "to the directory holding the KDA kernels (kernels/ of the "
-                               "kdatile source tree)")
+            raise RuntimeError(f"kdatile.ops: kernel file {path} not found; reinstall kdatile, "
+                               "or set KDATILE_KERNELS to the directory holding the KDA "
+                               "kernels (kernels/ of the kdatile source tree)")
         real = os.path.realpath(path)
         mod = sys.modules.get(module)
         if mod is None or os.path.realpath(getattr(mod, "__file__", "") or "") != real:
