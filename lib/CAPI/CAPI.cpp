@@ -192,9 +192,9 @@ int kda_cpu_target(const char *cpu, const char *cpuFeatures, char **response) {
       cpu ? cpu : "", cpuFeatures ? cpuFeatures : "", error);
   if (!target)
     return respondError(response, error);
-  return respond(response,
-                 json::Object{{"cpu", target->cpu},
-                              {"cpu_features", getRequiredCPUFeatures(*target)}});
+  return respond(response, json::Object{{"cpu", target->cpu},
+                                        {"cpu_features",
+                                         getRequiredCPUFeatures(*target)}});
 }
 
 char *kda_missing_cpu_features(const char *cpuFeatures) {

@@ -177,9 +177,8 @@ std::string kda::frontend::getInstalledStdlibDir() {
 }
 
 std::string ModuleLoader::stdlibPath() const {
-  llvm::SmallString<256> path(request.stdlibDir.empty()
-                                  ? getInstalledStdlibDir()
-                                  : request.stdlibDir);
+  llvm::SmallString<256> path(
+      request.stdlibDir.empty() ? getInstalledStdlibDir() : request.stdlibDir);
   llvm::sys::path::append(path, "stdlib.py");
   return std::string(path);
 }

@@ -34,7 +34,8 @@ unsigned kda::getAMDGPUAddressableLDSBytes(llvm::StringRef chip) {
   initializeAMDGPUTarget();
   llvm::Triple triple("amdgcn-amd-amdhsa");
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return 0;
   std::unique_ptr<llvm::MCSubtargetInfo> sti(

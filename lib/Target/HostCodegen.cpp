@@ -63,8 +63,9 @@ createHostTargetMachine(const HostCPUTarget &cpu, std::string &error) {
 
 /// The first of the usual places of a system library that exists.
 std::optional<std::string> findSystemLibrary(llvm::StringRef name) {
-  for (llvm::StringRef dir : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-                              "/lib64", "/usr/lib64"}) {
+  for (llvm::StringRef dir :
+       {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+        "/usr/lib64"}) {
     std::string path = (dir + "/" + name).str();
     if (llvm::sys::fs::exists(path))
       return path;
@@ -89,7 +90,8 @@ std::optional<HostCPUTarget> kda::resolveHostCPUTarget(llvm::StringRef cpu,
   // Validate the names against the back end's tables: LLVM itself only
   // warns about unknown ones and ignores them.
   HostCPUTarget plain{result.triple, "", ""};
-  std::unique_ptr<llvm::MCSubtargetInfo> sti = createSubtargetInfo(plain, error);
+  std::unique_ptr<llvm::MCSubtargetInfo> sti =
+      createSubtargetInfo(plain, error);
   if (!sti)
     return std::nullopt;
   if (!sti->isCPUStringValid(result.cpu)) {
@@ -103,10 +105,9 @@ std::optional<HostCPUTarget> kda::resolveHostCPUTarget(llvm::StringRef cpu,
   for (llvm::StringRef item : items) {
     item = item.trim();
     llvm::StringRef name = item.drop_front();
-    bool known = llvm::any_of(sti->getAllProcessorFeatures(),
-                              [&](const llvm::SubtargetFeatureKV &kv) {
-                                return name == kv.Key;
-                              });
+    bool known = llvm::any_of(
+        sti->getAllProcessorFeatures(),
+        [&](const llvm::SubtargetFeatureKV &kv) { return name == kv.Key; });
     if ((!item.starts_with("+") && !item.starts_with("-")) || !known) {
       error = "error: bad CPU feature '" + item.str() +
               "': expected +NAME or -NAME with a feature of " + result.triple +
@@ -257,8 +258,8 @@ bool kda::linkHostSharedObject(llvm::StringRef objectPath,
             "/usr/lib/x86_64-linux-gnu, /lib64, /usr/lib64)";
     return false;
   }
-  llvm::SmallVector<llvm::StringRef> args = {
-      "-shared", "-z", "defs", "--as-needed", "-o", outputPath, objectPath,
-      *libm,     *libc};
+  llvm::SmallVector<llvm::StringRef> args = {"-shared",     "-z",  "defs",
+                                             "--as-needed", "-o",  outputPath,
+                                             objectPath,    *libm, *libc};
   return runLLD(args, error);
 }

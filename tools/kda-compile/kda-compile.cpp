@@ -188,8 +188,7 @@ int main(int argc, char **argv) {
   req.kernelName = kernelName;
   req.searchPaths.assign(includeDirs.begin(), includeDirs.end());
   req.stdlibDir = stdlibDir;
-  if (!stdlibDir.empty() &&
-      !sys::fs::is_regular_file(stdlibDir + "/stdlib.py"))
+  if (!stdlibDir.empty() && !sys::fs::is_regular_file(stdlibDir + "/stdlib.py"))
     return fail("--stdlib-dir: '" + stdlibDir + "' holds no stdlib.py");
   std::string error;
   if (!signature.empty()) {

@@ -67,9 +67,9 @@ bool movesBitsOnly(Operation *op) {
              LLVM::FreezeOp, LLVM::InsertElementOp, LLVM::ExtractElementOp,
              LLVM::ShuffleVectorOp, LLVM::InsertValueOp, LLVM::ExtractValueOp,
              LLVM::BrOp, LLVM::CondBrOp, LLVM::SwitchOp, LLVM::ReturnOp,
-             LLVM::CallOp, LLVM::LLVMFuncOp, LLVM::GlobalOp,
-             LLVM::MaskedLoadOp, LLVM::MaskedStoreOp, LLVM::masked_gather,
-             LLVM::masked_scatter, LLVM::GEPOp, LLVM::AllocaOp, ModuleOp>(op);
+             LLVM::CallOp, LLVM::LLVMFuncOp, LLVM::GlobalOp, LLVM::MaskedLoadOp,
+             LLVM::MaskedStoreOp, LLVM::masked_gather, LLVM::masked_scatter,
+             LLVM::GEPOp, LLVM::AllocaOp, ModuleOp>(op);
 }
 
 /// Integer code for the conversions between f32/f64 and bf16/f16, with the
@@ -84,8 +84,8 @@ public:
     Type narrow = getElementTypeOrSelf(value.getType());
     Value bits = LLVM::BitcastOp::create(b, loc, like(value, 16), value);
     Value wide = LLVM::ZExtOp::create(b, loc, like(value, 32), bits);
-    Value f32 = isa<BFloat16Type>(narrow) ? bf16BitsToF32(wide)
-                                          : f16BitsToF32(wide);
+    Value f32 =
+        isa<BFloat16Type>(narrow) ? bf16BitsToF32(wide) : f16BitsToF32(wide);
     if (getElementTypeOrSelf(resultType).isF32())
       return f32;
     return LLVM::FPExtOp::create(b, loc, resultType, f32);
@@ -134,7 +134,9 @@ private:
   }
   Value addI(Value x, Value y) { return LLVM::AddOp::create(b, loc, x, y); }
   Value addI(Value x, uint64_t y) { return addI(x, c(x, y)); }
-  Value shl(Value x, uint64_t s) { return LLVM::ShlOp::create(b, loc, x, c(x, s)); }
+  Value shl(Value x, uint64_t s) {
+    return LLVM::ShlOp::create(b, loc, x, c(x, s));
+  }
   Value lshr(Value x, uint64_t s) {
     return LLVM::LShrOp::create(b, loc, x, c(x, s));
   }
@@ -158,8 +160,8 @@ private:
   /// Rounds the low 16 bits away, to nearest even; a NaN keeps its sign and
   /// top mantissa bits and is made quiet.
   Value f32BitsToBF16Bits(Value bits) {
-    Value isNaN = cmp(LLVM::ICmpPredicate::ugt, andI(bits, 0x7fffffff),
-                      0x7f800000);
+    Value isNaN =
+        cmp(LLVM::ICmpPredicate::ugt, andI(bits, 0x7fffffff), 0x7f800000);
     Value quiet = LLVM::OrOp::create(b, loc, lshr(bits, 16), c(bits, 0x40));
     Value odd = andI(lshr(bits, 16), 1);
     Value rounded = lshr(addI(addI(bits, 0x7fff), odd), 16);
@@ -174,13 +176,12 @@ private:
     Value rebiased = addI(magnitude, (127 - 15) << 23);
     Value infNaN = addI(rebiased, (128 - 16) << 23);
     // A subnormal m * 2^-24 is (2^-14 + m * 2^-24) - 2^-14, both exact.
-    Value subnormal = LLVM::FSubOp::create(b, loc, asFloat(addI(rebiased, 1 << 23)),
-                                           asFloat(c(bits, 113u << 23)));
+    Value subnormal = LLVM::FSubOp::create(
+        b, loc, asFloat(addI(rebiased, 1 << 23)), asFloat(c(bits, 113u << 23)));
     Value normal = select(cmp(LLVM::ICmpPredicate::eq, exponent, 0x0f800000),
                           infNaN, rebiased);
-    Value unsignedBits =
-        select(cmp(LLVM::ICmpPredicate::eq, exponent, 0), asBits(subnormal),
-               normal);
+    Value unsignedBits = select(cmp(LLVM::ICmpPredicate::eq, exponent, 0),
+                                asBits(subnormal), normal);
     Value sign = shl(andI(bits, 0x8000), 16);
     return asFloat(LLVM::OrOp::create(b, loc, unsignedBits, sign));
   }
@@ -202,12 +203,11 @@ private:
     Value subnormal =
         LLVM::SubOp::create(b, loc, asBits(aligned), c(bits, denormMagic));
     Value odd = andI(lshr(magnitude, 13), 1);
-    Value normal = lshr(
-        addI(addI(magnitude, kRebiasToF16 + 0xfff), odd), 13);
-    Value isLarge =
-        cmp(LLVM::ICmpPredicate::uge, magnitude, (127 + 16) << 23);
+    Value normal = lshr(addI(addI(magnitude, kRebiasToF16 + 0xfff), odd), 13);
+    Value isLarge = cmp(LLVM::ICmpPredicate::uge, magnitude, (127 + 16) << 23);
     Value isSmall = cmp(LLVM::ICmpPredicate::ult, magnitude, 113 << 23);
-    Value result = select(isLarge, tooLarge, select(isSmall, subnormal, normal));
+    Value result =
+        select(isLarge, tooLarge, select(isSmall, subnormal, normal));
     return LLVM::OrOp::create(b, loc, result, lshr(sign, 16));
   }
 
@@ -222,8 +222,8 @@ private:
     Value absValue = LLVM::FAbsOp::create(b, loc, value);
     Value roundedUp = LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::ogt,
                                            absBack, absValue);
-    Value inexact = LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::one,
-                                         back, value);
+    Value inexact =
+        LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::one, back, value);
     Value bits = asBits(nearest);
     Value truncated = select(roundedUp, addI(bits, c(bits, 0xffffffff)), bits);
     Value odd = LLVM::OrOp::create(b, loc, truncated, c(bits, 1));
@@ -273,9 +273,8 @@ struct LegalizeHostNarrowFloatsPass
     }
 
     WalkResult checked = module.walk([&](Operation *op) {
-      bool narrow =
-          llvm::any_of(op->getOperandTypes(), containsNarrowFloat) ||
-          llvm::any_of(op->getResultTypes(), containsNarrowFloat);
+      bool narrow = llvm::any_of(op->getOperandTypes(), containsNarrowFloat) ||
+                    llvm::any_of(op->getResultTypes(), containsNarrowFloat);
       if (narrow && !movesBitsOnly(op)) {
         op->emitOpError("computes in a 16-bit float on the host; "
                         "kda-cpu-lower must widen it to f32 first");
@@ -296,7 +295,8 @@ struct LegalizeHostNarrowFloatsPass
           for (BlockArgument arg : block.getArguments())
             arg.setType(toBits(arg.getType()));
       for (NamedAttribute attr : op->getAttrs())
-        if (Attribute bits = toBitsAttr(attr.getValue()); bits != attr.getValue())
+        if (Attribute bits = toBitsAttr(attr.getValue());
+            bits != attr.getValue())
           op->setAttr(attr.getName(), bits);
     });
     // Bitcasts between a narrow float and its bits are now i16 to i16.

@@ -1,0 +1,79 @@
+//===- TargetInfoTest.cpp - CPU targets and GPU limits from LLVM ----------===//
+#include "kda/Target/AMDGPU.h"
+#include "kda/Target/GPUTarget.h"
+#include "kda/Target/HostCodegen.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <gtest/gtest.h>
+
+using namespace kda;
+
+namespace {
+bool hasFeature(llvm::StringRef list, llvm::StringRef name) {
+  llvm::SmallVector<llvm::StringRef> items;
+  list.split(items, ',');
+  return llvm::is_contained(items, name);
+}
+
+TEST(HostCPUTarget, BaselineHasNoAVX) {
+  std::string error;
+  auto target = resolveHostCPUTarget("x86-64-v2", "", error);
+  ASSERT_TRUE(target) << error;
+  EXPECT_EQ(target->cpu, "x86-64-v2");
+  std::string required = getRequiredCPUFeatures(*target);
+  EXPECT_TRUE(hasFeature(required, "sse4.2")) << required;
+  EXPECT_TRUE(hasFeature(required, "popcnt")) << required;
+  EXPECT_FALSE(hasFeature(required, "avx")) << required;
+  EXPECT_FALSE(hasFeature(required, "f16c")) << required;
+  // A baseline object runs on this (x86-64) machine.
+  EXPECT_EQ(getMissingHostCPUFeatures(required), "");
+}
+
+TEST(HostCPUTarget, FeaturesAddAndRemove) {
+  std::string error;
+  auto target = resolveHostCPUTarget("x86-64-v2", "+avx2,-popcnt", error);
+  ASSERT_TRUE(target) << error;
+  std::string required = getRequiredCPUFeatures(*target);
+  EXPECT_TRUE(hasFeature(required, "avx2")) << required;
+  EXPECT_TRUE(hasFeature(required, "avx")) << required; // implied by avx2
+  EXPECT_FALSE(hasFeature(required, "popcnt")) << required;
+}
+
+TEST(HostCPUTarget, HostIsThisMachine) {
+  std::string error;
+  auto target = resolveHostCPUTarget("host", "", error);
+  ASSERT_TRUE(target) << error;
+  EXPECT_FALSE(target->cpu.empty());
+  EXPECT_EQ(getMissingHostCPUFeatures(getRequiredCPUFeatures(*target)), "");
+}
+
+TEST(HostCPUTarget, UnknownNamesAreErrors) {
+  std::string error;
+  EXPECT_FALSE(resolveHostCPUTarget("pentium9", "", error));
+  EXPECT_NE(error.find("unknown CPU 'pentium9'"), std::string::npos) << error;
+  error.clear();
+  EXPECT_FALSE(resolveHostCPUTarget("host", "+nosuchfeature", error));
+  EXPECT_NE(error.find("bad CPU feature '+nosuchfeature'"), std::string::npos)
+      << error;
+  error.clear();
+  EXPECT_FALSE(resolveHostCPUTarget("host", "avx2", error));
+  EXPECT_NE(error.find("expected +NAME or -NAME"), std::string::npos) << error;
+}
+
+TEST(HostCPUTarget, MissingFeaturesAreListed) {
+  EXPECT_EQ(getMissingHostCPUFeatures("sse2,nosuchfeature,alsonot"),
+            "nosuchfeature,alsonot");
+  EXPECT_EQ(getMissingHostCPUFeatures(""), "");
+}
+
+TEST(GPUTargetLimits, AMDLDSFromTheBackEnd) {
+  EXPECT_EQ(getAMDGPUAddressableLDSBytes("gfx950"), 163840u);
+  EXPECT_EQ(getAMDGPUAddressableLDSBytes("gfx1250"), 327680u);
+  EXPECT_EQ(getAMDGPUAddressableLDSBytes("gfx90a"), 65536u);
+  std::optional<GPUTargetInfo> gfx1250 = lookupGPUTarget("gfx1250");
+  ASSERT_TRUE(gfx1250);
+  EXPECT_EQ(gfx1250->sharedMemoryBytes, 327680u);
+  EXPECT_EQ(gfx1250->staticSharedMemoryBytes, 327680u);
+}
+} // namespace
