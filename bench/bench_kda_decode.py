@@ -22,10 +22,10 @@ reaches on the machine, as a percentage of the same bound; "copy" is a plain Tri
 exactly the fp32 state's bytes from one buffer to another, as fast as a stream of that size
 goes (the bound takes a 1 GiB copy's bandwidth). A second table compares an fp32 [K, V] state:
 FLA's core on a [K, V] pool (state_v_first=False) and ours at the launch kdatile.ops picks for
-that layout. The protocol is KDA.md section 5's: a paged pool of 2*B+1 slots, distinct random
+that layout. The protocol is docs/performance.md's: a paged pool of 2*B+1 slots, distinct random
 slots, median over many replays.
 
-FLA comes from the fla-core wheel carried as .whl/ (see the device README), never committed.
+FLA (fla-core) must be installed on the GPU machine, e.g. from a wheel in the git-ignored .whl/.
 """
 
 from __future__ import annotations
@@ -54,72 +54,85 @@ LAUNCHES = ((128, 32, 2, 4, False), (128, 32, 0, 4, False), (128, 64, 0, 8, Fals
 VARIANTS = [(state, *launch) for state in STATE_DTYPES for launch in LAUNCHES]
 
 
-def decode_args(np_state_dtype, H, B, rng, block_v, block_step, stages, cluster=False,
-                state_layout="vk"):
-    """Arguments of kernels/kda_decode.py with NumPy stand-ins (shapes and dtypes only)."""
-    from kda_reference import decode_launch, make_decode_inputs
+def numpy_arguments(H, B, state_dtype="f32", state_layout="vk"):
+    """kda_decode's arguments at this shape as NumPy stand-ins for CUDA tensors (zeros: only
+    shapes and dtypes matter): what the bundle's launches are prepared on."""
+    from kdatile.ops.export import decode_arguments
 
-    inp = make_decode_inputs(rng, B, H, 2 * B + 1)
-    if np_state_dtype == "bf16":
-        inp["state"] = np.zeros(inp["state"].shape, np.uint16)
-    idx = np.arange(B, dtype=np.int32)
-    return decode_launch(inp, idx, lower_bound=-5.0, block_v=block_v, block_step=block_step,
-                         stages=stages, cluster=cluster, state_layout=state_layout)
+    return decode_arguments(B, fused=False, H=H, D=D, state_dtype=state_dtype,
+                            state_layout=state_layout)
 
 
-def kv_launch(decode_config, B, H):
-    """(BV, BLK, STAGES, warps, CLUSTER) kdatile.ops.kda_decode runs on the H200 for an fp32
-    [K, V] state."""
-    launch = decode_config(B, H, D, on_gpu=True, state_bytes=4, state_kv=True, clusters=True)
-    return (*launch, launch[0] < D)
+def variant_of(launch):
+    """The (BV, BLK, STAGES, warps, CLUSTER) of an op's Launch: a key of LAUNCHES."""
+    c = launch.constexprs
+    return c["BV"], c["BLK"], c["STAGES"], launch.num_warps, c["CLUSTER"]
+
+
+def ops_launch(B, H, state_dtype="f32", state_layout="vk"):
+    """The (BV, BLK, STAGES, warps, CLUSTER) kdatile.ops.kda_decode runs on the H200 (the
+    launch it prepares for sm_90a, which assumes the H200's multiprocessors)."""
+    from kdatile.ops.decode import decode_launch
+
+    _, launch = decode_launch(**numpy_arguments(H, B, state_dtype, state_layout),
+                              target="sm_90a")
+    return variant_of(launch)
 
 
 def prepare(out_dir):
     import kdatile as kt
-    from kda_decode import kda_decode
-    from kdatile.ops.decode import decode_config
+    from kdatile.ops.decode import decode_launch
 
-    rng = np.random.default_rng(0)
     launches = []
+
+    def add(H, B, state_dtype, state_layout="vk", config=None):
+        _, launch = decode_launch(**numpy_arguments(H, B, state_dtype, state_layout),
+                                  target="sm_90a", config=config)
+        launches.append((launch.kernel, launch.args,
+                         dict(launch.constexprs, num_warps=launch.num_warps)))
+
     for H in HEADS:
-        for state, bv, blk, stages, warps, cluster in VARIANTS:
+        for state, *config in VARIANTS:
             # The specialization does not depend on the batch (only the grid does).
-            args, constexprs, _ = decode_args(state, H, 8, rng, bv, blk, stages, cluster)
-            launches.append((kda_decode, args, dict(constexprs, num_warps=warps)))
-        for bv, blk, stages, warps, cluster in {kv_launch(decode_config, B, H) for B in BATCHES}:
-            args, constexprs, _ = decode_args("f32", H, 8, rng, bv, blk, stages, cluster, "kv")
-            launches.append((kda_decode, args, dict(constexprs, num_warps=warps)))
+            add(H, 8, state, config=config)
+        for B in BATCHES:
+            add(H, B, "f32", "kv")
     runtime = os.path.join(ROOT, "test", "gpu", "artifacts", "libkda_gpu_runtime.so")
     if not os.path.exists(runtime):
         sys.exit(f"{runtime} is missing: run `python3 test/gpu/prepare.py --out "
                  "test/gpu/artifacts` first (it builds the LLVM-free GPU runtime)")
     exported = kt.export_bundle(out_dir, launches, runtime=runtime)
-    print(f"{len(exported)} specializations of kda_decode in {out_dir}")
+    print(f"{len(set(exported))} specializations of kda_decode in {out_dir}")
 
 
-def torch_decode_args(torch, H, B, state_dtype, idx, block_v=D, block_step=32, stages=0,
-                      cluster=False, state_kv=False):
-    """kernels/kda_decode.py arguments as CUDA tensors, laid out as decode_launch lays out
-    the NumPy ones (so the bundle's specialization matches); the pool has 2*B+1 slots."""
+def torch_arguments(torch, H, B, state_dtype, idx, state_layout="vk"):
+    """kda_decode's arguments as CUDA tensors, laid out as numpy_arguments lays out the NumPy
+    stand-ins (so the bundle's specializations match); the pool has 2*B+1 slots."""
     C, slots, bf = 3 * H * D, 2 * B + 1, torch.bfloat16
 
     def rnd(*shape, dtype=bf, scale=1.0):
         return (torch.randn(*shape, device="cuda") * scale).to(dtype)
 
-    x = rnd(B, C)
-    state = rnd(slots, H, D, D, dtype=torch.float32 if state_dtype == "f32" else bf,
-                scale=0.1)
-    args = [x, rnd(C, 4, scale=0.5), x, rnd(slots, C, 3), rnd(B, H, D), x, x, rnd(B, H),
-            torch.rand(H, device="cuda"), rnd(H * D, dtype=torch.float32, scale=0.5), state,
-            idx, rnd(B, H, D), (torch.rand(D, device="cuda") + 0.5).to(bf),
-            torch.empty(B, H, D, device="cuda", dtype=bf),
-            torch.zeros(B * H, device="cuda", dtype=torch.int32),
-            torch.zeros(B * H * (D // block_v), device="cuda", dtype=torch.float32),
-            slots, C, 3 * C, 3, 1, -5.0, 1e-5]
-    constexprs = dict(H=H, D=D, BV=block_v, BLK=block_step, STAGES=stages, STATE_KV=state_kv,
-                      USE_LOWER_BOUND=True,
-                      HAS_CONV_BIAS=False, FUSED_FB=False, CLUSTER=cluster)
-    return args, constexprs, (B, H, D // block_v)
+    return dict(
+        x=rnd(B, C), conv_weight=rnd(C, 4, scale=0.5), conv_state=rnd(slots, C, 3),
+        raw_g=rnd(B, H, D), raw_beta=rnd(B, H), A_log=torch.rand(H, device="cuda"),
+        dt_bias=rnd(H * D, dtype=torch.float32, scale=0.5),
+        state=rnd(slots, H, D, D, dtype=torch.float32 if state_dtype == "f32" else bf,
+                  scale=0.1),
+        state_indices=idx, output_gate=rnd(B, H, D),
+        norm_weight=(torch.rand(D, device="cuda") + 0.5).to(bf), lower_bound=-5.0,
+        state_layout=state_layout, out=torch.empty(B, H, D, device="cuda", dtype=bf))
+
+
+def torch_launch(torch, H, B, state_dtype, idx, config, state_layout="vk"):
+    """A callable running kernels/kda_decode.py at `config` (BV, BLK, STAGES, warps, CLUSTER)
+    on fresh CUDA tensors, prepared by the op (decode_launch with config)."""
+    from kdatile.ops.decode import decode_launch
+
+    _, launch = decode_launch(**torch_arguments(torch, H, B, state_dtype, idx, state_layout),
+                              config=config)
+    return functools.partial(launch.kernel[launch.grid], *launch.args, **launch.constexprs,
+                             num_warps=launch.num_warps)
 
 
 def fla_baselines(torch, H, B, idx):
@@ -167,21 +180,11 @@ def fla_baselines(torch, H, B, idx):
     return t_core, t_full, t_core_kv
 
 
-def ops_launch(decode_config, B, H, state_bytes):
-    """The VARIANTS key of what kdatile.ops.kda_decode runs on the H200 (a split head's
-    programs in a cluster)."""
-    launch = decode_config(B, H, D, on_gpu=True, state_bytes=state_bytes, clusters=True)
-    return (*launch, launch[0] < D)
-
-
 def run(bundle_dir):
     import torch
 
     os.environ["KDATILE_BUNDLE"] = bundle_dir
     from decode_traffic_twin import best_twin_time
-
-    from kda_decode import kda_decode
-    from kdatile.ops.decode import decode_config
 
     bws = copy_bandwidths(torch)
     bw = max(bws.values())
@@ -210,27 +213,21 @@ def run(bundle_dir):
             idx = torch.from_numpy(rng.permutation(slots)[:B].astype(np.int32)).to("cuda")
             t_core, t_full, t_core_kv = fla_baselines(torch, H, B, idx)
             times = {}
-            for state_dtype, bv, blk, stages, warps, cluster in VARIANTS:
-                tensors, constexprs, grid = torch_decode_args(torch, H, B, state_dtype, idx, bv,
-                                                              blk, stages, cluster)
-                ours = functools.partial(kda_decode[grid], *tensors, **constexprs,
-                                         num_warps=warps)
-                times[(state_dtype, bv, blk, stages, warps, cluster)] = time_graph(torch, ours)
-                del tensors
-            bv, blk, stages, warps, cluster = kv_launch(decode_config, B, H)
-            tensors, constexprs, grid = torch_decode_args(torch, H, B, "f32", idx, bv, blk,
-                                                          stages, cluster, state_kv=True)
-            ours_kv = time_graph(torch, functools.partial(kda_decode[grid], *tensors,
-                                                          **constexprs, num_warps=warps))
-            del tensors
+            for state_dtype, *config in VARIANTS:
+                ours = torch_launch(torch, H, B, state_dtype, idx, config)
+                times[(state_dtype, *config)] = time_graph(torch, ours)
+                del ours
+            config = ops_launch(B, H, "f32", "kv")
+            ours_kv = time_graph(torch, torch_launch(torch, H, B, "f32", idx, config, "kv"))
+            bv, blk, stages, warps, cluster = config
             launch = f"{bv}/{blk}/{stages}/{warps}" + ("c" if cluster else "")
             kv_rows.append(f"{H:>3} {B:>4} | {t_core_kv:>8.2f} | {ours_kv:>8.2f} {launch:>12} "
                            f"{t_core_kv / ours_kv:>6.2f}")
             bound = 2 * B * H * D * D * 4 / bw * 1e6  # fp32 state read + write
             copy = triton_copy_time(torch, B * H * D * D * 4)
             twin, twin_launch = best_twin_time(torch, H, B, idx)
-            ops32 = times[("f32", *ops_launch(decode_config, B, H, 4))]
-            ops16 = times[("bf16", *ops_launch(decode_config, B, H, 2))]
+            ops32 = times[("f32", *ops_launch(B, H, "f32"))]
+            ops16 = times[("bf16", *ops_launch(B, H, "bf16"))]
             cells = " ".join(f"{times[v]:>16.2f} {t_core / times[v]:>6.2f}" for v in VARIANTS)
             print(f"{H:>3} {B:>4} | {t_core:>8.2f} {t_full:>8.2f} | {cells} | {ops32:>8.2f} "
                   f"{t_core / ops32:>6.2f} {t_full / ops32:>6.2f} {ops16:>8.2f} "

@@ -8,7 +8,7 @@ num_accepted_tokens), plus a correctness check against the fp64 reference.
 
 `run` first checks, for every variant (BV, num_warps, PREFETCH_STATE) and fp32 / bf16 pools, a
 varlen spec-decode batch with padding tokens and a padding sequence against the fp64 reference
-(test/python/kda_recurrent_reference.py; KDA.md section 4 tolerances). Then it times, for H = 12
+(test/python/kda_recurrent_reference.py; docs/kda.md tolerances). Then it times, for H = 12
 and batch in {1, 8, 32, 128, 256}, T in {1, 4}: FLA's core (in-kernel L2-norm, gate and beta
 sigmoid, lower bound -5, fp32 [V, K] pool updated in place) and ours, every variant and the one
 kdatile.ops runs ("ops"), all replayed from CUDA graphs (median), with the bound of the state
@@ -77,39 +77,39 @@ def check_case(state_bf16, rng):
                 acc=np.array([3, 1, 3, 1, 2, 3, 4, 2], np.int32), cu=cu)
 
 
-def launch_args(c, o, BV, prefetch=False):
-    """(args, constexprs, grid) of kda_recurrent for a case (NumPy arrays or their tensors)."""
-    si, state = c["si"], c["state"]
-    N, Tcols = si.shape
-    slots = state.shape[0]
-    args = [c["q"], c["k"], c["v"], c["g"], c["beta"], c["A_log"], c["dt_bias"], state, si,
-            c["acc"], si if c["cu"] is None else c["cu"], o,
-            Tcols, slots, H * D, H * D, H * D, H * D, H, H * D * D, Tcols, 1,
-            D ** -0.5, -5.0]
-    constexprs = dict(H=H, K=D, V=D, STATE_KV=False, IS_VARLEN=c["cu"] is not None,
-                      HAS_NUM_ACCEPTED=True, USE_QK_L2NORM=True, USE_GATE=True,
-                      USE_LOWER_BOUND=True, USE_BETA_SIGMOID=True, BV=BV,
-                      PREFETCH_STATE=prefetch)
-    return args, constexprs, (N, H, D // BV)
+def launch(c, o, config=None, target=None):
+    """The op's Launch of kda_recurrent for a case (NumPy arrays or their tensors) writing `o`:
+    at `config` (BV, num_warps, PREFETCH_STATE), or the op's own choice when None."""
+    from kdatile.ops.recurrent import recurrent_launch
+
+    return recurrent_launch(c["q"], c["k"], c["v"], c["g"], c["beta"], A_log=c["A_log"],
+                            dt_bias=c["dt_bias"], lower_bound=-5.0, initial_state=c["state"],
+                            state_indices=c["si"], cu_seqlens=c["cu"],
+                            num_accepted_tokens=c["acc"], out=o, target=target,
+                            config=config)[1]
+
+
+def variant_of(launch):
+    """The VARIANTS key (BV, num_warps, PREFETCH_STATE) of a Launch."""
+    return launch.constexprs["BV"], launch.num_warps, launch.constexprs["PREFETCH_STATE"]
+
+
+def run_launch(launch):
+    return functools.partial(launch.kernel[launch.grid], *launch.args, **launch.constexprs,
+                             num_warps=launch.num_warps)
 
 
 def prepare(out_dir):
     import kdatile as kt
-    from kda_recurrent import kda_recurrent
 
+    cases = [check_case(state_bf16, np.random.default_rng(0)) for state_bf16 in (False, True)]
+    cases += [bench_case(B, T, np.random.default_rng(0)) for B in BATCHES for T in TOKENS]
     launches = []
-    for BV, warps, prefetch in VARIANTS:
-        for state_bf16 in (False, True):
-            c = check_case(state_bf16, np.random.default_rng(0))
-            o = np.zeros(c["v"].shape, np.uint16)
-            args, constexprs, _ = launch_args(c, o, BV, prefetch)
-            launches.append((kda_recurrent, args, dict(constexprs, num_warps=warps)))
-        for B in BATCHES:
-            for T in TOKENS:
-                c = bench_case(B, T, np.random.default_rng(0))
-                o = np.zeros(c["v"].shape, np.uint16)
-                args, constexprs, _ = launch_args(c, o, BV, prefetch)
-                launches.append((kda_recurrent, args, dict(constexprs, num_warps=warps)))
+    for config in VARIANTS:
+        for c in cases:
+            ours = launch(c, np.zeros(c["v"].shape, np.uint16), config, target="sm_90a")
+            launches.append((ours.kernel, ours.args,
+                             dict(ours.constexprs, num_warps=ours.num_warps)))
     runtime = os.path.join(ROOT, "test", "gpu", "artifacts", "libkda_gpu_runtime.so")
     if not os.path.exists(runtime):
         sys.exit(f"{runtime} is missing: run `python3 test/gpu/prepare.py --out "
@@ -146,7 +146,6 @@ def name(BV, warps, prefetch):
 
 
 def check(torch):
-    from kda_recurrent import kda_recurrent
     from kda_recurrent_reference import kda_recurrent_reference
     from kda_reference import rel_rms
 
@@ -164,8 +163,7 @@ def check(torch):
         for BV, warps, prefetch in VARIANTS:
             t = to_torch(torch, c)
             o = torch.full(t["v"].shape, float("nan"), device="cuda", dtype=torch.bfloat16)
-            args, constexprs, grid = launch_args(t, o, BV, prefetch)
-            kda_recurrent[grid](*args, **constexprs, num_warps=warps)
+            run_launch(launch(t, o, (BV, warps, prefetch)))()
             torch.cuda.synchronize()
             got_o = bf16_np(torch, o).reshape(ref_o.shape)
             pool = t["state"]
@@ -187,9 +185,6 @@ def run(bundle_dir):
     import torch
 
     os.environ["KDATILE_BUNDLE"] = bundle_dir
-    from kda_recurrent import kda_recurrent
-    from kdatile.ops.recurrent import GPU_BV, gpu_launch_options
-
     ok = check(torch)
     try:
         from fla.ops.kda.fused_recurrent import fused_recurrent_kda_fwd
@@ -218,16 +213,12 @@ def run(bundle_dir):
                     out=o_fla)
                 t_fla = time_graph(torch, fla)
             times = []
-            for BV, warps, prefetch in VARIANTS:
-                o = torch.empty_like(c["v"])
-                args, constexprs, grid = launch_args(c, o, BV, prefetch)
-
-                ours = functools.partial(kda_recurrent[grid], *args, **constexprs,
-                                         num_warps=warps)
+            for config in VARIANTS:
+                ours = run_launch(launch(c, torch.empty_like(c["v"]), config))
                 times.append(time_graph(torch, ours))
             bound = (1 + T) * B * H * D * D * 4 / bw * 1e6
             best = min(times)
-            ops = times[VARIANTS.index((GPU_BV, *gpu_launch_options(B, B * T)))]
+            ops = times[VARIANTS.index(variant_of(launch(c, torch.empty_like(c["v"]))))]
             cells = " ".join(f"{x:>12.2f}" for x in times)
             print(f"{B:>4} {T:>2} | {t_fla:>8.2f} | {cells} | {ops:>7.2f} {t_fla / ops:>7.2f} | "
                   f"{bound:>7.2f} {t_fla / best:>8.2f} {100 * bound / best:>6.1f}%")

@@ -2,7 +2,7 @@
 """How close to the state-traffic bound can any one-launch KDA decode step get on this GPU?
 
 A reference point for bench_kda_decode.py's "% of bound" column, not a kdatile kernel. The bound
-is the fp32 state's read + write at a 1 GiB copy's bandwidth (KDA.md section 5). Every kernel
+is the fp32 state's read + write at a 1 GiB copy's bandwidth (docs/performance.md). Every kernel
 here is Triton with next to no arithmetic, so each time is what its memory traffic alone costs;
 for the large batches of the benchmark it prints them as percentages of the bound:
 

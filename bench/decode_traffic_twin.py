@@ -8,8 +8,8 @@ index, the head's x row, conv weights, conv cache (read and written back), raw_g
 beta, output gate and norm weight, the [D, D] fp32 state read and written in place in
 [BLK, D] blocks (Triton's `num_stages` prefetching the next blocks into shared memory), and
 the bf16 output row. Its arithmetic is one multiply-add per element, so its time is what a
-kernel moving these bytes takes on the machine: the decode's state-only bound (KDA.md
-section 5) leaves out the conv cache, x and the gates (about 5% more bytes at D = 128), and a
+kernel moving these bytes takes on the machine: the decode's state-only bound (docs/performance.md)
+leaves out the conv cache, x and the gates (about 5% more bytes at D = 128), and a
 head's 64 KiB state block is not one long stream. `best_twin_time` is its best time over a
 few block sizes and stages. Launches are written BLK/warps/stages. The slots must be valid (no
 padding: the twin does not test them).

@@ -24,18 +24,14 @@ def main():
     bundle, H, B = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     state = sys.argv[4] if len(sys.argv) > 4 else "f32"
     os.environ["KDATILE_BUNDLE"] = bundle
-    from kda_decode import kda_decode
-    from kdatile.ops.decode import decode_config
-
-    bv, blk, stages, warps, cluster = bench.ops_launch(decode_config, B, H,
-                                                       4 if state == "f32" else 2)
+    config = bench.ops_launch(B, H, state)
     if len(sys.argv) > 9:
         bv, blk, stages, warps, cluster = (int(a) for a in sys.argv[5:10])
+        config = (bv, blk, stages, warps, bool(cluster))
     idx = torch.randperm(2 * B + 1, device="cuda")[:B].to(torch.int32)
-    args, constexprs, grid = bench.torch_decode_args(torch, H, B, state, idx, bv, blk, stages,
-                                                     bool(cluster))
+    launch = bench.torch_launch(torch, H, B, state, idx, config)
     for _ in range(4):
-        kda_decode[grid](*args, **constexprs, num_warps=warps)
+        launch()
     torch.cuda.synchronize()
 
 

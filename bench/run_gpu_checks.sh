@@ -11,7 +11,7 @@
 # from the ahead-of-time bundle DIR/bundle with KDATILE_BUNDLE, vs the CPU results and under
 # CUDA-graph capture; and test_gpu_ops.py: kdatile.ops.kda_decode / kda_decode_with_f_b /
 # kda_recurrent on CUDA tensors from the same bundle vs the fp64 reference saved in
-# DIR/ops_*.npz with the KDA.md section 4 tolerances, and each op captured into a CUDA graph,
+# DIR/ops_*.npz with the docs/kda.md tolerances, and each op captured into a CUDA graph,
 # replayed bit-identically to eager) and exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."

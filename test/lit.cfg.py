@@ -30,3 +30,37 @@ _cc = os.path.join(config.llvm_tools_dir, "clang")
 config.substitutions.append(("%kda_cc", _cc if os.path.exists(_cc) else "clang-22"))
 config.substitutions.append(("%kda_libdir", os.path.join(config.kda_obj_root, "lib")))
 config.substitutions.append(("%kda_include", os.path.join(config.kda_src_root, "include")))
+
+# The compiles of the shipped KDA kernels at the launches kdatile.ops picks, from
+# `python3 -m kdatile.ops.export` (one source for their signatures and constexprs):
+# %{<job>_<target>}, e.g. %{kda_decode_gfx950}, expands to kda-compile's arguments for that
+# job (file, --kernel, --target, --signature, -D constexprs, --stdlib-dir) without
+# --num-warps, which a RUN line gives when it is not kda-compile's default of 4 (the option
+# may appear once); a -D after it overrides a constexpr (the last one wins).
+def _kda_launch_substitutions():
+    import json
+    import re
+    import shlex
+    import shutil
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=os.path.join(config.kda_src_root, "python"),
+               KDATILE_KERNELS=os.path.join(config.kda_src_root, "kernels"))
+    # The python3 the Python tests run with (it has NumPy), which need not be lit's own.
+    python = shutil.which("python3") or sys.executable
+    command = [python, "-m", "kdatile.ops.export", "--target", "all", "--checks", "--format",
+               "json"]
+    proc = subprocess.run(command, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        lit_config.fatal(f"{' '.join(command)} failed:\n{proc.stderr}")
+    for job in json.loads(proc.stdout):
+        argv = job["argv"][1:]
+        if "--num-warps" in argv:
+            at = argv.index("--num-warps")
+            del argv[at:at + 2]
+        name = "%{" + f"{job['name']}_{job['target']}" + "}"
+        config.substitutions.append((re.escape(name), shlex.join(argv)))
+
+
+_kda_launch_substitutions()

@@ -86,6 +86,11 @@ bool parseRequest(const char *text, CompileOptions &options,
         v = *i;
       else if (auto d = value.getAsNumber())
         v = *d;
+      else if (const json::Object *f = value.getAsObject();
+               f && f->size() == 1 && f->getNumber("float"))
+        // {"float": 16.0}: JSON numbers do not say int or float, and
+        // getAsInteger accepts an integral double.
+        v = *f->getNumber("float");
       else if (auto s = value.getAsString()) {
         auto dtype = frontend::parseDType(*s);
         if (!dtype) {
@@ -96,7 +101,7 @@ bool parseRequest(const char *text, CompileOptions &options,
         v = *dtype;
       } else {
         error = "error: constexpr '" + key.str() +
-                "' must be a number, a bool or a dtype name";
+                "' must be a number, {\"float\": number}, a bool or a dtype name";
         return false;
       }
       req.constexprs[key.str()] = v;

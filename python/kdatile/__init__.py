@@ -22,7 +22,9 @@ torch.bfloat16 -> bf16. NumPy has no bfloat16: a NumPy **uint16** array is passe
 to bf16 (its elements are the bf16 bit patterns). Integer arguments equal to 1 are specialized
 as constexprs and multiples of 16 get a divisibility hint, as do pointers aligned to 16 bytes.
 
-Compiled kernels are cached in memory and on disk ($KDATILE_CACHE_DIR or ~/.cache/kdatile).
+`kernel.specialize(*args, **constexprs)` says what a launch compiles (signature, constexprs,
+the kda-compile command line) without compiling it. Compiled kernels are cached in memory and
+on disk ($KDATILE_CACHE_DIR or ~/.cache/kdatile).
 GPU kernels can also be exported ahead of time (kt.export_bundle) and launched where there is
 no compiler, from $KDATILE_BUNDLE (see kdatile/bundle.py).
 """
@@ -31,7 +33,8 @@ from . import language
 from ._lib import CompilationError
 from ._lib import version as compiler_version
 from .bundle import BundleError, export_bundle
-from .jit import JITFunction, cache_dir, cache_stats, clear_cache, jit, reset_cache_stats
+from .cache import cache_dir, cache_stats, clear_cache, reset_cache_stats
+from .jit import JITFunction, jit
 from .language import (
     BlockedLayout,
     SliceLayout,
@@ -84,6 +87,7 @@ from .language import (
     zeros,
 )
 from .runtime import CompiledKernel, load_compiled
+from .specialize import Specialization
 
 __version__ = "0.1.0"
 
@@ -114,6 +118,7 @@ __all__ = [
     "float64", "full", "int1", "int16", "int32", "int64", "int8", "jit", "JITFunction",
     "language", "load", "load_compiled", "log", "log2", "max", "maximum", "min", "minimum",
     "num_programs", "pointer", "pointer_type", "program_id", "reset_cache_stats", "reshape",
-    "rsqrt", "sigmoid", "SliceLayout", "sqrt", "static_assert", "static_range", "store", "sum",
+    "rsqrt", "sigmoid", "SliceLayout", "Specialization", "sqrt", "static_assert",
+    "static_range", "store", "sum",
     "trans", "where", "zeros",
 ]

@@ -17,8 +17,8 @@ the GPU runtime library (libkda_gpu_runtime.so in the bundle directory, or
 $KDATILE_GPU_RUNTIME) on torch's current stream, after the usual argument checks.
 
 Lookup key: kernel identity `<file basename>:<qualname>`, then the JIT's own in-memory key
-(JITFunction._memory_key: target, num_warps and the specialization of _specialize_args: dtypes,
-constexprs, int and alignment hints) serialized as JSON. Each kernel entry records the sha256 of
+(Specialization.key of `kernel.specialize(...)`: target, num_warps, dtypes, constexprs, int
+and alignment hints) serialized as JSON. Each kernel entry records the sha256 of
 the source the JIT compiles and of every DSL file it depends on (kda_dependencies, at export);
 a launch re-hashes them, so an edited kernel never runs a stale code object.
 
@@ -34,6 +34,7 @@ import shutil
 import tempfile
 
 from . import _lib, gpu
+from .cache import compile_specialization, platform_of_target
 
 INDEX = "index.json"
 FORMAT = 1
@@ -59,9 +60,9 @@ def kernel_identity(fn) -> str:
     return f"{os.path.basename(fn.filename or '<kernel>')}:{fn.__qualname__}"
 
 
-def spec_key(fn, key, target: str, num_warps: int) -> str:
-    """The bundle key of a specialization: the JIT's in-memory key as compact JSON."""
-    return json.dumps(fn._memory_key(key, target, num_warps), separators=(",", ":"))
+def spec_key(spec) -> str:
+    """The bundle key of a Specialization: the JIT's in-memory key as compact JSON."""
+    return json.dumps(spec.key, separators=(",", ":"))
 
 
 def _sha256(data) -> str:
@@ -162,26 +163,21 @@ def export_bundle(out_dir, launches, *, target: str = DEFAULT_TARGET, assume_ali
     os.makedirs(out_dir, exist_ok=True)
     index = _read_index(out_dir)
     kernels = index["kernels"]
-    platform = "hip" if target.startswith("gfx") else "cuda"
+    platform = platform_of_target(target)
     emit = gpu.code_object_emit(target)
     hashes: dict = {}  # identity -> combined hash, for kernels exported by this call
     exported = []
     for launch in launches:
         fn, args, kwargs = _unpack(launch)
-        if not hasattr(fn, "_specialize_args"):
+        if not callable(getattr(fn, "specialize", None)):
             raise TypeError(f"export_bundle: {fn!r} is not a @kt.jit kernel")
-        num_warps = None
-        if "num_warps" in kwargs and "num_warps" not in fn._by_name:
-            num_warps = kwargs.pop("num_warps")
         if fn.target not in (None, target):
             raise ValueError(f"export_bundle: kernel '{fn.__name__}' is forced to target "
                              f"{fn.target!r}, not {target!r}")
-        values = fn._bind(args, kwargs)
-        key, _, _ = fn._specialize_args(values)
-        if assume_aligned:
-            key = tuple(("p", k[1], True) if k[0] == "p" else k for k in key)
-        nw = fn._resolve_num_warps(values, num_warps)
-        request = fn._request(key, values, target, nw)
+        num_warps = kwargs.pop("num_warps", None)
+        spec = fn.specialize(*args, target=target, num_warps=num_warps,
+                             assume_aligned=assume_aligned, **kwargs)
+        request = spec.request()
         ident = kernel_identity(fn)
         deps = _dependencies(fn, request)
         source_hash = _source_hash(fn)
@@ -199,8 +195,8 @@ def export_bundle(out_dir, launches, *, target: str = DEFAULT_TARGET, assume_ali
             have = {(d["base"], d["path"]) for d in entry["dependencies"]}
             entry["dependencies"] += [d for d in deps if (d["base"], d["path"]) not in have]
         # The JIT's compile path (disk cache included), bypassing any bundle lookup.
-        kernel = fn._compile_gpu(key, values, target, nw, platform)
-        skey = spec_key(fn, key, target, nw)
+        kernel = compile_specialization(spec, platform)
+        skey = spec_key(spec)
         stem = f"{fn.__name__}-{_sha256(ident + chr(0) + skey)[:16]}"
         images = {kernel.image_kind: f"{stem}.{kernel.image_kind}"}
         _write_atomic(out_dir, images[kernel.image_kind], kernel.image)
@@ -209,11 +205,12 @@ def export_bundle(out_dir, launches, *, target: str = DEFAULT_TARGET, assume_ali
             images["ptx"] = f"{stem}.ptx"
             _write_atomic(out_dir, images["ptx"], ptx.encode())
         entry["specializations"][skey] = {
-            "kernel": fn.__name__, "target": target, "platform": platform, "num_warps": nw,
+            "kernel": fn.__name__, "target": target, "platform": platform,
+            "num_warps": spec.num_warps,
             "wave_size": kernel.wave_size, "block": list(kernel.block),
             "shared_bytes": kernel.shared_bytes, "cluster_shape": list(kernel.cluster_shape),
             "params": kernel.params,
-            "signature": request["signature"], "constexprs": request["constexprs"],
+            "signature": spec.signature, "constexprs": spec.constexprs,
             "images": images,
         }
         exported.append((ident, skey))
@@ -310,10 +307,11 @@ def _make_kernel(bundle_dir: str, spec: dict) -> BundleKernel:
                         fallback=fallback)
 
 
-def lookup(fn, key, values, target: str, num_warps: int, platform: str) -> gpu.GPUKernel:
-    """The bundled kernel of this specialization; BundleError when no bundle holds it."""
+def lookup(spec, platform: str) -> gpu.GPUKernel:
+    """The bundled kernel of a Specialization; BundleError when no bundle holds it."""
+    fn = spec.fn
     ident = kernel_identity(fn)
-    skey = spec_key(fn, key, target, num_warps)
+    skey = spec_key(spec)
     dirs = bundle_dirs()
     stale, others, matched = [], [], False
     for d in dirs:
@@ -325,12 +323,12 @@ def lookup(fn, key, values, target: str, num_warps: int, platform: str) -> gpu.G
             stale.append(f"{d}: {why}")
             continue
         matched = True
-        spec = entry["specializations"].get(skey)
-        if spec is not None:
-            if spec.get("platform", platform) != platform:
+        found = entry["specializations"].get(skey)
+        if found is not None:
+            if found.get("platform", platform) != platform:
                 raise BundleError(f"kdatile: bundle {d}: kernel '{fn.__name__}' was exported for "
-                                  f"{spec['platform']}, but the device is {platform}")
-            return _make_kernel(d, spec)
+                                  f"{found['platform']}, but the device is {platform}")
+            return _make_kernel(d, found)
         others += [_describe(s["target"], s["num_warps"], s["signature"], s["constexprs"])
                    for s in entry["specializations"].values()]
     where = f"KDATILE_BUNDLE={os.pathsep.join(dirs)}"
@@ -339,8 +337,7 @@ def lookup(fn, key, values, target: str, num_warps: int, platform: str) -> gpu.G
             f"kdatile: kernel '{fn.__name__}' ({ident}) does not match its bundled code: "
             f"{'; '.join(stale)}. Re-export the bundle (kt.export_bundle) on the build machine; "
             "a stale kernel is never launched")
-    request = fn._request(key, values, target, num_warps)
-    want = _describe(target, num_warps, request["signature"], request["constexprs"])
+    want = _describe(spec.target, spec.num_warps, spec.signature, spec.constexprs)
     if not matched:
         raise BundleError(f"kdatile: kernel '{fn.__name__}' ({ident}) is not in the bundle "
                           f"({where}); wanted specialization: {want}")

@@ -1,11 +1,11 @@
 # kernels/kda_decode.py (the fused KDA decode step: short conv + SiLU, q/k L2-norm, gate, beta
 # sigmoid, delta rule, sigmoid-gated RMSNorm) on the three GPU targets, at the Kimi-K3 TP8 shape
 # H = 12, D = 128, lower-bound gate, fp32 [V, K] state, 4 warps: a [128, 128] fp32 state per
-# program. The signature is the one the JIT uses for contiguous 16-byte aligned tensors: bf16
-# activations, a channel-major [slots, C, 3] conv cache (stride_cs_w specialized to 1).
-#
-# DEFINE: %{sig} = x_ptr=*bf16:16, conv_w_ptr=*bf16:16, conv_b_ptr=*bf16:16, conv_state_ptr=*bf16:16, raw_g_ptr=*bf16:16, fa_ptr=*bf16:16, fbw_ptr=*bf16:16, raw_beta_ptr=*bf16:16, A_log_ptr=*f32:16, dt_bias_ptr=*f32:16, state_ptr=*f32:16, state_idx_ptr=*i32:16, gate_ptr=*bf16:16, norm_w_ptr=*bf16:16, out_ptr=*bf16:16, ticket_ptr=*i32:16, partial_ptr=*f32:16, num_slots=i32, stride_x=i32:16, stride_cs_slot=i32:16, stride_cs_c=i32, lower_bound=f32, norm_eps=f32
-# DEFINE: %{consts} = -D stride_cs_w=1 -D H=12 -D D=128 -D STATE_KV=False -D USE_LOWER_BOUND=True -D HAS_CONV_BIAS=False
+# program. The compiles are those of the launches kdatile.ops picks, from
+# `python3 -m kdatile.ops.export` (%{kda_decode_<target>} and the like, test/lit.cfg.py): the
+# signatures the JIT uses for contiguous 16-byte aligned tensors (bf16 activations, a
+# channel-major [slots, C, 3] conv cache, so stride_cs_w is specialized to 1); a -D after one
+# changes a constexpr.
 #
 # A whole head is walked in steps of 32 value rows (BLK), as GPUs run it, so a [32, 128] fp32
 # state block is in flight per step. The state rows are contiguous and the pool 16-byte aligned,
@@ -14,68 +14,50 @@
 # refinement with a slow path), the products are fused multiply-adds, the row and vector reductions are
 # cross-lane exchanges (ds_bpermute / DPP, shfl.sync.bfly), and nothing spills on any target.
 #
-# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx950 \
-# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D BLK=32 -D FUSED_FB=False \
-# RUN:   --emit asm -o - --stats 2>%t.gfx950.stats \
+# RUN: kda-compile %{kda_decode_gfx950} --emit asm -o - --stats 2>%t.gfx950.stats \
 # RUN:   | FileCheck %s --check-prefix=GFX950 --implicit-check-not=scratch_
 # RUN: FileCheck %s --check-prefixes=GFX950-STATS,AMD-STATS --input-file %t.gfx950.stats
 #
-# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx1250 \
-# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D BLK=32 -D FUSED_FB=False \
-# RUN:   --emit asm -o - --stats 2>%t.gfx1250.stats \
+# RUN: kda-compile %{kda_decode_gfx1250} --emit asm -o - --stats 2>%t.gfx1250.stats \
 # RUN:   | FileCheck %s --check-prefix=GFX1250 --implicit-check-not=scratch_
 # RUN: FileCheck %s --check-prefixes=GFX1250-STATS,AMD-STATS --input-file %t.gfx1250.stats
 #
-# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
-# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D BLK=32 -D FUSED_FB=False \
-# RUN:   --emit asm -o - | FileCheck %s --check-prefix=SM90 --implicit-check-not=.local \
+# RUN: kda-compile %{kda_decode_sm_90a} --emit asm -o - \
+# RUN:   | FileCheck %s --check-prefix=SM90 --implicit-check-not=.local \
 # RUN:   --implicit-check-not=rcp.rn --implicit-check-not=sqrt.rn --implicit-check-not=div.rn
-# RUN: %if ptxas %{ kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
-# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D BLK=32 -D FUSED_FB=False \
-# RUN:   --emit cubin -o %t.cubin --stats 2>&1 \
-# RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
+# RUN: %if ptxas %{ kda-compile %{kda_decode_sm_90a} --emit cubin -o %t.cubin --stats \
+# RUN:   2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
 #
 # The f_b variant (raw_g = bf16(f_b_weight[h] @ f_a[n]) computed in the kernel): no spills
 # (--fail-on-spill makes a spill an error on AMD; the sm_90a report is checked).
-# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx950 \
-# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D BLK=32 -D FUSED_FB=True --fail-on-spill \
-# RUN:   --emit hsaco -o %t.fb.gfx950.hsaco --stats 2>&1 \
+# RUN: kda-compile %{kda_decode_fb_gfx950} --fail-on-spill --emit hsaco -o %t.fb.gfx950.hsaco \
+# RUN:   --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefixes=GFX950-STATS,AMD-STATS
-# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx1250 \
-# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D BLK=32 -D FUSED_FB=True --fail-on-spill \
-# RUN:   --emit hsaco -o %t.fb.gfx1250.hsaco --stats 2>&1 \
+# RUN: kda-compile %{kda_decode_fb_gfx1250} --fail-on-spill --emit hsaco -o %t.fb.gfx1250.hsaco \
+# RUN:   --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefixes=GFX1250-STATS,AMD-STATS
-# RUN: %if ptxas %{ kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
-# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D BLK=32 -D FUSED_FB=True \
-# RUN:   --emit cubin -o %t.fb.cubin --stats 2>&1 \
-# RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
+# RUN: %if ptxas %{ kda-compile %{kda_decode_fb_sm_90a} --emit cubin -o %t.fb.cubin --stats \
+# RUN:   2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
 #
-# A head split over four programs (BV = 32, what small batches run on GPUs): each program
+# A head split over four programs (BV = 32, what small batches run on AMD GPUs; sm_90a runs
+# them in a cluster instead, and kda_decode_tickets is that launch forced there): each program
 # publishes its partial results and takes a ticket with one device-scope acq_rel atomic add
 # (release fence, barrier, one thread's atomic, barrier, acquire fence); still no spills.
-# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx950 \
-# RUN:   --signature '%{sig}' %{consts} -D BV=32 -D BLK=32 -D FUSED_FB=False --fail-on-spill \
+# RUN: kda-compile %{kda_decode_bv32_gfx950} --fail-on-spill \
 # RUN:   --emit asm -o - | FileCheck %s --check-prefix=SPLIT-GFX950
-# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx1250 \
-# RUN:   --signature '%{sig}' %{consts} -D BV=32 -D BLK=32 -D FUSED_FB=False --fail-on-spill \
+# RUN: kda-compile %{kda_decode_bv32_gfx1250} --fail-on-spill \
 # RUN:   --emit asm -o - | FileCheck %s --check-prefix=SPLIT-GFX1250
-# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
-# RUN:   --signature '%{sig}' %{consts} -D BV=32 -D BLK=32 -D FUSED_FB=False \
+# RUN: kda-compile %{kda_decode_tickets_sm_90a} \
 # RUN:   --emit asm -o - | FileCheck %s --check-prefix=SPLIT-SM90
-# RUN: %if ptxas %{ kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
-# RUN:   --signature '%{sig}' %{consts} -D BV=32 -D BLK=32 -D FUSED_FB=False \
-# RUN:   --emit cubin -o %t.split.cubin --stats 2>&1 \
-# RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
-
+# RUN: %if ptxas %{ kda-compile %{kda_decode_tickets_sm_90a} --emit cubin -o %t.split.cubin \
+# RUN:   --stats 2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
 #
-# The state streamed through two shared-memory buffers (STAGES = 2, what large batches run
+# The state streamed through two shared-memory buffers (STAGES = 2, what larger batches run
 # with an fp32 state): 16-byte cp.async copies (the first block's before the conv), a wait and
 # a barrier per step, 128-bit shared loads; AMD copies through registers into LDS. No spills.
-# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
-# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D BLK=32 -D STAGES=2 -D FUSED_FB=False \
+# RUN: kda-compile %{kda_decode_sm_90a} -D STAGES=2 \
 # RUN:   --emit asm -o - | FileCheck %s --check-prefix=STAGES-SM90 --implicit-check-not=.local
-# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target gfx1250 \
-# RUN:   --signature '%{sig}' %{consts} -D BV=128 -D BLK=32 -D STAGES=2 -D FUSED_FB=False \
+# RUN: kda-compile %{kda_decode_gfx1250} -D STAGES=2 \
 # RUN:   --fail-on-spill --emit asm -o - | FileCheck %s --check-prefix=STAGES-GFX1250
 
 # STAGES-SM90-LABEL: .visible .entry kda_decode(
@@ -157,8 +139,7 @@
 # the slot index's load and all 21 loads that do not depend on the slot (the q, k and v
 # channels' conv input and 4 weights, raw_g, A_log, dt_bias, beta, the output gate, the norm
 # weight) before the slot's test, the first scf.if, so their latencies overlap.
-# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
-# RUN:   --signature '%{sig}' %{consts} -D BV=32 -D BLK=32 -D FUSED_FB=False --emit tile -o %t.one.mlir
+# RUN: kda-compile %{kda_decode_tickets_sm_90a} --emit tile -o %t.one.mlir
 # RUN: awk '/scf.if/ { exit } /tile.load/ { n++ } END { print "loads before the slot test:", n }' \
 # RUN:   %t.one.mlir | FileCheck %s --check-prefix=ONE-STEP
 # ONE-STEP: loads before the slot test: 22
@@ -166,8 +147,7 @@
 # With CLUSTER (the ops' small-batch launches on sm_90a; here a head over 8 programs of 16 rows)
 # the head's programs run as one thread-block cluster and exchange their sums of squares through
 # shared memory: no ticket atomic, no workspace access; each normalizes its own rows.
-# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
-# RUN:   --signature '%{sig}' %{consts} -D BV=16 -D BLK=16 -D FUSED_FB=False -D CLUSTER=True \
+# RUN: kda-compile %{kda_decode_cluster4_sm_90a} -D BV=16 -D BLK=16 \
 # RUN:   --emit ptx -o - | FileCheck %s --check-prefix=CLUSTER --implicit-check-not=atom.
 # CLUSTER: .reqnctapercluster 1, 1, 8
 # CLUSTER: barrier.cluster.wait.aligned;
@@ -177,16 +157,13 @@
 # That one-step program in a cluster writes its layouts: q, k and v each cross once from one
 # channel per thread to the state block's slices, the outputs cross back, and the sum of
 # squares crosses warps: 9 barriers. With the layouts the pass chooses it took 21.
-# RUN: kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
-# RUN:   --signature '%{sig}' %{consts} -D BV=32 -D BLK=32 -D FUSED_FB=False -D CLUSTER=True \
-# RUN:   --emit ptx -o - | awk '/bar.sync/ { n++ } END { print "barriers:", n }' \
+# RUN: kda-compile %{kda_decode_cluster4_sm_90a} --emit ptx -o - \
+# RUN:   | awk '/bar.sync/ { n++ } END { print "barriers:", n }' \
 # RUN:   | FileCheck %s --check-prefix=CLUSTER-EXCHANGES
 # CLUSTER-EXCHANGES: barriers: 9{{$}}
 
 # The fused f_b projection with a [K, V] state, in two 32-row shared-memory stages: its [128, 128]
 # weight, read once, must not decide the layout of the [128, 32] state blocks (it did: each
 # element on 4 lanes, 255 registers and 504 bytes of spills per thread on sm_90a).
-# RUN: %if ptxas %{ kda-compile %kda_src/kernels/kda_decode.py --kernel kda_decode --target sm_90a \
-# RUN:   --signature '%{sig}' -D stride_cs_w=1 -D H=12 -D D=128 -D STATE_KV=True \
-# RUN:   -D USE_LOWER_BOUND=True -D HAS_CONV_BIAS=False -D BV=128 -D BLK=32 -D STAGES=2 \
-# RUN:   -D FUSED_FB=True --fail-on-spill --emit ptx -o %t.fbkv.ptx %}
+# RUN: %if ptxas %{ kda-compile %{kda_decode_fb_sm_90a} -D STATE_KV=True -D STAGES=2 \
+# RUN:   --fail-on-spill --emit ptx -o %t.fbkv.ptx %}

@@ -1,34 +1,32 @@
 # kernels/kda_recurrent.py (the multi-token KDA recurrent core: varlen, per-token slots,
 # num_accepted_tokens, every in-kernel switch on) on the three GPU targets, at the Kimi-K3 shape
 # H = 12, K = V = 128, one program per (sequence, head) (BV = V) with 8 warps: a [128, 128]
-# fp32 state per program carried in registers across the token loop.
+# fp32 state per program carried in registers across the token loop. The signatures and
+# constexprs are those of the launches kdatile.ops picks, from `python3 -m kdatile.ops.export`
+# (%{kda_recurrent_<target>}: fixed-length tokens, BV = 32; %{kda_recurrent_bf16_kv_<target>}:
+# a bf16 [K, V] pool; test/lit.cfg.py), with the constexprs below changed by -D and the warps
+# by --num-warps.
 #
-# DEFINE: %{sig} = q_ptr=*bf16:16, k_ptr=*bf16:16, v_ptr=*bf16:16, g_ptr=*bf16:16, beta_ptr=*bf16:16, A_log_ptr=*f32:16, dt_bias_ptr=*f32:16, state_ptr=*f32:16, state_idx_ptr=*i32:16, num_accepted_ptr=*i32:16, cu_seqlens_ptr=*i32:16, o_ptr=*bf16:16, T=i32, num_slots=i32, stride_q=i32:16, stride_k=i32:16, stride_v=i32:16, stride_g=i32:16, stride_beta=i32, stride_state_slot=i32:16, stride_si_n=i32, stride_si_t=i32, scale=f32, lower_bound=f32
-# DEFINE: %{sigbf} = q_ptr=*bf16:16, k_ptr=*bf16:16, v_ptr=*bf16:16, g_ptr=*bf16:16, beta_ptr=*bf16:16, A_log_ptr=*f32:16, dt_bias_ptr=*f32:16, state_ptr=*bf16:16, state_idx_ptr=*i32:16, num_accepted_ptr=*i32:16, cu_seqlens_ptr=*i32:16, o_ptr=*bf16:16, T=i32, num_slots=i32, stride_q=i32:16, stride_k=i32:16, stride_v=i32:16, stride_g=i32:16, stride_beta=i32, stride_state_slot=i32:16, stride_si_n=i32, stride_si_t=i32, scale=f32, lower_bound=f32
-# DEFINE: %{consts} = -D H=12 -D K=128 -D V=128 -D IS_VARLEN=True -D HAS_NUM_ACCEPTED=True -D USE_QK_L2NORM=True -D USE_GATE=True -D USE_LOWER_BOUND=True -D USE_BETA_SIGMOID=True
+# DEFINE: %{varlen} = -D IS_VARLEN=True -D HAS_NUM_ACCEPTED=True
 #
 # The state rows are contiguous and the pool 16-byte aligned, so the state is read once and
 # written after every token with 128-bit accesses; exp(g) is the hardware exp2 (v_exp_f32,
 # ex2.approx), the row reductions are cross-lane butterflies, and nothing spills. The [K, V]
 # layout with a bf16 pool compiles without spills too.
 #
-# RUN: kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target gfx950 \
-# RUN:   --num-warps=8 --signature '%{sig}' %{consts} -D BV=128 -D STATE_KV=False \
+# RUN: kda-compile %{kda_recurrent_gfx950} --num-warps=8 %{varlen} -D BV=128 \
 # RUN:   --emit asm -o - --stats 2>%t.gfx950.stats \
 # RUN:   | FileCheck %s --check-prefix=GFX950 --implicit-check-not=scratch_
 # RUN: FileCheck %s --check-prefixes=GFX950-STATS,AMD-STATS --input-file %t.gfx950.stats
 #
-# RUN: kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target gfx1250 \
-# RUN:   --num-warps=8 --signature '%{sig}' %{consts} -D BV=128 -D STATE_KV=False \
+# RUN: kda-compile %{kda_recurrent_gfx1250} --num-warps=8 %{varlen} -D BV=128 \
 # RUN:   --emit asm -o - --stats 2>%t.gfx1250.stats \
 # RUN:   | FileCheck %s --check-prefix=GFX1250 --implicit-check-not=scratch_
 # RUN: FileCheck %s --check-prefixes=GFX1250-STATS,AMD-STATS --input-file %t.gfx1250.stats
 #
-# RUN: kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target sm_90a \
-# RUN:   --num-warps=8 --signature '%{sig}' %{consts} -D BV=128 -D STATE_KV=False \
+# RUN: kda-compile %{kda_recurrent_sm_90a} --num-warps=8 %{varlen} -D BV=128 \
 # RUN:   --emit asm -o - | FileCheck %s --check-prefix=SM90
-# RUN: %if ptxas %{ kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target sm_90a \
-# RUN:   --num-warps=8 --signature '%{sig}' %{consts} -D BV=128 -D STATE_KV=False \
+# RUN: %if ptxas %{ kda-compile %{kda_recurrent_sm_90a} --num-warps=8 %{varlen} -D BV=128 \
 # RUN:   --emit cubin -o %t.cubin --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
 #
@@ -36,23 +34,18 @@
 # state prefetched (PREFETCH_STATE). Its 16-byte asynchronous copies are issued before the first
 # token's loads and norms, and waited for only before the delta rule (then read from shared
 # memory); on AMD the same source compiles without spills.
-# RUN: kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target sm_90a \
-# RUN:   --num-warps=4 --signature '%{sig}' %{consts} -D BV=32 -D STATE_KV=False \
+# RUN: kda-compile %{kda_recurrent_sm_90a} --num-warps=4 %{varlen} \
 # RUN:   -D PREFETCH_STATE=True --emit asm -o - | FileCheck %s --check-prefix=PF
-# RUN: kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target gfx950 \
-# RUN:   --num-warps=4 --signature '%{sig}' %{consts} -D BV=32 -D STATE_KV=False \
+# RUN: kda-compile %{kda_recurrent_gfx950} --num-warps=4 %{varlen} \
 # RUN:   -D PREFETCH_STATE=True --emit hsaco -o %t.pf.hsaco --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=AMD-STATS
 #
 # [K, V] layout, bf16 pool: no spills on any target.
-# RUN: kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target gfx950 \
-# RUN:   --num-warps=8 --signature '%{sigbf}' %{consts} -D BV=128 -D STATE_KV=True \
+# RUN: kda-compile %{kda_recurrent_bf16_kv_gfx950} --num-warps=8 %{varlen} -D BV=128 \
 # RUN:   --emit hsaco -o %t.kv.gfx950.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
-# RUN: kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target gfx1250 \
-# RUN:   --num-warps=8 --signature '%{sigbf}' %{consts} -D BV=128 -D STATE_KV=True \
+# RUN: kda-compile %{kda_recurrent_bf16_kv_gfx1250} --num-warps=8 %{varlen} -D BV=128 \
 # RUN:   --emit hsaco -o %t.kv.gfx1250.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
-# RUN: %if ptxas %{ kda-compile %kda_src/kernels/kda_recurrent.py --kernel kda_recurrent --target sm_90a \
-# RUN:   --num-warps=8 --signature '%{sigbf}' %{consts} -D BV=128 -D STATE_KV=True \
+# RUN: %if ptxas %{ kda-compile %{kda_recurrent_bf16_kv_sm_90a} --num-warps=8 %{varlen} -D BV=128 \
 # RUN:   --emit cubin -o %t.kv.cubin --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
 #

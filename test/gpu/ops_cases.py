@@ -19,18 +19,11 @@ if _REFS not in sys.path:
     sys.path.append(_REFS)  # kda_reference.py, kda_recurrent_reference.py
 
 # Decode: every pair of levels of the two-level factors appears (as in the CPU tests' orthogonal
-# array), H in {1, 12} and B in {1, 8, 33} for each H; B*H picks the launch
-# (kdatile.ops.decode.decode_config, with the H200's thread-block clusters): a [V, K] state
-# splits heads over a cluster of 4 programs of one step (H = 1, B = 1 fp32; H = 1, B = 33 bf16)
-# or of 2 (H = 12, B = 16 fp32; H = 32, B = 2 fp32, 64 heads; H = 12, B = 8 with f_b fused,
-# fp32 and bf16; on 8 warps at H = 12, B = 11 fp32); whole heads on 4 warps in steps of 32 rows
-# from 397 heads (H = 12, B = 48). A [K, V] state splits heads over a cluster of 4 programs
-# below 64 heads (H = 1, B = 8 bf16), holds whole heads in one step (H = 1, B = 33 fp32 and
-# H = 12, B = 1 bf16, both with f_b fused) but from 256 to 1023 heads (H = 12, B = 33: 32-row
-# steps through two shared-memory stages). With f_b fused, an fp32 [V, K] state streams through
-# two stages from 397 heads, the projection computed before the slot's test (H = 12, B = 40;
-# unfused it would not stream), and a [K, V] one from 256 heads, the projection after the norms
-# (H = 12, B = 22). The kernel cases of prepare.py add 8 programs per head and 2 programs of
+# array), with H from 1 to 32 heads and B from 1 to 48 rows; B*H picks the launch (value rows per
+# program, steps, shared-memory stages, warps, clusters: kdatile.ops.decode.decode_config, with
+# the H200's thread-block clusters), and the batches are chosen so that the cases run the
+# different launches the op picks on the H200. `python3 test/gpu/ops_cases.py` lists the launch
+# of every case. The kernel cases of prepare.py add 8 programs per head and 2 programs of
 # several steps in a cluster.
 #        H   B  state   layout conv  lower_bound fused  bias   indices out
 _DECODE = [
@@ -252,3 +245,36 @@ def _recurrent_case(case, reference):
     written = np.flatnonzero(np.any(ref_pool != before, axis=(1, 2, 3)))
     ref = {"ref_o": ref_o, "ref_state": ref_pool, "live_slots": written.astype(np.int64)}
     return arrays, ref
+
+
+# -- the launches the cases pick --------------------------------------------------------------
+
+
+def launches(target="sm_90a"):
+    """(case id, Launch) of every case: what the op prepares for `target` on the case's inputs
+    (kdatile.ops' decode_launch / recurrent_launch; needs the kdatile package, not libkda)."""
+    from kdatile.ops.decode import decode_launch
+    from kdatile.ops.recurrent import recurrent_launch
+
+    out = []
+    for case in DECODE_CASES:
+        arrays, _ = build_case("decode", case, reference=False)
+        args, kwargs = decode_call(case, arrays, lambda a: a.transpose(0, 2, 1))
+        out.append((case["id"], decode_launch(*args, fused=case["fused"], target=target,
+                                              **kwargs)[1]))
+    for case in RECURRENT_CASES:
+        arrays, _ = build_case("recurrent", case, reference=False)
+        args, kwargs = recurrent_call(case, arrays)
+        out.append((case["id"], recurrent_launch(*args, target=target, **kwargs)[1]))
+    return out
+
+
+LAUNCH_CONSTEXPRS = ("BV", "BLK", "STAGES", "CLUSTER", "PREFETCH_STATE")
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                    "python"))
+    for case_id, launch in launches():
+        config = ", ".join(f"{k}={launch.constexprs[k]}" for k in LAUNCH_CONSTEXPRS
+                           if k in launch.constexprs)
+        print(f"{case_id}: grid {launch.grid}, {launch.num_warps} warps, {config}")

@@ -86,10 +86,10 @@ def dsl_cases():
         idx = r.permutation(slots)[:B].astype(np.int32)
         idx[1] = -1
         idx[-1] = slots + 3
-        args, constexprs, grid = decode_launch(inp, idx, lower_bound=lower_bound)
+        launch = decode_launch(inp, idx, lower_bound=lower_bound)
         cases.append((f"kda_decode_h{H}_b{B}_{'lb' if lower_bound else 'sp'}", kda_decode,
-                      args, constexprs, grid, 4, 1e-2, 1e-2))
-    def decode_case(name, H, B, padding_row, layout, D=128, **launch):
+                      list(launch.args), launch.constexprs, launch.grid, 4, 1e-2, 1e-2))
+    def decode_case(name, H, B, padding_row, layout, D=128, **config):
         """A kda_decode case on a pool of 2*B+1 slots, row `padding_row` a padding row."""
         slots = 2 * B + 1
         inp = make_decode_inputs(r, B, H, slots, D=D)
@@ -97,9 +97,9 @@ def dsl_cases():
             inp["state"] = np.ascontiguousarray(inp["state"].swapaxes(2, 3))
         idx = r.permutation(slots)[:B].astype(np.int32)
         idx[padding_row] = -1
-        args, constexprs, grid = decode_launch(inp, idx, lower_bound=-5.0, state_layout=layout,
-                                               **launch)
-        cases.append((name, kda_decode, args, constexprs, grid, 4, 1e-2, 1e-2))
+        launch = decode_launch(inp, idx, lower_bound=-5.0, state_layout=layout, **config)
+        cases.append((name, kda_decode, list(launch.args), launch.constexprs, launch.grid, 4,
+                      1e-2, 1e-2))
 
     # Whole heads in steps, the state streamed through shared memory by cp.async (a ring of
     # two 32-row and of three 16-row buffers), both state layouts; two 64-row buffers (64 KiB:
@@ -143,9 +143,9 @@ def dsl_cases():
     si = r.permutation(slots)[:len(lens) * Tcols].astype(np.int32).reshape(len(lens), Tcols)
     si[0, 1] = -1
     acc = np.array([2, 1, 3, 1], np.int32)
-    args, constexprs, grid = recurrent_launch(inp, si, cu_seqlens=cu, num_accepted=acc, BV=32)
-    cases.append(("kda_recurrent_varlen_spec", kda_recurrent, args, constexprs, grid, 4,
-                  1e-2, 1e-2))
+    launch = recurrent_launch(inp, si, cu_seqlens=cu, num_accepted=acc, BV=32)
+    cases.append(("kda_recurrent_varlen_spec", kda_recurrent, list(launch.args),
+                  launch.constexprs, launch.grid, 4, 1e-2, 1e-2))
     # Test kernels of test/python/dsl_kernels.py: a reduction across warps,
     # a reduction meeting a load (loaded in the reduction's layout), and a
     # tile added to its transpose (a layout conversion through shared memory).
@@ -236,31 +236,14 @@ def ops_cases():
     target sm_90a, the case's NumPy inputs standing for the CUDA tensors), so the bundle holds
     exactly what the GPU calls select. The inputs and the fp64 references are rebuilt on the
     GPU machine (pure NumPy, seeded), which keeps the artifacts small."""
-    from ops_cases import (
-        DECODE_CASES,
-        RECURRENT_CASES,
-        build_case,
-        decode_call,
-        recurrent_call,
-    )
+    from ops_cases import DECODE_CASES, RECURRENT_CASES, launches
 
-    from kdatile.ops.decode import decode_launch
-    from kdatile.ops.recurrent import recurrent_launch
-
-    entries, launches = {"decode": [], "recurrent": []}, []
-    for kind, cases in (("decode", DECODE_CASES), ("recurrent", RECURRENT_CASES)):
-        for case in cases:
-            arrays, _ = build_case(kind, case, reference=False)
-            if kind == "decode":
-                args, kwargs = decode_call(case, arrays, lambda a: a.transpose(0, 2, 1))
-                _, launch = decode_launch(*args, fused=case["fused"], target=TARGET, **kwargs)
-            else:
-                args, kwargs = recurrent_call(case, arrays)
-                _, launch = recurrent_launch(*args, target=TARGET, **kwargs)
-            opts = {} if launch.num_warps is None else {"num_warps": launch.num_warps}
-            launches.append((launch.kernel, launch.args, dict(launch.constexprs, **opts)))
-            entries[kind].append(case)
-    return entries, launches
+    entries = {"decode": list(DECODE_CASES), "recurrent": list(RECURRENT_CASES)}
+    bundle_launches = []
+    for _, launch in launches(TARGET):
+        opts = {} if launch.num_warps is None else {"num_warps": launch.num_warps}
+        bundle_launches.append((launch.kernel, launch.args, dict(launch.constexprs, **opts)))
+    return entries, bundle_launches
 
 
 def compile_gpu(request, out_dir, case_id, manifest_case):
@@ -292,27 +275,25 @@ def prepare_dsl_case(out_dir, case):
     # The CPU reference, on copies.
     cpu_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     fn[grid](*cpu_args, **constexprs)
-    values = fn._bind(args, constexprs)
-    key, _ = fn._specialize(values)
     # torch allocations are aligned far beyond 16 bytes: every pointer gets the hint.
-    key = tuple(("p", k[1], True) if k[0] == "p" else k for k in key)
-    request = fn._request(key, values, TARGET, num_warps)
-    params = parse_signature(request["signature"])
-    by_name = {p.name: values[p.index] for p in fn.params}
+    spec = fn.specialize(*args, **constexprs, target=TARGET, num_warps=num_warps,
+                         assume_aligned=True)
+    request = spec.request()
+    params = parse_signature(spec.signature)
+    by_name = spec.arguments
     arrays, expected, arg_list = {}, {}, []
     for p in params:
         v = by_name[p["name"]]
         if p["kind"] == "pointer":
             arrays[p["name"]] = v
-            idx = [i for i, jp in enumerate(fn.params) if jp.name == p["name"]][0]
-            expected["expected_" + p["name"]] = cpu_args[idx]
+            expected["expected_" + p["name"]] = cpu_args[fn.arg_names.index(p["name"])]
             arg_list.append({"name": p["name"], "array": p["name"]})
         else:
             arg_list.append({"name": p["name"], "value": v})
     np.savez(os.path.join(out_dir, f"{case_id}.npz"), **arrays, **expected)
     # Every argument of the @kt.jit launch, for the bundle tests: arrays by name, else values.
     jit_args = [{"name": jp.name, "array": jp.name} if jp.name in arrays
-                else {"name": jp.name, "value": values[jp.index]}
+                else {"name": jp.name, "value": by_name[jp.name]}
                 for jp in fn.params if not jp.is_constexpr]
     entry = {"id": case_id, "kernel": fn.__name__, "source": os.path.relpath(fn.filename, ROOT),
              "module": os.path.splitext(os.path.basename(fn.filename))[0],

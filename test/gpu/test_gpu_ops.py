@@ -6,7 +6,7 @@ machine) exported the kernel specializations they launch into <artifacts>/bundle
 (torch + driver, no libkda) the ops run from the bundle with KDATILE_BUNDLE. The inputs
 (seeded) and the fp64 references (test/python's pure-NumPy references) are built here.
 
-Tolerances of ../shared/KDA.md section 4, as in the CPU tests
+Tolerances of docs/kda.md ("Acceptance tolerances"), as in the CPU tests
 (test/python/test_ops_kda_decode.py, test_ops_kda_recurrent.py): output rel RMS <= 5e-3;
 fp32 state rel RMS <= 1e-5 (bf16 state: 4e-3 decode, 5e-3 recurrent); conv cache bit-exact;
 untouched slots bit-exact; padding outputs exactly zero; no NaN/Inf. A graph captured after
@@ -138,7 +138,7 @@ class Call:
 
 
 def check_vs_reference(kind, case, host, ref, got_out, state, conv=None):
-    """KDA.md section 4 checks of one call's results (NumPy; bf16 as uint16 bit patterns):
+    """docs/kda.md acceptance checks of one call's results (NumPy; bf16 as uint16 bit patterns):
     got_out the output, state the pool after the call, conv the conv cache storage after it
     (decode); host the inputs and ref the reference arrays of build_case."""
     want_shape = ref["ref_out"].shape if kind == "decode" else host["v"].shape

@@ -1,6 +1,6 @@
 """fp64 reference of the KDA multi-token recurrent core (FLA `fused_recurrent_kda_fwd`), written
-from ../shared/KDA.md section 1 ("Speculative decoding / several tokens per sequence") and the
-padding rules of section 3, independently of kernels/kda_recurrent.py.
+from docs/kda.md ("Several tokens per sequence") and the padding rules of its "Bad inputs",
+independently of kernels/kda_recurrent.py.
 
 Inputs are the values the kernel sees, already widened to floats (bf16 bit patterns go through
 kda_reference.bf16_to_f32 first). The recurrent state is carried in fp64; what is written to
@@ -139,28 +139,31 @@ def token_stride(a):
 
 def recurrent_launch(inp, state_indices, *, cu_seqlens=None, num_accepted=None, scale=None,
                      lower_bound=-5.0, use_qk_l2norm=True, use_gate=True,
-                     use_beta_sigmoid=True, state_layout="vk", BV=None, prefetch_state=False):
-    """(args, constexprs, grid) of kernels/kda_recurrent.py; args[11] is o [tokens, H, V]
-    (bf16 bits, NaN-filled so every output must be written)."""
-    q, v, state = inp["q"], inp["v"], inp["state"]
-    H, K, V = q.shape[-2], q.shape[-1], v.shape[-1]
-    tokens = q.shape[0] * q.shape[1]
-    N, Tcols = state_indices.shape
-    BV = V if BV is None else BV
-    scale = K ** -0.5 if scale is None else scale
-    o = np.full((tokens, H, V), 0x7FC0, np.uint16)
-    unused = state_indices
-    args = [q, inp["k"], v, inp["g"], inp["beta"], inp["A_log"], inp["dt_bias"], state,
-            state_indices, unused if num_accepted is None else num_accepted,
-            unused if cu_seqlens is None else cu_seqlens, o,
-            Tcols, state.shape[0], token_stride(q), token_stride(inp["k"]), token_stride(v),
-            token_stride(inp["g"]), inp["beta"].strides[-2] // inp["beta"].itemsize,
-            state.strides[0] // state.itemsize, state_indices.strides[0] // 4,
-            state_indices.strides[1] // 4, float(scale),
-            -5.0 if lower_bound is None else float(lower_bound)]
-    constexprs = dict(H=H, K=K, V=V, STATE_KV=state_layout == "kv",
-                      IS_VARLEN=cu_seqlens is not None,
-                      HAS_NUM_ACCEPTED=num_accepted is not None, USE_QK_L2NORM=use_qk_l2norm,
-                      USE_GATE=use_gate, USE_LOWER_BOUND=lower_bound is not None,
-                      USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV, PREFETCH_STATE=prefetch_state)
-    return args, constexprs, (N, H, V // BV)
+                     use_beta_sigmoid=True, state_layout="vk", BV=None, prefetch_state=False,
+                     num_warps=None, target="cpu"):
+    """The kdatile.ops Launch (kernel, args, constexprs, grid, num_warps) of
+    kernels/kda_recurrent.py for these inputs at a given configuration (BV: value rows per
+    program, None: all V; prefetch_state: PREFETCH_STATE; num_warps: a GPU launch's),
+    prepared by the op (kdatile.ops.recurrent.recurrent_launch with `config`) for `target`.
+    Its o_ptr argument has v's shape, bf16 NaN everywhere so that every output must be
+    written. num_accepted is passed to the kernel as given, also outside [1, T], which the op
+    rejects and the kernel clamps."""
+    from kdatile.ops.recurrent import recurrent_launch as op_launch
+
+    v = inp["v"]
+    Tcols = state_indices.shape[1]
+    accepted = None if num_accepted is None else np.clip(num_accepted, 1, Tcols).astype(
+        num_accepted.dtype)
+    gate = dict(A_log=inp["A_log"], dt_bias=inp["dt_bias"], lower_bound=lower_bound)
+    _, launch = op_launch(
+        inp["q"], inp["k"], v, inp["g"], inp["beta"], **(gate if use_gate else {}),
+        scale=scale, initial_state=inp["state"], state_indices=state_indices,
+        cu_seqlens=cu_seqlens, num_accepted_tokens=accepted, use_qk_l2norm=use_qk_l2norm,
+        use_gate=use_gate, use_beta_sigmoid=use_beta_sigmoid, state_layout=state_layout,
+        out=np.full(v.shape, 0x7FC0, np.uint16), target=target,
+        config=(v.shape[-1] if BV is None else BV, num_warps, prefetch_state))
+    if num_accepted is not None:
+        args = list(launch.args)
+        args[launch.kernel.arg_names.index("num_accepted_ptr")] = num_accepted
+        launch = launch._replace(args=tuple(args))
+    return launch

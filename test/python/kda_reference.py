@@ -1,4 +1,4 @@
-"""fp64 reference of the KDA decode step, written from ../shared/KDA.md section 1.
+"""fp64 reference of the KDA decode step, written from docs/kda.md ("Decode step").
 
 Models the bf16 rounding points of the served model: the conv activation, the recurrent
 output o, and the final output (and raw_g when it is computed from f_a and f_b_weight).
@@ -125,33 +125,46 @@ def make_decode_inputs(rng, B, H, slots, *, D=128, bias=False, fused=False):
     return inputs
 
 
-def decode_launch(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layout="vk",
-                  block_v=None, block_step=None, stages=0, cluster=False):
-    """(args, constexprs, grid) of kernels/kda_decode.py for these inputs; args[14] is out.
-    block_v: value rows per program (BV; None: all D), with a fresh workspace when < D;
-    block_step: value rows per step (BLK; None: BV, one step); stages: STAGES (shared-memory
-    ring of asynchronous copies; 0: none); cluster: CLUSTER (a split head's programs sum
-    over a cluster instead of taking tickets)."""
+def decode_arguments(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layout="vk"):
+    """The keyword arguments of kdatile.ops' kda_decode (kda_decode_with_f_b when `inp` has
+    f_a) for these inputs, with `out` bf16 NaN everywhere: every row, padding included, must be
+    written by the kernel."""
     B, H, D = inp["x"].shape[0], inp["state"].shape[1], inp["state"].shape[2]
-    BV = D if block_v is None else block_v
-    conv_state = inp["conv_state"]
-    # bf16 NaN everywhere: every row, padding included, must be written by the kernel.
-    out = np.full((B, H, D), 0x7FC0, np.uint16)
-    unused = inp["x"]  # pointer parameters a variant does not read
-    tickets = np.zeros(max(B * H, 1), np.int32)
-    partials = np.zeros(max(B * H * (D // BV), 1), np.float32)
-    args = [inp["x"], inp["conv_w"],
-            inp["conv_bias"] if inp["conv_bias"] is not None else unused,
-            conv_state, inp["raw_g"], inp.get("f_a", unused), inp.get("f_b_weight", unused),
-            inp["raw_beta"], inp["A_log"], inp["dt_bias"], inp["state"], state_indices,
-            inp["output_gate"], inp["norm_weight"], out, tickets, partials,
-            inp["state"].shape[0], inp["x"].shape[1], conv_state.strides[0] // 2,
-            conv_state.strides[1] // 2, conv_state.strides[2] // 2,
-            -5.0 if lower_bound is None else lower_bound, norm_eps]
-    constexprs = dict(H=H, D=D, BV=BV, BLK=BV if block_step is None else block_step,
-                      STAGES=stages,
-                      STATE_KV=state_layout == "kv",
-                      USE_LOWER_BOUND=lower_bound is not None,
-                      HAS_CONV_BIAS=inp["conv_bias"] is not None, FUSED_FB="f_a" in inp,
-                      CLUSTER=cluster)
-    return args, constexprs, (B, H, D // BV)
+    args = dict(x=inp["x"], conv_weight=inp["conv_w"], conv_state=inp["conv_state"],
+                raw_beta=inp["raw_beta"], A_log=inp["A_log"], dt_bias=inp["dt_bias"],
+                state=inp["state"], state_indices=state_indices,
+                output_gate=inp["output_gate"], norm_weight=inp["norm_weight"],
+                conv_bias=inp["conv_bias"], lower_bound=lower_bound, norm_eps=norm_eps,
+                state_layout=state_layout, out=np.full((B, H, D), 0x7FC0, np.uint16))
+    if "f_a" in inp:
+        args.update(f_a=inp["f_a"], f_b_weight=inp["f_b_weight"])
+    else:
+        args.update(raw_g=inp["raw_g"])
+    return args
+
+
+def decode_launch(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layout="vk",
+                  block_v=None, block_step=None, stages=0, cluster=False, num_warps=None,
+                  target="cpu"):
+    """The kdatile.ops Launch (kernel, args, constexprs, grid, num_warps) of
+    kernels/kda_decode.py for these inputs at a given configuration, prepared by the op
+    (kdatile.ops.decode.decode_launch with `config`) for `target`; its out_ptr argument is
+    bf16 NaN. block_v: value rows per program (BV; None: all D), with a fresh workspace when
+    < D without a cluster; block_step: value rows per step (BLK; None: BV, one step); stages:
+    STAGES (shared-memory ring of asynchronous copies; 0: none); cluster: CLUSTER (a split
+    head's programs sum over a cluster instead of taking tickets); num_warps: the GPU
+    launch's warps."""
+    from kdatile.ops.decode import decode_launch as op_launch
+
+    D = inp["state"].shape[2]
+    block_v = D if block_v is None else block_v
+    _, launch = op_launch(**decode_arguments(inp, state_indices, lower_bound=lower_bound,
+                                             norm_eps=norm_eps, state_layout=state_layout),
+                          fused="f_a" in inp, target=target,
+                          config=(block_v, block_step, stages, num_warps, cluster))
+    return launch
+
+
+def kernel_arg(launch, name):
+    """The value a Launch passes for its kernel's parameter `name`."""
+    return launch.args[launch.kernel.arg_names.index(name)]

@@ -96,10 +96,8 @@ def test_export_writes_index_and_code_objects(fake, kfile, tmp_path):
     specs = entry["specializations"]
     assert len(specs) == 2 and [k for _, k in exported] == list(specs)
     # The key is the JIT's in-memory key (pointers keyed as aligned, as GPU allocations are).
-    values = mod.scale._bind(host_args(), {"BLOCK": 256})
-    key, _, _ = mod.scale._specialize_args(values)
-    key = tuple(("p", k[1], True) if k[0] == "p" else k for k in key)
-    skey = json.dumps(mod.scale._memory_key(key, "sm_90a", 8), separators=(",", ":"))
+    want = mod.scale.specialize(*host_args(), BLOCK=256, target="sm_90a", num_warps=8)
+    skey = json.dumps(want.key, separators=(",", ":"))
     spec = specs[skey]
     assert spec["num_warps"] == 8 and spec["block"] == [256, 1, 1]
     assert spec["shared_bytes"] == 512 and spec["platform"] == "cuda"

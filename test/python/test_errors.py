@@ -121,8 +121,9 @@ def test_missing_library(monkeypatch, tmp_path):
     monkeypatch.setattr(_lib, "_lib", None)
     monkeypatch.delenv("KDATILE_LIBRARY", raising=False)
     monkeypatch.setattr(_lib, "SOURCE_TREE_LIBRARY", str(tmp_path / "nope" / "libkda.so"))
-    with pytest.raises(RuntimeError, match=r"cannot find libkda.so.*ninja -C build.*"
-                                           r"KDATILE_LIBRARY"):
+    monkeypatch.setattr(_lib, "INSTALLED_LIBRARY", str(tmp_path / "nope2" / "libkda.so"))
+    with pytest.raises(RuntimeError, match=r"cannot find libkda.so.*pip install \..*"
+                                           r"\.ci/setup.*KDATILE_LIBRARY"):
         _lib.lib()
     monkeypatch.setenv("KDATILE_LIBRARY", str(tmp_path / "missing.so"))
     with pytest.raises(RuntimeError, match="KDATILE_LIBRARY=.*missing.so"):

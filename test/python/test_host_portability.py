@@ -18,23 +18,17 @@ import subprocess
 
 import numpy as np
 import pytest
-from smem_kernels import masked_copy
 
 import kdatile as kt
 from kdatile import _lib
 from kdatile.runtime import CompiledKernel
+from smem_kernels import masked_copy
+
+from dsl_kernels import copy_cast
 
 BASELINE = "x86-64-v2"
 CPUS = (BASELINE, "host")
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-@kt.jit
-def convert(x_ptr, out_ptr, n, BLOCK: kt.constexpr, OUT: kt.constexpr):
-    offs = kt.program_id(0) * BLOCK + kt.arange(0, BLOCK)
-    mask = offs < n
-    x = kt.load(x_ptr + offs, mask=mask)
-    kt.store(out_ptr + offs, x.to(OUT), mask=mask)
 
 
 @kt.jit
@@ -135,7 +129,7 @@ def test_narrow_to_f32_exhaustive(cpu, tmp_path):
     n = every.size
     for src, want in (("bf16", (every.astype(np.uint32) << 16).view(np.float32)),
                       ("f16", every.view(np.float16).astype(np.float32))):
-        k = _compile(convert, f"x_ptr=*{src},out_ptr=*f32,n=i32",
+        k = _compile(copy_cast, f"x_ptr=*{src},out_ptr=*f32,n=i32",
                      {"BLOCK": 1024, "OUT": "f32"}, cpu, tmp_path)
         out = np.full(n, np.nan, np.float32)
         _launch(k, _as(every, src), out, n)
@@ -147,7 +141,7 @@ def test_f32_to_narrow(cpu, tmp_path):
     x = _f32_samples()
     n = x.size
     for dst in ("bf16", "f16"):
-        k = _compile(convert, f"x_ptr=*f32,out_ptr=*{dst},n=i32",
+        k = _compile(copy_cast, f"x_ptr=*f32,out_ptr=*{dst},n=i32",
                      {"BLOCK": 1024, "OUT": dst}, cpu, tmp_path)
         out = np.zeros(n, np.uint16)
         _launch(k, x, _as(out, dst), n)
@@ -177,7 +171,7 @@ def test_f64_to_narrow_rounds_once(cpu, tmp_path):
     for dst, mids in (("bf16", mid_bf16), ("f16", mid_f16)):
         x = np.concatenate([mids * (1 + 2.0 ** -40), mids * (1 - 2.0 ** -40), mids,
                             [0.0, -0.0, np.inf, -np.inf, 1e300, -1e-300]])
-        k = _compile(convert, f"x_ptr=*f64,out_ptr=*{dst},n=i32",
+        k = _compile(copy_cast, f"x_ptr=*f64,out_ptr=*{dst},n=i32",
                      {"BLOCK": 1024, "OUT": dst}, cpu, tmp_path)
         out = np.zeros(x.size, np.uint16)
         _launch(k, x, _as(out, dst), x.size)
@@ -245,7 +239,7 @@ def test_kernel_for_missing_features_is_refused(tmp_path):
     # AMX is Intel's, SSE4a AMD's: every CPU lacks one of them.
     lacking = next(f for f in ("amx-tile", "sse4a") if f not in features)
     path = str(tmp_path / "needs.so")
-    request = _request(convert, "x_ptr=*f32,out_ptr=*f32,n=i32",
+    request = _request(copy_cast, "x_ptr=*f32,out_ptr=*f32,n=i32",
                        {"BLOCK": 64, "OUT": "f32"}, "host", path)
     response = _lib.compile(dict(request, cpu_features=f"+{lacking}"))
     assert lacking in response["cpu_features"].split(",")
@@ -262,3 +256,30 @@ def test_bad_cpu_names_are_errors():
         _lib.cpu_target(BASELINE, "+nosuchfeature")
     base = _lib.cpu_target(BASELINE)["cpu_features"].split(",")
     assert "sse4.2" in base and "avx" not in base and "f16c" not in base
+
+
+def test_jit_compiles_for_kdatile_cpu(monkeypatch, tmp_path):
+    """$KDATILE_CPU reaches the JIT's compile request and its disk-cache key; meta.json says
+    what was compiled for."""
+    import json
+
+    monkeypatch.setenv("KDATILE_CACHE_DIR", str(tmp_path / "cache"))
+    x = np.arange(8, dtype=np.float32)
+    metas = {}
+    for cpu in CPUS:
+        monkeypatch.setenv("KDATILE_CPU", cpu)
+        fresh = kt.jit(copy_cast.fn)  # its own memory cache
+        spec = fresh.specialize(x, np.zeros(8, np.uint16), 8, BLOCK=8, OUT=kt.bfloat16)
+        assert spec.request()["cpu"] == cpu
+        command = spec.compile_command()
+        assert command[command.index("--cpu") + 1] == cpu
+        out = np.zeros(8, np.uint16)
+        fresh[(1,)](x, out, 8, BLOCK=8, OUT=kt.bfloat16)
+        np.testing.assert_array_equal(out, _bf16_round(x))
+        found = [json.load(open(os.path.join(root, "meta.json")))
+                 for root, _, files in os.walk(tmp_path / "cache") if "meta.json" in files]
+        metas[cpu] = [m for m in found if m["request"]["cpu"] == cpu]
+        assert len(metas[cpu]) == 1
+    assert metas[BASELINE][0]["cpu"] == BASELINE
+    assert "avx" not in metas[BASELINE][0]["cpu_features"].split(",")
+    assert metas["host"][0]["cpu"] == _lib.cpu_target()["cpu"]

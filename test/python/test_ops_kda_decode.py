@@ -1,6 +1,6 @@
 """kdatile.ops.kda_decode / kda_decode_with_f_b on the CPU target: numerics against the fp64
-reference of KDA.md (kda_reference.py) with the section 4 tolerances
-(test_ops_kda_decode_validation.py has the bad inputs of KDA.md section 3).
+reference (kda_reference.py) with the tolerances of docs/kda.md
+(test_ops_kda_decode_validation.py has the bad inputs of docs/kda.md, "Bad inputs").
 
 Tolerances: output rel RMS <= 5e-3; fp32 state rel RMS <= 1e-5; conv cache and every untouched
 slot bit-exact; no NaN/Inf. A bf16 state is stored rounded to bf16 by the kernel while the
@@ -342,7 +342,7 @@ def check_gpu_launch_on_cpu(target, B, H, block_v, block_step, stages, warps, fu
     assert rel_rms(ref_state[live], case.state[live]) <= 1e-5
     np.testing.assert_array_equal(np.ascontiguousarray(case.conv), ref_cs)
     if block_v < 128 and target != "sm_90a":
-        tickets = launch.args[15]
+        tickets = launch.args[launch.kernel.arg_names.index("ticket_ptr")]
         assert tickets.dtype == np.int32 and tickets.size >= B * H and not tickets.any()
 
 

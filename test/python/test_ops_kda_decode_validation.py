@@ -1,4 +1,4 @@
-"""kdatile.ops.kda_decode / kda_decode_with_f_b: every bad input of KDA.md section 3 (docs/ops.md
+"""kdatile.ops.kda_decode / kda_decode_with_f_b: every bad input of docs/kda.md (docs/ops.md
 has the table these tests follow) raises ValueError naming the argument before any launch, or is
 handled as the table says (padding slots, duplicate slots on request, CUDA-graph capture).
 test_ops_kda_decode.py has the numerics."""
@@ -20,7 +20,7 @@ except ImportError:  # torch is optional
     torch = None
 
 # ---------------------------------------------------------------------------------------------
-# Bad inputs (KDA.md section 3): each raises ValueError naming the argument before any launch.
+# Bad inputs (docs/kda.md): each raises ValueError naming the argument before any launch.
 
 
 def base_args(B=2, H=1, slots=5, fused=False):
@@ -55,8 +55,8 @@ def no_launch(monkeypatch):
 
 ARRAY_ARGS = ["x", "conv_weight", "conv_state", "raw_g", "raw_beta", "A_log", "dt_bias",
               "state", "state_indices", "output_gate", "norm_weight"]
-# Both ops (kda_decode_with_f_b has f_a and f_b_weight instead of raw_g): the rows of KDA.md
-# section 3 hold for each of them.
+# Both ops (kda_decode_with_f_b has f_a and f_b_weight instead of raw_g): the rows of docs/kda.md's
+# "Bad inputs" hold for each of them.
 BOTH = pytest.mark.parametrize("fused", [False, True], ids=["decode", "with_f_b"])
 
 
@@ -96,8 +96,8 @@ def test_bad_f_b_arrays(no_launch, name, problem):
     ["A_log", "dt_bias", "raw_g", "raw_beta", "x", "state", "conv_state", "state_indices",
      "output_gate", "norm_weight"]))
 def test_missing_required(no_launch, name, fused):
-    """Gating is always on in decode: A_log / dt_bias given as None are rejected (KDA.md:
-    gating enabled without its parameters)."""
+    """Gating is always on in decode: A_log / dt_bias given as None are rejected (docs/kda.md:
+    gating on without its parameters)."""
     args = base_args(fused=fused)
     args[name] = None
     with pytest.raises(ValueError, match=f"argument '{name}'.*required"):

@@ -1,6 +1,6 @@
 """kdatile.ops.kda_recurrent on the CPU target: numerics against the fp64 reference
-(kda_recurrent_reference.py) with the KDA.md section 4 tolerances, and every bad input of KDA.md
-section 3 that applies to the multi-token core (docs/ops.md has the table these tests follow).
+(kda_recurrent_reference.py) with the docs/kda.md tolerances, and every bad input of docs/kda.md
+that applies to the multi-token core (docs/ops.md has the table these tests follow).
 
 Tolerances: output rel RMS <= 5e-3; fp32 state rel RMS <= 1e-5 (bf16 state <= 5e-3); untouched
 slots bit-exact; padding outputs exactly zero; no NaN/Inf. NumPy arrays always; torch CPU
@@ -347,7 +347,7 @@ def test_token_offsets_past_2_31():
 
 
 # ---------------------------------------------------------------------------------------------
-# Bad inputs (KDA.md section 3): each raises ValueError naming the argument before any launch.
+# Bad inputs (docs/kda.md): each raises ValueError naming the argument before any launch.
 
 
 @pytest.fixture

@@ -48,9 +48,7 @@ def test_request_specialization():
     unaligned = np.zeros(65, np.float32)[1:]
 
     def request(*args, **kw):
-        values = vector_add._bind(args, kw)
-        key, _ = vector_add._specialize(values)
-        return vector_add._request(key, values)
+        return vector_add.specialize(*args, **kw).request()
 
     r = request(x, unaligned, x, 32, BLOCK=128)
     assert r["signature"] == "x_ptr=*f32:16,y_ptr=*f32,out_ptr=*f32:16,n=i32:16"
@@ -67,7 +65,8 @@ def test_request_specialization():
     r = request(x.astype(np.uint16), x.astype(np.bool_), x.astype(np.int64), np.int64(3),
                 BLOCK=0.5)
     assert r["signature"] == "x_ptr=*bf16:16,y_ptr=*i1:16,out_ptr=*i64:16,n=i64"
-    assert r["constexprs"] == {"BLOCK": 0.5}
+    # Floats are tagged: JSON would read an integral float (2.0) as an int.
+    assert r["constexprs"] == {"BLOCK": {"float": 0.5}}
 
 
 def test_kernel_keys_differ():
@@ -76,10 +75,10 @@ def test_kernel_keys_differ():
     x = np.zeros(64, np.float32)
     keys = set()
     for n, block in [(5, 128), (5, 64), (16, 64), (1, 64)]:
-        keys.add(vector_add._specialize(vector_add._bind((x, x, x, n), {"BLOCK": block}))[0])
+        keys.add(vector_add.specialize(x, x, x, n, BLOCK=block).key)
     # 1 vs True vs 1.0 as constexprs are different kernels
     for block in (1, True, 1.0):
-        keys.add(vector_add._specialize(vector_add._bind((x, x, x, 5), {"BLOCK": block}))[0])
+        keys.add(vector_add.specialize(x, x, x, 5, BLOCK=block).key)
     assert len(keys) == 7
 
 

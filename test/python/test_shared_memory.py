@@ -165,9 +165,8 @@ def test_sm90a_shared_memory_beyond_48k_is_dynamic(block, stages, dynamic):
 
     args = (np.zeros((8, 256), np.float32), np.zeros((8, 256), np.float32), 8, 256)
     constexprs = {"BLOCK": block, "COLS": 128, "STAGES": stages}
-    values = sk.pipelined_copy._bind(args, constexprs)
-    key, _, _ = sk.pipelined_copy._specialize_args(values)
-    request = sk.pipelined_copy._request(key, values, "sm_90a", 4)
+    request = sk.pipelined_copy.specialize(*args, **constexprs, target="sm_90a",
+                                           num_warps=4).request()
     response = _lib.compile(dict(request, emit="ptx"))
     assert int(response.get("shared_bytes") or 0) == dynamic
     ptx = response["text"]

@@ -30,7 +30,9 @@ const char *kda_version(void);
  *   "cpu_features": CPU target: features added or removed, "+avx2,-f16c"
  *                   (string; with "host", on top of the host's)
  *   "signature":    runtime parameters, e.g. "x=*f32,n=i32:16" (string)
- *   "constexprs":   {"BLOCK": 128, "EPS": 1e-5, "FLAG": true, "DT": "bf16"}
+ *   "constexprs":   {"BLOCK": 128, "EPS": 1e-5, "FLAG": true, "DT": "bf16"};
+ *                   {"X": {"float": 16.0}} is the float 16.0 (a bare 16.0 is
+ *                   read as the int 16, as JSON does not tell them apart)
  *   "search_paths": directories for `import mod` (array of strings)
  *   "stdlib_dir":   directory holding stdlib.py (string)
  *   "emit":         "tile" | "mlir" | "llvm" | "asm" | "obj" | "so" |

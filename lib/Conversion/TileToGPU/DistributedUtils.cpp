@@ -240,9 +240,10 @@ kda::exchangeThroughScratch(OpBuilder &b, Location loc, GPULoweringState &state,
 
 Value kda::emitIsFirstThread(OpBuilder &b, Location loc,
                              GPULoweringState &state) {
-  return LLVM::ICmpOp::create(
-      b, loc, LLVM::ICmpPredicate::eq, state.hooks->getThreadId(b, loc),
-      LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0));
+  // Ops in a fixed order: C++ leaves the order of argument evaluation open.
+  Value thread = state.hooks->getThreadId(b, loc);
+  Value zero = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0);
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, thread, zero);
 }
 
 Value kda::emitIsElementOwner(OpBuilder &b, Location loc,

@@ -9,6 +9,7 @@ the programs of a head then meet through a small per-device workspace (see _work
 from __future__ import annotations
 
 import threading
+from typing import NamedTuple
 
 from . import validation as v
 from ._kernels import H200_MULTIPROCESSORS, Launch, bind, execute, has_clusters, load_kernel
@@ -48,10 +49,11 @@ def kda_decode(x, conv_weight, conv_state, raw_g, raw_beta, A_log, dt_bias, stat
     repeats (a device sync; skipped while a CUDA graph is captured).
     Bad arguments raise ValueError naming the argument, before anything is launched.
 
-    On GPUs with B*H < 64, each head's value rows are split over 4 programs, which meet
-    through a workspace the op allocates per device (zeroed, grown on demand, a few bytes per
-    head): calls that may run at the same time on different streams of one device are not
-    supported, and a CUDA graph capture needs one eager call with at least its B*H first.
+    On GPUs small batches split each head's value rows over several programs (decode_config);
+    without thread-block clusters they meet through a workspace the op allocates per device
+    (zeroed, grown on demand, a few bytes per head): calls that may run at the same time on
+    different streams of one device are not supported, and a CUDA graph capture needs one
+    eager call with at least its B*H first.
     """
     return execute(*_decode(locals(), fused=False))
 
@@ -69,7 +71,8 @@ def kda_decode_with_f_b(f_a, f_b_weight, x, conv_weight, conv_state, raw_beta, A
     return execute(*_decode(locals(), fused=True))
 
 
-def decode_launch(*args, fused=False, target=None, multiprocessors=None, **kwargs):
+def decode_launch(*args, fused=False, target=None, multiprocessors=None, config=None,
+                  **kwargs):
     """(out, Launch or None): what kda_decode(*args, **kwargs) (kda_decode_with_f_b with
     fused=True) launches, without launching it: the op's own checks and argument preparation.
     The Launch is None when there is nothing to launch (B = 0).
@@ -77,17 +80,35 @@ def decode_launch(*args, fused=False, target=None, multiprocessors=None, **kwarg
     then stand for GPU tensors, e.g. to export the launch into an AOT bundle.
     multiprocessors: those of the GPU the launch is for (None: the tensors' GPU, or the H200's
     132 for a named target), which the launch rules that count waves of programs scale with:
-    give it when exporting for another GPU, so the bundle holds the launch that GPU picks."""
+    give it when exporting for another GPU, so the bundle holds the launch that GPU picks.
+    config: None (the launch decode_config picks), or a DecodeConfig (BV, BLK, STAGES,
+    num_warps, CLUSTER) to prepare instead, with the same arguments (a split head without
+    CLUSTER gets the workspace): benchmarks and kernel tests of other launches."""
     op = kda_decode_with_f_b if fused else kda_decode
     return _decode(bind(op, args, kwargs), fused=fused, target=target,
-                   multiprocessors=multiprocessors)
+                   multiprocessors=multiprocessors, config=config)
 
 
-def _decode(params, *, fused, target=None, multiprocessors=None):
+class DecodeConfig(NamedTuple):
+    """A decode launch's configuration: value rows per program (BV), value rows per step
+    (BLK; None: BV), shared-memory stages (STAGES), warps per program (None: the default;
+    the CPU target ignores it) and whether a split head's programs sum in a cluster
+    (CLUSTER)."""
+
+    block_v: int
+    block_step: int
+    stages: int
+    num_warps: int | None
+    cluster: bool
+
+
+def _decode(params, *, fused, target=None, multiprocessors=None, config=None):
     """(out, Launch or None) of a call with arguments `params` (by parameter name). The launch
     (value rows, steps, shared-memory stages and warps per program) depends on the batch on
-    GPUs: decode_config."""
+    GPUs: decode_config (or `config` when given)."""
     multiprocessors = v.check_positive_int("multiprocessors", multiprocessors, allow_none=True)
+    if config is not None:
+        config = DecodeConfig(*config)
     args = dict(params)
     lower_bound, norm_eps = args.pop("lower_bound"), args.pop("norm_eps")
     state_layout = args.pop("state_layout")
@@ -189,13 +210,20 @@ def _decode(params, *, fused, target=None, multiprocessors=None):
     kernel = load_kernel("kda_decode", "kda_decode")
     unused = x.value  # pointer parameters a variant does not read
     on_gpu = targets_gpu(ref.device, target)
-    clusters = on_gpu and has_clusters(ref, target)
-    block_v, block_step, stages, num_warps = decode_config(
-        B, H, D, on_gpu, state.itemsize, state_kv=state_layout == "kv", clusters=clusters,
-        fused=fused, multiprocessors=multiprocessors or gpu_multiprocessors(ref, target))
-    # A head split over programs sums its squares in a thread-block cluster where the GPU
-    # has them (no workspace), else through tickets in the device's workspace.
-    cluster = block_v < D and clusters
+    if config is None:
+        clusters = on_gpu and has_clusters(ref, target)
+        block_v, block_step, stages, num_warps = decode_config(
+            B, H, D, on_gpu, state.itemsize, state_kv=state_layout == "kv", clusters=clusters,
+            fused=fused, multiprocessors=multiprocessors or gpu_multiprocessors(ref, target))
+        # A head split over programs sums its squares in a thread-block cluster where the GPU
+        # has them (no workspace), else through tickets in the device's workspace.
+        cluster = block_v < D and clusters
+    else:
+        block_v, block_step, stages, num_warps, cluster = config
+        block_step = block_v if block_step is None else block_step
+        cluster = bool(cluster)
+        if not on_gpu:
+            num_warps = None
     if block_v < D and not cluster:
         tickets, partials = _workspace(ref, B * H, D // block_v)
     else:

@@ -1,6 +1,6 @@
 """KDA multi-token recurrent core: a validated wrapper around kernels/kda_recurrent.py (FLA
-`fused_recurrent_kda_fwd` semantics; see docs/ops.md and ../shared/KDA.md section 1,
-"Speculative decoding").
+`fused_recurrent_kda_fwd` semantics; see docs/ops.md and docs/kda.md, "Several tokens per
+sequence").
 
 One launch per call, grid (N, H, V // BV): per sequence and head, the starting state is read
 from state_indices[n, num_accepted_tokens[n] - 1], every token's state is written to its own
@@ -8,6 +8,8 @@ slot state_indices[n, t], and o[t] = S_t q_t.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from . import validation as vd
 from ._kernels import Launch, bind, execute, has_async_copies, load_kernel, on_gpu
@@ -76,19 +78,34 @@ def kda_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=Non
     return execute(*_recurrent(**locals()))
 
 
-def recurrent_launch(*args, target=None, **kwargs):
+def recurrent_launch(*args, target=None, config=None, **kwargs):
     """(out, Launch or None): what kda_recurrent(*args, **kwargs) launches, without launching
     it: the op's own checks and argument preparation. target: None (the arrays' device) or a
     target name ("cpu", "sm_90a", ...); NumPy arrays then stand for GPU tensors (BV = 32 and
     gpu_launch_options on a GPU target), e.g. to export the launch into an AOT bundle. None
-    when there is nothing to launch (no sequences or no tokens)."""
-    return _recurrent(**bind(kda_recurrent, args, kwargs), target=target)
+    when there is nothing to launch (no sequences or no tokens). config: None (the op's
+    launch), or a RecurrentConfig (BV, num_warps, PREFETCH_STATE) to prepare instead, with the
+    same arguments: benchmarks and kernel tests of other launches."""
+    return _recurrent(**bind(kda_recurrent, args, kwargs), target=target, config=config)
+
+
+class RecurrentConfig(NamedTuple):
+    """A recurrent launch's configuration: value rows per program (BV), warps per program
+    (None: the default; the CPU target ignores it) and whether the starting state is
+    prefetched through shared memory (PREFETCH_STATE)."""
+
+    block_v: int
+    num_warps: int | None
+    prefetch_state: bool
 
 
 def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_state,
                state_indices, cu_seqlens, num_accepted_tokens, use_qk_l2norm, use_gate,
-               use_beta_sigmoid, state_layout, out, check_duplicate_slots, target=None):
+               use_beta_sigmoid, state_layout, out, check_duplicate_slots, target=None,
+               config=None):
     """(out, Launch or None) of kda_recurrent's arguments on `target` (None: the device's)."""
+    if config is not None:
+        config = RecurrentConfig(*config)
     # Scalars and switches first: cheap, and independent of the arrays.
     state_layout = vd.check_choice("state_layout", state_layout, STATE_LAYOUTS)
     for name, flag in (("use_qk_l2norm", use_qk_l2norm), ("use_gate", use_gate),
@@ -255,9 +272,13 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         return o.value, None
 
     gpu = on_gpu(ref.device, target)
-    BV = min(GPU_BV, V) if gpu else V
-    num_warps, prefetch = (gpu_launch_options(N, T_total, has_async_copies(ref, target)) if gpu
-                           else (None, False))
+    if config is None:
+        BV = min(GPU_BV, V) if gpu else V
+        num_warps, prefetch = (gpu_launch_options(N, T_total, has_async_copies(ref, target))
+                               if gpu else (None, False))
+    else:
+        BV, prefetch = config.block_v, bool(config.prefetch_state)
+        num_warps = config.num_warps if gpu else None
     unused = idx.value  # pointer parameters a variant does not read
     stride_slot = st.strides[0] if slots > 1 else H * head
     kernel = load_kernel("kda_recurrent", "kda_recurrent")

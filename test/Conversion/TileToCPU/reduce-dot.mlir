@@ -206,8 +206,9 @@ func.func @matmul_rowsum(%pa: !tile.ptr<bf16>, %pb: !tile.ptr<bf16>, %po: !tile.
 // LLVM: llvm.add %{{.*}}, %{{.*}} : i32
 // LLVM: llvm.icmp "sgt" %{{.*}}, %{{.*}} : i32
 // LLVM: llvm.icmp "slt" %{{.*}}, %{{.*}} : i32
+// A narrow float leaves host code as the i16 of its bits (legalize-host-narrow-floats).
 // LLVM-LABEL: llvm.func @reduce_to_scalar(
-// LLVM-SAME: -> !llvm.struct<(f16, i64)>
+// LLVM-SAME: -> !llvm.struct<(i16, i64)>
 // LLVM-LABEL: llvm.func @reduce_i1(
 // LLVM-NOT: llvm.icmp {{.*}} : i1
 // LLVM: llvm.or %{{.*}}, %{{.*}} : i1
@@ -222,9 +223,11 @@ func.func @matmul_rowsum(%pa: !tile.ptr<bf16>, %pb: !tile.ptr<bf16>, %po: !tile.
 // LLVM: llvm.fmul %{{.*}}, %{{.*}} : f32
 // LLVM-NEXT: llvm.fadd %{{.*}}, %{{.*}} : f32
 // LLVM-LABEL: llvm.func @dot_f16(
-// LLVM: llvm.fpext %{{.*}} : f16 to f32
+// LLVM-NOT: f16
+// LLVM: llvm.zext %{{.*}} : i16 to i32
+// LLVM-NOT: f16
 // LLVM-LABEL: llvm.func internal @matmul_rowsum(
-// LLVM: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr -> bf16
+// LLVM: llvm.load %{{.*}} {alignment = 2 : i64} : !llvm.ptr -> i16
 // LLVM: llvm.fmul %{{.*}}, %{{.*}} : f32
 // LLVM: llvm.fcmp "ugt" %{{.*}}, %{{.*}} : f32
 // LLVM: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr

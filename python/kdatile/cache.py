@@ -1,0 +1,201 @@
+"""Caches of compiled specializations: in memory (per kernel) and on disk.
+
+On disk at $KDATILE_CACHE_DIR, else ~/.cache/kdatile, under `<key[:2]>/<key>/` holding the
+code object (`<kernel>.so` for the CPU, `<kernel>.cubin`, `.ptx` or `.hsaco` for GPUs) and
+`meta.json`. CPU and GPU specializations share one path: the key is the sha256 of the compiler
+build, the kernel's source, the contents of every file the compiler says the kernel may read
+(`kda_dependencies`) and every other field of the compile request (sorted JSON), so a new
+request field changes the key without code changes here. Files are written to temporary names
+and renamed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+
+from . import _lib, gpu
+from .runtime import CompiledKernel
+
+_stats = {"memory_hits": 0, "disk_hits": 0, "compiles": 0}
+_memories: list = []  # every kernel's in-memory cache, for clear_cache
+
+# Request fields that name where things are rather than what is compiled: the source text is
+# hashed on its own, and the files these paths lead to are hashed through kda_dependencies.
+PATH_FIELDS = ("source", "filename", "search_paths", "stdlib_dir")
+
+
+def cache_stats() -> dict:
+    """Process-wide counters: memory_hits, disk_hits, compiles (kda_compile calls)."""
+    return dict(_stats)
+
+
+def reset_cache_stats() -> None:
+    for k in _stats:
+        _stats[k] = 0
+
+
+def count(what: str) -> None:
+    _stats[what] += 1
+
+
+def cache_dir() -> str:
+    """$KDATILE_CACHE_DIR, else ~/.cache/kdatile."""
+    env = os.environ.get("KDATILE_CACHE_DIR")
+    if env:
+        return env
+    return os.path.join(os.path.expanduser("~"), ".cache", "kdatile")
+
+
+def new_memory() -> dict:
+    """An in-memory cache for one kernel (emptied by clear_cache)."""
+    memory: dict = {}
+    _memories.append(memory)
+    return memory
+
+
+def clear_cache(disk: bool = True) -> None:
+    """Forgets every in-memory specialization and, with `disk`, removes the on-disk cache."""
+    for memory in _memories:
+        memory.clear()
+    if disk:
+        shutil.rmtree(cache_dir(), ignore_errors=True)
+
+
+def request_fields(request: dict) -> dict:
+    """The fields of a compile request that say what is compiled (not where files are)."""
+    return {k: v for k, v in request.items() if k not in PATH_FIELDS}
+
+
+def disk_key(request: dict, own_file=None) -> str:
+    """The disk cache key of a compile request. own_file: the kernel's file when the request's
+    source is a snapshot of it (that snapshot is what gets compiled, not the file now)."""
+    h = hashlib.sha256()
+
+    def feed(tag: str, data) -> None:
+        if isinstance(data, str):
+            data = data.encode()
+        h.update(tag.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
+
+    feed("version", _lib.version())
+    feed("source", request["source"])
+    own = os.path.abspath(own_file) if own_file else None
+    for path in sorted(set(_lib.dependencies(request))):
+        if own and os.path.abspath(path) == own:
+            continue
+        try:
+            with open(path, "rb") as f:
+                feed("file", f.read())
+        except OSError:
+            feed("missing", path)
+    feed("request", json.dumps(request_fields(request), sort_keys=True))
+    if request.get("target", "cpu") == "cpu":
+        # "host" is another CPU on another machine sharing the cache: key what it resolves to.
+        target = _lib.cpu_target(request.get("cpu", "host"), request.get("cpu_features", ""))
+        feed("cpu", json.dumps(target, sort_keys=True))
+    return h.hexdigest()
+
+
+def _write_atomic(directory: str, name: str, data) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w",
+                       **({} if isinstance(data, bytes) else {"encoding": "utf-8"})) as f:
+            f.write(data)
+        os.replace(tmp, os.path.join(directory, name))
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _compile_into(directory: str, request: dict, emit: str, kernel: str):
+    """Compiles `request` into `directory`; returns (response, image kind, image file name)."""
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix="." + emit, dir=directory)
+    os.close(fd)
+    try:
+        try:
+            response = _lib.compile(dict(request, emit=emit, output=tmp))
+            kind = emit
+        except _lib.CompilationError as e:
+            # No ptxas: the driver compiles PTX when the module loads.
+            if emit != "cubin" or "cannot find ptxas" not in str(e):
+                raise
+            response = _lib.compile(dict(request, emit="ptx"))
+            kind = "ptx"
+            with open(tmp, "wb") as f:
+                f.write(response.get("text", "").encode())
+        count("compiles")
+        image = f"{kernel}.{kind}"
+        os.replace(tmp, os.path.join(directory, image))
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return response, kind, image
+
+
+def _load_cpu(meta: dict, path: str) -> CompiledKernel:
+    return CompiledKernel(path, meta["entry"], meta["params"], library=ctypes.CDLL(path))
+
+
+def _load_gpu(meta: dict, path: str) -> gpu.GPUKernel:
+    with open(path, "rb") as f:
+        image = f.read()
+    return gpu.GPUKernel(meta["kernel"], meta["platform"], meta["target"], image,
+                         meta["image_kind"], meta["params"], meta["num_warps"],
+                         meta.get("shared_bytes", 0), meta.get("wave_size"),
+                         meta.get("cluster_shape", (1, 1, 1)))
+
+
+def platform_of_target(target: str) -> str:
+    """The GPU runtime platform of a target: "hip" for AMD targets, else "cuda"."""
+    return "hip" if target.startswith("gfx") else "cuda"
+
+
+def compile_specialization(spec, platform=None):
+    """The compiled kernel of a Specialization, from the disk cache or compiled into it: a
+    CompiledKernel for the CPU target, a GPUKernel (not loaded yet) for GPU targets.
+    platform: the GPU runtime's ("cuda" or "hip"; None: the target's)."""
+    request = spec.request()
+    fn = spec.fn
+    digest = disk_key(request, fn.filename if fn.whole_file else None)
+    kdir = os.path.join(cache_dir(), digest[:2], digest)
+    meta_path = os.path.join(kdir, "meta.json")
+    on_cpu = spec.target == "cpu"
+    load = _load_cpu if on_cpu else _load_gpu
+    if os.path.isfile(meta_path):
+        try:
+            with open(meta_path, encoding="utf-8") as f:
+                meta = json.load(f)
+            kernel = load(meta, os.path.join(kdir, meta["image"]))
+            count("disk_hits")
+            return kernel
+        except (OSError, ValueError, KeyError, TypeError, RuntimeError):
+            pass  # unreadable or damaged entry: compile it again
+    os.makedirs(kdir, exist_ok=True)
+    emit = "so" if on_cpu else gpu.code_object_emit(spec.target)
+    response, kind, image = _compile_into(kdir, request, emit, spec.kernel)
+    meta = {
+        "kernel": spec.kernel,
+        "target": spec.target,
+        "signature": request["signature"],
+        "constexprs": request["constexprs"],
+        "request": request_fields(request),
+        "image": image,
+        "image_kind": kind,
+        "params": response["params"],
+        "seconds": response.get("seconds"),
+    }
+    if on_cpu:
+        meta.update(entry=response["entry"], cpu=response["cpu"],
+                    cpu_features=response["cpu_features"])
+    else:
+        meta.update(platform=platform or platform_of_target(spec.target),
+                    num_warps=spec.num_warps, wave_size=response.get("wave_size"),
+                    shared_bytes=int(response.get("shared_bytes") or 0),
+                    cluster_shape=response.get("cluster_shape", [1, 1, 1]))
+    _write_atomic(kdir, "meta.json", json.dumps(meta, indent=1))
+    return load(meta, os.path.join(kdir, image))

@@ -1,0 +1,133 @@
+"""python3 -m kdatile.ops.export: the kda-compile jobs of the KDA launches the ops pick."""
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from kdatile import _lib
+from kdatile.ops import export
+
+from conftest import KDA_COMPILE, ROOT, requires_lib
+
+GPU_TARGETS = ("gfx950", "gfx1250", "sm_90a")
+
+
+def run_export(*args):
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    return subprocess.run([sys.executable, "-m", "kdatile.ops.export", *args], env=env,
+                          capture_output=True, text=True)
+
+
+def by_name(target, **options):
+    return {job.name: job for job in export.jobs([target], **options)}
+
+
+@pytest.mark.parametrize("target", GPU_TARGETS)
+def test_main_jobs_per_target(target):
+    """The main job's launches: what the batches of export.py pick (if the ops' rules change,
+    this says which compile of the main job changed)."""
+    jobs = by_name(target)
+    split = "kda_decode_cluster4" if target == "sm_90a" else "kda_decode_bv32"
+    assert list(jobs) == ["kda_decode", "kda_decode_fb", split, "kda_recurrent"]
+    for name in ("kda_decode", "kda_decode_fb"):
+        c = jobs[name].spec.constexprs
+        assert (c["H"], c["D"], c["BV"], c["BLK"], c["STAGES"], c["CLUSTER"]) == (
+            12, 128, 128, 32, 0, False)
+        assert c["FUSED_FB"] == (name == "kda_decode_fb") and not c["STATE_KV"]
+        assert c["USE_LOWER_BOUND"] and not c["HAS_CONV_BIAS"] and c["stride_cs_w"] == 1
+        assert jobs[name].spec.num_warps == 4 and jobs[name].spec.grid == (64, 12, 1)
+    c = jobs[split].spec.constexprs
+    assert (c["BV"], c["BLK"], c["CLUSTER"]) == (32, 32, target == "sm_90a")
+    assert jobs[split].spec.grid == (1, 12, 4)
+    # The workspace's tickets only where a split head meets through them.
+    tickets = "ticket_ptr=*i32:16" if target != "sm_90a" else "ticket_ptr=*bf16:16"
+    assert tickets in jobs[split].spec.signature
+    spec = jobs["kda_recurrent"].spec
+    c = spec.constexprs
+    assert (c["H"], c["K"], c["V"], c["BV"], c["stride_si_t"]) == (12, 128, 128, 32, 1)
+    assert c["USE_QK_L2NORM"] and c["USE_GATE"] and c["USE_LOWER_BOUND"]
+    assert c["USE_BETA_SIGMOID"] and not c["IS_VARLEN"] and not c["HAS_NUM_ACCEPTED"]
+    assert "T=i32," in spec.signature and "stride_si_n=i32," in spec.signature
+    for job in jobs.values():
+        assert job.spec.target == target
+
+
+def test_check_jobs():
+    jobs = by_name("sm_90a", checks=True)
+    tickets = jobs["kda_decode_tickets"].spec
+    assert not tickets.constexprs["CLUSTER"] and tickets.constexprs["BV"] == 32
+    assert "ticket_ptr=*i32:16,partial_ptr=*f32:16" in tickets.signature
+    kv = jobs["kda_recurrent_bf16_kv"].spec
+    assert kv.constexprs["STATE_KV"] and "state_ptr=*bf16:16" in kv.signature
+    # On AMD targets the forced tickets' split is kda_decode_bv32: listed once.
+    assert "kda_decode_tickets" not in by_name("gfx950", checks=True)
+
+
+def test_cpu_jobs_are_listed_once():
+    jobs = export.jobs(["cpu"])
+    assert [job.name for job in jobs] == ["kda_decode", "kda_decode_fb", "kda_recurrent"]
+    assert all(job.spec.num_warps is None for job in jobs)
+    assert jobs[0].spec.constexprs["BV"] == jobs[0].spec.constexprs["BLK"] == 128
+
+
+def test_job_command_output_and_flags():
+    (job,) = [j for j in export.jobs(["gfx950"]) if j.name == "kda_decode"]
+    argv = export.job_command(job, out_dir="build/kernels", kda_compile="kc",
+                              flags=["--stats", "--fail-on-spill"])
+    assert argv[0] == "kc" and argv[-2:] == ["--stats", "--fail-on-spill"]
+    assert argv[argv.index("-o") + 1] == "build/kernels/kda_decode.gfx950.hsaco"
+    assert argv == job.spec.compile_command(
+        output="build/kernels/kda_decode.gfx950.hsaco", kda_compile="kc") + [
+        "--stats", "--fail-on-spill"]
+    ptx = export.job_command(job, out_dir="out/", emit="ptx")
+    assert ptx[ptx.index("-o") + 1] == "out/kda_decode.gfx950.ptx"
+    assert export.output_path("d", job, "asm") == "d/kda_decode.gfx950.s"
+
+
+def test_cli_help():
+    proc = run_export("--help")
+    assert proc.returncode == 0, proc.stderr
+    for word in ("--target", "--format", "--out", "--checks", "kda_decode_fb",
+                 "kda_decode_cluster4", "kda_decode_bv32", "kda_recurrent", "decode_config"):
+        assert word in proc.stdout
+
+
+def test_cli_needs_a_target():
+    proc = run_export()
+    assert proc.returncode != 0 and "--target" in proc.stderr
+
+
+def test_cli_shell_and_json():
+    proc = run_export("--target", "sm_90a", "--emit", "ptx", "--out", "o",
+                      "--kda-compile", "bin/kc", "--", "--stats")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    comments = [line for line in lines if line.startswith("#")]
+    commands = [shlex.split(line) for line in lines if not line.startswith("#")]
+    assert len(comments) == len(commands) == 4
+    assert comments[0].startswith("# kda_decode sm_90a:")
+    assert all(cmd[0] == "bin/kc" and cmd[-1] == "--stats" for cmd in commands)
+    assert commands[2][commands[2].index("-o") + 1] == "o/kda_decode_cluster4.sm_90a.ptx"
+    proc = run_export("--target", "all", "--checks", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    jobs = json.loads(proc.stdout)
+    assert {job["target"] for job in jobs} == {"cpu", *GPU_TARGETS}
+    first = jobs[0]
+    assert {"name", "target", "kernel", "file", "signature", "constexprs", "grid", "num_warps",
+            "argv"} <= first.keys()
+    assert first["argv"][:2] == ["kda-compile", os.path.join(ROOT, "kernels", "kda_decode.py")]
+
+
+@requires_lib
+@pytest.mark.skipif(not os.path.isfile(KDA_COMPILE), reason=f"{KDA_COMPILE} is not built")
+def test_job_compiles_what_the_jit_compiles():
+    """A job's command gives the PTX the C API gives for the JIT's request of that launch."""
+    (job,) = [j for j in export.jobs(["sm_90a"]) if j.name == "kda_decode_cluster4"]
+    argv = export.job_command(job, emit="ptx", kda_compile=KDA_COMPILE) + ["-o", "-"]
+    ptx = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
+    assert ".reqnctapercluster 1, 1, 4" in ptx
+    assert ptx == _lib.compile(dict(job.spec.request(), emit="ptx"))["text"]
