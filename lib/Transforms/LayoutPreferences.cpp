@@ -22,7 +22,7 @@ bool isElementwise(Operation *op) {
 
 LayoutPreferences::LayoutPreferences(FunctionOpInterface func,
                                      DefaultFn getDefault)
-    : getDefault(getDefault) {
+    : getDefault(std::move(getDefault)) {
   auto tie = [&](ValueRange values) {
     Value first;
     for (Value v : values) {
@@ -135,7 +135,9 @@ Attribute LayoutPreferences::resolve(Value root) {
   Attribute choice;
   if (!resolving.insert(root).second)
     return getDefault(type); // a cycle through expand/reduce: stop here
-  ArrayRef<Value> group = members[root];
+  // A copy: the resolve() calls below may add groups, which moves the map's
+  // vectors.
+  SmallVector<Value> group = members.lookup(root);
   // 1. A layout the kernel wrote.
   for (Value v : group)
     if (Attribute layout = written.lookup(v);

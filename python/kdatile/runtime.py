@@ -333,8 +333,20 @@ class CompiledKernel:
         addressof = ctypes.addressof
         for i, obj in enumerate(keep):
             argv[i] = addressof(obj)
-        _lib.cpu_launch(self.entry, grid3, argv, 0 if num_threads is None else int(num_threads),
+        _lib.cpu_launch(self.entry, grid3, argv, check_num_threads(num_threads),
                         self.cluster_shape, self._nargs)
+
+
+def check_num_threads(num_threads) -> int:
+    """The launcher's thread count: None or 0 (the runtime chooses) or an int up to
+    2**31 - 1, never a value that would wrap in the C launcher's int32."""
+    if num_threads is None:
+        return 0
+    if isinstance(num_threads, bool) or not isinstance(num_threads, int) or not (
+            0 <= num_threads < 2 ** 31):
+        raise ValueError(f"num_threads must be None or an int in [0, 2**31 - 1], got "
+                         f"{num_threads!r}")
+    return num_threads
 
 
 def check_cluster_shape(shape) -> tuple[int, int, int]:

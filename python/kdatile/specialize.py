@@ -76,7 +76,8 @@ def constexpr_value(name: str, value):
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError(f"constexpr '{name}': non-finite value {value!r}")
-        return value, ("f", value)
+        # By its bits: -0.0 == 0.0, yet they compile differently.
+        return value, ("f", value.hex())
     d = to_dtype(value)
     if d is not None and not isinstance(value, (int, float)):
         return d.short, ("d", d.short)

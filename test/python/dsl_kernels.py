@@ -26,6 +26,13 @@ def copy_cast(x_ptr, out_ptr, n, BLOCK: kt.constexpr, OUT: kt.constexpr):
 
 
 @kt.jit
+def scaled_count(out_ptr, n, SCALE: kt.constexpr):
+    # n * SCALE is a float product for a float SCALE, even an integral one (4.0).
+    offs = kt.arange(0, 2)
+    kt.store(out_ptr + offs, kt.full((2,), 1, kt.float32) * (n * SCALE))
+
+
+@kt.jit
 def grid_ids(out_ptr):
     px = kt.program_id(0)
     py = kt.program_id(1)

@@ -54,6 +54,14 @@ def test_vector_add_threads(kernels, num_threads):
     np.testing.assert_array_equal(out, 2 * x)
 
 
+@pytest.mark.parametrize("num_threads", [2 ** 32 + 2, -1, 1.0, True])
+def test_bad_num_threads(kernels, num_threads):
+    """A thread count the C launcher's int32 would wrap (2**32 + 2 would mean 2) is an error."""
+    x = np.ones(4, np.float32)
+    with pytest.raises(ValueError, match="num_threads must be"):
+        kernels[0][(1,)](x, x, x, 4, BLOCK=4, num_threads=num_threads)
+
+
 @pytest.mark.parametrize("M,N,BLOCK_M", [(1, 1, 1), (7, 100, 4), (33, 48, 8), (64, 129, 2)])
 def test_l2norm_rows(kernels, M, N, BLOCK_M):
     l2norm_rows = kernels[1]

@@ -149,6 +149,52 @@ def test_bad_float_parameters(no_launch, name, value, fused):
         call(base_args(fused=fused), fused=fused, **{name: value})
 
 
+@pytest.mark.parametrize("name,value,why", [
+    ("lower_bound", 1e39, "not finite in float32"), ("lower_bound", -1e39, "not finite"),
+    ("lower_bound", 5.0, "must be < 0"), ("lower_bound", 0.0, "must be < 0"),
+    ("lower_bound", 1e30, "must be < 0"), ("norm_eps", 1e39, "not finite in float32"),
+    ("norm_eps", 1e-50, "is 0 in float32")])
+@BOTH
+def test_float_parameters_as_float32(no_launch, name, value, why, fused):
+    """The kernel takes these as float32: values it would see as inf or 0 (a state turned to
+    inf/NaN in place, an all-zero output), and gates that would not decay, are rejected."""
+    with pytest.raises(ValueError, match=f"argument '{name}'.*{why}"):
+        call(base_args(fused=fused), fused=fused, **{name: value})
+
+
+@pytest.mark.parametrize("name", ["state", "conv_state", "out"])
+@pytest.mark.parametrize("how", ["flag", "frombuffer", "mmap"])
+@BOTH
+def test_read_only_arrays_written_in_place(no_launch, name, how, fused, tmp_path):
+    """An array the kernel writes must be writable: a read-only memory map would kill the
+    process, a view of bytes would modify an immutable object."""
+    args = base_args(fused=fused)
+    if name == "out":
+        args["out"] = np.zeros_like(args["output_gate"])
+    arr = np.ascontiguousarray(args[name])
+    if how == "flag":
+        arr.flags.writeable = False
+    elif how == "frombuffer":
+        arr = np.frombuffer(arr.tobytes(), arr.dtype).reshape(arr.shape)
+    else:
+        np.save(tmp_path / "a.npy", arr)
+        arr = np.load(tmp_path / "a.npy", mmap_mode="r")
+    args[name] = arr
+    with pytest.raises(ValueError, match=f"argument '{name}': is read-only"):
+        call(args, fused=fused)
+
+
+@pytest.mark.parametrize("target", ["bogus", "sm_80", "", 90])
+def test_bad_target(no_launch, target):
+    from kdatile.ops.decode import decode_launch
+    from kdatile.ops.recurrent import recurrent_launch
+
+    with pytest.raises(ValueError, match="argument 'target': unknown target"):
+        decode_launch(target=target, **base_args())
+    with pytest.raises(ValueError, match="argument 'target': unknown target"):
+        recurrent_launch(np.zeros((1, 1, 1, 128), np.uint16), target=target)
+
+
 @pytest.mark.parametrize("value", [0, -78, 78.0, True, "78"])
 def test_bad_multiprocessors(no_launch, value):
     """decode_launch's multiprocessors (the GPU a launch is exported for) is a positive int."""

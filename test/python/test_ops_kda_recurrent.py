@@ -421,6 +421,26 @@ def test_1d_table_with_several_sequences(no_launch):
     rejects(args, "state_indices", ".*1-D")
 
 
+@pytest.mark.parametrize("name", ["initial_state", "out"])
+def test_read_only_arrays_written_in_place(no_launch, name, tmp_path):
+    args = base()
+    if name == "out":
+        args["out"] = np.zeros(args["v"].shape, args["q"].dtype)
+    np.save(tmp_path / "a.npy", np.ascontiguousarray(args[name]))
+    args[name] = np.load(tmp_path / "a.npy", mmap_mode="r")
+    rejects(args, name, ": is read-only")
+
+
+@pytest.mark.parametrize("name,value,why", [
+    ("lower_bound", 1e39, "not finite in float32"), ("lower_bound", 5.0, "must be < 0"),
+    ("lower_bound", 0.0, "must be < 0"), ("scale", 1e39, "not finite in float32"),
+    ("scale", 1e-50, "is 0 in float32"), ("scale", float("nan"), "must be finite")])
+def test_float_parameters_as_float32(no_launch, name, value, why):
+    """scale and lower_bound reach the kernel as float32: inf or 0 there, and a lower bound
+    that would not decay, are rejected naming the argument."""
+    rejects(dict(base(), **{name: value}), name, f".*{why}")
+
+
 @pytest.mark.parametrize("name", ["A_log", "dt_bias", "lower_bound"])
 def test_gate_parameters_without_gate(no_launch, name):
     args = base()

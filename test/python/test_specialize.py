@@ -318,3 +318,22 @@ def test_integral_float_constexpr_compiles_alike(tmp_path):
     assert (command.returncode == 0) == jit_ok
     if jit_ok:
         assert command.stdout == jit_text
+
+
+@requires_lib
+def test_float_constexprs_keep_their_type_and_sign():
+    """An integral float constexpr stays a float through the C API (4.0 * 2**30 is 2**32, not
+    an int32 product wrapping to 0), and -0.0 is not 0.0 (its own compile)."""
+    from dsl_kernels import scaled_count
+
+    out = np.zeros(2, np.float32)
+    spec = scaled_count.specialize(out, 2 ** 30, SCALE=4.0)
+    assert spec.request()["constexprs"] == {"SCALE": {"float": 4.0}}
+    scaled_count[(1,)](out, 2 ** 30, SCALE=4.0)
+    assert (out == 2.0 ** 32).all()
+    negative, positive = np.zeros(2, np.float32), np.zeros(2, np.float32)
+    scaled_count[(1,)](negative, 3, SCALE=-0.0)
+    scaled_count[(1,)](positive, 3, SCALE=0.0)
+    assert np.signbit(negative).all() and not np.signbit(positive).any()
+    assert (scaled_count.specialize(out, 3, SCALE=-0.0).key
+            != scaled_count.specialize(out, 3, SCALE=0.0).key)

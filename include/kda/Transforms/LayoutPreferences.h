@@ -18,11 +18,14 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <functional>
+
 namespace kda {
 
 class LayoutPreferences {
 public:
-  using DefaultFn = llvm::function_ref<mlir::Attribute(mlir::RankedTensorType)>;
+  /// Owned: the preferences outlive the expression that builds them.
+  using DefaultFn = std::function<mlir::Attribute(mlir::RankedTensorType)>;
 
   LayoutPreferences(mlir::FunctionOpInterface func, DefaultFn getDefault);
 

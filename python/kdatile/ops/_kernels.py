@@ -88,6 +88,18 @@ def bind(op, args: tuple, kwargs: dict) -> dict:
     return dict(bound.arguments)
 
 
+def check_target(target):
+    """A launch's target: None (the arrays' device) or a target name the compiler knows."""
+    if target is None:
+        return None
+    from ..specialize import TARGETS
+
+    if target not in TARGETS and target != "sm_90":
+        raise ValueError(f"argument 'target': unknown target {target!r} (supported: None, "
+                         f"{', '.join(TARGETS)})")
+    return target
+
+
 def on_gpu(device: str, target) -> bool:
     """Whether a launch targets a GPU: `target` when given ("cpu" or a GPU target such as
     "sm_90a"), else the arrays' device."""

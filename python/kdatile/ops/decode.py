@@ -12,7 +12,15 @@ import threading
 from typing import NamedTuple
 
 from . import validation as v
-from ._kernels import H200_MULTIPROCESSORS, Launch, bind, execute, has_clusters, load_kernel
+from ._kernels import (
+    H200_MULTIPROCESSORS,
+    Launch,
+    bind,
+    check_target,
+    execute,
+    has_clusters,
+    load_kernel,
+)
 from ._kernels import multiprocessors as gpu_multiprocessors
 from ._kernels import on_gpu as targets_gpu
 
@@ -85,6 +93,7 @@ def decode_launch(*args, fused=False, target=None, multiprocessors=None, config=
     num_warps, CLUSTER) to prepare instead, with the same arguments (a split head without
     CLUSTER gets the workspace): benchmarks and kernel tests of other launches."""
     op = kda_decode_with_f_b if fused else kda_decode
+    target = check_target(target)
     return _decode(bind(op, args, kwargs), fused=fused, target=target,
                    multiprocessors=multiprocessors, config=config)
 
@@ -115,7 +124,8 @@ def _decode(params, *, fused, target=None, multiprocessors=None, config=None):
     check_duplicates = args.pop("check_duplicate_slots")
     # Scalars first: cheap, and independent of the arrays.
     state_layout = v.check_choice("state_layout", state_layout, STATE_LAYOUTS)
-    lower_bound = v.check_float("lower_bound", lower_bound, allow_none=True)
+    # The gate is lower_bound * sigmoid(...): a decay needs a negative bound.
+    lower_bound = v.check_float("lower_bound", lower_bound, allow_none=True, below=0.0)
     norm_eps = v.check_float("norm_eps", norm_eps, minimum=0.0)
     if not isinstance(check_duplicates, bool):
         v.fail("check_duplicate_slots", f"expected a bool, got {type(check_duplicates).__name__}")
@@ -126,6 +136,8 @@ def _decode(params, *, fused, target=None, multiprocessors=None, config=None):
     for info in a.values():
         if info is not None:
             v.check_device(info, ref)
+    for name in ("state", "conv_state", "out"):  # written in place
+        v.check_writable(a[name])
 
     # The recurrent state fixes slots, H and D.
     state = a["state"]

@@ -12,7 +12,15 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from . import validation as vd
-from ._kernels import Launch, bind, execute, has_async_copies, load_kernel, on_gpu
+from ._kernels import (
+    Launch,
+    bind,
+    check_target,
+    execute,
+    has_async_copies,
+    load_kernel,
+    on_gpu,
+)
 
 BF16_OR_F32 = ("bf16", "f32")
 F32 = ("f32",)
@@ -86,6 +94,7 @@ def recurrent_launch(*args, target=None, config=None, **kwargs):
     when there is nothing to launch (no sequences or no tokens). config: None (the op's
     launch), or a RecurrentConfig (BV, num_warps, PREFETCH_STATE) to prepare instead, with the
     same arguments: benchmarks and kernel tests of other launches."""
+    target = check_target(target)
     return _recurrent(**bind(kda_recurrent, args, kwargs), target=target, config=config)
 
 
@@ -113,7 +122,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                        ("check_duplicate_slots", check_duplicate_slots)):
         if not isinstance(flag, bool):
             vd.fail(name, f"expected a bool, got {type(flag).__name__}")
-    lower_bound = vd.check_float("lower_bound", lower_bound, allow_none=True)
+    # The gate is lower_bound * sigmoid(...): a decay needs a negative bound.
+    lower_bound = vd.check_float("lower_bound", lower_bound, allow_none=True, below=0.0)
     scale = vd.check_float("scale", scale, allow_none=True)
     if scale is not None and scale <= 0.0:
         vd.fail("scale", f"must be > 0, got {scale}")
@@ -138,6 +148,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     for info in a.values():
         if info is not None:
             vd.check_device(info, ref)
+    for name in ("initial_state", "out"):  # written in place
+        vd.check_writable(a[name])
 
     # q fixes the token shape, H and K; v fixes V.
     qi = a["q"]

@@ -217,8 +217,25 @@ def check_no_overlap(written: list, others: list) -> None:
                              "must not share memory with its other arguments")
 
 
-def check_float(name: str, value, *, allow_none: bool = False, minimum=None) -> float | None:
-    """A finite float parameter (a runtime kernel argument, never a compile-time constant)."""
+def check_writable(info: ArrayInfo | None) -> None:
+    """An array the kernel writes in place: a read-only NumPy array (np.load(...,
+    mmap_mode="r"), np.frombuffer of bytes, writeable=False) would be written through anyway,
+    or kill the process on a read-only mapping."""
+    if info is not None and not info.is_torch and not info.value.flags.writeable:
+        fail(info.name, "is read-only (writeable=False: a read-only memory map, a view of "
+                        "immutable bytes, ...), but the op writes it in place; pass a writable "
+                        "array (e.g. np.array(x) or np.load(path, mmap_mode='r+'))")
+
+
+FLOAT32_MAX = 3.4028234663852886e38
+FLOAT32_TINY = 1.401298464324817e-45  # the smallest subnormal
+
+
+def check_float(name: str, value, *, allow_none: bool = False, minimum=None,
+                below=None) -> float | None:
+    """A float parameter (a runtime kernel argument, never a compile-time constant) that the
+    kernels receive as a float32: finite there (|value| <= 3.4e38), not a nonzero value that
+    float32 rounds to zero, >= `minimum` and < `below` when given."""
     if value is None and allow_none:
         return None
     np = _np()
@@ -231,8 +248,15 @@ def check_float(name: str, value, *, allow_none: bool = False, minimum=None) -> 
     value = float(value)
     if not math.isfinite(value):
         fail(name, f"must be finite, got {value}")
+    if abs(value) > FLOAT32_MAX:
+        fail(name, f"{value} is not finite in float32, as the kernel takes it (|value| must "
+                   f"be at most {FLOAT32_MAX:.7g})")
+    if value != 0 and abs(value) < FLOAT32_TINY / 2:
+        fail(name, f"{value} is 0 in float32, as the kernel takes it")
     if minimum is not None and value < minimum:
         fail(name, f"must be >= {minimum}, got {value}")
+    if below is not None and value >= below:
+        fail(name, f"must be < {below}, got {value}")
     return value
 
 
@@ -355,6 +379,6 @@ __all__ = [
     "ArrayInfo", "MAX_ELEMENTS_32", "check_choice", "check_contiguous", "check_device",
     "check_dtype", "check_duplicate_slots", "check_elements_32", "check_float",
     "check_head_dim", "check_no_overlap", "check_positive_strides", "check_rank",
-    "check_shape", "describe", "fail", "host_values", "is_capturing", "new_like",
-    "slot_indices", "token_stride",
+    "check_shape", "check_writable", "describe", "fail", "host_values", "is_capturing",
+    "new_like", "slot_indices", "token_stride",
 ]
