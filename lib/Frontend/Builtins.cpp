@@ -320,8 +320,16 @@ std::optional<DValue> Emitter::callBuiltin(
         requireInt(argv(1), argloc(1), "kt.arange() end");
     if (!end)
       return std::nullopt;
+    // The range's values are i32: check its ends before its length (which
+    // could also overflow int64).
+    if (*start < INT32_MIN || *start > INT32_MAX || *end < INT32_MIN ||
+        *end > INT32_MAX)
+      return error(at, "kt.arange() values are int32: start and end must be "
+                       "in [-2**31, 2**31 - 1], got " +
+                           std::to_string(*start) + " to " +
+                           std::to_string(*end));
     int64_t n = *end - *start;
-    if (*start < INT32_MIN || *end > INT32_MAX || n <= 0 || (n & (n - 1)))
+    if (n <= 0 || (n & (n - 1)))
       return error(at, "kt.arange() length must be a power of two, got " +
                            std::to_string(n) + " (" + std::to_string(*start) +
                            " to " + std::to_string(*end) + ")");

@@ -421,11 +421,12 @@ LogicalResult Emitter::emitFor(const Stmt &stmt) {
   }
   if (descending) {
     Location l = loc(locs[2]);
+    // ceil((end - start) / step) with the step as it is: negating it would
+    // overflow for the most negative step.
     Value distance =
-        arith::SubIOp::create(builder, l, typedBounds[0], typedBounds[1]);
-    Value negStep =
-        splatConstant(ivType, {}, 0, -bounds[2].constant.intValue, locs[2]);
-    Value count = arith::CeilDivSIOp::create(builder, l, distance, negStep);
+        arith::SubIOp::create(builder, l, typedBounds[1], typedBounds[0]);
+    Value count =
+        arith::CeilDivSIOp::create(builder, l, distance, typedBounds[2]);
     Value zero = splatConstant(ivType, {}, 0, 0, locs[2]);
     count = arith::MaxSIOp::create(builder, l, count, zero);
     Value one = splatConstant(ivType, {}, 0, 1, locs[2]);
@@ -496,11 +497,17 @@ LogicalResult Emitter::emitStaticFor(const Stmt &stmt, const Expr &iter) {
   if (args[2] == 0)
     return fail(iter.loc, "kt.static_range() step must not be zero");
   const std::string &var = stmt.targets[0]->name;
-  for (int64_t i = args[0]; args[2] > 0 ? i < args[1] : i > args[1];
-       i += args[2]) {
-    if (++unrolledIterations > 65536)
-      return fail(iter.loc, "kt.static_range() unrolls more than 65536 "
-                            "iterations; use range() for a runtime loop");
+  // The trip count in 128 bits: stepping an int64 past the end could
+  // overflow.
+  __int128 span = (__int128)args[1] - args[0], step = args[2];
+  __int128 trips = step > 0 ? (span > 0 ? (span + step - 1) / step : 0)
+                            : (span < 0 ? (span + step + 1) / step : 0);
+  if (trips + unrolledIterations > 65536)
+    return fail(iter.loc, "kt.static_range() unrolls more than 65536 "
+                          "iterations; use range() for a runtime loop");
+  for (int64_t k = 0; k < (int64_t)trips; ++k) {
+    ++unrolledIterations;
+    int64_t i = (int64_t)(args[0] + (__int128)k * step);
     frame->locals[var] = DValue::of(Constant::ofInt(i));
     if (failed(emitBody(stmt.body)))
       return failure();

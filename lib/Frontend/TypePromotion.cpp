@@ -11,6 +11,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace kda::frontend;
 using namespace kda::frontend::detail;
@@ -94,9 +96,20 @@ static double constantAsDouble(const Constant &c) {
   return c.kind == Constant::Kind::Float ? c.floatValue
                                          : static_cast<double>(c.intValue);
 }
+/// A float constant converted as LLVM's fptosi.sat does: truncated toward
+/// zero, saturated at the int64 range, NaN as 0 (a plain cast of a value
+/// beyond int64 is undefined).
 static int64_t constantAsInt(const Constant &c) {
-  return c.kind == Constant::Kind::Float ? static_cast<int64_t>(c.floatValue)
-                                         : c.intValue;
+  if (c.kind != Constant::Kind::Float)
+    return c.intValue;
+  double v = c.floatValue;
+  if (std::isnan(v))
+    return 0;
+  if (v >= 0x1p63)
+    return INT64_MAX;
+  if (v < -0x1p63)
+    return INT64_MIN;
+  return static_cast<int64_t>(v);
 }
 
 Value Emitter::splatConstant(Type elemType, ArrayRef<int64_t> shape,

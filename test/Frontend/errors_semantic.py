@@ -4,6 +4,8 @@
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --strict-whitespace --check-prefix=UNDEFINED_NAME
 # RUN: not kda-compile %s --kernel bad_arange --target cpu --signature 'o=*f32,n=i32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --strict-whitespace --check-prefix=BAD_ARANGE
+# RUN: not kda-compile %s --kernel huge_arange --target cpu --signature 'o=*f32,n=i32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --strict-whitespace --check-prefix=HUGE_ARANGE
 # RUN: not kda-compile %s --kernel runtime_arange --target cpu --signature 'o=*f32,n=i32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --strict-whitespace --check-prefix=RUNTIME_ARANGE
 # RUN: not kda-compile %s --kernel shape_mismatch --target cpu --signature 'o=*f32,n=i32' \
@@ -62,6 +64,13 @@ def undefined_name(o, n):
     # UNDEFINED_NAME-NEXT: {{^}}    x = foo + 1
     # UNDEFINED_NAME-NEXT: {{^}}        ^
     x = foo + 1
+
+@kt.jit
+def huge_arange(o, n):
+    # A power-of-two length whose end does not fit the range's int32 values.
+    # HUGE_ARANGE: errors_semantic.py:[[@LINE+2]]:9: error: kt.arange() values are int32: start and end must be in [-2**31, 2**31 - 1], got 0 to 4294967296
+    # HUGE_ARANGE-NEXT: {{^}}    x = kt.arange(0, 2**32)
+    x = kt.arange(0, 2**32)
 
 @kt.jit
 def bad_arange(o, n):

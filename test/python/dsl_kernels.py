@@ -33,6 +33,22 @@ def scaled_count(out_ptr, n, SCALE: kt.constexpr):
 
 
 @kt.jit
+def count_range(out_ptr, start, end, STEP: kt.constexpr):
+    total = 0
+    for _i in range(start, end, STEP):
+        total += 1
+    kt.store(out_ptr, total)
+
+
+@kt.jit
+def count_static_range(out_ptr, START: kt.constexpr, END: kt.constexpr, STEP: kt.constexpr):
+    total = 0
+    for _i in kt.static_range(START, END, STEP):
+        total += 1
+    kt.store(out_ptr, total)
+
+
+@kt.jit
 def grid_ids(out_ptr):
     px = kt.program_id(0)
     py = kt.program_id(1)

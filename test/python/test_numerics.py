@@ -162,3 +162,27 @@ def test_ieee_rounded_builtins():
     np.testing.assert_array_equal(out[:64], np.sqrt(x))
     np.testing.assert_array_equal(out[64:128], x / y)
     np.testing.assert_array_equal(out[128:], np.floor(x / y))
+
+
+@pytest.mark.parametrize("start,end,step", [
+    (0, 5, -2 ** 63), (0, -5, -2 ** 63), (0, 5, 2 ** 63 - 1), (10, -10, -3), (-10, 10, 3),
+    (5, 5, -1), (2 ** 62, -2 ** 62, -2 ** 61)])
+def test_range_trip_counts_as_python(start, end, step):
+    """A runtime range runs as many times as Python's, for extreme steps too (negating the most
+    negative step used to overflow)."""
+    from dsl_kernels import count_range
+
+    out = np.zeros(1, np.int64)
+    count_range[(1,)](out, np.int64(start), np.int64(end), STEP=step)
+    assert out[0] == len(range(start, end, step))
+
+
+@pytest.mark.parametrize("start,end,step", [
+    (2 ** 63 - 8, 2 ** 63 - 1, 3), (-2 ** 63, -2 ** 63 + 10, 4), (3, -3, -2)])
+def test_static_range_near_int64_limits(start, end, step):
+    """kt.static_range counts its iterations without stepping past int64."""
+    from dsl_kernels import count_static_range
+
+    out = np.zeros(1, np.int32)
+    count_static_range[(1,)](out, START=start, END=end, STEP=step)
+    assert out[0] == len(range(start, end, step))
