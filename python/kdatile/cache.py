@@ -6,12 +6,18 @@ code object (`<kernel>.so` for the CPU, `<kernel>.cubin`, `.ptx` or `.hsaco` for
 build, the kernel's source, the contents of every file the compiler says the kernel may read
 (`kda_dependencies`) and every other field of the compile request (sorted JSON), so a new
 request field changes the key without code changes here. Files are written to temporary names
-and renamed.
+and renamed; meta.json records the code object's size and sha256 and both, with the runtime
+parameters, are checked against the specialization before anything is loaded, so a damaged or
+swapped entry is compiled again instead of being loaded (a truncated .so would kill the process
+in dlopen). Concurrent first compiles of one entry in several processes take a file lock: one
+compiles, the others load its result.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import fcntl
 import hashlib
 import json
 import os
@@ -41,6 +47,10 @@ def reset_cache_stats() -> None:
 
 def count(what: str) -> None:
     _stats[what] += 1
+
+
+class CacheError(RuntimeError):
+    """The disk cache cannot be used: its directory or an entry's path is not what it must be."""
 
 
 def cache_dir() -> str:
@@ -101,6 +111,9 @@ def disk_key(request: dict, own_file=None) -> str:
 
 
 def _write_atomic(directory: str, name: str, data) -> None:
+    target = os.path.join(directory, name)
+    if os.path.isdir(target) and not os.path.islink(target):
+        shutil.rmtree(target)  # a directory where the entry's file belongs
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
     try:
         with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w",
@@ -130,11 +143,91 @@ def _compile_into(directory: str, request: dict, emit: str, kernel: str):
                 f.write(response.get("text", "").encode())
         count("compiles")
         image = f"{kernel}.{kind}"
-        os.replace(tmp, os.path.join(directory, image))
+        target = os.path.join(directory, image)
+        if os.path.isdir(target) and not os.path.islink(target):
+            shutil.rmtree(target)
+        os.replace(tmp, target)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
     return response, kind, image
+
+
+def _digest(path: str) -> tuple[int, str]:
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+            size += len(block)
+    return size, h.hexdigest()
+
+
+def expected_params(signature: str) -> list[dict]:
+    """The runtime parameters a signature string describes, as kda_compile returns them."""
+    params = []
+    for item in filter(None, signature.split(",")):
+        name, _, spec = item.partition("=")
+        spec = spec.split(":")[0]
+        pointer = spec.startswith("*")
+        params.append({"name": name, "kind": "pointer" if pointer else "scalar",
+                       "dtype": spec[1:] if pointer else spec})
+    return params
+
+
+def _entry_is_sound(meta: dict, kdir: str, request: dict) -> bool:
+    """Whether a cache entry is the one `request` compiles, whole: same signature, parameters
+    and kernel, and a code object of the recorded size and hash."""
+    image = meta.get("image")
+    if (not isinstance(image, str) or os.path.basename(image) != image
+            or meta.get("kernel") != request["kernel"]
+            or meta.get("signature") != request["signature"]
+            or meta.get("params") != expected_params(request["signature"])):
+        return False
+    path = os.path.join(kdir, image)
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) != meta.get("image_size"):
+            return False
+        return _digest(path)[1] == meta.get("image_sha256")
+    except OSError:
+        return False
+
+
+def _read_entry(kdir: str, request: dict):
+    """The meta.json of a sound entry in `kdir`, or None."""
+    meta_path = os.path.join(kdir, "meta.json")
+    try:
+        with open(meta_path, encoding="utf-8") as f:
+            meta = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return meta if isinstance(meta, dict) and _entry_is_sound(meta, kdir, request) else None
+
+
+@contextlib.contextmanager
+def _entry_lock(kdir: str):
+    """An exclusive lock on one entry, across processes."""
+    fd = os.open(kdir + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _make_entry_dir(kdir: str) -> None:
+    root = cache_dir()
+    if os.path.exists(root) and not os.path.isdir(root):
+        raise CacheError(f"kdatile: the cache directory {root} ($KDATILE_CACHE_DIR or "
+                         "~/.cache/kdatile) is not a directory; remove it or set "
+                         "KDATILE_CACHE_DIR to a directory")
+    if os.path.exists(kdir) and not os.path.isdir(kdir):
+        os.unlink(kdir)  # a stray file where the entry's directory belongs
+    try:
+        os.makedirs(kdir, exist_ok=True)
+    except OSError as e:
+        raise CacheError(f"kdatile: cannot create the cache entry {kdir}: {e}; set "
+                         "KDATILE_CACHE_DIR to a writable directory") from e
 
 
 def _load_cpu(meta: dict, path: str) -> CompiledKernel:
@@ -163,19 +256,33 @@ def compile_specialization(spec, platform=None):
     fn = spec.fn
     digest = disk_key(request, fn.filename if fn.whole_file else None)
     kdir = os.path.join(cache_dir(), digest[:2], digest)
-    meta_path = os.path.join(kdir, "meta.json")
     on_cpu = spec.target == "cpu"
     load = _load_cpu if on_cpu else _load_gpu
-    if os.path.isfile(meta_path):
+
+    def cached():
+        meta = _read_entry(kdir, request)
+        if meta is None:
+            return None
         try:
-            with open(meta_path, encoding="utf-8") as f:
-                meta = json.load(f)
             kernel = load(meta, os.path.join(kdir, meta["image"]))
-            count("disk_hits")
-            return kernel
         except (OSError, ValueError, KeyError, TypeError, RuntimeError):
-            pass  # unreadable or damaged entry: compile it again
-    os.makedirs(kdir, exist_ok=True)
+            return None  # unloadable (for another CPU, say): compile it again
+        count("disk_hits")
+        return kernel
+
+    kernel = cached()
+    if kernel is not None:
+        return kernel
+    _make_entry_dir(kdir)
+    with _entry_lock(kdir):
+        kernel = cached()  # another process may have compiled it meanwhile
+        if kernel is not None:
+            return kernel
+        return _compile_entry(spec, request, kdir, load, platform)
+
+
+def _compile_entry(spec, request, kdir, load, platform):
+    on_cpu = spec.target == "cpu"
     emit = "so" if on_cpu else gpu.code_object_emit(spec.target)
     response, kind, image = _compile_into(kdir, request, emit, spec.kernel)
     meta = {
@@ -186,6 +293,8 @@ def compile_specialization(spec, platform=None):
         "request": request_fields(request),
         "image": image,
         "image_kind": kind,
+        "image_size": None,
+        "image_sha256": None,
         "params": response["params"],
         "seconds": response.get("seconds"),
     }
@@ -197,5 +306,6 @@ def compile_specialization(spec, platform=None):
                     num_warps=spec.num_warps, wave_size=response.get("wave_size"),
                     shared_bytes=int(response.get("shared_bytes") or 0),
                     cluster_shape=response.get("cluster_shape", [1, 1, 1]))
+    meta["image_size"], meta["image_sha256"] = _digest(os.path.join(kdir, image))
     _write_atomic(kdir, "meta.json", json.dumps(meta, indent=1))
     return load(meta, os.path.join(kdir, image))

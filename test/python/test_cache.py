@@ -188,3 +188,84 @@ def test_rebuilt_compiler_recompiles(tmp_path, cache):
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == str({"memory_hits": 0, "disk_hits": 0, "compiles": 1})
+
+
+def _fill_from_subprocess(path, name, runs=1):
+    """Runs scaled_copy of the kernel file `path` in `runs` processes at once; returns each
+    one's cache_stats()."""
+    code = (
+        "import numpy as np, importlib.util, kdatile as kt\n"
+        f"spec = importlib.util.spec_from_file_location({name!r}, {str(path)!r})\n"
+        "mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)\n"
+        "x = np.arange(50, dtype=np.float32); out = np.zeros(50, np.float32)\n"
+        "mod.scaled_copy[(2,)](x, out, 50, BLOCK=32)\n"
+        "assert (out != 0).sum() == 49, out\n"
+        "print(kt.cache_stats()['compiles'], kt.cache_stats()['disk_hits'])\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(runs)]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err  # never a crash loading a damaged entry
+        results.append(tuple(int(v) for v in out.split()))
+    return results
+
+
+def _damage(entry_dir, how):
+    meta_path = entry_dir / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    image = entry_dir / meta["image"]
+    data = image.read_bytes()
+    if how == "truncated":
+        image.write_bytes(data[: len(data) // 2])
+    elif how == "flipped":
+        image.write_bytes(data[:1000] + bytes(b ^ 0xFF for b in data[1000:1100]) + data[1100:])
+    elif how == "empty_params":
+        meta["params"] = []
+    elif how == "reordered_params":
+        meta["params"] = meta["params"][::-1]
+    if how == "meta_is_directory":
+        meta_path.unlink()
+        meta_path.mkdir()
+    else:
+        meta_path.write_text(json.dumps(meta))
+
+
+@pytest.mark.parametrize("how", ["truncated", "flipped", "empty_params", "reordered_params",
+                                 "meta_is_directory", "other_specialization"])
+def test_damaged_entries_are_compiled_again(tmp_path, cache, how):
+    """An entry whose code object or parameters are not the ones recorded at compile time is
+    compiled again, never loaded (a truncated .so would kill the process in dlopen)."""
+    path = tmp_path / f"k_{how}.py"
+    path.write_text(KERNEL.format(factor="2.0"))
+    assert _fill_from_subprocess(path, f"k_{how}") == [(1, 0)]
+    (entry,) = [p.parent for p in cache.rglob("meta.json")]
+    if how == "other_specialization":
+        other = tmp_path / "k_other.py"
+        other.write_text(KERNEL.format(factor="3.0"))
+        _fill_from_subprocess(other, "k_other")
+        theirs = [p.parent for p in cache.rglob("meta.json") if p.parent != entry][0]
+        (entry / "scaled_copy.so").write_bytes((theirs / "scaled_copy.so").read_bytes())
+    else:
+        _damage(entry, how)
+    assert _fill_from_subprocess(path, f"k_{how}") == [(1, 0)]
+    assert _fill_from_subprocess(path, f"k_{how}") == [(0, 1)]  # healed
+
+
+def test_concurrent_first_compiles_compile_once(tmp_path, cache):
+    path = tmp_path / "k_race.py"
+    path.write_text(KERNEL.format(factor="2.0"))
+    results = _fill_from_subprocess(path, "k_race", runs=4)
+    assert sum(c for c, _ in results) == 1 and sum(h for _, h in results) == 3, results
+
+
+def test_cache_dir_that_is_a_file(tmp_path, monkeypatch):
+    bad = tmp_path / "not_a_dir"
+    bad.write_text("")
+    monkeypatch.setenv("KDATILE_CACHE_DIR", str(bad))
+    path = tmp_path / "k_file.py"
+    path.write_text(KERNEL.format(factor="2.0"))
+    with pytest.raises(RuntimeError, match="cache directory .*not_a_dir .*is not a directory"):
+        _run(_import_file(str(path), "k_file"))
