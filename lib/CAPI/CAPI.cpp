@@ -156,7 +156,8 @@ int kda_compile(const char *request, char **response) {
     params.push_back(
         json::Object{{"name", p.name},
                      {"kind", p.isPointer ? "pointer" : "scalar"},
-                     {"dtype", frontend::dtypeName(p.type).str()}});
+                     {"dtype", frontend::dtypeName(p.type).str()},
+                     {"written", p.written}});
   double seconds = 0;
   json::Object timings;
   for (auto &[stage, s] : result.timings) {

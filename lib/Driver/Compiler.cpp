@@ -1,5 +1,6 @@
 //===- Compiler.cpp - one kernel from DSL source to an artifact -----------===//
 #include "kda/Driver/Compiler.h"
+#include "kda/Analysis/WrittenArguments.h"
 #include "kda/Driver/DriverSupport.h"
 #include "kda/Driver/GPUCompile.h"
 #include "kda/Pipelines/Pipelines.h"
@@ -72,6 +73,20 @@ void kda::prepareContext(mlir::MLIRContext &ctx) {
 }
 
 namespace {
+/// Marks the pointer parameters the kernel (the function with `tile.kernel`)
+/// may store through.
+void markWrittenParams(mlir::ModuleOp module,
+                       std::vector<frontend::ParamSpec> &params) {
+  module.walk([&](mlir::FunctionOpInterface func) {
+    if (!func->hasAttr("tile.kernel") ||
+        func.getNumArguments() != params.size())
+      return;
+    llvm::SmallVector<bool> written = getWrittenArguments(func);
+    for (auto [param, isWritten] : llvm::zip(params, written))
+      param.written = param.isPointer && isWritten;
+  });
+}
+
 /// The kernel as tile IR: from the DSL frontend, or parsed from a `.mlir`
 /// file (tile IR or any later stage, to resume a pipeline).
 mlir::OwningOpRef<mlir::ModuleOp> loadKernel(mlir::MLIRContext &ctx,
@@ -198,6 +213,7 @@ CompileResult kda::compileKernel(mlir::MLIRContext &ctx,
     return result;
   timer.done("kda-tile-simplify");
   result.clusterShape = getKernelClusterShape(*module);
+  markWrittenParams(*module, result.params);
   if (options.emit == EmitKind::Tile) {
     result.text = printOp(*module);
     result.ok = true;

@@ -182,7 +182,9 @@ def _entry_is_sound(meta: dict, kdir: str, request: dict) -> bool:
     if (not isinstance(image, str) or os.path.basename(image) != image
             or meta.get("kernel") != request["kernel"]
             or meta.get("signature") != request["signature"]
-            or meta.get("params") != expected_params(request["signature"])):
+            or not isinstance(meta.get("params"), list)
+            or [{k: p.get(k) for k in ("name", "kind", "dtype")} if isinstance(p, dict) else p
+                for p in meta["params"]] != expected_params(request["signature"])):
         return False
     path = os.path.join(kdir, image)
     try:

@@ -40,11 +40,23 @@ class _Launcher:
     """One compiled specialization, ready to launch: the kernel and, per kernel parameter,
     the index of the JIT parameter whose value it takes."""
 
-    __slots__ = ("kernel", "arg_indices")
+    __slots__ = ("kernel", "arg_indices", "written")
 
     def __init__(self, kernel, arg_indices: list[int]):
         self.kernel = kernel
         self.arg_indices = arg_indices
+        # The JIT parameters whose arrays the kernel may store through.
+        self.written = [i for p, i in zip(kernel.params, arg_indices) if p.get("written")]
+
+    def check_writable(self, fn_name: str, params, values) -> None:
+        """Refuses a read-only NumPy array for a pointer the kernel stores through: a
+        read-only memory map would kill the process, an immutable buffer would change."""
+        for i in self.written:
+            v = values[i]
+            flags = getattr(v, "flags", None)
+            if flags is not None and not getattr(flags, "writeable", True):
+                raise ValueError(f"argument '{params[i].name}' is a read-only array, but kernel "
+                                 f"'{fn_name}' stores through it; pass a writable array")
 
 
 class JITFunction:
@@ -274,6 +286,7 @@ class JITFunction:
             return self._run_gpu(grid3, key, values, payloads, device, num_warps)
         self._check_host_target()
         launcher = self._get(key, values)
+        launcher.check_writable(self.__name__, self._specializer.params, values)
         launcher.kernel.launch(grid3, [payloads[i] for i in launcher.arg_indices], num_threads)
 
     def __getitem__(self, grid):

@@ -150,3 +150,34 @@ def test_stdlib_norms():
     np.testing.assert_allclose(out[C:C + R * C].reshape(R, C), l2, rtol=1e-5, atol=1e-6)
     rms_rows = xd / np.sqrt(np.mean(xd * xd, axis=1, keepdims=True) + 1e-5) * wd
     np.testing.assert_allclose(out[C + R * C:].reshape(R, C), rms_rows, rtol=1e-5, atol=1e-6)
+
+
+def test_read_only_arrays_only_where_the_kernel_only_reads(tmp_path):
+    """A read-only array is fine for a pointer the kernel only loads from, and refused, naming
+    the argument, for one it stores through (a read-only memory map would kill the process, a
+    view of bytes would modify them)."""
+    from dsl_kernels import copy_cast
+
+    x = np.arange(8, dtype=np.float32)
+    x.flags.writeable = False
+    out = np.zeros(8, np.float32)
+    copy_cast[(1,)](x, out, 8, BLOCK=8, OUT=kt.float32)
+    np.testing.assert_array_equal(out, x)
+    np.save(tmp_path / "out.npy", out)
+    for frozen in (np.load(tmp_path / "out.npy", mmap_mode="r"),
+                   np.frombuffer(out.tobytes(), np.float32)):
+        with pytest.raises(ValueError, match="argument 'out_ptr' is a read-only array, but "
+                                             "kernel 'copy_cast' stores through it"):
+            copy_cast[(1,)](x, frozen, 8, BLOCK=8, OUT=kt.float32)
+
+
+def test_compiler_reports_written_pointers():
+    from kdatile import _lib
+
+    from dsl_kernels import copy_cast
+
+    x = np.zeros(8, np.float32)
+    spec = copy_cast.specialize(x, x, 8, BLOCK=8, OUT=kt.float32)
+    params = _lib.compile(dict(spec.request(), emit="tile"))["params"]
+    assert [(p["name"], p["written"]) for p in params] == [
+        ("x_ptr", False), ("out_ptr", True), ("n", False)]

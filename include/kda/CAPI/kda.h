@@ -42,7 +42,8 @@ const char *kda_version(void);
  *                   "obj" and "so"; text results are returned inline)
  * On success returns 0 and *response is
  *   {"ok": true, "entry": "<symbol of the CPU entry point>",
- *    "params": [{"name": "x", "kind": "pointer", "dtype": "f32"}, ...],
+ *    "params": [{"name": "x", "kind": "pointer", "dtype": "f32",
+ *                "written": <whether the kernel may store through it>}, ...],
  *    "text": "<IR or assembly, for text emits>", "seconds": 0.05,
  *    "shared_bytes": <dynamic shared memory a GPU launch must provide>,
  *    "cluster_shape": [x, y, z] (programs per cluster; [1, 1, 1] unless the

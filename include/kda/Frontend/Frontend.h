@@ -37,6 +37,9 @@ struct ParamSpec {
   /// Known divisibility of an integer scalar or of a pointer's address in
   /// bytes (`:16`); 1 when unknown.
   unsigned divisibility = 1;
+  /// Pointers: whether the kernel may store through it (set by the compile,
+  /// see kda/Analysis/WrittenArguments.h).
+  bool written = false;
 };
 
 /// The runtime parameters in declaration order. Text form (used by
