@@ -19,6 +19,14 @@ bool isWrittenThrough(Value root) {
     if (holdsPointers(v.getType()) && seen.insert(v).second)
       worklist.push_back(v);
   };
+  auto pushResultsAndRegions = [&](Operation *op) {
+    for (Value result : op->getResults())
+      push(result);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          push(arg);
+  };
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     for (OpOperand &use : v.getUses()) {
@@ -29,22 +37,12 @@ bool isWrittenThrough(Value root) {
       if (auto atomic = dyn_cast<kda::tile::AtomicRMWOp>(user))
         if (&use == &atomic.getPtrMutable())
           return true;
-      for (Value result : user->getResults())
-        push(result);
-      // Into regions (loop-carried and yielded pointers) and successors.
-      for (Region &region : user->getRegions())
-        for (Block &block : region)
-          for (BlockArgument arg : block.getArguments())
-            push(arg);
+      // Into results and regions (loop-carried pointers), and from a
+      // terminator into its parent's and into its successors.
+      pushResultsAndRegions(user);
       if (user->hasTrait<OpTrait::IsTerminator>()) {
-        if (Operation *parent = user->getParentOp()) {
-          for (Value result : parent->getResults())
-            push(result);
-          for (Region &region : parent->getRegions())
-            for (Block &block : region)
-              for (BlockArgument arg : block.getArguments())
-                push(arg);
-        }
+        if (Operation *parent = user->getParentOp())
+          pushResultsAndRegions(parent);
         for (Block *successor : user->getSuccessors())
           for (BlockArgument arg : successor->getArguments())
             push(arg);
