@@ -142,7 +142,8 @@ void compileForHost(mlir::MLIRContext &ctx, mlir::ModuleOp module,
       translateToHostLLVMIR(module, llvmCtx, *cpu, result.error);
   if (!llvmModule)
     return;
-  addCPUFeaturesSymbol(*llvmModule, options.request.kernelName, *cpu);
+  addCPUFeaturesSymbol(*llvmModule, options.request.kernelName,
+                       result.cpuFeatures);
   timer.done("llvm-opt");
   if (finishWithLLVMText(options, *llvmModule, result))
     return;

@@ -160,9 +160,9 @@ std::string kda::getCPUFeaturesSymbol(llvm::StringRef kernel) {
 }
 
 void kda::addCPUFeaturesSymbol(llvm::Module &module, llvm::StringRef kernel,
-                               const HostCPUTarget &target) {
-  llvm::Constant *text = llvm::ConstantDataArray::getString(
-      module.getContext(), getRequiredCPUFeatures(target));
+                               llvm::StringRef features) {
+  llvm::Constant *text =
+      llvm::ConstantDataArray::getString(module.getContext(), features);
   new llvm::GlobalVariable(module, text->getType(), /*isConstant=*/true,
                            llvm::GlobalValue::ExternalLinkage, text,
                            getCPUFeaturesSymbol(kernel));

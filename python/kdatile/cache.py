@@ -6,11 +6,11 @@ code object (`<kernel>.so` for the CPU, `<kernel>.cubin`, `.ptx` or `.hsaco` for
 build, the kernel's source, the contents of every file the compiler says the kernel may read
 (`kda_dependencies`) and every other field of the compile request (sorted JSON), so a new
 request field changes the key without code changes here. Files are written to temporary names
-and renamed; meta.json records the code object's size and sha256 and both, with the runtime
-parameters, are checked against the specialization before anything is loaded, so a damaged or
-swapped entry is compiled again instead of being loaded (a truncated .so would kill the process
-in dlopen). Concurrent first compiles of one entry in several processes take a file lock: one
-compiles, the others load its result.
+and renamed; meta.json records the code object's size and sha256 and a sha256 of itself, and
+both are checked, with the request the entry was compiled for, before anything is loaded, so a
+damaged or swapped entry is compiled again instead of being loaded (a truncated .so would kill
+the process in dlopen). Concurrent first compiles of one entry in several processes take a file
+lock: one compiles, the others load its result.
 """
 
 from __future__ import annotations
@@ -110,16 +110,20 @@ def disk_key(request: dict, own_file=None) -> str:
     return h.hexdigest()
 
 
-def _write_atomic(directory: str, name: str, data) -> None:
-    target = os.path.join(directory, name)
+def _replace(tmp: str, target: str) -> None:
+    """Renames `tmp` to `target`, over a directory in the way too."""
     if os.path.isdir(target) and not os.path.islink(target):
-        shutil.rmtree(target)  # a directory where the entry's file belongs
+        shutil.rmtree(target)
+    os.replace(tmp, target)
+
+
+def _write_atomic(directory: str, name: str, data) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
     try:
         with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w",
                        **({} if isinstance(data, bytes) else {"encoding": "utf-8"})) as f:
             f.write(data)
-        os.replace(tmp, os.path.join(directory, name))
+        _replace(tmp, os.path.join(directory, name))
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -143,10 +147,7 @@ def _compile_into(directory: str, request: dict, emit: str, kernel: str):
                 f.write(response.get("text", "").encode())
         count("compiles")
         image = f"{kernel}.{kind}"
-        target = os.path.join(directory, image)
-        if os.path.isdir(target) and not os.path.islink(target):
-            shutil.rmtree(target)
-        os.replace(tmp, target)
+        _replace(tmp, os.path.join(directory, image))
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -163,28 +164,20 @@ def _digest(path: str) -> tuple[int, str]:
     return size, h.hexdigest()
 
 
-def expected_params(signature: str) -> list[dict]:
-    """The runtime parameters a signature string describes, as kda_compile returns them."""
-    params = []
-    for item in filter(None, signature.split(",")):
-        name, _, spec = item.partition("=")
-        spec = spec.split(":")[0]
-        pointer = spec.startswith("*")
-        params.append({"name": name, "kind": "pointer" if pointer else "scalar",
-                       "dtype": spec[1:] if pointer else spec})
-    return params
+def _meta_digest(meta: dict) -> str:
+    """The sha256 of an entry's metadata (its "meta_sha256" field aside): an edited or damaged
+    parameter list must not reach the loader."""
+    body = {k: v for k, v in meta.items() if k != "meta_sha256"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
 def _entry_is_sound(meta: dict, kdir: str, request: dict) -> bool:
-    """Whether a cache entry is the one `request` compiles, whole: same signature, parameters
-    and kernel, and a code object of the recorded size and hash."""
+    """Whether a cache entry is the one `request` compiles, whole: metadata as written, for
+    this request, and a code object of the recorded size and hash."""
     image = meta.get("image")
-    if (not isinstance(image, str) or os.path.basename(image) != image
-            or meta.get("kernel") != request["kernel"]
-            or meta.get("signature") != request["signature"]
-            or not isinstance(meta.get("params"), list)
-            or [{k: p.get(k) for k in ("name", "kind", "dtype")} if isinstance(p, dict) else p
-                for p in meta["params"]] != expected_params(request["signature"])):
+    if (meta.get("meta_sha256") != _meta_digest(meta)
+            or meta.get("request") != request_fields(request)
+            or not isinstance(image, str) or os.path.basename(image) != image):
         return False
     path = os.path.join(kdir, image)
     try:
@@ -309,5 +302,6 @@ def _compile_entry(spec, request, kdir, load, platform):
                     shared_bytes=int(response.get("shared_bytes") or 0),
                     cluster_shape=response.get("cluster_shape", [1, 1, 1]))
     meta["image_size"], meta["image_sha256"] = _digest(os.path.join(kdir, image))
+    meta["meta_sha256"] = _meta_digest(meta)
     _write_atomic(kdir, "meta.json", json.dumps(meta, indent=1))
     return load(meta, os.path.join(kdir, image))

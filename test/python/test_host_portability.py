@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import kdatile as kt
+from kda_reference import f32_to_bf16
 from kdatile import _lib
 from kdatile.runtime import CompiledKernel
 from smem_kernels import masked_copy
@@ -85,10 +86,8 @@ def _bits(a):
 def _bf16_round(f32: np.ndarray) -> np.ndarray:
     """bf16 bits of f32 values: round to nearest even; a NaN keeps its sign and top mantissa
     bits and is made quiet."""
-    b = f32.view(np.uint32).astype(np.uint64)
-    rounded = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
-    quiet = ((b >> 16) | 0x40).astype(np.uint16)
-    return np.where(np.isnan(f32), quiet, rounded)
+    quiet = ((f32.view(np.uint32) >> 16) | 0x40).astype(np.uint16)
+    return np.where(np.isnan(f32), quiet, f32_to_bf16(f32))
 
 
 def _f32_samples() -> np.ndarray:

@@ -41,9 +41,10 @@ std::string getMissingHostCPUFeatures(llvm::StringRef required);
 /// shared object of `kernel` exports: `<kernel>__kda_cpu_features`.
 std::string getCPUFeaturesSymbol(llvm::StringRef kernel);
 
-/// Adds the exported getCPUFeaturesSymbol(kernel) string to `module`.
+/// Adds the exported getCPUFeaturesSymbol(kernel) string holding
+/// `features` (a getRequiredCPUFeatures list) to `module`.
 void addCPUFeaturesSymbol(llvm::Module &module, llvm::StringRef kernel,
-                          const HostCPUTarget &target);
+                          llvm::StringRef features);
 
 /// Translates an LLVM-dialect module to LLVM IR for `target` and optimizes
 /// it at -O2. Returns null and sets `error` on failure.

@@ -60,16 +60,17 @@ bool containsNarrowFloat(Type type) { return toBits(type) != type; }
 
 /// Ops that only move bits: they stay as they are with i16 in place of the
 /// narrow float. Anything else that still sees a bf16/f16 value would
-/// compute in it, which kda-cpu-lower must never leave behind.
+/// compute in it, which kda-cpu-lower must never leave behind. (Types held in
+/// attributes, of functions, globals, GEPs and allocas, are rewritten as
+/// they are.)
 bool movesBitsOnly(Operation *op) {
   return isa<LLVM::LoadOp, LLVM::StoreOp, LLVM::SelectOp, LLVM::BitcastOp,
              LLVM::ConstantOp, LLVM::ZeroOp, LLVM::UndefOp, LLVM::PoisonOp,
              LLVM::FreezeOp, LLVM::InsertElementOp, LLVM::ExtractElementOp,
              LLVM::ShuffleVectorOp, LLVM::InsertValueOp, LLVM::ExtractValueOp,
              LLVM::BrOp, LLVM::CondBrOp, LLVM::SwitchOp, LLVM::ReturnOp,
-             LLVM::CallOp, LLVM::LLVMFuncOp, LLVM::GlobalOp, LLVM::MaskedLoadOp,
-             LLVM::MaskedStoreOp, LLVM::masked_gather, LLVM::masked_scatter,
-             LLVM::GEPOp, LLVM::AllocaOp, ModuleOp>(op);
+             LLVM::CallOp, LLVM::MaskedLoadOp, LLVM::MaskedStoreOp,
+             LLVM::masked_gather, LLVM::masked_scatter>(op);
 }
 
 /// Integer code for the conversions between f32/f64 and bf16/f16, with the

@@ -92,12 +92,12 @@ def check_target(target):
     """A launch's target: None (the arrays' device) or a target name the compiler knows."""
     if target is None:
         return None
-    from ..specialize import TARGETS
+    from .. import specialize
 
-    if target not in TARGETS and target != "sm_90":
-        raise ValueError(f"argument 'target': unknown target {target!r} (supported: None, "
-                         f"{', '.join(TARGETS)})")
-    return target
+    try:
+        return specialize.check_target(target)
+    except ValueError as e:
+        raise ValueError(f"argument 'target': {e}") from None
 
 
 def on_gpu(device: str, target) -> bool:
