@@ -86,6 +86,10 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   USE_GATE: kt.constexpr, USE_LOWER_BOUND: kt.constexpr,
                   USE_BETA_SIGMOID: kt.constexpr, BV: kt.constexpr,
                   PREFETCH_STATE: kt.constexpr = False):
+    kt.static_assert(K > 0 and (K & (K - 1)) == 0 and V > 0 and (V & (V - 1)) == 0,
+                     "K and V must be powers of two")
+    kt.static_assert(BV > 0 and (BV & (BV - 1)) == 0 and V % BV == 0,
+                     "BV must be a power of two dividing V")
     n = kt.program_id(0)
     h = kt.program_id(1)
     if PREFETCH_STATE:

@@ -94,10 +94,13 @@ mlir::OwningOpRef<mlir::ModuleOp> loadKernel(mlir::MLIRContext &ctx,
                                              std::string &error) {
   const frontend::CompileRequest &req = options.request;
   if (!llvm::StringRef(req.filename).ends_with(".mlir")) {
-    if (!lookupGPUTarget(options.target))
+    std::optional<GPUTargetInfo> gpu = lookupGPUTarget(options.target);
+    if (!gpu)
       return frontend::emitKernel(ctx, req, error);
     frontend::CompileRequest gpuRequest = req;
     gpuRequest.numWarps = options.numWarps;
+    gpuRequest.tileLimits.threadsPerProgram = options.numWarps * gpu->waveSize;
+    gpuRequest.tileLimits.registersPerThread = gpu->registersPerThread;
     return frontend::emitKernel(ctx, gpuRequest, error);
   }
   std::string diagnostics;

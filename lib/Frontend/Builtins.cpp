@@ -237,7 +237,7 @@ std::optional<DValue> Emitter::callBuiltin(
       if (has(1) && argv(1).isConstKind(Constant::Kind::Str) &&
           !argv(1).constant.str.empty())
         msg += ": " + argv(1).constant.str;
-      return error(argloc(0), msg);
+      return fatalError(argloc(0), msg);
     }
     return DValue::of(Constant::none());
   }
@@ -390,6 +390,11 @@ std::optional<DValue> Emitter::callBuiltin(
       if (!checkLayout(layout, shape, elem, argloc(layoutIndex)))
         return std::nullopt;
     }
+    // Checked here, so that it is reported at the call, not at the value.
+    std::string tooLarge =
+        tileLimitViolation(RankedTensorType::get(shape, elem));
+    if (!tooLarge.empty())
+      return fatalError(at, tooLarge);
     if (name == "zeros" || name == "zeros_like")
       return DValue::of(splatConstant(elem, shape, 0, 0, at, layout));
     if (argv(1).isRuntime() && !shapeOf(argv(1)).empty())

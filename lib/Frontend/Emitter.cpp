@@ -72,6 +72,8 @@ static bool sameValue(const DValue &a, const DValue &b) {
 LogicalResult Emitter::emitBody(const std::vector<StmtPtr> &body) {
   bool anyFailed = false;
   for (const StmtPtr &stmt : body) {
+    if (stopped)
+      return failure();
     if (frame->returned)
       break; // unreachable after a return
     auto snapshot = frame->locals;
@@ -81,7 +83,7 @@ LogicalResult Emitter::emitBody(const std::vector<StmtPtr> &body) {
     // poisoned, so its uses fail without further messages. A dry run
     // stops at its first failure (it only needs to know that it failed).
     anyFailed = true;
-    if (dryRunDepth > 0 || errorCount >= kMaxErrors)
+    if (dryRunDepth > 0 || errorCount >= kMaxErrors || stopped)
       return failure();
     frame->locals = std::move(snapshot);
     std::vector<std::string> assigned;
@@ -91,7 +93,7 @@ LogicalResult Emitter::emitBody(const std::vector<StmtPtr> &body) {
     for (const std::string &name : assigned)
       frame->locals[name] = poison;
   }
-  return failure(anyFailed);
+  return failure(anyFailed || stopped);
 }
 
 LogicalResult Emitter::assign(const Expr &target, DValue value,

@@ -126,7 +126,7 @@ struct Frame {
   int runtimeDepth = 0;
 };
 
-class Emitter {
+class Emitter : private mlir::OpBuilder::Listener {
 public:
   Emitter(mlir::MLIRContext &ctx, ModuleLoader &loader,
           std::string &diagnostics);
@@ -135,6 +135,12 @@ public:
 
   // --- Kernel.cpp: diagnostics and locations.
   std::nullopt_t error(SourceLoc loc, const llvm::Twine &message);
+  /// An error after which emission stops (a failed kt.static_assert, a tile
+  /// beyond the limits): what follows would build on a broken premise, at a
+  /// cost nothing bounds. Inside a loop dry run it is only noted.
+  std::nullopt_t fatalError(SourceLoc loc, const llvm::Twine &message);
+  /// Why a tile of `type` exceeds the request's TileLimits, or "".
+  std::string tileLimitViolation(mlir::RankedTensorType type) const;
   mlir::Location loc(SourceLoc loc);
   mlir::LogicalResult fail(SourceLoc at, const llvm::Twine &message) {
     error(at, message);
@@ -312,6 +318,9 @@ public:
   /// while their consequences are not (up to kMaxErrors).
   unsigned errorCount = 0;
   static constexpr unsigned kMaxErrors = 20;
+  /// Set by fatalError: every statement still to be emitted fails at once.
+  bool stopped = false;
+  TileLimits tileLimits;
   /// Inside a loop dry run errors are not reported, only noted: the dry run
   /// sees constants where the real loop has runtime values.
   int dryRunDepth = 0;
@@ -329,6 +338,11 @@ public:
       moduleCache;
   /// Counts unrolled static_range iterations to bound compile time.
   int64_t unrolledIterations = 0;
+
+  /// Checks every tile result of an op the builder inserts against
+  /// tileLimits, reporting at the op's source line.
+  void notifyOperationInserted(mlir::Operation *op,
+                               mlir::OpBuilder::InsertPoint previous) override;
 };
 
 /// "[4, 8]", for messages.

@@ -3,7 +3,9 @@
 // emitKernel builds the kernel's func.func from the request (runtime
 // parameters become arguments, constexpr parameters become compile-time
 // values) and hands the body to the statement emitter. Diagnostics are
-// collected as text; the first error stops emission.
+// collected as text. After an error emission goes on at the next statement,
+// so independent errors are all reported, unless the error was fatal; every
+// inserted op's tiles are checked against the request's TileLimits.
 //
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
@@ -24,7 +26,9 @@ using namespace kda::frontend::detail;
 
 Emitter::Emitter(MLIRContext &ctx, ModuleLoader &loader,
                  std::string &diagnostics)
-    : ctx(ctx), loader(loader), diagnostics(diagnostics), builder(&ctx) {}
+    : ctx(ctx), loader(loader), diagnostics(diagnostics), builder(&ctx) {
+  builder.setListener(this);
+}
 
 std::nullopt_t Emitter::error(SourceLoc at, const llvm::Twine &message) {
   if (dryRunDepth > 0) {
@@ -44,6 +48,78 @@ std::nullopt_t Emitter::error(SourceLoc at, const llvm::Twine &message) {
     diagnostics += formatDiagnostic(*f->caller->module, f->callLoc, "note",
                                     "in call from here");
   return std::nullopt;
+}
+
+std::nullopt_t Emitter::fatalError(SourceLoc at, const llvm::Twine &message) {
+  if (dryRunDepth == 0)
+    stopped = true;
+  return error(at, message);
+}
+
+namespace {
+/// a * b, saturating at INT64_MAX (both non-negative).
+int64_t saturatingMul(int64_t a, int64_t b) {
+  int64_t product;
+  return llvm::MulOverflow(a, b, product) ? INT64_MAX : product;
+}
+} // namespace
+
+std::string Emitter::tileLimitViolation(RankedTensorType type) const {
+  int64_t elements = 1;
+  for (int64_t dim : type.getShape())
+    elements = saturatingMul(elements, std::max<int64_t>(dim, 0));
+  auto describeTile = [&] {
+    std::string shape = formatShape(type.getShape());
+    return "a tile of shape " + shape + " (" + std::to_string(elements) +
+           " elements)";
+  };
+  if (elements > tileLimits.maxElements)
+    return describeTile() + " is larger than the " +
+           std::to_string(tileLimits.maxElements) + " a tile may hold";
+  if (!tileLimits.threadsPerProgram || !tileLimits.registersPerThread)
+    return "";
+  // Narrow elements pack into a register; 64-bit ones (pointers, offsets)
+  // count as one, since their tiles mostly fold into addressing.
+  Type elem = type.getElementType();
+  int64_t bits = elem.isIntOrFloat()
+                     ? std::min<int64_t>(elem.getIntOrFloatBitWidth(), 32)
+                     : 32;
+  // Spread over every thread, each holds at least this many registers of it.
+  int64_t perThread = saturatingMul(elements, bits) /
+                      (32 * (int64_t)tileLimits.threadsPerProgram);
+  if (perThread <= tileLimits.registersPerThread)
+    return "";
+  return describeTile() + " needs at least " + std::to_string(perThread) +
+         " 32-bit registers in each of the program's " +
+         std::to_string(tileLimits.threadsPerProgram) +
+         " threads, more than the " +
+         std::to_string(tileLimits.registersPerThread) +
+         " a thread has; use smaller blocks or more warps";
+}
+
+void Emitter::notifyOperationInserted(Operation *op,
+                                      OpBuilder::InsertPoint previous) {
+  if (stopped || !frame)
+    return;
+  for (Type type : op->getResultTypes()) {
+    auto tile = dyn_cast<RankedTensorType>(type);
+    if (!tile)
+      continue;
+    std::string violation = tileLimitViolation(tile);
+    if (violation.empty())
+      continue;
+    // The op was built at loc(at) of the current frame: recover `at`.
+    Location l = op->getLoc();
+    if (auto callSite = dyn_cast<CallSiteLoc>(l))
+      l = callSite.getCallee();
+    SourceLoc at;
+    if (auto fileLoc = dyn_cast<FileLineColLoc>(l)) {
+      at.line = fileLoc.getLine() - frame->module->lineOffset;
+      at.col = fileLoc.getColumn();
+    }
+    fatalError(at, violation);
+    return;
+  }
 }
 
 Location Emitter::loc(SourceLoc at) {
@@ -71,6 +147,7 @@ OwningOpRef<ModuleOp> Emitter::emitKernel(const CompileRequest &request) {
                    "' in " + request.filename + "\n";
     return nullptr;
   }
+  tileLimits = request.tileLimits;
   Frame kernelFrame;
   kernelFrame.module = main;
   frame = &kernelFrame;

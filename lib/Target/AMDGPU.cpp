@@ -28,18 +28,31 @@ void initializeAMDGPUTarget() {
   });
 }
 
-} // namespace
-
-unsigned kda::getAMDGPUAddressableLDSBytes(llvm::StringRef chip) {
+std::unique_ptr<llvm::MCSubtargetInfo>
+createAMDGPUSubtargetInfo(llvm::StringRef chip) {
   initializeAMDGPUTarget();
   llvm::Triple triple("amdgcn-amd-amdhsa");
   std::string error;
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
-    return 0;
-  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+    return nullptr;
+  return std::unique_ptr<llvm::MCSubtargetInfo>(
       target->createMCSubtargetInfo(triple, chip, ""));
+}
+
+bool hasFeature(const llvm::MCSubtargetInfo &sti, llvm::StringRef name) {
+  for (const llvm::SubtargetFeatureKV &kv : sti.getAllProcessorFeatures())
+    if (name == kv.Key)
+      return sti.getFeatureBits().test(kv.Value);
+  return false;
+}
+} // namespace
+
+unsigned kda::getAMDGPUAddressableLDSBytes(llvm::StringRef chip) {
+  std::unique_ptr<llvm::MCSubtargetInfo> sti = createAMDGPUSubtargetInfo(chip);
+  if (!sti)
+    return 0;
   constexpr llvm::StringLiteral prefix = "addressablelocalmemorysize";
   unsigned bytes = 0;
   for (const llvm::SubtargetFeatureKV &kv : sti->getAllProcessorFeatures()) {
@@ -50,6 +63,15 @@ unsigned kda::getAMDGPUAddressableLDSBytes(llvm::StringRef chip) {
       bytes = std::max(bytes, size);
   }
   return bytes;
+}
+
+unsigned kda::getAMDGPUAddressableVGPRs(llvm::StringRef chip) {
+  std::unique_ptr<llvm::MCSubtargetInfo> sti = createAMDGPUSubtargetInfo(chip);
+  if (!sti)
+    return 0;
+  if (hasFeature(*sti, "1024-addressable-vgprs"))
+    return 1024;
+  return hasFeature(*sti, "gfx90a-insts") ? 512 : 256;
 }
 
 namespace {

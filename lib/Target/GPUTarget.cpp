@@ -31,6 +31,7 @@ GPUTargetInfo makeGFX950() {
   t.waveSize = 64;
   t.sharedMemoryBytes = getAMDGPUAddressableLDSBytes(t.chip);
   t.staticSharedMemoryBytes = t.sharedMemoryBytes;
+  t.registersPerThread = getAMDGPUAddressableVGPRs(t.chip);
   t.maxThreadsPerBlock = 1024;
   return t;
 }
@@ -45,6 +46,7 @@ GPUTargetInfo makeGFX1250() {
   t.waveSize = 32;
   t.sharedMemoryBytes = getAMDGPUAddressableLDSBytes(t.chip);
   t.staticSharedMemoryBytes = t.sharedMemoryBytes;
+  t.registersPerThread = getAMDGPUAddressableVGPRs(t.chip);
   t.maxThreadsPerBlock = 1024;
   return t;
 }
@@ -65,6 +67,7 @@ GPUTargetInfo makeSM90a() {
   // shared memory is dynamic and the runtime opts the function in.
   t.staticSharedMemoryBytes = 48 * 1024;
   t.dynamicSharedMemoryBytes = t.sharedMemoryBytes;
+  t.registersPerThread = 255;
   t.maxThreadsPerBlock = 1024;
   return t;
 }

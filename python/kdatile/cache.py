@@ -15,14 +15,15 @@ lock: one compiles, the others load its result.
 
 from __future__ import annotations
 
+import collections
 import contextlib
-import ctypes
 import fcntl
 import hashlib
 import json
 import os
 import shutil
 import tempfile
+import threading
 
 from . import _lib, gpu
 from .runtime import CompiledKernel
@@ -61,9 +62,59 @@ def cache_dir() -> str:
     return os.path.join(os.path.expanduser("~"), ".cache", "kdatile")
 
 
-def new_memory() -> dict:
+DEFAULT_MEMORY_ENTRIES = 128
+
+
+def memory_limit() -> int:
+    """Specializations one kernel keeps in memory: $KDATILE_MEMORY_CACHE_ENTRIES, else 128."""
+    env = os.environ.get("KDATILE_MEMORY_CACHE_ENTRIES")
+    if env is None:
+        return DEFAULT_MEMORY_ENTRIES
+    try:
+        limit = int(env)
+    except ValueError:
+        limit = 0
+    if limit < 1:
+        raise ValueError(f"KDATILE_MEMORY_CACHE_ENTRIES must be a positive integer, got {env!r}")
+    return limit
+
+
+class MemoryCache:
+    """One kernel's launchers by specialization, the least recently used dropped beyond
+    `limit`. A dropped CPU kernel's library is closed once nothing refers to it
+    (runtime.CompiledKernel); GPU modules stay loaded for the process, since captured CUDA
+    graphs may launch them, and a specialization loaded again reuses its module (gpu.py)."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._entries: collections.OrderedDict = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            value = self._entries.get(key)
+            if value is not None:
+                self._entries.move_to_end(key)
+            return value
+
+    def __setitem__(self, key, value) -> None:
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.limit:
+                self._entries.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+def new_memory() -> MemoryCache:
     """An in-memory cache for one kernel (emptied by clear_cache)."""
-    memory: dict = {}
+    memory = MemoryCache(memory_limit())
     _memories.append(memory)
     return memory
 
@@ -226,7 +277,7 @@ def _make_entry_dir(kdir: str) -> None:
 
 
 def _load_cpu(meta: dict, path: str) -> CompiledKernel:
-    return CompiledKernel(path, meta["entry"], meta["params"], library=ctypes.CDLL(path))
+    return CompiledKernel(path, meta["entry"], meta["params"])
 
 
 def _load_gpu(meta: dict, path: str) -> gpu.GPUKernel:

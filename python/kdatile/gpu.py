@@ -10,7 +10,9 @@ The target comes from the tensors' device: NVIDIA `sm_<major><minor>` from
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import sys
+import threading
 
 from . import _lib
 from .runtime import SCALAR_CTYPES, check_cluster_shape, check_grid_in_clusters, make_scalar
@@ -96,6 +98,11 @@ def _gpu_maker(param):
     return lambda v: ctype(int(v))
 
 
+# (platform, sha256 of the image, kernel name, device index) -> the loaded function.
+_loaded_functions: dict = {}
+_loaded_lock = threading.Lock()
+
+
 class GPUKernel:
     """A compiled GPU kernel: its code object, loaded per device on first launch.
 
@@ -118,6 +125,7 @@ class GPUKernel:
         # Programs per cluster, fixed in the code object (.reqnctapercluster).
         self.cluster_shape = check_cluster_shape(cluster_shape)
         self.functions: dict = {}  # device index -> CUfunction / hipFunction_t
+        self._image_digest = hashlib.sha256(image).digest()
         self._makers = [_gpu_maker(p) for p in self.params]
         self._argv_type = ctypes.c_void_p * max(1, len(self.params))
 
@@ -129,13 +137,19 @@ class GPUKernel:
         return index in self.functions
 
     def load(self, index: int) -> int:
-        """The kernel's function on device `index` (current when called), loading it once."""
+        """The kernel's function on device `index` (current when called), loading it once per
+        process: modules are never unloaded (a captured CUDA graph may still launch them), so
+        another GPUKernel of the same image and name reuses the loaded one."""
         fn = self.functions.get(index)
         if fn is None:
-            image = self.image
-            if self.image_kind == "ptx" and not image.endswith(b"\0"):
-                image += b"\0"
-            fn = _lib.gpu_load(self.platform, image, self.name)
+            key = (self.platform, self._image_digest, self.name, index)
+            with _loaded_lock:
+                fn = _loaded_functions.get(key)
+                if fn is None:
+                    image = self.image
+                    if self.image_kind == "ptx" and not image.endswith(b"\0"):
+                        image += b"\0"
+                    fn = _loaded_functions[key] = _lib.gpu_load(self.platform, image, self.name)
             self.functions[index] = fn
         return fn
 

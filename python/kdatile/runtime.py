@@ -5,9 +5,11 @@ Shared by the JIT (`@kt.jit`) and by ahead-of-time users (`kt.load_compiled`).
 
 from __future__ import annotations
 
+import _ctypes
 import ctypes
 import re
 import sys
+import weakref
 
 from . import _lib
 from .language import _BY_NAME, dtype, to_dtype
@@ -218,6 +220,10 @@ def parse_signature(text: str) -> list[dict]:
     return params
 
 
+def _close_library(library: ctypes.CDLL) -> None:
+    _ctypes.dlclose(library._handle)
+
+
 class CompiledKernel:
     """A compiled CPU kernel: `kernel[grid](*args, num_threads=None)`.
 
@@ -235,7 +241,12 @@ class CompiledKernel:
             if short is None or p.get("kind") not in (ArgKind.POINTER, ArgKind.SCALAR):
                 raise ValueError(f"bad parameter description {p!r}")
             p["dtype"] = short.short
-        self._lib = library if library is not None else ctypes.CDLL(path)
+        if library is None:
+            library = ctypes.CDLL(path)
+            # ctypes never closes a library; kernels dropped from the in-memory cache would
+            # keep theirs mapped for the life of the process.
+            weakref.finalize(self, _close_library, library)
+        self._lib = library
         fn = None
         # A kernel name: the .so also exports the kernel function itself under that name (with
         # a different C signature), so the entry wrapper must be looked up first.

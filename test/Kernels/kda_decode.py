@@ -167,3 +167,12 @@
 # element on 4 lanes, 255 registers and 504 bytes of spills per thread on sm_90a).
 # RUN: %if ptxas %{ kda-compile %{kda_decode_fb_sm_90a} -D STATE_KV=True -D STAGES=2 \
 # RUN:   --fail-on-spill --emit ptx -o %t.fbkv.ptx %}
+
+# The kernel's promises are asserted, and a failed assertion ends the compile at once (this one
+# went on for 36 s and 1.2 GB of tiles 2**32 rows tall).
+# RUN: not kda-compile %{kda_decode_gfx950} -D BV=4294967296 --emit tile -o - 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=BAD-BV --implicit-check-not=error:
+# RUN: not kda-compile %{kda_decode_sm_90a} -D BLK=48 --emit tile -o - 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=BAD-BLK --implicit-check-not=error:
+# BAD-BV: error: static assertion failed: BV must divide D into a power-of-two number of blocks
+# BAD-BLK: error: static assertion failed: BLK must divide BV

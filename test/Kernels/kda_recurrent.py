@@ -49,6 +49,15 @@
 # RUN:   --emit cubin -o %t.kv.cubin --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
 #
+# The kernel's promises are asserted, and a failed assertion ends the compile at once.
+# RUN: not kda-compile %{kda_recurrent_gfx950} -D BV=65536 --emit tile -o - 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=BAD-BV --implicit-check-not=error:
+# RUN: not kda-compile %{kda_recurrent_sm_90a} -D BV=48 --emit tile -o - 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=BAD-BV --implicit-check-not=error:
+# RUN: not kda-compile %{kda_recurrent_sm_90a} -D V=96 --emit tile -o - 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=BAD-V --implicit-check-not=error:
+# BAD-BV: error: static assertion failed: BV must be a power of two dividing V
+# BAD-V: error: static assertion failed: K and V must be powers of two
 
 # GFX950: .amdgcn_target "amdgcn-amd-amdhsa--gfx950"
 # GFX950-LABEL: kda_recurrent:

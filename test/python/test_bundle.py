@@ -104,7 +104,7 @@ def test_export_writes_index_and_code_objects(fake, kfile, tmp_path):
     assert spec["signature"] == "x_ptr=*f32:16,out_ptr=*f32:16,n=i32:16,alpha=f32"
     assert spec["constexprs"] == {"BLOCK": 256}
     assert [p["name"] for p in spec["params"]] == ["x_ptr", "out_ptr", "n", "alpha"]
-    assert (out / spec["images"]["cubin"]).read_bytes() == b"\x7fELF fake sm_90a"
+    assert (out / spec["images"]["cubin"]).read_bytes().startswith(b"\x7fELF fake sm_90a")
     assert b".version" in (out / spec["images"]["ptx"]).read_bytes()
     assert "scale_kernels.py:scale" in bundle.describe(str(out))
 
@@ -139,7 +139,7 @@ def test_launch_from_bundle(fake, kfile, tmp_path, monkeypatch):
     fresh[(2,)](*gpu_args(fake), BLOCK=128, num_warps=2)
     fresh[(2,)](*gpu_args(fake), BLOCK=128, num_warps=2)
     assert kt.cache_stats() == {"memory_hits": 1, "disk_hits": 0, "compiles": 0}
-    assert len(fake.loads) == 1 and fake.loads[0]["image"] == b"\x7fELF fake sm_90a"
+    assert len(fake.loads) == 1 and fake.loads[0]["image"].startswith(b"\x7fELF fake sm_90a")
     assert fake.loads[0]["kernel"] == "scale" and fake.loads[0]["platform"] == "cuda"
     launch = fake.launches[0]
     assert launch["grid"] == (2, 1, 1) and launch["block"] == (64, 1, 1)

@@ -1,5 +1,6 @@
 """In-memory and on-disk caches of compiled specializations."""
 
+import gc
 import importlib.util
 import json
 import os
@@ -269,3 +270,53 @@ def test_cache_dir_that_is_a_file(tmp_path, monkeypatch):
     path.write_text(KERNEL.format(factor="2.0"))
     with pytest.raises(RuntimeError, match="cache directory .*not_a_dir .*is not a directory"):
         _run(_import_file(str(path), "k_file"))
+
+
+SCALED = """\
+import kdatile as kt
+
+
+@kt.jit
+def scaled(x_ptr, out_ptr, SCALE: kt.constexpr):
+    offs = kt.arange(0, 16)
+    kt.store(out_ptr + offs, kt.load(x_ptr + offs) * SCALE)
+"""
+
+
+def _mapped_cache_libraries(cache) -> set:
+    with open("/proc/self/maps") as f:
+        return {line.split()[-1] for line in f if str(cache) in line and line.endswith(".so\n")}
+
+
+def test_memory_cache_is_bounded(tmp_path, cache, monkeypatch):
+    # Every float constexpr is a specialization; only the 4 most recently used stay in memory
+    # and the libraries of the others are closed.
+    monkeypatch.setenv("KDATILE_MEMORY_CACHE_ENTRIES", "4")
+    path = tmp_path / "k_bounded.py"
+    path.write_text(SCALED)
+    mod = _import_file(str(path), "k_bounded")
+    x = np.arange(16, dtype=np.float32)
+    out = np.zeros(16, np.float32)
+    for i in range(12):
+        mod.scaled[(1,)](x, out, SCALE=float(i) + 0.5)
+        np.testing.assert_array_equal(out, x * (i + 0.5))
+    assert len(mod.scaled._memory) == 4
+    assert kt.cache_stats()["compiles"] == 12
+    gc.collect()
+    assert len(_mapped_cache_libraries(cache)) == 4
+    # The most recent ones are memory hits; an evicted one comes back from disk.
+    mod.scaled[(1,)](x, out, SCALE=11.5)
+    assert kt.cache_stats()["memory_hits"] == 1
+    mod.scaled[(1,)](x, out, SCALE=0.5)
+    np.testing.assert_array_equal(out, x * 0.5)
+    assert kt.cache_stats()["disk_hits"] == 1
+    assert len(mod.scaled._memory) == 4
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "many"])
+def test_memory_cache_size_must_be_positive(tmp_path, monkeypatch, value):
+    monkeypatch.setenv("KDATILE_MEMORY_CACHE_ENTRIES", value)
+    path = tmp_path / "k_bad_size.py"
+    path.write_text(SCALED)
+    with pytest.raises(ValueError, match="KDATILE_MEMORY_CACHE_ENTRIES must be a positive"):
+        _import_file(str(path), "k_bad_size")

@@ -8,6 +8,7 @@ and without libkda. test/gpu/ runs the real thing on a GPU.
 
 import contextlib
 import ctypes
+import json
 import struct
 import sys
 import types
@@ -94,6 +95,7 @@ class FakeGPU:
         self.torch = torch
         monkeypatch.setitem(sys.modules, "torch", torch)
         monkeypatch.setattr(gpu, "_targets", {})
+        monkeypatch.setattr(gpu, "_loaded_functions", {})
         monkeypatch.setattr(_lib, "version", lambda: "kdatile fake")
         monkeypatch.setattr(_lib, "dependencies", lambda request: [])
         monkeypatch.setattr(_lib, "compile", self._compile)
@@ -114,7 +116,9 @@ class FakeGPU:
             response["text"] = "// fake ptx\n.version 8.0\n"
         else:
             with open(request["output"], "wb") as f:
-                f.write(b"\x7fELF fake " + request["target"].encode())
+                # Specializations differ in their code objects.
+                consts = json.dumps(request.get("constexprs", {}), sort_keys=True)
+                f.write(b"\x7fELF fake " + request["target"].encode() + b" " + consts.encode())
         return response
 
     def _load(self, platform, image, kernel):
@@ -330,13 +334,28 @@ def test_disk_cache_holds_gpu_code_objects(fake):
     _new_kernel()[(1,)](*_arrays(fake), 64, BLOCK=32)
     stats = kt.cache_stats()
     assert stats["disk_hits"] == 1 and stats["compiles"] == 0
-    assert len(fake.compiles) == 1 and len(fake.loads) == 2
-    assert fake.loads[1]["image"] == fake.loads[0]["image"]
+    # The second kernel object reads the code object from disk and reuses the module the
+    # first loaded (modules stay loaded: captured graphs may launch them).
+    assert len(fake.compiles) == 1 and len(fake.loads) == 1
+    assert fake.launches[1]["function"] == fake.launches[0]["function"]
     # The target is part of the key: an AMD device compiles again.
     gpu._targets.clear()
     fake.torch.version.hip = "6.4"
     _new_kernel()[(1,)](*_arrays(fake), 64, BLOCK=32)
     assert [c["target"] for c in fake.compiles] == ["sm_90a", "gfx950"]
+
+
+def test_memory_cache_bound_keeps_modules_loaded(fake, monkeypatch):
+    # Evicted GPU specializations come back from disk and launch the module loaded before:
+    # nothing is unloaded and nothing is loaded twice.
+    monkeypatch.setenv("KDATILE_MEMORY_CACHE_ENTRIES", "2")
+    kernel = _new_kernel()
+    for block in (16, 32, 64, 16, 32, 64):
+        kernel[(1,)](*_arrays(fake), 64, BLOCK=block)
+    assert len(kernel._memory) == 2
+    assert len(fake.compiles) == 3 and len(fake.loads) == 3
+    functions = [launch["function"] for launch in fake.launches]
+    assert functions[3:] == functions[:3]
 
 
 def test_scalar_arguments(fake):

@@ -76,4 +76,14 @@ TEST(GPUTargetLimits, AMDLDSFromTheBackEnd) {
   EXPECT_EQ(gfx1250->sharedMemoryBytes, 327680u);
   EXPECT_EQ(gfx1250->staticSharedMemoryBytes, 327680u);
 }
+
+TEST(GPUTargetLimits, RegistersPerThread) {
+  EXPECT_EQ(getAMDGPUAddressableVGPRs("gfx950"), 512u);
+  EXPECT_EQ(getAMDGPUAddressableVGPRs("gfx1250"), 1024u);
+  EXPECT_EQ(getAMDGPUAddressableVGPRs("gfx90a"), 512u);
+  EXPECT_EQ(getAMDGPUAddressableVGPRs("gfx1100"), 256u);
+  EXPECT_EQ(lookupGPUTarget("gfx950")->registersPerThread, 512u);
+  EXPECT_EQ(lookupGPUTarget("gfx1250")->registersPerThread, 1024u);
+  EXPECT_EQ(lookupGPUTarget("sm_90a")->registersPerThread, 255u);
+}
 } // namespace

@@ -58,6 +58,20 @@ using ConstexprValue = std::variant<int64_t, double, bool, DType>;
 /// Parses "128", "1e-5", "True"/"False", or a dtype name ("bf16").
 std::optional<ConstexprValue> parseConstexpr(llvm::StringRef text);
 
+/// The largest tile a kernel may build. Lowering a tile costs time and
+/// memory that grow with its size, and a tile larger than a program's
+/// registers could only spill, so a larger one is an error at its source
+/// line.
+struct TileLimits {
+  /// Elements of one tile, on every target (the host target holds tiles in
+  /// memory, so only this bounds it).
+  int64_t maxElements = int64_t(1) << 20;
+  /// GPU targets: the threads of a program and the 32-bit registers each
+  /// may address; 0 for no register bound.
+  unsigned threadsPerProgram = 0;
+  unsigned registersPerThread = 0;
+};
+
 struct CompileRequest {
   std::string source;   ///< full text of the file holding the kernel
   std::string filename; ///< used in locations and diagnostics
@@ -76,6 +90,7 @@ struct CompileRequest {
   /// `num_warps` takes this value (as in the JIT, where it is the launch's
   /// warps); giving it another value is an error.
   std::optional<unsigned> numWarps;
+  TileLimits tileLimits;
 };
 
 /// Emits a module holding one `func.func @<kernelName>` with the unit

@@ -20,6 +20,12 @@ bool isValidAMDCodeObjectVersion(unsigned version);
 /// knows it (its addressablelocalmemorysize<N> subtarget feature).
 unsigned getAMDGPUAddressableLDSBytes(llvm::StringRef chip);
 
+/// The 32-bit vector registers one lane of `chip` may address, as the
+/// AMDGPU back end knows it: 1024 with 1024-addressable-vgprs (gfx1250),
+/// 512 where VGPRs and AGPRs share one file (gfx90a-insts: gfx90a, gfx950),
+/// else 256.
+unsigned getAMDGPUAddressableVGPRs(llvm::StringRef chip);
+
 /// Translates `module` to LLVM IR for `target` (triple amdgcn-amd-amdhsa,
 /// the TargetMachine's data layout, module flag
 /// "amdhsa_code_object_version" when `codeObjectVersion` is not 0) and

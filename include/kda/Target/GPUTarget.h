@@ -52,6 +52,9 @@ struct GPUTargetInfo {
   /// (NVIDIA: above 48 KiB, opted into by the runtime); 0: no dynamic path,
   /// the static limit is the limit.
   unsigned dynamicSharedMemoryBytes = 0;
+  /// 32-bit registers one thread may address (AMD: VGPRs and AGPRs of a
+  /// lane; NVIDIA: 255).
+  unsigned registersPerThread = 0;
   /// Largest workgroup / thread block.
   unsigned maxThreadsPerBlock = 1024;
 
