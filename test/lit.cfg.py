@@ -10,8 +10,9 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kda_obj_root, "test")
-# Python tests, unit tests, GPU tests (test/gpu) and helper inputs are not lit tests.
-config.excludes = ["python", "unit", "gpu", "Inputs", "lit.cfg.py", "lit.site.cfg.py"]
+# Python tests, unit tests, GPU tests (test/gpu), the fuzzer's corpus maker and helper inputs
+# are not lit tests.
+config.excludes = ["python", "unit", "gpu", "fuzz", "Inputs", "lit.cfg.py", "lit.site.cfg.py"]
 
 config.substitutions.append(("%kda_src", config.kda_src_root))
 llvm_config.use_default_substitutions()
@@ -27,7 +28,11 @@ if os.path.exists("/usr/local/cuda/bin/ptxas"):
 
 # C tests of generated headers: a C compiler, libkda and the public headers.
 _cc = os.path.join(config.llvm_tools_dir, "clang")
-config.substitutions.append(("%kda_cc", _cc if os.path.exists(_cc) else "clang-22"))
+_cc = _cc if os.path.exists(_cc) else "clang-22"
+if config.kda_sanitize:
+    # A sanitized libkda expects the sanitizer runtimes of the program that links it.
+    _cc += " -fsanitize=address,undefined"
+config.substitutions.append(("%kda_cc", _cc))
 config.substitutions.append(("%kda_libdir", os.path.join(config.kda_obj_root, "lib")))
 config.substitutions.append(("%kda_include", os.path.join(config.kda_src_root, "include")))
 

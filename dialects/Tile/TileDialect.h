@@ -8,6 +8,7 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/TensorEncoding.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Support/LogicalResult.h"
@@ -35,8 +36,6 @@ bool isDistributedLayout(mlir::Attribute attr);
 bool isSharedLayout(mlir::Attribute attr);
 /// The rank of the tiles a distributed layout applies to.
 unsigned getLayoutRank(mlir::Attribute layout);
-/// The element type of a tensor, or the type itself for scalars.
-mlir::Type getElementTypeOrSelf(mlir::Type type);
 } // namespace kda::tile
 
 #define GET_OP_CLASSES

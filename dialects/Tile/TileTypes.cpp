@@ -69,12 +69,6 @@ SharedBufferType SharedBufferType::getSliceType() const {
                                getElementType());
 }
 
-Type kda::tile::getElementTypeOrSelf(Type type) {
-  if (auto tensor = dyn_cast<RankedTensorType>(type))
-    return tensor.getElementType();
-  return type;
-}
-
 Type kda::tile::getPointeeLikeType(Type ptrLike) {
   if (auto tensor = dyn_cast<RankedTensorType>(ptrLike)) {
     auto ptr = dyn_cast<PointerType>(tensor.getElementType());

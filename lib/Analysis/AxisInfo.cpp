@@ -38,7 +38,7 @@ SmallVector<int64_t> infoShape(Type type) {
 
 /// Bytes per element of a pointer (tile), 1 for anything else.
 int64_t unitBytes(Type type) {
-  auto ptr = dyn_cast<tile::PointerType>(tile::getElementTypeOrSelf(type));
+  auto ptr = dyn_cast<tile::PointerType>(mlir::getElementTypeOrSelf(type));
   if (!ptr)
     return 1;
   return std::max<int64_t>(1, ptr.getPointeeType().getIntOrFloatBitWidth() / 8);
@@ -46,7 +46,7 @@ int64_t unitBytes(Type type) {
 
 /// Whether AxisInfo describes values of this type (integers and pointers).
 bool isTracked(Type type) {
-  Type elem = tile::getElementTypeOrSelf(type);
+  Type elem = mlir::getElementTypeOrSelf(type);
   return isa<IntegerType, IndexType, tile::PointerType>(elem);
 }
 } // namespace

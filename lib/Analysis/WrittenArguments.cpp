@@ -8,7 +8,7 @@ using namespace mlir;
 
 namespace {
 bool holdsPointers(Type type) {
-  return isa<kda::tile::PointerType>(kda::tile::getElementTypeOrSelf(type));
+  return isa<kda::tile::PointerType>(mlir::getElementTypeOrSelf(type));
 }
 
 /// Whether a pointer derived from `root` reaches a store or atomic's pointer.

@@ -25,13 +25,13 @@ std::optional<DValue> Emitter::atomicBuiltin(const std::string &name,
 
   DValue &ptr = argv(0);
   if (!ptr.isRuntime() ||
-      !isa<PointerType>(kda::tile::getElementTypeOrSelf(ptr.value.getType())))
+      !isa<PointerType>(mlir::getElementTypeOrSelf(ptr.value.getType())))
     return error(argloc(0), fnName +
                                 " needs a pointer or a tile of pointers, "
                                 "got " +
                                 describe(ptr));
   Type pointee =
-      cast<PointerType>(kda::tile::getElementTypeOrSelf(ptr.value.getType()))
+      cast<PointerType>(mlir::getElementTypeOrSelf(ptr.value.getType()))
           .getPointeeType();
   if (!pointee.isInteger(32) && !pointee.isInteger(64) && !pointee.isF32())
     return error(argloc(0), fnName +

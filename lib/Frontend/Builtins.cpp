@@ -553,7 +553,7 @@ std::optional<DValue> Emitter::callBuiltin(
       if (!bitcast)
         return error(argloc(3), "bitcast must be a compile-time bool");
       Value src = argv(0).value;
-      Type srcElem = kda::tile::getElementTypeOrSelf(src.getType());
+      Type srcElem = mlir::getElementTypeOrSelf(src.getType());
       if (isTruthy(*bitcast)) {
         if (isa<PointerType>(srcElem) ||
             srcElem.getIntOrFloatBitWidth() != target.getIntOrFloatBitWidth())

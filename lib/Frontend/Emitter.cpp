@@ -267,7 +267,7 @@ LogicalResult Emitter::emitRuntimeIf(const Stmt &stmt, Value cond) {
     if (thenValue.isConst() != elseValue.isConst() &&
         isa<RankedTensorType>(type)) {
       // A constant merges with a runtime scalar, not with a tile.
-      Type scalar = kda::tile::getElementTypeOrSelf(type);
+      Type scalar = mlir::getElementTypeOrSelf(type);
       (thenValue.isConst() ? type : otherType) = scalar;
     }
     if (!sameTypeIgnoringLayout(type, otherType))
@@ -281,7 +281,7 @@ LogicalResult Emitter::emitRuntimeIf(const Stmt &stmt, Value cond) {
     auto shape = isa<RankedTensorType>(type)
                      ? cast<RankedTensorType>(type).getShape()
                      : ArrayRef<int64_t>();
-    Type elem = kda::tile::getElementTypeOrSelf(type);
+    Type elem = mlir::getElementTypeOrSelf(type);
     builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
     std::optional<Value> tv = coerce(thenValue, elem, shape, stmt.loc, layout);
     builder.setInsertionPoint(ifOp.elseBlock()->getTerminator());
@@ -343,7 +343,7 @@ static LogicalResult loopYields(Emitter &e,
     auto shape = isa<RankedTensorType>(type)
                      ? cast<RankedTensorType>(type).getShape()
                      : ArrayRef<int64_t>();
-    std::optional<Value> y = e.coerce(v, kda::tile::getElementTypeOrSelf(type),
+    std::optional<Value> y = e.coerce(v, mlir::getElementTypeOrSelf(type),
                                       shape, at, e.layoutOfType(type));
     if (!y)
       return failure();

@@ -443,7 +443,7 @@ std::optional<DValue> Emitter::emitAttribute(const Expr &expr) {
     Type type = obj->value.getType();
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (attr == "dtype") {
-      Type elem = kda::tile::getElementTypeOrSelf(type);
+      Type elem = mlir::getElementTypeOrSelf(type);
       auto ptr = dyn_cast<kda::tile::PointerType>(elem);
       std::optional<DType> dt = toDType(ptr ? ptr.getPointeeType() : elem);
       if (!dt)

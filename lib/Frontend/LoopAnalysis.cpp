@@ -165,7 +165,7 @@ LogicalResult Emitter::loopCarried(const std::vector<StmtPtr> &body,
                           " and cannot be reassigned inside a runtime loop");
     auto tensor = dyn_cast<RankedTensorType>(type);
     std::optional<Value> init =
-        coerce(v, kda::tile::getElementTypeOrSelf(type),
+        coerce(v, mlir::getElementTypeOrSelf(type),
                tensor ? tensor.getShape() : ArrayRef<int64_t>(), at,
                layoutOfType(type));
     if (!init)

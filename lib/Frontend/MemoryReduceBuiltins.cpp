@@ -26,8 +26,7 @@ std::optional<DValue> Emitter::memoryReduceBuiltin(const std::string &name,
   if (name == "load" || name == "store") {
     bool isLoad = name == "load";
     if (!argv(0).isRuntime() ||
-        !isa<PointerType>(
-            kda::tile::getElementTypeOrSelf(argv(0).value.getType())))
+        !isa<PointerType>(mlir::getElementTypeOrSelf(argv(0).value.getType())))
       return error(argloc(0), fnName +
                                   " needs a pointer or a tile of "
                                   "pointers, got " +
@@ -69,7 +68,7 @@ std::optional<DValue> Emitter::memoryReduceBuiltin(const std::string &name,
       mask = *m;
     }
     auto ptrType =
-        cast<PointerType>(kda::tile::getElementTypeOrSelf(ptr->getType()));
+        cast<PointerType>(mlir::getElementTypeOrSelf(ptr->getType()));
     Type pointee = ptrType.getPointeeType();
     if (isLoad) {
       Value other;

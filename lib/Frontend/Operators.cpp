@@ -19,7 +19,7 @@ using kda::tile::PointerType;
 
 static bool isPointerLike(const DValue &v) {
   return v.isRuntime() &&
-         isa<PointerType>(kda::tile::getElementTypeOrSelf(v.value.getType()));
+         isa<PointerType>(mlir::getElementTypeOrSelf(v.value.getType()));
 }
 
 static bool isIntLike(Emitter &e, const DValue &v) {
@@ -32,7 +32,7 @@ static bool isIntLike(Emitter &e, const DValue &v) {
 /// Raises a runtime value to a non-negative constant power by squaring.
 static Value powByMultiply(OpBuilder &b, Location l, Value x, int64_t n,
                            Value one) {
-  bool isFloat = isa<FloatType>(kda::tile::getElementTypeOrSelf(x.getType()));
+  bool isFloat = isa<FloatType>(mlir::getElementTypeOrSelf(x.getType()));
   auto mul = [&](Value a, Value c) -> Value {
     if (isFloat)
       return arith::MulFOp::create(b, l, a, c);
@@ -119,7 +119,7 @@ std::optional<DValue> Emitter::emitBinary(BinOp op, const DValue &lhs,
     if (!base)
       return std::nullopt;
     int64_t n = rhs.constant.intValue;
-    Type elem = kda::tile::getElementTypeOrSelf(base->getType());
+    Type elem = mlir::getElementTypeOrSelf(base->getType());
     if (n < 0 && !isa<FloatType>(elem)) {
       elem = builder.getF32Type();
       base = convert(*base, elem, at);

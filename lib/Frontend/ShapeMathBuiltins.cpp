@@ -162,7 +162,7 @@ std::optional<DValue> Emitter::mathBuiltin(const std::string &name,
   std::optional<Value> x = toRuntime(input, argloc(0));
   if (!x)
     return std::nullopt;
-  Type elem = kda::tile::getElementTypeOrSelf(x->getType());
+  Type elem = mlir::getElementTypeOrSelf(x->getType());
   if (name == "abs") {
     if (isa<PointerType>(elem))
       return error(argloc(0), "kt.abs() needs numbers, got " + describe(input));

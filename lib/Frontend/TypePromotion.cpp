@@ -166,7 +166,7 @@ std::optional<Value> Emitter::toRuntime(const DValue &value, SourceLoc at) {
 
 std::optional<Value> Emitter::convert(Value value, Type dst, SourceLoc at) {
   Type srcType = value.getType();
-  Type src = kda::tile::getElementTypeOrSelf(srcType);
+  Type src = mlir::getElementTypeOrSelf(srcType);
   if (src == dst)
     return value;
   if (isa<kda::tile::SharedBufferType>(srcType))
@@ -300,7 +300,7 @@ SmallVector<int64_t> Emitter::shapeOf(const DValue &value) {
 
 Type Emitter::elementTypeOf(const DValue &value) {
   if (value.isRuntime())
-    return kda::tile::getElementTypeOrSelf(value.value.getType());
+    return mlir::getElementTypeOrSelf(value.value.getType());
   if (value.isConst())
     return defaultType(value.constant);
   return {};

@@ -18,7 +18,7 @@ namespace {
 
 bool isTracked(Type type) {
   return isa<IntegerType, IndexType, tile::PointerType>(
-      tile::getElementTypeOrSelf(type));
+      mlir::getElementTypeOrSelf(type));
 }
 
 /// The dimension a layout keeps contiguous in each thread's registers.

@@ -141,13 +141,13 @@ struct AddPtrLowering : OpConversionPattern<tile::AddPtrOp> {
   matchAndRewrite(tile::AddPtrOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type pointee = tile::getElementTypeOrSelf(
+    Type pointee = mlir::getElementTypeOrSelf(
         tile::getPointeeLikeType(op.getPtr().getType()));
     Type addrType = adaptor.getPtr().getType();
     Type i64 = rewriter.getI64Type();
     Value offset = adaptor.getOffset();
     auto offTensor = dyn_cast<RankedTensorType>(offset.getType());
-    Type offElem = tile::getElementTypeOrSelf(offset.getType());
+    Type offElem = mlir::getElementTypeOrSelf(offset.getType());
     if (offElem.getIntOrFloatBitWidth() < 64) {
       Type wide = offTensor ? Type(offTensor.clone(i64)) : i64;
       offset = offElem.isInteger(1)
@@ -173,7 +173,7 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type resultType = op.getType();
-    Type elemType = tile::getElementTypeOrSelf(resultType);
+    Type elemType = mlir::getElementTypeOrSelf(resultType);
     auto zeroOf = [&](OpBuilder &b, Location l) -> Value {
       return arith::ConstantOp::create(b, l, b.getZeroAttr(elemType));
     };
@@ -250,7 +250,7 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
   matchAndRewrite(tile::AtomicRMWOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type elemType = tile::getElementTypeOrSelf(op.getValue().getType());
+    Type elemType = mlir::getElementTypeOrSelf(op.getValue().getType());
     auto atomic = [&](OpBuilder &b, Location l, Value address,
                       Value value) -> Value {
       auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());

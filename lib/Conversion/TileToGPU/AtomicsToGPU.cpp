@@ -43,7 +43,7 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
     Location loc = op.getLoc();
     TargetHooks &hooks = *state.hooks;
     StringRef scope = hooks.getSyncScope(op.getScope());
-    Type type = tile::getElementTypeOrSelf(op.getValue().getType());
+    Type type = mlir::getElementTypeOrSelf(op.getValue().getType());
     auto atomicAt = [&](Value ptr, Value value) {
       return [&, ptr, value](OpBuilder &b) -> Value {
         return LLVM::AtomicRMWOp::create(

@@ -17,7 +17,7 @@ using namespace mlir;
 using namespace kda;
 
 static Type getPointeeElementType(Type ptrLike) {
-  return tile::getElementTypeOrSelf(tile::getPointeeLikeType(ptrLike));
+  return mlir::getElementTypeOrSelf(tile::getPointeeLikeType(ptrLike));
 }
 
 /// Loads `type` (i1 as a byte) from `ptr`.
