@@ -1,0 +1,179 @@
+//===- MatrixLayouts.cpp - operand layouts of matrix instructions ---------===//
+//
+// The fragments below are the tables of the ISA documents written as bases:
+//  - NVIDIA PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point
+//    type" and "Register Fragments" of wgmma .m64nNk16: with groupID =
+//    lane / 4 and t = lane % 4, C element i is at (groupID + 8 * (i / 2),
+//    2t + i % 2); A element i at (groupID + 8 * (i / 2 % 2),
+//    2t + i % 2 + 8 * (i / 4)); B element i at (2t + i % 2 + 8 * (i / 2),
+//    groupID).
+//  - AMD CDNA ISA (gfx950), dense MFMA register layouts: the 32x32
+//    accumulator's register i of lane l is row 8 * (i / 4) + 4 * (l / 32) +
+//    i % 4, column l % 32; the 16x16 one's is row 4 * (l / 16) + i, column
+//    l % 16; an input lane holds 8 consecutive K of one row (A) or column
+//    (B), K group l / 32 (32x32x16) or l / 16 (16x16x32).
+//
+//===----------------------------------------------------------------------===//
+#include "kda/Layout/MatrixLayouts.h"
+
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cassert>
+
+using namespace kda;
+
+std::array<int64_t, 3> kda::getMatrixInstructionShape(MatrixInstruction instr) {
+  switch (instr) {
+  case MatrixInstruction::NvidiaMmaM16N8K16:
+    return {16, 8, 16};
+  case MatrixInstruction::AmdMfma32x32x16:
+    return {32, 32, 16};
+  case MatrixInstruction::AmdMfma16x16x32:
+    return {16, 16, 32};
+  }
+  llvm_unreachable("unknown matrix instruction");
+}
+
+unsigned kda::getMatrixInstructionLanes(MatrixInstruction instr) {
+  return instr == MatrixInstruction::NvidiaMmaM16N8K16 ? 32 : 64;
+}
+
+namespace {
+/// The tile dimensions of `operand` in the instruction's [M, N, K] order:
+/// A is [M, K], B [K, N], C [M, N].
+std::array<unsigned, 2> operandDims(MatrixOperand operand) {
+  switch (operand) {
+  case MatrixOperand::A:
+    return {0, 2};
+  case MatrixOperand::B:
+    return {2, 1};
+  case MatrixOperand::C:
+    return {0, 1};
+  }
+  llvm_unreachable("unknown matrix operand");
+}
+
+/// Adds one basis per bit of `count` (a power of two), stepping `step` along
+/// tile dimension `dim` (of two).
+void addStrided(LinearLayout &layout, HWDim hw, unsigned dim, int64_t step,
+                int64_t count) {
+  for (int64_t s = step; s < step * count; s *= 2) {
+    int64_t basis[2] = {0, 0};
+    basis[dim] = s;
+    layout.addBasis(hw, basis);
+  }
+}
+
+/// The 32 lanes of an NVIDIA m16n8 fragment: t = lane % 4 steps `tStep`
+/// (two bits), groupID = lane / 4 steps `groupStep` (three bits).
+void addNvidiaLanes(LinearLayout &layout, unsigned tDim, unsigned groupDim) {
+  addStrided(layout, HWDim::Lane, tDim, 2, 4);
+  addStrided(layout, HWDim::Lane, groupDim, 1, 8);
+}
+} // namespace
+
+LinearLayout kda::getMatrixFragmentLayout(MatrixInstruction instr,
+                                          MatrixOperand operand) {
+  std::array<int64_t, 3> mnk = getMatrixInstructionShape(instr);
+  std::array<unsigned, 2> dims = operandDims(operand);
+  LinearLayout layout({mnk[dims[0]], mnk[dims[1]]});
+  switch (instr) {
+  case MatrixInstruction::NvidiaMmaM16N8K16:
+    switch (operand) {
+    case MatrixOperand::C: // [M, N]: 2t + i % 2, groupID + 8 * (i / 2)
+      layout.addBasis(HWDim::Register, {0, 1});
+      layout.addBasis(HWDim::Register, {8, 0});
+      addNvidiaLanes(layout, /*tDim=*/1, /*groupDim=*/0);
+      break;
+    case MatrixOperand::A: // [M, K]: the C pattern, and K + 8 for i >= 4
+      layout.addBasis(HWDim::Register, {0, 1});
+      layout.addBasis(HWDim::Register, {8, 0});
+      layout.addBasis(HWDim::Register, {0, 8});
+      addNvidiaLanes(layout, /*tDim=*/1, /*groupDim=*/0);
+      break;
+    case MatrixOperand::B: // [K, N]: K = 2t + i % 2 + 8 * (i / 2), N = groupID
+      layout.addBasis(HWDim::Register, {1, 0});
+      layout.addBasis(HWDim::Register, {8, 0});
+      addNvidiaLanes(layout, /*tDim=*/0, /*groupDim=*/1);
+      break;
+    }
+    return layout;
+  case MatrixInstruction::AmdMfma32x32x16:
+  case MatrixInstruction::AmdMfma16x16x32: {
+    // Lanes: the low lanes walk the accumulator's columns, or the row of A
+    // and the column of B; the high lane bits are the row group (C) or the
+    // K group (A, B).
+    int64_t width = mnk[0]; // 32 or 16 lanes per row group
+    unsigned groupBits = llvm::Log2_64(64 / width);
+    if (operand == MatrixOperand::C) {
+      // Registers: i % 4, then (32x32 only) 8 * (i / 4); lane groups: + 4.
+      layout.addBasis(HWDim::Register, {1, 0});
+      layout.addBasis(HWDim::Register, {2, 0});
+      if (width == 32) {
+        layout.addBasis(HWDim::Register, {8, 0});
+        layout.addBasis(HWDim::Register, {16, 0});
+      }
+      addStrided(layout, HWDim::Lane, 1, 1, width);
+      addStrided(layout, HWDim::Lane, 0, 4, int64_t(1) << groupBits);
+      return layout;
+    }
+    // A [M, K] or B [K, N]: 8 consecutive K per lane, K groups of 8 across
+    // the high lane bits.
+    unsigned kDim = operand == MatrixOperand::A ? 1 : 0;
+    addStrided(layout, HWDim::Register, kDim, 1, 8);
+    addStrided(layout, HWDim::Lane, 1 - kDim, 1, width);
+    addStrided(layout, HWDim::Lane, kDim, 8, int64_t(1) << groupBits);
+    return layout;
+  }
+  }
+  llvm_unreachable("unknown matrix instruction");
+}
+
+LinearLayout kda::getWgmmaAccumulatorLayout(int64_t n) {
+  assert(n >= 8 && n <= 256 && llvm::isPowerOf2_64(n) && "wgmma N");
+  LinearLayout layout({64, n});
+  layout.addBasis(HWDim::Register, {0, 1});
+  layout.addBasis(HWDim::Register, {8, 0});
+  addStrided(layout, HWDim::Register, 1, 8, n / 8);
+  addNvidiaLanes(layout, /*tDim=*/1, /*groupDim=*/0);
+  addStrided(layout, HWDim::Warp, 0, 16, 4);
+  return layout;
+}
+
+LinearLayout kda::makeMatrixLayout(MatrixInstruction instr,
+                                   MatrixOperand operand,
+                                   llvm::ArrayRef<int64_t> shape,
+                                   std::array<unsigned, 2> warps) {
+  assert(shape.size() == 2 && "matrix operands are 2-d");
+  std::array<int64_t, 3> mnk = getMatrixInstructionShape(instr);
+  std::array<unsigned, 2> dims = operandDims(operand);
+  LinearLayout fragment = getMatrixFragmentLayout(instr, operand);
+  LinearLayout layout(shape);
+  for (HWDim hw : {HWDim::Register, HWDim::Lane})
+    for (unsigned bit = 0; bit < fragment.getNumBits(hw); ++bit)
+      layout.addBasis(hw, fragment.getBasis(hw, bit));
+  // Warps along M, then along N; an operand without that dimension (B has
+  // no M, A no N) is replicated across those warps.
+  int64_t covered[2] = {mnk[dims[0]], mnk[dims[1]]};
+  for (unsigned w = 0; w < 2; ++w) {
+    unsigned mnDim = w; // 0: M, 1: N
+    int64_t count = warps[w];
+    assert(count > 0 && llvm::isPowerOf2_64(count) && "warps: powers of two");
+    int tileDim = dims[0] == mnDim ? 0 : dims[1] == mnDim ? 1 : -1;
+    if (tileDim < 0) {
+      for (int64_t c = 1; c < count; c *= 2)
+        layout.addBasis(HWDim::Warp, {0, 0});
+      continue;
+    }
+    addStrided(layout, HWDim::Warp, tileDim, covered[tileDim], count);
+    covered[tileDim] *= count;
+  }
+  // Registers repeat the block: columns first, then rows.
+  for (unsigned d : {1u, 0u}) {
+    assert(shape[d] % covered[d] == 0 &&
+           "the tile is a multiple of the warps' block");
+    addStrided(layout, HWDim::Register, d, covered[d], shape[d] / covered[d]);
+  }
+  return layout;
+}

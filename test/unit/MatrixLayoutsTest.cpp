@@ -1,0 +1,198 @@
+//===- MatrixLayoutsTest.cpp - matrix instruction fragments ---------------===//
+//
+// Each fragment against its table in the ISA documents, written here as the
+// documents state it (element index and lane to row and column), not from
+// the bases; and the tiled layouts hold every element of their tile.
+//
+//===----------------------------------------------------------------------===//
+#include "kda/Layout/MatrixLayouts.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <set>
+
+using namespace kda;
+using Coord = LinearLayout::Coord;
+
+namespace {
+
+using Table = std::function<Coord(int64_t element, int64_t lane)>;
+
+/// Every (element, lane) of the fragment maps as `table` says, and the
+/// fragment holds each element of its tile exactly once.
+void expectFragment(MatrixInstruction instr, MatrixOperand operand,
+                    int64_t elements, const Table &table) {
+  LinearLayout layout = getMatrixFragmentLayout(instr, operand);
+  unsigned lanes = getMatrixInstructionLanes(instr);
+  ASSERT_EQ(layout.getSize(HWDim::Register), elements);
+  ASSERT_EQ(layout.getSize(HWDim::Lane), lanes);
+  EXPECT_EQ(layout.getNumBits(HWDim::Warp), 0u);
+  std::set<Coord> seen;
+  for (int64_t e = 0; e < elements; ++e)
+    for (int64_t l = 0; l < lanes; ++l) {
+      Coord expected = table(e, l);
+      EXPECT_EQ(layout.apply(e, l, 0), expected)
+          << "element " << e << ", lane " << l;
+      seen.insert(expected);
+    }
+  auto shape = layout.getShape();
+  EXPECT_EQ(int64_t(seen.size()), shape[0] * shape[1]);
+}
+
+TEST(MatrixLayouts, InstructionShapes) {
+  using MI = MatrixInstruction;
+  EXPECT_EQ(getMatrixInstructionShape(MI::NvidiaMmaM16N8K16),
+            (std::array<int64_t, 3>{16, 8, 16}));
+  EXPECT_EQ(getMatrixInstructionShape(MI::AmdMfma32x32x16),
+            (std::array<int64_t, 3>{32, 32, 16}));
+  EXPECT_EQ(getMatrixInstructionShape(MI::AmdMfma16x16x32),
+            (std::array<int64_t, 3>{16, 16, 32}));
+  EXPECT_EQ(getMatrixInstructionLanes(MI::NvidiaMmaM16N8K16), 32u);
+  EXPECT_EQ(getMatrixInstructionLanes(MI::AmdMfma16x16x32), 64u);
+}
+
+// PTX ISA, mma.m16n8k16 (.f16/.bf16 inputs, .f32 accumulators):
+// groupID = %laneid >> 2, threadID_in_group = %laneid % 4.
+TEST(MatrixLayouts, NvidiaMmaM16N8K16) {
+  auto mma = MatrixInstruction::NvidiaMmaM16N8K16;
+  // c0..c3: row = groupID (c0, c1) or groupID + 8 (c2, c3);
+  // col = threadID_in_group * 2 + (i & 0x1).
+  expectFragment(mma, MatrixOperand::C, 4, [](int64_t i, int64_t lane) {
+    int64_t group = lane >> 2, t = lane % 4;
+    return Coord{i < 2 ? group : group + 8, t * 2 + (i & 1)};
+  });
+  // a0..a7: row = groupID for a0, a1, a4, a5, else groupID + 8;
+  // col = threadID_in_group * 2 + (i & 0x1) for i < 4, + 8 for i >= 4.
+  expectFragment(mma, MatrixOperand::A, 8, [](int64_t i, int64_t lane) {
+    int64_t group = lane >> 2, t = lane % 4;
+    bool low = i < 2 || (i >= 4 && i < 6);
+    return Coord{low ? group : group + 8, t * 2 + (i & 1) + (i >= 4 ? 8 : 0)};
+  });
+  // b0..b3: row (K) = threadID_in_group * 2 + (i & 0x1) for i < 2, + 8 for
+  // i >= 2; col (N) = groupID.
+  expectFragment(mma, MatrixOperand::B, 4, [](int64_t i, int64_t lane) {
+    int64_t group = lane >> 2, t = lane % 4;
+    return Coord{t * 2 + (i & 1) + (i >= 2 ? 8 : 0), group};
+  });
+}
+
+// CDNA3/gfx950 ISA, dense MFMA: v_mfma_f32_32x32x16_bf16 (wave64).
+TEST(MatrixLayouts, AmdMfma32x32x16) {
+  auto mfma = MatrixInstruction::AmdMfma32x32x16;
+  // D: 16 VGPRs; VGPR i of lane l is D[8 * (i / 4) + 4 * (l / 32) + i % 4]
+  // [l % 32].
+  expectFragment(mfma, MatrixOperand::C, 16, [](int64_t i, int64_t l) {
+    return Coord{8 * (i / 4) + 4 * (l / 32) + i % 4, l % 32};
+  });
+  // A: 8 bf16 in 4 VGPRs; element j of lane l is A[l % 32][8 * (l / 32) + j].
+  expectFragment(mfma, MatrixOperand::A, 8, [](int64_t j, int64_t l) {
+    return Coord{l % 32, 8 * (l / 32) + j};
+  });
+  // B: element j of lane l is B[8 * (l / 32) + j][l % 32].
+  expectFragment(mfma, MatrixOperand::B, 8, [](int64_t j, int64_t l) {
+    return Coord{8 * (l / 32) + j, l % 32};
+  });
+}
+
+// v_mfma_f32_16x16x32_bf16 (wave64).
+TEST(MatrixLayouts, AmdMfma16x16x32) {
+  auto mfma = MatrixInstruction::AmdMfma16x16x32;
+  // D: 4 VGPRs; VGPR i of lane l is D[4 * (l / 16) + i][l % 16].
+  expectFragment(mfma, MatrixOperand::C, 4, [](int64_t i, int64_t l) {
+    return Coord{4 * (l / 16) + i, l % 16};
+  });
+  // A: element j of lane l is A[l % 16][8 * (l / 16) + j].
+  expectFragment(mfma, MatrixOperand::A, 8, [](int64_t j, int64_t l) {
+    return Coord{l % 16, 8 * (l / 16) + j};
+  });
+  expectFragment(mfma, MatrixOperand::B, 8, [](int64_t j, int64_t l) {
+    return Coord{8 * (l / 16) + j, l % 16};
+  });
+}
+
+// PTX ISA, wgmma .m64nNk16 accumulator D: warp w of the warpgroup holds rows
+// 16w .. 16w + 15; within it d[i] is at row groupID + 8 * ((i / 2) % 2),
+// col (i / 4) * 8 + threadID_in_group * 2 + (i & 1).
+TEST(MatrixLayouts, WgmmaAccumulator) {
+  for (int64_t n : {8, 64, 256}) {
+    LinearLayout layout = getWgmmaAccumulatorLayout(n);
+    ASSERT_EQ(layout.getSize(HWDim::Register), n / 2);
+    ASSERT_EQ(layout.getSize(HWDim::Lane), 32);
+    ASSERT_EQ(layout.getSize(HWDim::Warp), 4);
+    std::set<Coord> seen;
+    for (int64_t w = 0; w < 4; ++w)
+      for (int64_t lane = 0; lane < 32; ++lane)
+        for (int64_t i = 0; i < n / 2; ++i) {
+          int64_t group = lane >> 2, t = lane % 4;
+          Coord expected{16 * w + group + 8 * ((i / 2) % 2),
+                         (i / 4) * 8 + t * 2 + (i & 1)};
+          EXPECT_EQ(layout.apply(i, lane, w), expected)
+              << "n " << n << ", warp " << w << ", lane " << lane << ", d" << i;
+          seen.insert(expected);
+        }
+    EXPECT_EQ(int64_t(seen.size()), 64 * n);
+  }
+}
+
+/// How many (register, lane, warp) hold each element of the layout's tile.
+std::map<Coord, int> holders(const LinearLayout &layout) {
+  std::map<Coord, int> count;
+  for (int64_t w = 0; w < layout.getSize(HWDim::Warp); ++w)
+    for (int64_t l = 0; l < layout.getSize(HWDim::Lane); ++l)
+      for (int64_t r = 0; r < layout.getSize(HWDim::Register); ++r)
+        ++count[layout.apply(r, l, w)];
+  return count;
+}
+
+TEST(MatrixLayouts, TiledAccumulatorHoldsEachElementOnce) {
+  // [64, 64] over 2 x 2 warps of m16n8 tiles: the warps cover a 32 x 16
+  // block (along M fastest), repeated 4 times along N and twice along M in
+  // registers: 32 per thread.
+  LinearLayout c = makeMatrixLayout(MatrixInstruction::NvidiaMmaM16N8K16,
+                                    MatrixOperand::C, {64, 64}, {2, 2});
+  EXPECT_EQ(c.getSize(HWDim::Register), 4 * 4 * 2);
+  EXPECT_EQ(c.getSize(HWDim::Warp), 4);
+  std::map<Coord, int> count = holders(c);
+  EXPECT_EQ(count.size(), 64u * 64u);
+  for (auto &[coord, n] : count)
+    EXPECT_EQ(n, 1) << coord[0] << ", " << coord[1];
+  // Warp 1 is the second along M: it starts at row 16; warp 2 at column 8;
+  // register 4 (the first repeat) is the next 16 columns over, register 4 * 4
+  // the next 32 rows.
+  EXPECT_EQ(c.apply(0, 0, 1), (Coord{16, 0}));
+  EXPECT_EQ(c.apply(0, 0, 2), (Coord{0, 8}));
+  EXPECT_EQ(c.apply(4, 0, 0), (Coord{0, 16}));
+  EXPECT_EQ(c.apply(16, 0, 0), (Coord{32, 0}));
+}
+
+TEST(MatrixLayouts, TiledOperandsReplicateAcrossTheOtherWarps) {
+  // MFMA 32x32x16 on a [64, 32] A and a [32, 128] B with 2 x 2 waves: A is
+  // split over the waves along M and replicated along N, B the other way,
+  // and both span their whole K in registers.
+  auto mfma = MatrixInstruction::AmdMfma32x32x16;
+  LinearLayout a = makeMatrixLayout(mfma, MatrixOperand::A, {64, 32}, {2, 2});
+  LinearLayout b = makeMatrixLayout(mfma, MatrixOperand::B, {32, 128}, {2, 2});
+  EXPECT_EQ(a.getDuplicateMask(HWDim::Warp), 0b10u);
+  EXPECT_EQ(b.getDuplicateMask(HWDim::Warp), 0b01u);
+  for (const LinearLayout *layout : {&a, &b}) {
+    std::map<Coord, int> count = holders(*layout);
+    auto shape = layout->getShape();
+    EXPECT_EQ(int64_t(count.size()), shape[0] * shape[1]);
+    for (auto &[coord, n] : count)
+      EXPECT_EQ(n, 2); // once per wave of the other dimension
+  }
+  // A: 2 K blocks in registers (register 8 starts K = 16); the 2 waves
+  // along M cover its 64 rows.
+  EXPECT_EQ(a.getSize(HWDim::Register), 16);
+  EXPECT_EQ(a.apply(8, 0, 0), (Coord{0, 16}));
+  EXPECT_EQ(a.apply(0, 0, 1), (Coord{32, 0}));
+  // B: 2 K blocks, columns repeat twice past the 2 waves' 64.
+  EXPECT_EQ(b.getSize(HWDim::Register), 8 * 2 * 2);
+  EXPECT_EQ(b.apply(8, 0, 0), (Coord{0, 64}));
+  EXPECT_EQ(b.apply(16, 0, 0), (Coord{16, 0}));
+  EXPECT_EQ(b.apply(0, 0, 2), (Coord{0, 32}));
+}
+
+} // namespace
