@@ -72,6 +72,15 @@ unsigned BlockedLayoutAttr::getWaveSize() const {
 }
 
 LogicalResult
+MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      MatrixInstr instr, MatrixOperand operand,
+                      ArrayRef<unsigned> warpsPerCTA) {
+  if (warpsPerCTA.size() != 2)
+    return emitError() << "mma layout warpsPerCTA must be [along M, along N]";
+  return verifyPowersOfTwo(emitError, "warpsPerCTA", warpsPerCTA);
+}
+
+LogicalResult
 SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         unsigned dim, Attribute parent) {
   if (!isDistributedLayout(parent))
@@ -127,8 +136,24 @@ LogicalResult SliceLayoutAttr::verifyEncoding(
   return verifyLayoutRank(emitError, *this, shape);
 }
 
+LogicalResult MmaLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (failed(verifyLayoutRank(emitError, *this, shape)))
+    return failure();
+  bool accumulator = getOperand() == MatrixOperand::C;
+  if (accumulator ? !elementType.isF32()
+                  : !isa<BFloat16Type, Float16Type>(elementType))
+    return emitError() << "mma layout operand "
+                       << stringifyMatrixOperand(getOperand()) << " holds "
+                       << (accumulator ? "f32" : "bf16 or f16")
+                       << " elements, not " << elementType;
+  return success();
+}
+
 bool kda::tile::isDistributedLayout(Attribute attr) {
-  return isa_and_nonnull<BlockedLayoutAttr, SliceLayoutAttr>(attr);
+  return isa_and_nonnull<BlockedLayoutAttr, SliceLayoutAttr, MmaLayoutAttr>(
+      attr);
 }
 
 bool kda::tile::isSharedLayout(Attribute attr) {
@@ -141,6 +166,8 @@ unsigned kda::tile::getLayoutRank(Attribute layout) {
     return blocked.getRank();
   if (auto slice = dyn_cast<SliceLayoutAttr>(layout))
     return getLayoutRank(slice.getParent()) - 1;
+  if (isa<MmaLayoutAttr>(layout))
+    return 2;
   if (auto swizzled = dyn_cast<SwizzledSharedLayoutAttr>(layout))
     return swizzled.getOrder().size();
   if (auto padded = dyn_cast<PaddedSharedLayoutAttr>(layout))

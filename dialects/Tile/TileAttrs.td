@@ -10,6 +10,7 @@
 
 include "Tile/TileDialect.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/IR/TensorEncoding.td"
 
 class Tile_Attr<string name, string attrMnemonic, list<Trait> traits = []>
@@ -62,6 +63,58 @@ def Tile_SliceLayoutAttr : Tile_Attr<"SliceLayout", "slice",
   let parameters = (ins "unsigned":$dim, "::mlir::Attribute":$parent);
   let assemblyFormat = "`<` `{` struct(params) `}` `>`";
   let genVerifyDecl = 1;
+}
+
+def Tile_MatrixInstr : I32EnumAttr<"MatrixInstr",
+    "a matrix-multiply instruction with 16-bit inputs and fp32 results", [
+    I32EnumAttrCase<"MmaM16N8K16", 0, "mma_m16n8k16">,
+    I32EnumAttrCase<"Mfma32x32x16", 1, "mfma_32x32x16">,
+    I32EnumAttrCase<"Mfma16x16x32", 2, "mfma_16x16x32">]> {
+  let cppNamespace = "::kda::tile";
+  let genSpecializedAttr = 0;
+}
+
+def Tile_MatrixOperand : I32EnumAttr<"MatrixOperand",
+    "an operand of a matrix product: a [M, K], b [K, N], c [M, N]", [
+    I32EnumAttrCase<"A", 0, "a">,
+    I32EnumAttrCase<"B", 1, "b">,
+    I32EnumAttrCase<"C", 2, "c">]> {
+  let cppNamespace = "::kda::tile";
+  let genSpecializedAttr = 0;
+}
+
+def Tile_MmaLayoutAttr : Tile_Attr<"MmaLayout", "mma",
+    [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let summary = "an operand's fragments of a matrix instruction, tiled over warps";
+  let description = [{
+    The elements of one operand of a matrix product held as the matrix
+    instruction `instr` expects them (mma.sync m16n8k16 on NVIDIA GPUs, MFMA
+    on gfx950; kda/Layout/MatrixLayouts.h has the tables): the instruction's
+    fragment, tiled over the program's warps `warpsPerCTA` = [along M, along
+    N] (M fastest), then repeated over registers along the tile's columns and
+    then its rows. `a` is replicated across the warps along N, `b` across
+    those along M. A tile smaller than the warps' block is replicated.
+    ```mlir
+    #tile.mma<{instr = mma_m16n8k16, operand = c, warpsPerCTA = [2, 2]}>
+    ```
+  }];
+  let parameters = (ins EnumParameter<Tile_MatrixInstr>:$instr,
+                        EnumParameter<Tile_MatrixOperand>:$operand,
+                        ArrayRefParameter<"unsigned">:$warpsPerCTA);
+  let assemblyFormat = [{
+    `<` `{` `instr` `=` $instr `,` `operand` `=` $operand `,`
+    `warpsPerCTA` `=` `[` $warpsPerCTA `]` `}` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    unsigned getNumWarps() const {
+      return getWarpsPerCTA()[0] * getWarpsPerCTA()[1];
+    }
+    /// The same instruction and warps for another operand.
+    MmaLayoutAttr withOperand(MatrixOperand operand) const {
+      return get(getContext(), getInstr(), operand, getWarpsPerCTA());
+    }
+  }];
 }
 
 def Tile_SwizzledSharedLayoutAttr

@@ -1,6 +1,7 @@
 //===- LayoutAttrs.cpp - tile layout attributes as linear layouts ---------===//
 #include "kda/Layout/LayoutAttrs.h"
 #include "Tile/TileDialect.h"
+#include "kda/Layout/MatrixLayouts.h"
 
 #include "llvm/Support/ErrorHandling.h"
 
@@ -12,6 +13,11 @@ LinearLayout kda::toLinearLayout(Attribute layout, ArrayRef<int64_t> shape) {
     return makeBlockedLinearLayout(
         shape, blocked.getSizePerThread(), blocked.getThreadsPerWarp(),
         blocked.getWarpsPerCTA(), blocked.getOrder());
+  if (auto mma = dyn_cast<tile::MmaLayoutAttr>(layout)) {
+    ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+    return makeMatrixLayout(mma.getInstr(), mma.getOperand(), shape,
+                            {warps[0], warps[1]});
+  }
   if (auto slice = dyn_cast<tile::SliceLayoutAttr>(layout)) {
     // The parent over the tile with a unit dimension at the sliced position:
     // every basis along it wraps to zero, so the threads that held the

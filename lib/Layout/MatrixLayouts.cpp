@@ -19,24 +19,25 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <cassert>
 
 using namespace kda;
 
-std::array<int64_t, 3> kda::getMatrixInstructionShape(MatrixInstruction instr) {
+std::array<int64_t, 3> kda::getMatrixInstructionShape(MatrixInstr instr) {
   switch (instr) {
-  case MatrixInstruction::NvidiaMmaM16N8K16:
+  case MatrixInstr::MmaM16N8K16:
     return {16, 8, 16};
-  case MatrixInstruction::AmdMfma32x32x16:
+  case MatrixInstr::Mfma32x32x16:
     return {32, 32, 16};
-  case MatrixInstruction::AmdMfma16x16x32:
+  case MatrixInstr::Mfma16x16x32:
     return {16, 16, 32};
   }
   llvm_unreachable("unknown matrix instruction");
 }
 
-unsigned kda::getMatrixInstructionLanes(MatrixInstruction instr) {
-  return instr == MatrixInstruction::NvidiaMmaM16N8K16 ? 32 : 64;
+unsigned kda::getMatrixInstructionLanes(MatrixInstr instr) {
+  return instr == MatrixInstr::MmaM16N8K16 ? 32 : 64;
 }
 
 namespace {
@@ -73,13 +74,13 @@ void addNvidiaLanes(LinearLayout &layout, unsigned tDim, unsigned groupDim) {
 }
 } // namespace
 
-LinearLayout kda::getMatrixFragmentLayout(MatrixInstruction instr,
+LinearLayout kda::getMatrixFragmentLayout(MatrixInstr instr,
                                           MatrixOperand operand) {
   std::array<int64_t, 3> mnk = getMatrixInstructionShape(instr);
   std::array<unsigned, 2> dims = operandDims(operand);
   LinearLayout layout({mnk[dims[0]], mnk[dims[1]]});
   switch (instr) {
-  case MatrixInstruction::NvidiaMmaM16N8K16:
+  case MatrixInstr::MmaM16N8K16:
     switch (operand) {
     case MatrixOperand::C: // [M, N]: 2t + i % 2, groupID + 8 * (i / 2)
       layout.addBasis(HWDim::Register, {0, 1});
@@ -99,8 +100,8 @@ LinearLayout kda::getMatrixFragmentLayout(MatrixInstruction instr,
       break;
     }
     return layout;
-  case MatrixInstruction::AmdMfma32x32x16:
-  case MatrixInstruction::AmdMfma16x16x32: {
+  case MatrixInstr::Mfma32x32x16:
+  case MatrixInstr::Mfma16x16x32: {
     // Lanes: the low lanes walk the accumulator's columns, or the row of A
     // and the column of B; the high lane bits are the row group (C) or the
     // K group (A, B).
@@ -141,8 +142,7 @@ LinearLayout kda::getWgmmaAccumulatorLayout(int64_t n) {
   return layout;
 }
 
-LinearLayout kda::makeMatrixLayout(MatrixInstruction instr,
-                                   MatrixOperand operand,
+LinearLayout kda::makeMatrixLayout(MatrixInstr instr, MatrixOperand operand,
                                    llvm::ArrayRef<int64_t> shape,
                                    std::array<unsigned, 2> warps) {
   assert(shape.size() == 2 && "matrix operands are 2-d");
@@ -170,10 +170,8 @@ LinearLayout kda::makeMatrixLayout(MatrixInstruction instr,
     covered[tileDim] *= count;
   }
   // Registers repeat the block: columns first, then rows.
-  for (unsigned d : {1u, 0u}) {
-    assert(shape[d] % covered[d] == 0 &&
-           "the tile is a multiple of the warps' block");
-    addStrided(layout, HWDim::Register, d, covered[d], shape[d] / covered[d]);
-  }
+  for (unsigned d : {1u, 0u})
+    addStrided(layout, HWDim::Register, d, covered[d],
+               std::max<int64_t>(1, shape[d] / covered[d]));
   return layout;
 }

@@ -3,6 +3,7 @@
 #include "Tile/TileDialect.h"
 #include "kda/Conversion/Passes.h"
 #include "kda/Conversion/TileToCPU/TileToCPU.h"
+#include "kda/Conversion/TileToGPU/TargetHooks.h"
 #include "kda/Target/GPUTarget.h"
 #include "kda/Transforms/Passes.h"
 
@@ -104,6 +105,9 @@ void kda::buildGPULoweringPipeline(OpPassManager &pm,
   TileAssignLayoutsOptions layouts;
   layouts.numWarps = options.numWarps;
   layouts.waveSize = target ? target->waveSize : 32;
+  if (std::unique_ptr<TargetHooks> hooks = createTargetHooks(options.target))
+    for (tile::MatrixInstr instr : hooks->getMatrixInstrs())
+      layouts.matrixInstrs.push_back(tile::stringifyMatrixInstr(instr).str());
   pm.addPass(createTileAssignLayouts(layouts));
   pm.addPass(createTileRemoveLayoutConversions());
   pm.addPass(createCanonicalizerPass());

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
 #include "kda/Layout/LayoutAttrs.h"
+#include "kda/Layout/MatrixLayouts.h"
 #include "kda/Transforms/LayoutPreferences.h"
 #include "kda/Transforms/LayoutUtils.h"
 #include "kda/Transforms/Passes.h"
@@ -76,8 +77,10 @@ bool isElementwise(Operation *op) {
 
 class LayoutAssigner {
 public:
-  LayoutAssigner(MLIRContext *ctx, unsigned numWarps, unsigned waveSize)
-      : ctx(ctx), numWarps(numWarps), waveSize(waveSize) {}
+  LayoutAssigner(MLIRContext *ctx, unsigned numWarps, unsigned waveSize,
+                 ArrayRef<tile::MatrixInstr> matrixInstrs)
+      : ctx(ctx), numWarps(numWarps), waveSize(waveSize),
+        matrixInstrs(matrixInstrs) {}
 
   LogicalResult run(FunctionOpInterface func);
 
@@ -262,6 +265,34 @@ private:
 
   MLIRContext *ctx;
   unsigned numWarps, waveSize;
+  SmallVector<tile::MatrixInstr> matrixInstrs;
+
+  /// The #tile.mma result layout of `dot` when its operands are 16-bit
+  /// floats and one of matrixInstrs tiles it, else null. The warps go along
+  /// M while its instruction tiles allow, then along N; any left over hold
+  /// copies.
+  Attribute getMatrixResultLayout(tile::DotOp dot) {
+    RankedTensorType a = dot.getA().getType();
+    if (!isa<BFloat16Type, Float16Type>(a.getElementType()))
+      return {};
+    int64_t m = a.getDimSize(0), k = a.getDimSize(1),
+            n = dot.getB().getType().getDimSize(1);
+    for (tile::MatrixInstr instr : matrixInstrs) {
+      auto [im, in, ik] = getMatrixInstructionShape(instr);
+      if (getMatrixInstructionLanes(instr) != waveSize || m % im || n % in ||
+          k % ik)
+        continue;
+      unsigned wm = 1, wn = 1;
+      while (wm * wn < numWarps && m % (im * wm * 2) == 0)
+        wm *= 2;
+      while (wm * wn < numWarps && n % (in * wn * 2) == 0)
+        wn *= 2;
+      wm *= numWarps / (wm * wn);
+      return tile::MmaLayoutAttr::get(ctx, instr, tile::MatrixOperand::C,
+                                      {wm, wn});
+    }
+    return {};
+  }
   bool hadError = false;
   /// Conversions inserted so far, by (value, layout).
   DenseMap<std::pair<Value, Attribute>, Operation *> converts;
@@ -401,9 +432,16 @@ void LayoutAssigner::visitOp(Operation *op) {
           convertOperand(operand, target);
       })
       .Case([&](tile::DotOp d) {
-        Attribute target =
-            assign(d.getResult(), getDefault(d.getResult().getType()));
+        Attribute mma = getMatrixResultLayout(d);
+        Attribute target = assign(
+            d.getResult(), mma ? mma : getDefault(d.getResult().getType()));
         convertOperand(d.getAccMutable(), target);
+        if (auto result = dyn_cast<tile::MmaLayoutAttr>(target)) {
+          convertOperand(d.getAMutable(),
+                         result.withOperand(tile::MatrixOperand::A));
+          convertOperand(d.getBMutable(),
+                         result.withOperand(tile::MatrixOperand::B));
+        }
       })
       .Case([&](tile::ConvertLayoutOp c) {
         assign(c.getResult(), operandLayout(op, c.getSrc()));
@@ -603,7 +641,17 @@ struct TileAssignLayoutsPass
           << warps << ") and wave_size (" << wave << ") must be powers of two";
       return signalPassFailure();
     }
-    LayoutAssigner assigner(ctx, warps, wave);
+    SmallVector<tile::MatrixInstr> instrs;
+    for (const std::string &name : matrixInstrs) {
+      std::optional<tile::MatrixInstr> instr = tile::symbolizeMatrixInstr(name);
+      if (!instr) {
+        module.emitError("tile-assign-layouts: unknown matrix instruction '")
+            << name << "'";
+        return signalPassFailure();
+      }
+      instrs.push_back(*instr);
+    }
+    LayoutAssigner assigner(ctx, warps, wave, instrs);
     for (auto func : module.getOps<FunctionOpInterface>())
       if (!func.isExternal() && failed(assigner.run(func)))
         return signalPassFailure();

@@ -225,6 +225,19 @@ def dsl_cases():
                   [i32, np.zeros(block, np.float32), np.zeros(block, np.int64),
                    np.zeros(1, np.int32)], {"BLOCK": block, "XCHG": False}, (50, 1, 1), 4,
                   0.0, 0.0))
+
+    # kt.dot on the matrix instructions (mma.sync on sm_90a): one instruction tile on
+    # 4 warps (copies), warps along M, along M and N, 8 warps; bf16 and f16.
+    from dsl_kernels import matmul_tile
+    from refs import matmul_inputs
+
+    for (M, N, K, nw) in ((16, 8, 16, 4), (64, 64, 32, 4), (32, 128, 64, 4),
+                          (128, 64, 32, 8)):
+        for dtype in ("bf16", "float16"):
+            a, b, c, _ = matmul_inputs(r, M, N, K, dtype)
+            cases.append((f"matmul_tile_{dtype}_{M}x{N}x{K}_w{nw}", matmul_tile,
+                          [a, b, c, np.zeros((M, N), np.float32)], {"M": M, "N": N, "K": K},
+                          (1, 1, 1), nw, 1e-5, 1e-4))
     return cases
 
 

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from kda_reference import bf16_to_f32, f32_to_bf16
+
 
 def rel_rms(ref, out) -> float:
     ref = np.asarray(ref, np.float64)
@@ -39,3 +41,18 @@ def delta_inputs(rng, H, V, K):
     beta = rng.uniform(0.1, 0.9, H).astype(np.float32)
     state = rng.standard_normal((H, V, K)).astype(np.float32)
     return q, k, v, g, beta, state
+
+
+def matmul_inputs(rng, M, N, K, dtype):
+    """a, b in `dtype` (bf16 as its uint16 bit patterns) and an fp32 c, with their fp64
+    values."""
+    a = rng.standard_normal((M, K)).astype(np.float32)
+    b = rng.standard_normal((K, N)).astype(np.float32)
+    c = rng.standard_normal((M, N)).astype(np.float32)
+    if dtype == "bf16":
+        a, b = f32_to_bf16(a), f32_to_bf16(b)
+        exact = bf16_to_f32(a), bf16_to_f32(b)
+    else:
+        a, b = a.astype(dtype), b.astype(dtype)
+        exact = a, b
+    return a, b, c, [x.astype(np.float64) for x in exact]

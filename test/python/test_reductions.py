@@ -6,6 +6,7 @@ import pytest
 
 import dsl_kernels as dk
 from conftest import requires_lib
+from refs import matmul_inputs
 
 pytestmark = requires_lib
 
@@ -45,3 +46,16 @@ def test_explicit_layouts_run_on_cpu():
     out = np.zeros_like(x)
     dk.explicit_layouts[(1,)](x, out, N=64)
     np.testing.assert_array_equal(out, 2 * x)
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "float16", "float32"])
+@pytest.mark.parametrize("M,N,K", [(16, 8, 16), (64, 64, 32), (32, 128, 64)])
+def test_matmul_tile(M, N, K, dtype):
+    """c + a @ b against fp64: 16-bit products are exact in fp32, so only the fp32 sums
+    round."""
+    rng = np.random.default_rng(M * N + K)
+    a, b, c, (a64, b64) = matmul_inputs(rng, M, N, K, dtype)
+    out = np.empty((M, N), np.float32)
+    dk.matmul_tile[(1,)](a, b, c, out, M=M, N=N, K=K)
+    ref = c.astype(np.float64) + a64 @ b64
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5 * np.sqrt(K))

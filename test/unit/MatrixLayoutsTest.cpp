@@ -22,8 +22,8 @@ using Table = std::function<Coord(int64_t element, int64_t lane)>;
 
 /// Every (element, lane) of the fragment maps as `table` says, and the
 /// fragment holds each element of its tile exactly once.
-void expectFragment(MatrixInstruction instr, MatrixOperand operand,
-                    int64_t elements, const Table &table) {
+void expectFragment(MatrixInstr instr, MatrixOperand operand, int64_t elements,
+                    const Table &table) {
   LinearLayout layout = getMatrixFragmentLayout(instr, operand);
   unsigned lanes = getMatrixInstructionLanes(instr);
   ASSERT_EQ(layout.getSize(HWDim::Register), elements);
@@ -42,21 +42,21 @@ void expectFragment(MatrixInstruction instr, MatrixOperand operand,
 }
 
 TEST(MatrixLayouts, InstructionShapes) {
-  using MI = MatrixInstruction;
-  EXPECT_EQ(getMatrixInstructionShape(MI::NvidiaMmaM16N8K16),
+  using MI = MatrixInstr;
+  EXPECT_EQ(getMatrixInstructionShape(MI::MmaM16N8K16),
             (std::array<int64_t, 3>{16, 8, 16}));
-  EXPECT_EQ(getMatrixInstructionShape(MI::AmdMfma32x32x16),
+  EXPECT_EQ(getMatrixInstructionShape(MI::Mfma32x32x16),
             (std::array<int64_t, 3>{32, 32, 16}));
-  EXPECT_EQ(getMatrixInstructionShape(MI::AmdMfma16x16x32),
+  EXPECT_EQ(getMatrixInstructionShape(MI::Mfma16x16x32),
             (std::array<int64_t, 3>{16, 16, 32}));
-  EXPECT_EQ(getMatrixInstructionLanes(MI::NvidiaMmaM16N8K16), 32u);
-  EXPECT_EQ(getMatrixInstructionLanes(MI::AmdMfma16x16x32), 64u);
+  EXPECT_EQ(getMatrixInstructionLanes(MI::MmaM16N8K16), 32u);
+  EXPECT_EQ(getMatrixInstructionLanes(MI::Mfma16x16x32), 64u);
 }
 
 // PTX ISA, mma.m16n8k16 (.f16/.bf16 inputs, .f32 accumulators):
 // groupID = %laneid >> 2, threadID_in_group = %laneid % 4.
 TEST(MatrixLayouts, NvidiaMmaM16N8K16) {
-  auto mma = MatrixInstruction::NvidiaMmaM16N8K16;
+  auto mma = MatrixInstr::MmaM16N8K16;
   // c0..c3: row = groupID (c0, c1) or groupID + 8 (c2, c3);
   // col = threadID_in_group * 2 + (i & 0x1).
   expectFragment(mma, MatrixOperand::C, 4, [](int64_t i, int64_t lane) {
@@ -80,7 +80,7 @@ TEST(MatrixLayouts, NvidiaMmaM16N8K16) {
 
 // CDNA3/gfx950 ISA, dense MFMA: v_mfma_f32_32x32x16_bf16 (wave64).
 TEST(MatrixLayouts, AmdMfma32x32x16) {
-  auto mfma = MatrixInstruction::AmdMfma32x32x16;
+  auto mfma = MatrixInstr::Mfma32x32x16;
   // D: 16 VGPRs; VGPR i of lane l is D[8 * (i / 4) + 4 * (l / 32) + i % 4]
   // [l % 32].
   expectFragment(mfma, MatrixOperand::C, 16, [](int64_t i, int64_t l) {
@@ -98,7 +98,7 @@ TEST(MatrixLayouts, AmdMfma32x32x16) {
 
 // v_mfma_f32_16x16x32_bf16 (wave64).
 TEST(MatrixLayouts, AmdMfma16x16x32) {
-  auto mfma = MatrixInstruction::AmdMfma16x16x32;
+  auto mfma = MatrixInstr::Mfma16x16x32;
   // D: 4 VGPRs; VGPR i of lane l is D[4 * (l / 16) + i][l % 16].
   expectFragment(mfma, MatrixOperand::C, 4, [](int64_t i, int64_t l) {
     return Coord{4 * (l / 16) + i, l % 16};
@@ -150,8 +150,8 @@ TEST(MatrixLayouts, TiledAccumulatorHoldsEachElementOnce) {
   // [64, 64] over 2 x 2 warps of m16n8 tiles: the warps cover a 32 x 16
   // block (along M fastest), repeated 4 times along N and twice along M in
   // registers: 32 per thread.
-  LinearLayout c = makeMatrixLayout(MatrixInstruction::NvidiaMmaM16N8K16,
-                                    MatrixOperand::C, {64, 64}, {2, 2});
+  LinearLayout c = makeMatrixLayout(MatrixInstr::MmaM16N8K16, MatrixOperand::C,
+                                    {64, 64}, {2, 2});
   EXPECT_EQ(c.getSize(HWDim::Register), 4 * 4 * 2);
   EXPECT_EQ(c.getSize(HWDim::Warp), 4);
   std::map<Coord, int> count = holders(c);
@@ -171,7 +171,7 @@ TEST(MatrixLayouts, TiledOperandsReplicateAcrossTheOtherWarps) {
   // MFMA 32x32x16 on a [64, 32] A and a [32, 128] B with 2 x 2 waves: A is
   // split over the waves along M and replicated along N, B the other way,
   // and both span their whole K in registers.
-  auto mfma = MatrixInstruction::AmdMfma32x32x16;
+  auto mfma = MatrixInstr::Mfma32x32x16;
   LinearLayout a = makeMatrixLayout(mfma, MatrixOperand::A, {64, 32}, {2, 2});
   LinearLayout b = makeMatrixLayout(mfma, MatrixOperand::B, {32, 128}, {2, 2});
   EXPECT_EQ(a.getDuplicateMask(HWDim::Warp), 0b10u);

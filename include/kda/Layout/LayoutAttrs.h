@@ -8,7 +8,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 namespace kda {
-/// The linear layout of a distributed layout attribute (blocked or slice)
+/// The linear layout of a distributed layout attribute (blocked, slice, mma)
 /// over a tile of `shape`. The one place layout attributes get their meaning.
 LinearLayout toLinearLayout(mlir::Attribute layout,
                             llvm::ArrayRef<int64_t> shape);

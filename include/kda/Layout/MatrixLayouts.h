@@ -11,6 +11,7 @@
 #ifndef KDA_LAYOUT_MATRIXLAYOUTS_H
 #define KDA_LAYOUT_MATRIXLAYOUTS_H
 
+#include "Tile/TileDialect.h"
 #include "kda/Layout/LinearLayout.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -19,30 +20,18 @@
 
 namespace kda {
 
-/// Matrix instructions with 16-bit (bf16 / f16) inputs and fp32 results.
-enum class MatrixInstruction {
-  /// NVIDIA mma.sync.aligned.m16n8k16.row.col (sm_80 and later), one warp.
-  NvidiaMmaM16N8K16,
-  /// AMD v_mfma_f32_32x32x16_{bf16,f16} (gfx950), one wave64.
-  AmdMfma32x32x16,
-  /// AMD v_mfma_f32_16x16x32_{bf16,f16} (gfx950), one wave64.
-  AmdMfma16x16x32,
-};
-
-/// A: the [M, K] left operand; B: the [K, N] right operand; C: the [M, N]
-/// accumulator and result.
-enum class MatrixOperand { A, B, C };
+using tile::MatrixInstr;   // Tile/TileAttrs.td
+using tile::MatrixOperand; // A [M, K], B [K, N], C [M, N]
 
 /// The instruction's [M, N, K].
-std::array<int64_t, 3> getMatrixInstructionShape(MatrixInstruction instr);
+std::array<int64_t, 3> getMatrixInstructionShape(MatrixInstr instr);
 
 /// The lanes of the warp or wave that executes the instruction.
-unsigned getMatrixInstructionLanes(MatrixInstruction instr);
+unsigned getMatrixInstructionLanes(MatrixInstr instr);
 
 /// One instruction's fragment of `operand`: a layout over its [M, K],
 /// [K, N] or [M, N] tile from registers and lanes (no warp bits).
-LinearLayout getMatrixFragmentLayout(MatrixInstruction instr,
-                                     MatrixOperand operand);
+LinearLayout getMatrixFragmentLayout(MatrixInstr instr, MatrixOperand operand);
 
 /// The fp32 accumulator of wgmma.mma_async.m64nNk16 (sm_90a) over its
 /// [64, N] tile, N a power of two from 8 to 256: a warpgroup of four warps,
@@ -50,14 +39,14 @@ LinearLayout getMatrixFragmentLayout(MatrixInstruction instr,
 /// repeated along N.
 LinearLayout getWgmmaAccumulatorLayout(int64_t n);
 
-/// `operand` of a tile of `shape` ([M, K], [K, N] or [M, N], powers of two
-/// and multiples of the instruction's tile) computed by a block of warps
-/// arranged `warps` = [warps along M, warps along N]: the instruction's
-/// fragment, then the warps tiled over M (fastest) and N, then registers
-/// repeating the pattern along the tile's columns, then its rows. A and B
-/// are replicated across the warps of the other dimension (those warps'
-/// bases are zero) and span their whole K.
-LinearLayout makeMatrixLayout(MatrixInstruction instr, MatrixOperand operand,
+/// `operand` of a tile of `shape` ([M, K], [K, N] or [M, N], powers of two)
+/// computed by a block of warps arranged `warps` = [warps along M, warps
+/// along N] (#tile.mma): the instruction's fragment, then the warps tiled
+/// over M (fastest) and N, then registers repeating the pattern along the
+/// tile's columns, then its rows. A and B are replicated across the warps of
+/// the other dimension (those warps' bases are zero) and span their whole K.
+/// A tile smaller than the warps' block wraps (replication).
+LinearLayout makeMatrixLayout(MatrixInstr instr, MatrixOperand operand,
                               llvm::ArrayRef<int64_t> shape,
                               std::array<unsigned, 2> warps);
 

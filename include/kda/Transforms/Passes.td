@@ -26,7 +26,11 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
       `tile.store`: the value's layout wins (pointers and mask converted);
     - `tile.smem_load`: the layout its users prefer (buffers have none);
       `tile.async_copy`: the pointers' layout (mask converted);
-    - `tile.dot`: accumulator and result take the result's default layout;
+    - `tile.dot`: with bf16 or f16 operands, the first of `matrix-instrs`
+      whose tile divides the product: `#tile.mma` of that instruction for
+      the result and the accumulator (the warps along M while M allows,
+      then along N), its `a` and `b` layouts for the operands; otherwise
+      accumulator and result take the result's default layout;
     - `scf.for`/`scf.while`/`scf.if`: carried values take the layouts of the
       values entering them; yields are converted where they differ.
 
@@ -57,7 +61,11 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
     Option<"numWarps", "num-warps", "unsigned", /*default=*/"4",
            "warps per program (when the module does not say)">,
     Option<"waveSize", "wave-size", "unsigned", /*default=*/"32",
-           "lanes per warp: 32 (NVIDIA, gfx1250) or 64 (gfx950)">
+           "lanes per warp: 32 (NVIDIA, gfx1250) or 64 (gfx950)">,
+    ListOption<"matrixInstrs", "matrix-instrs", "std::string",
+               "matrix instructions tile.dot may use, preferred first "
+               "(mma_m16n8k16, mfma_32x32x16, mfma_16x16x32; the GPU "
+               "pipeline passes its target's)">
   ];
 }
 

@@ -208,6 +208,52 @@ public:
     }
     return sum;
   }
+  ArrayRef<kda::tile::MatrixInstr> getMatrixInstrs() const override {
+    static const kda::tile::MatrixInstr instrs[] = {
+        kda::tile::MatrixInstr::MmaM16N8K16};
+    return instrs;
+  }
+  /// mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}: A as 4 and B as 2
+  /// pairs of 16-bit elements (bf16 pairs passed as i32, as the intrinsic
+  /// takes them), C and D as 4 f32.
+  SmallVector<Value> matrixMultiply(OpBuilder &b, Location loc,
+                                    kda::tile::MatrixInstr instr, ValueRange a,
+                                    ValueRange bOperand,
+                                    ValueRange c) override {
+    assert(instr == kda::tile::MatrixInstr::MmaM16N8K16 && a.size() == 8 &&
+           bOperand.size() == 4 && c.size() == 4 && "mma.sync m16n8k16");
+    Type elem = a.front().getType();
+    bool bf16 = elem.isBF16();
+    auto pairs = [&](ValueRange values) {
+      SmallVector<Value> out;
+      auto pairType = VectorType::get({2}, elem);
+      for (size_t i = 0; i < values.size(); i += 2) {
+        Value pair = LLVM::UndefOp::create(b, loc, pairType);
+        for (unsigned j = 0; j < 2; ++j)
+          pair = LLVM::InsertElementOp::create(
+              b, loc, pair, values[i + j],
+              LLVM::ConstantOp::create(b, loc, b.getI32Type(), j));
+        out.push_back(
+            bf16 ? LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair)
+                 : pair);
+      }
+      return out;
+    };
+    Type f32 = b.getF32Type();
+    Type result =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    NVVM::MMATypes type = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    Value d = NVVM::MmaOp::create(
+        b, loc, result, pairs(a), pairs(bOperand), c, {16, 8, 16},
+        /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+        std::array<NVVM::MMATypes, 2>{type, type},
+        std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                       NVVM::MMALayout::col});
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < 4; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
+    return out;
+  }
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads,
                   ArrayRef<int32_t> clusterShape) override {
     MLIRContext *ctx = func.getContext();

@@ -1,12 +1,16 @@
-//===- DotToGPU.cpp - matrix products with fused multiply-adds ------------===//
+//===- DotToGPU.cpp - matrix products -------------------------------------===//
 //
-// The portable form of tile.dot: both operands go to scratch memory as fp32
-// (row-major), then each thread accumulates its result registers over K.
-// Matrix-core (MFMA/WMMA/wgmma) lowerings come with MMA layouts.
+// tile.dot with #tile.mma operands and result (tile-assign-layouts gives them
+// to 16-bit products a matrix instruction of the target tiles) is one matrix
+// instruction per instruction tile of each warp, through the target hooks.
+// The portable form, for every other dot: both operands go to scratch memory
+// as fp32 (row-major), then each thread accumulates its result registers
+// over K with fused multiply-adds.
 //
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
+#include "kda/Layout/MatrixLayouts.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -109,10 +113,74 @@ struct DotLowering : OpConversionPattern<tile::DotOp> {
   GPULoweringState &state;
 };
 
+/// A dot whose operands and result are #tile.mma layouts of one
+/// instruction and warp arrangement: for each instruction tile (mi, ni) of
+/// the warp's result and each step ki along K, one instruction on the
+/// fragments' registers. Registers follow makeMatrixLayout: a fragment's
+/// elements, then its repeats along the tile's columns, then its rows.
+struct DotMatrixLowering : OpConversionPattern<tile::DotOp> {
+  DotMatrixLowering(const TypeConverter &converter, MLIRContext *ctx,
+                    GPULoweringState &state)
+      : OpConversionPattern(converter, ctx, /*benefit=*/2), state(state) {}
+
+  LogicalResult
+  matchAndRewrite(tile::DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto layoutOf = [](Value v) {
+      return dyn_cast_or_null<tile::MmaLayoutAttr>(
+          cast<RankedTensorType>(v.getType()).getEncoding());
+    };
+    tile::MmaLayoutAttr c = layoutOf(op.getAcc());
+    if (!c || c.getOperand() != tile::MatrixOperand::C ||
+        layoutOf(op.getA()) != c.withOperand(tile::MatrixOperand::A) ||
+        layoutOf(op.getB()) != c.withOperand(tile::MatrixOperand::B))
+      return rewriter.notifyMatchFailure(op, "not one instruction's layouts");
+    tile::MatrixInstr instr = c.getInstr();
+    auto [im, in, ik] = getMatrixInstructionShape(instr);
+    RankedTensorType aType = op.getA().getType();
+    int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
+            n = op.getB().getType().getDimSize(1);
+    if (m % im || n % in || k % ik)
+      return rewriter.notifyMatchFailure(op, "not a multiple of the tile");
+    ArrayRef<unsigned> warps = c.getWarpsPerCTA();
+    int64_t rowRepeats = std::max<int64_t>(1, m / (im * warps[0]));
+    int64_t colRepeats = std::max<int64_t>(1, n / (in * warps[1]));
+    int64_t kSteps = k / ik;
+    auto fragmentSize = [&](tile::MatrixOperand operand) {
+      return getMatrixFragmentLayout(instr, operand).getSize(HWDim::Register);
+    };
+    int64_t aSize = fragmentSize(tile::MatrixOperand::A),
+            bSize = fragmentSize(tile::MatrixOperand::B),
+            cSize = fragmentSize(tile::MatrixOperand::C);
+    Location loc = op.getLoc();
+    SmallVector<Value> a = unpackRegisters(rewriter, loc, adaptor.getA());
+    SmallVector<Value> b = unpackRegisters(rewriter, loc, adaptor.getB());
+    SmallVector<Value> acc = unpackRegisters(rewriter, loc, adaptor.getAcc());
+    auto slice = [](ArrayRef<Value> regs, int64_t first, int64_t size) {
+      return SmallVector<Value>(regs.slice(first, size));
+    };
+    for (int64_t mi = 0; mi < rowRepeats; ++mi)
+      for (int64_t ni = 0; ni < colRepeats; ++ni) {
+        int64_t cFirst = cSize * (ni + colRepeats * mi);
+        SmallVector<Value> d = slice(acc, cFirst, cSize);
+        for (int64_t ki = 0; ki < kSteps; ++ki)
+          d = state.hooks->matrixMultiply(
+              rewriter, loc, instr, slice(a, aSize * (ki + kSteps * mi), aSize),
+              slice(b, bSize * (ni + colRepeats * ki), bSize), d);
+        llvm::copy(d, acc.begin() + cFirst);
+      }
+    Type structType = getTypeConverter()->convertType(op.getType());
+    rewriter.replaceOp(op, packRegisters(rewriter, loc, structType, acc));
+    return success();
+  }
+  GPULoweringState &state;
+};
+
 } // namespace
 
 void kda::populateDotToGPUPatterns(TileToGPUTypeConverter &converter,
                                    RewritePatternSet &patterns,
                                    GPULoweringState &state) {
-  patterns.add<DotLowering>(converter, patterns.getContext(), state);
+  patterns.add<DotLowering, DotMatrixLowering>(converter, patterns.getContext(),
+                                               state);
 }

@@ -119,6 +119,22 @@ LogicalResult verifyLayouts(ModuleOp module, const GPULoweringState &state) {
       Attribute layout = tensor.getEncoding();
       while (auto slice = dyn_cast_or_null<tile::SliceLayoutAttr>(layout))
         layout = slice.getParent();
+      if (auto mma = dyn_cast_or_null<tile::MmaLayoutAttr>(layout)) {
+        if (!llvm::is_contained(state.hooks->getMatrixInstrs(),
+                                mma.getInstr())) {
+          getReportableOp(op)->emitError("layout ")
+              << mma << " needs " << tile::stringifyMatrixInstr(mma.getInstr())
+              << ", which " << state.hooks->getInfo().name << " does not have";
+          return WalkResult::interrupt();
+        }
+        if (mma.getNumWarps() != state.numWarps) {
+          getReportableOp(op)->emitError("layout ")
+              << mma << " spreads over " << mma.getNumWarps()
+              << " warps, but the target runs " << state.numWarps << " warps";
+          return WalkResult::interrupt();
+        }
+        continue;
+      }
       auto blocked = dyn_cast_or_null<tile::BlockedLayoutAttr>(layout);
       if (!blocked) {
         op->emitOpError("tile without a distributed layout: ")

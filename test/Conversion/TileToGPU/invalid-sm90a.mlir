@@ -49,3 +49,25 @@ func.func @too_much_shared() attributes {tile.kernel} {
   return
 }
 }
+
+// -----
+
+// A matrix layout of an instruction sm_90a does not have.
+#a = #tile.mma<{instr = mfma_32x32x16, operand = c, warpsPerCTA = [2, 2]}>
+module attributes {tile.num_warps = 4 : i32} {
+  func.func @mfma_on_sm90a(%z: tensor<64x64xf32, #a>) -> tensor<64x64xf32, #a> {
+    // expected-error @below {{layout #tile.mma<{instr = mfma_32x32x16, operand = c, warpsPerCTA = [2, 2]}> needs mfma_32x32x16, which sm_90a does not have}}
+    return %z : tensor<64x64xf32, #a>
+  }
+}
+
+// -----
+
+// A matrix layout over other warps than the launch's.
+#c = #tile.mma<{instr = mma_m16n8k16, operand = c, warpsPerCTA = [1, 1]}>
+module attributes {tile.num_warps = 4 : i32} {
+  func.func @mma_other_warps(%z: tensor<16x8xf32, #c>) -> tensor<16x8xf32, #c> {
+    // expected-error @below {{layout #tile.mma<{instr = mma_m16n8k16, operand = c, warpsPerCTA = [1, 1]}> spreads over 1 warps, but the target runs 4 warps}}
+    return %z : tensor<16x8xf32, #c>
+  }
+}

@@ -14,6 +14,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <memory>
 
@@ -113,6 +114,21 @@ public:
                                  mlir::Value value, mlir::Value buffer,
                                  unsigned size, mlir::Value isFirstThread) {
     return {};
+  }
+  /// The matrix instructions tile.dot may use on this target, preferred
+  /// first (tile-assign-layouts picks the first that fits a dot).
+  virtual llvm::ArrayRef<tile::MatrixInstr> getMatrixInstrs() const {
+    return {};
+  }
+  /// D = A * B + C of one matrix instruction of getMatrixInstrs(): the
+  /// operands and the result as the elements of their fragments in register
+  /// order (kda/Layout/MatrixLayouts.h); A and B are bf16 or f16, C and D
+  /// f32.
+  virtual llvm::SmallVector<mlir::Value>
+  matrixMultiply(mlir::OpBuilder &b, mlir::Location loc,
+                 tile::MatrixInstr instr, mlir::ValueRange a,
+                 mlir::ValueRange bOperand, mlir::ValueRange c) {
+    llvm_unreachable("no matrix instructions on this target");
   }
   /// Marks `func` as a kernel launched with `numThreads` threads, in
   /// clusters of `clusterShape` programs (x, y, z) when that is not 1x1x1.

@@ -1,9 +1,72 @@
 //===- GFX950TargetHooks.cpp - gfx950 hooks -------------------------------===//
 #include "../AMDTargetHooks.h"
 
-// gfx950 (MI355X): wave64; the ROCDL lowering is the same as the other AMD
-// chips, with the wave size and LDS budget of the chip's GPUTargetInfo.
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+
+using namespace mlir;
+
+namespace {
+// gfx950 (MI355X): wave64; the ROCDL lowering common to the AMD chips, with
+// the wave size and LDS budget of the chip's GPUTargetInfo, and the dense
+// MFMA instructions with bf16/f16 inputs.
+class GFX950TargetHooks : public kda::AMDTargetHooks {
+public:
+  using AMDTargetHooks::AMDTargetHooks;
+
+  ArrayRef<kda::tile::MatrixInstr> getMatrixInstrs() const override {
+    // The 32x32 tile first: half the instructions of the 16x16 one for the
+    // same product, where a dot is large enough for it.
+    static const kda::tile::MatrixInstr instrs[] = {
+        kda::tile::MatrixInstr::Mfma32x32x16,
+        kda::tile::MatrixInstr::Mfma16x16x32};
+    return instrs;
+  }
+  /// v_mfma_f32_{32x32x16,16x16x32}_{bf16,f16}: A and B as 8 16-bit
+  /// elements, C and D as 16 (32x32) or 4 (16x16) f32; no broadcast
+  /// (cbsz = abid = blgp = 0).
+  SmallVector<Value> matrixMultiply(OpBuilder &b, Location loc,
+                                    kda::tile::MatrixInstr instr, ValueRange a,
+                                    ValueRange bOperand,
+                                    ValueRange c) override {
+    bool wide = instr == kda::tile::MatrixInstr::Mfma32x32x16;
+    assert(a.size() == 8 && bOperand.size() == 8 &&
+           c.size() == (wide ? 16u : 4u) && "gfx950 MFMA operands");
+    Type elem = a.front().getType();
+    auto vector = [&](ValueRange values) {
+      Value v = LLVM::UndefOp::create(
+          b, loc,
+          VectorType::get({int64_t(values.size())}, values[0].getType()));
+      for (auto [i, x] : llvm::enumerate(values))
+        v = LLVM::InsertElementOp::create(
+            b, loc, v, x, LLVM::ConstantOp::create(b, loc, b.getI32Type(), i));
+      return v;
+    };
+    Value zero = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0);
+    SmallVector<Value> args = {
+        vector(a), vector(bOperand), vector(c), zero, zero, zero};
+    Type result = VectorType::get({int64_t(c.size())}, b.getF32Type());
+    Value d;
+    if (elem.isBF16())
+      d = wide ? ROCDL::mfma_f32_32x32x16_bf16::create(b, loc, result, args)
+                     .getResult()
+               : ROCDL::mfma_f32_16x16x32_bf16::create(b, loc, result, args)
+                     .getResult();
+    else
+      d = wide ? ROCDL::mfma_f32_32x32x16_f16::create(b, loc, result, args)
+                     .getResult()
+               : ROCDL::mfma_f32_16x16x32_f16::create(b, loc, result, args)
+                     .getResult();
+    SmallVector<Value> out;
+    for (size_t i = 0; i < c.size(); ++i)
+      out.push_back(LLVM::ExtractElementOp::create(
+          b, loc, d, LLVM::ConstantOp::create(b, loc, b.getI32Type(), i)));
+    return out;
+  }
+};
+} // namespace
+
 std::unique_ptr<kda::TargetHooks>
 kda::createGFX950TargetHooks(const GPUTargetInfo &info) {
-  return std::make_unique<AMDTargetHooks>(info);
+  return std::make_unique<GFX950TargetHooks>(info);
 }
