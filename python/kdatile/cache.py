@@ -107,6 +107,11 @@ class MemoryCache:
     def __len__(self) -> int:
         return len(self._entries)
 
+    def values(self) -> list:
+        """The launchers kept, least recently used first (a copy)."""
+        with self._lock:
+            return list(self._entries.values())
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

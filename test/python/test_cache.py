@@ -300,7 +300,7 @@ def test_memory_cache_is_bounded(tmp_path, cache, monkeypatch):
     for i in range(12):
         mod.scaled[(1,)](x, out, SCALE=float(i) + 0.5)
         np.testing.assert_array_equal(out, x * (i + 0.5))
-    assert len(mod.scaled._memory) == 4
+    assert len(mod.scaled._memory) == 4 and len(mod.scaled._memory.values()) == 4
     assert kt.cache_stats()["compiles"] == 12
     gc.collect()
     assert len(_mapped_cache_libraries(cache)) == 4
