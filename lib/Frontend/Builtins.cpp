@@ -40,6 +40,7 @@ static const BuiltinSpec kBuiltins[] = {
      {"size_per_thread", "threads_per_warp", "warps_per_cta", "order"},
      4},
     {"SliceLayout", {"dim", "parent"}, 2},
+    {"MmaLayout", {"instr", "operand", "warps_per_cta"}, 3},
     {"load",
      {"pointer", "mask", "other", "cache_modifier", "eviction_policy",
       "volatile"},
@@ -572,7 +573,7 @@ std::optional<DValue> Emitter::callBuiltin(
       return std::nullopt;
     return DValue::of(*v);
   }
-  if (name == "BlockedLayout" || name == "SliceLayout")
+  if (name == "BlockedLayout" || name == "SliceLayout" || name == "MmaLayout")
     return layoutBuiltin(name, args, at);
   if (name == "convert_layout") {
     if (!argv(0).isRuntime() || shapeOf(argv(0)).empty())

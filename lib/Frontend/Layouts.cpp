@@ -170,6 +170,35 @@ std::optional<DValue> Emitter::layoutBuiltin(const std::string &name,
         emitErr, &ctx, ArrayRef<unsigned>(lists[0]),
         ArrayRef<unsigned>(lists[1]), ArrayRef<unsigned>(lists[2]),
         ArrayRef<unsigned>(lists[3]));
+  } else if (name == "MmaLayout") {
+    auto text = [&](size_t i) -> std::optional<std::string> {
+      if (!args[i]->value.isConstKind(Constant::Kind::Str))
+        return error(args[i]->loc,
+                     "kt.MmaLayout() " + std::string(i ? "operand" : "instr") +
+                         " must be a string, got " + describe(args[i]->value));
+      return args[i]->value.constant.str;
+    };
+    std::optional<std::string> instrName = text(0), operandName = text(1);
+    if (!instrName || !operandName)
+      return std::nullopt;
+    std::optional<kda::tile::MatrixInstr> instr =
+        kda::tile::symbolizeMatrixInstr(*instrName);
+    if (!instr)
+      return error(args[0]->loc, "kt.MmaLayout() instr must be 'mma_m16n8k16', "
+                                 "'mfma_32x32x16' or 'mfma_16x16x32', got '" +
+                                     *instrName + "'");
+    std::optional<kda::tile::MatrixOperand> operand =
+        kda::tile::symbolizeMatrixOperand(*operandName);
+    if (!operand)
+      return error(args[1]->loc,
+                   "kt.MmaLayout() operand must be 'a', 'b' or 'c', got '" +
+                       *operandName + "'");
+    std::optional<SmallVector<unsigned>> warps =
+        unsignedList(*this, args[2]->value, args[2]->loc, "warps_per_cta");
+    if (!warps)
+      return std::nullopt;
+    v.attr = kda::tile::MmaLayoutAttr::getChecked(
+        emitErr, &ctx, *instr, *operand, ArrayRef<unsigned>(*warps));
   } else { // SliceLayout
     std::optional<int64_t> dim =
         requireInt(args[0]->value, args[0]->loc, "kt.SliceLayout() dim");

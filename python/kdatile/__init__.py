@@ -37,6 +37,7 @@ from .cache import cache_dir, cache_stats, clear_cache, reset_cache_stats
 from .jit import JITFunction, jit
 from .language import (
     BlockedLayout,
+    MmaLayout,
     SliceLayout,
     abs,
     arange,
@@ -117,6 +118,7 @@ __all__ = [
     "dot", "dtype", "exp", "exp2", "expand_dims", "export_bundle", "float16", "float32",
     "float64", "full", "int1", "int16", "int32", "int64", "int8", "jit", "JITFunction",
     "language", "load", "load_compiled", "log", "log2", "max", "maximum", "min", "minimum",
+    "MmaLayout",
     "num_programs", "pointer", "pointer_type", "program_id", "reset_cache_stats", "reshape",
     "rsqrt", "sigmoid", "SliceLayout", "Specialization", "sqrt", "static_assert",
     "static_range", "store", "sum",

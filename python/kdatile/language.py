@@ -181,6 +181,21 @@ class SliceLayout:  # noqa: N801 - Gluon spelling
         return f"kt.SliceLayout({self.dim}, {self.parent!r})"
 
 
+class MmaLayout:  # noqa: N801 - layout classes are spelled like Gluon's
+    """`kt.MmaLayout(instr, operand, warps_per_cta)`: operand "a", "b" or "c" of a product on
+    the matrix instruction `instr` ("mma_m16n8k16" on NVIDIA GPUs, "mfma_32x32x16" or
+    "mfma_16x16x32" on gfx950), spread over warps_per_cta = [along M, along N] warps (see
+    docs/layouts.md)."""
+
+    def __init__(self, instr, operand, warps_per_cta):
+        self.instr = instr
+        self.operand = operand
+        self.warps_per_cta = tuple(warps_per_cta)
+
+    def __repr__(self) -> str:
+        return f"kt.MmaLayout({self.instr!r}, {self.operand!r}, {list(self.warps_per_cta)})"
+
+
 def static_range(*args):
     """`for i in kt.static_range(N)`: unrolled by the compiler; a plain `range` on the host."""
     return _builtins.range(*args)

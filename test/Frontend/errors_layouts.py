@@ -17,6 +17,10 @@
 # RUN:   --num-warps 8 --emit tile -o - | FileCheck %s --check-prefix=SPAN
 # RUN: not kda-compile %s --kernel span_warps --target sm_90a --signature 'o=*f32:16' \
 # RUN:   --num-warps 8 -D num_warps=4 --emit tile -o - 2>&1 | FileCheck %s --check-prefix=SPAN-BAD
+# RUN: not kda-compile %s --kernel bad_mma --target sm_90a --signature 'o=*f32:16' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=MMA
+# RUN: not kda-compile %s --kernel mma_on_gfx950 --target gfx950 --signature 'o=*f32:16' \
+# RUN:   -o %t.hsaco 2>&1 | FileCheck %s --check-prefix=MMA-TARGET
 
 import kdatile as kt
 
@@ -63,3 +67,27 @@ def warps_mismatch(o):
 def span_warps(o, num_warps: kt.constexpr = 4):
     offs = kt.arange(0, 32 * num_warps, layout=kt.BlockedLayout([1], [32], [num_warps], [0]))
     kt.store(o + offs, offs.to(kt.float32))
+
+
+@kt.jit
+def bad_mma(o):
+    offs = kt.arange(0, 16)
+    x = kt.zeros((16, 16), kt.float32)
+    # MMA: errors_layouts.py:[[@LINE+1]]:43: error: kt.MmaLayout() instr must be 'mma_m16n8k16', 'mfma_32x32x16' or 'mfma_16x16x32', got 'wmma_16x16x32'
+    a = kt.convert_layout(x, kt.MmaLayout("wmma_16x16x32", "c", [4, 1]))
+    # MMA: errors_layouts.py:[[@LINE+1]]:59: error: kt.MmaLayout() operand must be 'a', 'b' or 'c', got 'd'
+    b = kt.convert_layout(x, kt.MmaLayout("mma_m16n8k16", "d", [4, 1]))
+    # MMA: errors_layouts.py:[[@LINE+1]]:30: error: the layout does not fit a tile of type tensor<16x16xf32>: mma layout operand a holds bf16 or f16 elements, not 'f32'
+    c = kt.convert_layout(x, kt.MmaLayout("mma_m16n8k16", "a", [4, 1]))
+    # MMA: errors_layouts.py:[[@LINE+1]]:30: error: invalid kt.MmaLayout(): mma layout warpsPerCTA must be [along M, along N]
+    d = kt.convert_layout(x, kt.MmaLayout("mma_m16n8k16", "c", [4]))
+    kt.store(o + offs[:, None] * 16 + offs[None, :], a + b + c + d)
+
+
+@kt.jit
+def mma_on_gfx950(o):
+    offs = kt.arange(0, 16)
+    x = kt.convert_layout(kt.zeros((16, 8), kt.float32), kt.MmaLayout("mma_m16n8k16", "c", [4, 1]))
+    # MMA-TARGET: error: layout #tile.mma<{instr = mma_m16n8k16, operand = c, warpsPerCTA = [4, 1]}> needs mma_m16n8k16, which gfx950 does not have
+    kt.store(o + offs[:, None] * 8 + kt.arange(0, 8)[None, :], x)
+

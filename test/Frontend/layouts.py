@@ -4,6 +4,8 @@
 # layout and expanding a slice gives back its parent.
 # RUN: kda-compile %s --kernel lay --target cpu --signature 'x=*f32,o=*f32' \
 # RUN:   --emit tile -o - | FileCheck %s
+# RUN: kda-compile %s --kernel mma_lay --target sm_90a --signature 'x=*bf16,o=*f32' \
+# RUN:   --emit tile -o - | FileCheck %s --check-prefix=MMA
 
 import kdatile as kt
 
@@ -47,3 +49,23 @@ def lay(x, o):
     # CHECK: arith.mulf %{{.*}} : tensor<32x16xf32, #tile.blocked<{sizePerThread = [1, 4]
     outer = s[:, None] * w[None, :]
     kt.store(o + rows[:, None] * 16 + cols[None, :], v + z + outer)
+
+
+A = kt.MmaLayout("mma_m16n8k16", "a", [2, 2])
+C = kt.MmaLayout(instr="mma_m16n8k16", operand="c", warps_per_cta=[2, 2])
+
+
+# kt.MmaLayout: a matrix instruction's operand layout, written in the kernel; a dot of
+# operands and accumulator in one instruction's layouts keeps them.
+# MMA-LABEL: func.func @mma_lay
+# MMA: tile.convert_layout %{{.*}} : tensor<32x16xbf16> -> tensor<32x16xbf16, #tile.mma<{instr = mma_m16n8k16, operand = a, warpsPerCTA = [2, 2]}>>
+# MMA: tile.dot {{.*}} -> tensor<32x16xf32, #tile.mma<{instr = mma_m16n8k16, operand = c, warpsPerCTA = [2, 2]}>>
+@kt.jit
+def mma_lay(x, o):
+    rows = kt.arange(0, 32)
+    cols = kt.arange(0, 16)
+    a = kt.convert_layout(kt.load(x + rows[:, None] * 16 + cols[None, :]), A)
+    b = kt.load(x + cols[:, None] * 16 + cols[None, :])
+    acc = kt.zeros((32, 16), kt.float32, layout=C)
+    kt.store(o + rows[:, None] * 16 + cols[None, :], kt.dot(a, b, acc))
+
