@@ -210,6 +210,20 @@ LogicalResult ReduceOp::verify() {
   return success();
 }
 
+LogicalResult ScanOp::verify() {
+  auto src = getSrc().getType();
+  int64_t axis = getAxisAttr().getInt();
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError("axis ")
+           << axis << " out of range for a rank-" << src.getRank() << " tile";
+  Type elem = src.getElementType();
+  if (isa<PointerType>(elem))
+    return emitOpError("cannot scan a tile of pointers");
+  if (elem.isInteger(1) && getKind() == ReduceKind::Sum)
+    return emitOpError("cannot sum i1 values: widen them to an integer type");
+  return success();
+}
+
 LogicalResult DotOp::verify() {
   auto a = getA().getType(), b = getB().getType();
   auto c = getAcc().getType();

@@ -447,6 +447,24 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_ScanOp : Tile_Op<"scan", [Pure, AllTypesMatch<["src", "result"]>]> {
+  let summary = "inclusive scan of a tile along one axis";
+  let description = [{
+    Element `i` along `axis` of the result combines elements `0 .. i` of the
+    source (`i .. n - 1` with `reverse`), by sum, max or min; the other
+    coordinates are independent. Float max/min propagate NaN; on i1, max is
+    "any" and min is "all" (sum is rejected: widen to an integer first).
+    ```mlir
+    %c = tile.scan sum %g {axis = 0 : i32, reverse = false} : tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKind:$kind, Tile_Tensor:$src, I32Attr:$axis,
+                   BoolAttr:$reverse);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$kind $src attr-dict `:` type($src)";
+  let hasVerifier = 1;
+}
+
 def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let summary = "matrix product of 2-D tiles accumulated in fp32";
   let description = [{

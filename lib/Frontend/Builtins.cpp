@@ -63,6 +63,9 @@ static const BuiltinSpec kBuiltins[] = {
     {"sum", {"input", "axis", "keep_dims", "dtype"}, 1},
     {"max", {"input", "axis", "keep_dims"}, 1},
     {"min", {"input", "axis", "keep_dims"}, 1},
+    {"cumsum", {"input", "axis", "reverse"}, 1},
+    {"cummax", {"input", "axis", "reverse"}, 1},
+    {"cummin", {"input", "axis", "reverse"}, 1},
     {"dot",
      {"input", "other", "acc", "input_precision", "allow_tf32",
       "max_num_imprecise_acc", "out_dtype"},
@@ -419,6 +422,8 @@ std::optional<DValue> Emitter::callBuiltin(
     if (arg && isSharedBuffer(arg->value))
       return error(arg->loc, fnName + " cannot take a shared buffer; read "
                                       "it into a tile with .load()");
+  if (name == "cumsum" || name == "cummax" || name == "cummin")
+    return memoryReduceBuiltin(name, fnName, args, at);
   if (name == "load" || name == "store" || name == "sum" || name == "max" ||
       name == "min" || name == "dot")
     return memoryReduceBuiltin(name, fnName, args, at);

@@ -184,6 +184,45 @@ std::optional<DValue> Emitter::memoryReduceBuiltin(const std::string &name,
     }
     return DValue::of(result);
   }
+  if (name == "cumsum" || name == "cummax" || name == "cummin") {
+    DValue &input = argv(0);
+    if (!input.isRuntime() || shapeOf(input).empty() ||
+        isa<PointerType>(elementTypeOf(input)))
+      return error(argloc(0),
+                   fnName + " needs a tile of numbers, got " + describe(input));
+    Value x = input.value;
+    int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+    int64_t axis = 0;
+    if (has(1)) {
+      std::optional<int64_t> a = requireInt(argv(1), argloc(1), "axis");
+      if (!a)
+        return std::nullopt;
+      axis = *a < 0 ? *a + rank : *a;
+      if (axis < 0 || axis >= rank)
+        return error(argloc(1), "axis " + std::to_string(*a) +
+                                    " is out of range for a tile of rank " +
+                                    std::to_string(rank));
+    }
+    bool reverse = false;
+    if (has(2)) {
+      std::optional<Constant> r = asConstant(argv(2));
+      if (!r)
+        return error(argloc(2), "reverse must be a compile-time bool");
+      reverse = isTruthy(*r);
+    }
+    // Sums of narrow integers (and of bools) accumulate in i32, as kt.sum.
+    Type elem = elementTypeOf(input);
+    if (name == "cumsum" && elem.isInteger() &&
+        elem.getIntOrFloatBitWidth() < 32)
+      x = *convert(x, builder.getI32Type(), at);
+    auto kind = name == "cumsum"   ? kda::tile::ReduceKind::Sum
+                : name == "cummax" ? kda::tile::ReduceKind::Max
+                                   : kda::tile::ReduceKind::Min;
+    return DValue::of(kda::tile::ScanOp::create(builder, l, x.getType(), kind,
+                                                x, static_cast<uint32_t>(axis),
+                                                reverse)
+                          .getResult());
+  }
   if (name == "dot") {
     for (size_t i = 0; i < 2; ++i) {
       DValue &v = argv(i);

@@ -349,6 +349,11 @@ void LayoutAssigner::visitOp(Operation *op) {
         c.setValueAttr(dense.reshape(newType));
         c.getResult().setType(newType);
       })
+      .Case([&](tile::ScanOp scan) {
+        Attribute target =
+            assign(scan.getResult(), operandLayout(op, scan.getSrc()));
+        convertOperand(scan.getSrcMutable(), target);
+      })
       .Case([&](tile::ReduceOp r) {
         auto type = dyn_cast<RankedTensorType>(r.getType());
         if (!type)

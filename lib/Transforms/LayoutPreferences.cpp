@@ -13,7 +13,8 @@ namespace {
 bool isTile(Value v) { return v && isa<RankedTensorType>(v.getType()); }
 
 bool isElementwise(Operation *op) {
-  if (isa<tile::AddPtrOp>(op))
+  // A scan's result lives where its source does, like an elementwise op's.
+  if (isa<tile::AddPtrOp, tile::ScanOp>(op))
     return true;
   return op->hasTrait<OpTrait::Elementwise>() &&
          isa<arith::ArithDialect, math::MathDialect>(op->getDialect());

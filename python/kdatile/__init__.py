@@ -115,6 +115,7 @@ __all__ = [
     "broadcast_to", "BundleError", "cache_dir", "cache_stats", "cdiv", "clear_cache",
     "cluster_sum",
     "CompilationError", "CompiledKernel", "compiler_version", "constexpr", "convert_layout",
+    "cummax", "cummin", "cumsum",
     "dot", "dtype", "exp", "exp2", "expand_dims", "export_bundle", "float16", "float32",
     "float64", "full", "int1", "int16", "int32", "int64", "int8", "jit", "JITFunction",
     "language", "load", "load_compiled", "log", "log2", "max", "maximum", "min", "minimum",

@@ -448,6 +448,30 @@ func.func @reduce_result_elem(%x: tensor<4x8xf32>) -> tensor<4xf16> {
 
 // -----
 
+func.func @scan_axis(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @below {{'tile.scan' op axis 1 out of range for a rank-1 tile}}
+  %0 = tile.scan sum %x {axis = 1 : i32, reverse = false} : tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @scan_pointers(%x: tensor<8x!tile.ptr<f32>>) -> tensor<8x!tile.ptr<f32>> {
+  // expected-error @below {{'tile.scan' op cannot scan a tile of pointers}}
+  %0 = tile.scan max %x {axis = 0 : i32, reverse = false} : tensor<8x!tile.ptr<f32>>
+  return %0 : tensor<8x!tile.ptr<f32>>
+}
+
+// -----
+
+func.func @scan_sum_i1(%x: tensor<8xi1>) -> tensor<8xi1> {
+  // expected-error @below {{'tile.scan' op cannot sum i1 values: widen them to an integer type}}
+  %0 = tile.scan sum %x {axis = 0 : i32, reverse = false} : tensor<8xi1>
+  return %0 : tensor<8xi1>
+}
+
+// -----
+
 func.func @reduce_pointers(%x: tensor<8x!tile.ptr<f32>>) -> !tile.ptr<f32> {
   // expected-error @below {{'tile.reduce' op cannot reduce a tile of pointers}}
   %0 = tile.reduce sum %x {axis = 0 : i32} : tensor<8x!tile.ptr<f32>> -> !tile.ptr<f32>

@@ -174,6 +174,17 @@ func.func @reduce(%x: tensor<4x8xf32>, %y: tensor<16xi32>)
 
 // -----
 
+// CHECK-LABEL: func.func @scan
+// CHECK: tile.scan sum %{{.*}} {axis = 0 : i32, reverse = false} : tensor<4x8xf32>
+// CHECK: tile.scan max %{{.*}} {axis = 1 : i32, reverse = true} : tensor<4x8xi32>
+func.func @scan(%x: tensor<4x8xf32>, %y: tensor<4x8xi32>) -> (tensor<4x8xf32>, tensor<4x8xi32>) {
+  %0 = tile.scan sum %x {axis = 0 : i32, reverse = false} : tensor<4x8xf32>
+  %1 = tile.scan max %y {axis = 1 : i32, reverse = true} : tensor<4x8xi32>
+  return %0, %1 : tensor<4x8xf32>, tensor<4x8xi32>
+}
+
+// -----
+
 // i1 max/min (any/all) are valid.
 // CHECK-LABEL: func.func @reduce_i1
 // CHECK-SAME: ([[B:%.*]]: tensor<2x8xi1>)

@@ -238,6 +238,17 @@ def dsl_cases():
             cases.append((f"matmul_tile_{dtype}_{M}x{N}x{K}_w{nw}", matmul_tile,
                           [a, b, c, np.zeros((M, N), np.float32)], {"M": M, "N": N, "K": K},
                           (1, 1, 1), nw, 1e-5, 1e-4))
+
+    # Inclusive scans (the portable lowering through shared memory): prefix and suffix,
+    # rows spread over warps and along lanes.
+    from dsl_kernels import scans
+    from refs import scan_inputs
+
+    for (M, N, reverse) in ((64, 32, False), (16, 128, True), (128, 16, False)):
+        x, i = scan_inputs(r, M, N)
+        outs = [np.zeros((M, N), np.float32) for _ in range(3)] + [np.zeros((M, N), np.int32)]
+        cases.append((f"scans_{M}x{N}{'_rev' if reverse else ''}", scans, [x, i, *outs],
+                      {"M": M, "N": N, "REVERSE": reverse}, (1, 1, 1), 4, 1e-5, 1e-4))
     return cases
 
 

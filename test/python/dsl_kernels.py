@@ -137,6 +137,21 @@ def matmul_tile(a_ptr, b_ptr, c_ptr, out_ptr, M: kt.constexpr, N: kt.constexpr,
     kt.store(out_ptr + rm[:, None] * N + rn[None, :], kt.dot(a, b, c))
 
 
+@kt.jit
+def scans(x_ptr, i_ptr, sum_ptr, max_ptr, min_ptr, isum_ptr, M: kt.constexpr,
+          N: kt.constexpr, REVERSE: kt.constexpr):
+    """Inclusive scans of an [M, N] tile: cumsum down the rows, cummax and cummin along
+    them (suffix scans with REVERSE), and an int32 cumsum of i down the rows."""
+    rm = kt.arange(0, M)
+    rn = kt.arange(0, N)
+    offs = rm[:, None] * N + rn[None, :]
+    x = kt.load(x_ptr + offs)
+    kt.store(sum_ptr + offs, kt.cumsum(x, 0, reverse=REVERSE))
+    kt.store(max_ptr + offs, kt.cummax(x, axis=1, reverse=REVERSE))
+    kt.store(min_ptr + offs, kt.cummin(x, -1, REVERSE))
+    kt.store(isum_ptr + offs, kt.cumsum(kt.load(i_ptr + offs), 0, reverse=REVERSE))
+
+
 ROWS = kt.BlockedLayout([1, 4], [1, 32], [4, 1], [1, 0])
 COLS = kt.BlockedLayout([4, 1], [32, 1], [1, 4], [0, 1])
 

@@ -56,3 +56,22 @@ def matmul_inputs(rng, M, N, K, dtype):
         a, b = a.astype(dtype), b.astype(dtype)
         exact = a, b
     return a, b, c, [x.astype(np.float64) for x in exact]
+
+
+def scans(x, i, reverse):
+    """fp64 / int64 inclusive scans: cumsum down the rows, cummax and cummin along them;
+    suffix scans when `reverse`."""
+    def scan(fn, a, axis):
+        a = np.flip(a, axis) if reverse else a
+        out = fn(a, axis=axis)
+        return np.flip(out, axis) if reverse else out
+
+    x64 = x.astype(np.float64)
+    return (scan(np.cumsum, x64, 0), scan(np.maximum.accumulate, x64, 1),
+            scan(np.minimum.accumulate, x64, 1), scan(np.cumsum, i.astype(np.int64), 0))
+
+
+def scan_inputs(rng, M, N):
+    return (rng.standard_normal((M, N)).astype(np.float32),
+            rng.integers(-1000, 1000, (M, N)).astype(np.int32))
+

@@ -6,7 +6,7 @@ import pytest
 
 import dsl_kernels as dk
 from conftest import requires_lib
-from refs import matmul_inputs
+from refs import matmul_inputs, scan_inputs, scans
 
 pytestmark = requires_lib
 
@@ -59,3 +59,18 @@ def test_matmul_tile(M, N, K, dtype):
     dk.matmul_tile[(1,)](a, b, c, out, M=M, N=N, K=K)
     ref = c.astype(np.float64) + a64 @ b64
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5 * np.sqrt(K))
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("M,N", [(1, 8), (64, 32), (16, 128)])
+def test_scans(M, N, reverse):
+    rng = np.random.default_rng(M + 3 * N)
+    x, i = scan_inputs(rng, M, N)
+    outs = [np.empty((M, N), np.float32) for _ in range(3)] + [np.empty((M, N), np.int32)]
+    dk.scans[(1,)](x, i, *outs, M=M, N=N, REVERSE=reverse)
+    ref_sum, ref_max, ref_min, ref_isum = scans(x, i, reverse)
+    np.testing.assert_allclose(outs[0], ref_sum, rtol=1e-5, atol=1e-5 * np.sqrt(M))
+    np.testing.assert_array_equal(outs[1], ref_max)
+    np.testing.assert_array_equal(outs[2], ref_min)
+    np.testing.assert_array_equal(outs[3], ref_isum)
+

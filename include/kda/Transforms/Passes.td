@@ -15,6 +15,7 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
       the default blocked layout of the shape (element bits; pointers 64,
       i1 8);
     - `tile.reduce`: `#tile.slice<{dim = axis, parent = <source layout>}>`;
+    - `tile.scan`: the source layout;
     - `tile.expand_dims`: the parent of a slice source; any other source is
       first converted to a slice of the result's default layout;
     - `tile.broadcast`: the source layout;

@@ -1,10 +1,13 @@
-//===- ReduceDotToLinalg.cpp - tile reductions and dots to linalg ---------===//
+//===- ReduceDotToLinalg.cpp - reductions, scans and dots for the host ----===//
 #include "Tile/TileDialect.h"
 #include "kda/Conversion/TileToCPU/TileToCPU.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <functional>
 
 using namespace mlir;
 using namespace kda;
@@ -39,11 +42,13 @@ TypedAttr getReductionIdentity(OpBuilder &b, tile::ReduceKind kind, Type type) {
   llvm_unreachable("unknown reduction kind");
 }
 
+/// lhs combined with rhs, scalars or tensors alike.
 Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value lhs,
               Value rhs) {
-  bool isFloat = isa<FloatType>(lhs.getType());
+  Type elem = getElementTypeOrSelf(lhs.getType());
+  bool isFloat = isa<FloatType>(elem);
   // Signed max/min would treat true as -1: i1 max is "any", min is "all".
-  if (lhs.getType().isInteger(1))
+  if (elem.isInteger(1))
     return kind == tile::ReduceKind::Max
                ? Value(arith::OrIOp::create(b, loc, lhs, rhs))
                : Value(arith::AndIOp::create(b, loc, lhs, rhs));
@@ -92,6 +97,68 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
   }
 };
 
+/// An inclusive scan as loops over its elements, the axis innermost: each
+/// element combined with the running value before it (after it, reversed),
+/// in order. Scalar extracts and inserts bufferize in place.
+struct ScanLowering : OpConversionPattern<tile::ScanOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ScanOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value src = adaptor.getSrc();
+    auto type = cast<RankedTensorType>(src.getType());
+    unsigned rank = type.getRank(), axis = op.getAxisAttr().getInt();
+    int64_t n = type.getDimSize(axis);
+    bool reverse = op.getReverse();
+    tile::ReduceKind kind = op.getKind();
+    SmallVector<Value> index(rank);
+    // Loops over the other dimensions, outermost first, then the axis.
+    SmallVector<unsigned> order;
+    for (unsigned d = 0; d < rank; ++d)
+      if (d != axis)
+        order.push_back(d);
+    order.push_back(axis);
+    std::function<Value(OpBuilder &, Location, unsigned, Value)> nest =
+        [&](OpBuilder &b, Location l, unsigned depth, Value running) -> Value {
+      unsigned d = order[depth];
+      bool innermost = depth + 1 == order.size();
+      int64_t lo = innermost ? 1 : 0, size = type.getDimSize(d);
+      Value one = arith::ConstantIndexOp::create(b, l, 1);
+      auto loop = scf::ForOp::create(
+          b, l, arith::ConstantIndexOp::create(b, l, lo),
+          arith::ConstantIndexOp::create(b, l, size), one, ValueRange{running},
+          [&](OpBuilder &lb, Location ll, Value iv, ValueRange carried) {
+            if (!innermost) {
+              index[d] = iv;
+              scf::YieldOp::create(lb, ll, nest(lb, ll, depth + 1, carried[0]));
+              return;
+            }
+            // Reversed, step k visits n - 1 - k after n - k.
+            Value last = arith::ConstantIndexOp::create(lb, ll, n - 1);
+            Value at =
+                reverse ? Value(arith::SubIOp::create(lb, ll, last, iv)) : iv;
+            Value before = reverse
+                               ? Value(arith::AddIOp::create(lb, ll, at, one))
+                               : Value(arith::SubIOp::create(lb, ll, at, one));
+            auto element = [&](Value i) {
+              index[axis] = i;
+              return tensor::ExtractOp::create(lb, ll, carried[0], index);
+            };
+            Value prev = element(before);
+            Value next = combine(lb, ll, kind, prev, element(at));
+            index[axis] = at;
+            scf::YieldOp::create(lb, ll,
+                                 ValueRange{tensor::InsertOp::create(
+                                     lb, ll, next, carried[0], index)});
+          });
+      return loop.getResult(0);
+    };
+    rewriter.replaceOp(op, n == 1 ? src : nest(rewriter, loc, 0, src));
+    return success();
+  }
+};
+
 struct DotLowering : OpConversionPattern<tile::DotOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -120,5 +187,6 @@ struct DotLowering : OpConversionPattern<tile::DotOp> {
 
 void kda::populateTileReduceDotToLinalgPatterns(const TypeConverter &converter,
                                                 RewritePatternSet &patterns) {
-  patterns.add<ReduceLowering, DotLowering>(converter, patterns.getContext());
+  patterns.add<ReduceLowering, ScanLowering, DotLowering>(
+      converter, patterns.getContext());
 }

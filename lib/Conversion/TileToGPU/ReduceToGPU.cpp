@@ -1,4 +1,4 @@
-//===- ReduceToGPU.cpp - reductions across registers, lanes and warps -----===//
+//===- ReduceToGPU.cpp - reductions and scans across threads --------------===//
 //
 // The layout says which hardware bits run along the reduced axis: registers
 // are combined in the thread, lanes by XOR shuffles (recursive halving and
@@ -6,6 +6,10 @@
 // every result), warps through scratch memory. The result keeps
 // the source's register numbering (a slice layout), so registers that
 // differed only along the axis now hold the same value.
+//
+// A scan is portable for now: log2(n) rounds through scratch memory
+// (Hillis-Steele), each element combined with the one 2^k before it (after
+// it, reversed) along the axis, whatever the layout.
 //
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
@@ -260,10 +264,78 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
   GPULoweringState &state;
 };
 
+struct ScanLowering : OpConversionPattern<tile::ScanOp> {
+  ScanLowering(const TypeConverter &converter, MLIRContext *ctx,
+               GPULoweringState &state)
+      : OpConversionPattern(converter, ctx), state(state) {}
+
+  LogicalResult
+  matchAndRewrite(tile::ScanOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getSrc().getType();
+    if (!tile::isDistributedLayout(type.getEncoding()))
+      return rewriter.notifyMatchFailure(op, "tile without a layout");
+    Type elem = type.getElementType(), i32 = rewriter.getI32Type();
+    ArrayRef<int64_t> shape = type.getShape();
+    unsigned axis = op.getAxisAttr().getInt();
+    int64_t n = shape[axis], stride = 1;
+    for (int64_t s : shape.drop_front(axis + 1))
+      stride *= s;
+    bool reverse = op.getReverse();
+    LinearLayout layout = getTileLayout(type);
+    ThreadIndex thread = getThreadIndex(rewriter, loc, state);
+    SmallVector<Value> laneWarp =
+        emitLaneWarpCoords(rewriter, loc, layout, thread);
+    SmallVector<Value> regs = unpackRegisters(rewriter, loc, adaptor.getSrc());
+    SmallVector<Value> index, along;
+    for (int64_t r = 0; r < int64_t(regs.size()); ++r) {
+      SmallVector<Value> c = emitCoords(rewriter, loc, layout, r, laneWarp);
+      index.push_back(emitLinearIndex(rewriter, loc, c, shape));
+      along.push_back(c[axis]);
+    }
+    Value base =
+        getScratch(rewriter, loc, state,
+                   type.getNumElements() * getScratchElementBytes(elem));
+    auto constant = [&](int64_t v) {
+      return LLVM::ConstantOp::create(rewriter, loc, i32, v);
+    };
+    for (int64_t d = 1; d < n; d *= 2) {
+      // The previous round's (or op's) reads are done before the writes.
+      state.hooks->barrier(rewriter, loc);
+      for (auto [r, v] : llvm::enumerate(regs))
+        storeScratch(rewriter, loc, base, index[r], v);
+      state.hooks->barrier(rewriter, loc);
+      for (auto [r, v] : llvm::enumerate(regs)) {
+        Value has =
+            reverse
+                ? LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt,
+                                       along[r], constant(n - d))
+                : LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::sge,
+                                       along[r], constant(d));
+        Value step = constant(reverse ? d * stride : -d * stride);
+        Value from = LLVM::SelectOp::create(
+            rewriter, loc, has,
+            LLVM::AddOp::create(rewriter, loc, index[r], step), index[r]);
+        Value other = loadScratch(rewriter, loc, base, from, elem);
+        Value combined = reverse
+                             ? combine(rewriter, loc, op.getKind(), v, other)
+                             : combine(rewriter, loc, op.getKind(), other, v);
+        regs[r] = LLVM::SelectOp::create(rewriter, loc, has, combined, v);
+      }
+    }
+    Type structType = getTypeConverter()->convertType(op.getType());
+    rewriter.replaceOp(op, packRegisters(rewriter, loc, structType, regs));
+    return success();
+  }
+  GPULoweringState &state;
+};
+
 } // namespace
 
 void kda::populateReduceToGPUPatterns(TileToGPUTypeConverter &converter,
                                       RewritePatternSet &patterns,
                                       GPULoweringState &state) {
-  patterns.add<ReduceLowering>(converter, patterns.getContext(), state);
+  patterns.add<ReduceLowering, ScanLowering>(converter, patterns.getContext(),
+                                             state);
 }

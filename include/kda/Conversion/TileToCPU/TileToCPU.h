@@ -21,7 +21,7 @@ void registerAtomicRMWMemoryEffects(mlir::DialectRegistry &registry);
 
 void populateTileMemoryToCPUPatterns(const mlir::TypeConverter &converter,
                                      mlir::RewritePatternSet &patterns);
-/// reduce, dot -> linalg.reduce, linalg.matmul.
+/// reduce, scan, dot -> linalg.reduce, a loop of slices, linalg.matmul.
 void populateTileReduceDotToLinalgPatterns(const mlir::TypeConverter &converter,
                                            mlir::RewritePatternSet &patterns);
 
