@@ -183,17 +183,29 @@ LogicalResult AtomicRMWOp::verify() {
   return success();
 }
 
-LogicalResult ReduceOp::verify() {
-  auto src = getSrc().getType();
-  int64_t axis = getAxisAttr().getInt();
+/// What reductions and scans share: an axis of the source, and elements the
+/// combiner applies to.
+static LogicalResult verifyCombinedAxis(Operation *op, RankedTensorType src,
+                                        int64_t axis, ReduceKind kind,
+                                        StringRef verb) {
   if (axis < 0 || axis >= src.getRank())
-    return emitOpError("axis ")
+    return op->emitOpError("axis ")
            << axis << " out of range for a rank-" << src.getRank() << " tile";
   Type elem = src.getElementType();
   if (isa<PointerType>(elem))
-    return emitOpError("cannot reduce a tile of pointers");
-  if (elem.isInteger(1) && getKind() == ReduceKind::Sum)
-    return emitOpError("cannot sum i1 values: widen them to an integer type");
+    return op->emitOpError("cannot ") << verb << " a tile of pointers";
+  if (elem.isInteger(1) && kind == ReduceKind::Sum)
+    return op->emitOpError(
+        "cannot sum i1 values: widen them to an integer type");
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  auto src = getSrc().getType();
+  int64_t axis = getAxisAttr().getInt();
+  if (failed(verifyCombinedAxis(*this, src, axis, getKind(), "reduce")))
+    return failure();
+  Type elem = src.getElementType();
   Type expected = elem;
   if (src.getRank() > 1) {
     SmallVector<int64_t> shape(src.getShape());
@@ -211,17 +223,8 @@ LogicalResult ReduceOp::verify() {
 }
 
 LogicalResult ScanOp::verify() {
-  auto src = getSrc().getType();
-  int64_t axis = getAxisAttr().getInt();
-  if (axis < 0 || axis >= src.getRank())
-    return emitOpError("axis ")
-           << axis << " out of range for a rank-" << src.getRank() << " tile";
-  Type elem = src.getElementType();
-  if (isa<PointerType>(elem))
-    return emitOpError("cannot scan a tile of pointers");
-  if (elem.isInteger(1) && getKind() == ReduceKind::Sum)
-    return emitOpError("cannot sum i1 values: widen them to an integer type");
-  return success();
+  return verifyCombinedAxis(*this, getSrc().getType(), getAxisAttr().getInt(),
+                            getKind(), "scan");
 }
 
 LogicalResult DotOp::verify() {

@@ -263,6 +263,10 @@ public:
   /// A constant int (bool accepted) required at compile time.
   std::optional<int64_t> requireInt(const DValue &value, SourceLoc at,
                                     const llvm::Twine &what);
+  /// A constant axis of a tile of `rank` (negative counts from the end),
+  /// normalized to [0, rank).
+  std::optional<int64_t> requireAxis(const DValue &value, SourceLoc at,
+                                     int64_t rank);
   /// A compile-time shape: an int or a tuple/list of ints.
   std::optional<llvm::SmallVector<int64_t>>
   requireShape(const DValue &value, SourceLoc at, const llvm::Twine &what);

@@ -98,10 +98,14 @@ std::optional<DValue> Emitter::memoryReduceBuiltin(const std::string &name,
     kda::tile::StoreOp::create(builder, l, *ptr, *value, mask);
     return DValue::of(Constant::none());
   }
+  // Reductions and scans take a tile of numbers first.
+  auto isNumberTile = [&](const DValue &v) {
+    return v.isRuntime() && !shapeOf(v).empty() &&
+           !isa<PointerType>(elementTypeOf(v));
+  };
   if (name == "sum" || name == "max" || name == "min") {
     DValue &input = argv(0);
-    if (!input.isRuntime() || shapeOf(input).empty() ||
-        isa<PointerType>(elementTypeOf(input)))
+    if (!isNumberTile(input))
       return error(argloc(0),
                    fnName + " needs a tile of numbers, got " + describe(input));
     Value x = input.value;
@@ -122,14 +126,10 @@ std::optional<DValue> Emitter::memoryReduceBuiltin(const std::string &name,
         x = kda::tile::ReshapeOp::create(builder, l, flat, x);
       }
     } else {
-      std::optional<int64_t> a = requireInt(argv(1), argloc(1), "axis");
+      std::optional<int64_t> a = requireAxis(argv(1), argloc(1), rank);
       if (!a)
         return std::nullopt;
-      axis = *a < 0 ? *a + rank : *a;
-      if (axis < 0 || axis >= rank)
-        return error(argloc(1), "axis " + std::to_string(*a) +
-                                    " is out of range for a tile of rank " +
-                                    std::to_string(rank));
+      axis = *a;
     }
     Type elem = type.getElementType();
     if (name == "sum" && has(3)) {
@@ -186,22 +186,17 @@ std::optional<DValue> Emitter::memoryReduceBuiltin(const std::string &name,
   }
   if (name == "cumsum" || name == "cummax" || name == "cummin") {
     DValue &input = argv(0);
-    if (!input.isRuntime() || shapeOf(input).empty() ||
-        isa<PointerType>(elementTypeOf(input)))
+    if (!isNumberTile(input))
       return error(argloc(0),
                    fnName + " needs a tile of numbers, got " + describe(input));
     Value x = input.value;
     int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
     int64_t axis = 0;
     if (has(1)) {
-      std::optional<int64_t> a = requireInt(argv(1), argloc(1), "axis");
+      std::optional<int64_t> a = requireAxis(argv(1), argloc(1), rank);
       if (!a)
         return std::nullopt;
-      axis = *a < 0 ? *a + rank : *a;
-      if (axis < 0 || axis >= rank)
-        return error(argloc(1), "axis " + std::to_string(*a) +
-                                    " is out of range for a tile of rank " +
-                                    std::to_string(rank));
+      axis = *a;
     }
     bool reverse = false;
     if (has(2)) {

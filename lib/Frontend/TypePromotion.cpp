@@ -372,6 +372,19 @@ std::optional<int64_t> Emitter::requireInt(const DValue &value, SourceLoc at,
   return error(at, what + " must be a constexpr int, got " + describe(value));
 }
 
+std::optional<int64_t> Emitter::requireAxis(const DValue &value, SourceLoc at,
+                                            int64_t rank) {
+  std::optional<int64_t> a = requireInt(value, at, "axis");
+  if (!a)
+    return std::nullopt;
+  int64_t axis = *a < 0 ? *a + rank : *a;
+  if (axis < 0 || axis >= rank)
+    return error(at, "axis " + std::to_string(*a) +
+                         " is out of range for a tile of rank " +
+                         std::to_string(rank));
+  return axis;
+}
+
 std::optional<SmallVector<int64_t>>
 Emitter::requireShape(const DValue &value, SourceLoc at,
                       const llvm::Twine &what) {
