@@ -19,7 +19,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 
-# The kda-compile options kda-fuzz reads, with whether each takes a value.
+# The kda-compile options kda-fuzz reads (each takes one value).
 FLAGS = ("--target", "--kernel", "--signature", "--num-warps", "-D")
 
 

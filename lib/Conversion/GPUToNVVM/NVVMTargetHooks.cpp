@@ -1,5 +1,6 @@
 //===- NVVMTargetHooks.cpp - NVIDIA specifics of the GPU lowering ---------===//
 #include "kda/Conversion/TileToGPU/TargetHooks.h"
+#include "kda/Conversion/TileToGPU/TileToGPU.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -227,12 +228,10 @@ public:
     auto pairs = [&](ValueRange values) {
       SmallVector<Value> out;
       auto pairType = VectorType::get({2}, elem);
-      for (size_t i = 0; i < values.size(); i += 2) {
-        Value pair = LLVM::UndefOp::create(b, loc, pairType);
-        for (unsigned j = 0; j < 2; ++j)
-          pair = LLVM::InsertElementOp::create(
-              b, loc, pair, values[i + j],
-              LLVM::ConstantOp::create(b, loc, b.getI32Type(), j));
+      SmallVector<Value> elems(values);
+      for (size_t i = 0; i < elems.size(); i += 2) {
+        Value pair =
+            kda::packVector(b, loc, pairType, ArrayRef(elems).slice(i, 2));
         out.push_back(
             bf16 ? LLVM::BitcastOp::create(b, loc, b.getI32Type(), pair)
                  : pair);

@@ -1,5 +1,6 @@
 //===- GFX950TargetHooks.cpp - gfx950 hooks -------------------------------===//
 #include "../AMDTargetHooks.h"
+#include "kda/Conversion/TileToGPU/TileToGPU.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -34,13 +35,10 @@ public:
            c.size() == (wide ? 16u : 4u) && "gfx950 MFMA operands");
     Type elem = a.front().getType();
     auto vector = [&](ValueRange values) {
-      Value v = LLVM::UndefOp::create(
-          b, loc,
-          VectorType::get({int64_t(values.size())}, values[0].getType()));
-      for (auto [i, x] : llvm::enumerate(values))
-        v = LLVM::InsertElementOp::create(
-            b, loc, v, x, LLVM::ConstantOp::create(b, loc, b.getI32Type(), i));
-      return v;
+      SmallVector<Value> elems(values);
+      return kda::packVector(
+          b, loc, VectorType::get({int64_t(elems.size())}, elems[0].getType()),
+          elems);
     };
     Value zero = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0);
     SmallVector<Value> args = {
@@ -57,11 +55,7 @@ public:
                      .getResult()
                : ROCDL::mfma_f32_16x16x32_f16::create(b, loc, result, args)
                      .getResult();
-    SmallVector<Value> out;
-    for (size_t i = 0; i < c.size(); ++i)
-      out.push_back(LLVM::ExtractElementOp::create(
-          b, loc, d, LLVM::ConstantOp::create(b, loc, b.getI32Type(), i)));
-    return out;
+    return kda::unpackVector(b, loc, d);
   }
 };
 } // namespace
