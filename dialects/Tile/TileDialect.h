@@ -50,6 +50,13 @@ getClusterShape(mlir::Operation *kernel);
 /// The module attribute (i32 array x, y, z) with which the lowerings record
 /// the cluster shape of a kernel launched in clusters, for the launches.
 constexpr llvm::StringLiteral kClusterShapeAttrName = "kda.cluster_shape";
+/// `lhs` combined with `rhs` by `kind` (arith ops, scalars or tensors). Float
+/// max/min propagate NaN; on i1, max is "any" and min is "all".
+mlir::Value buildCombine(mlir::OpBuilder &b, mlir::Location loc,
+                         ReduceKind kind, mlir::Value lhs, mlir::Value rhs);
+/// The value `x` for which combining by `kind` with `x` changes nothing.
+mlir::TypedAttr getCombineIdentity(mlir::OpBuilder &b, ReduceKind kind,
+                                   mlir::Type type);
 } // namespace kda::tile
 
 #endif // KDA_TILE_TILEDIALECT_H

@@ -183,29 +183,77 @@ LogicalResult AtomicRMWOp::verify() {
   return success();
 }
 
-/// What reductions and scans share: an axis of the source, and elements the
-/// combiner applies to.
-static LogicalResult verifyCombinedAxis(Operation *op, RankedTensorType src,
-                                        int64_t axis, ReduceKind kind,
-                                        StringRef verb) {
-  if (axis < 0 || axis >= src.getRank())
-    return op->emitOpError("axis ")
-           << axis << " out of range for a rank-" << src.getRank() << " tile";
-  Type elem = src.getElementType();
-  if (isa<PointerType>(elem))
-    return op->emitOpError("cannot ") << verb << " a tile of pointers";
-  if (elem.isInteger(1) && kind == ReduceKind::Sum)
-    return op->emitOpError(
-        "cannot sum i1 values: widen them to an integer type");
-  return success();
+Value kda::tile::buildCombine(OpBuilder &b, Location loc, ReduceKind kind,
+                              Value lhs, Value rhs) {
+  Type elem = getElementTypeOrSelf(lhs.getType());
+  bool isFloat = isa<FloatType>(elem);
+  // Signed max/min would treat true as -1.
+  if (elem.isInteger(1) && (kind == ReduceKind::Max || kind == ReduceKind::Min))
+    return kind == ReduceKind::Max
+               ? Value(arith::OrIOp::create(b, loc, lhs, rhs))
+               : Value(arith::AndIOp::create(b, loc, lhs, rhs));
+  switch (kind) {
+  case ReduceKind::Sum:
+    return isFloat ? Value(arith::AddFOp::create(b, loc, lhs, rhs))
+                   : Value(arith::AddIOp::create(b, loc, lhs, rhs));
+  case ReduceKind::Prod:
+    return isFloat ? Value(arith::MulFOp::create(b, loc, lhs, rhs))
+                   : Value(arith::MulIOp::create(b, loc, lhs, rhs));
+  case ReduceKind::Max:
+    return isFloat ? Value(arith::MaximumFOp::create(b, loc, lhs, rhs))
+                   : Value(arith::MaxSIOp::create(b, loc, lhs, rhs));
+  case ReduceKind::Min:
+    return isFloat ? Value(arith::MinimumFOp::create(b, loc, lhs, rhs))
+                   : Value(arith::MinSIOp::create(b, loc, lhs, rhs));
+  }
+  llvm_unreachable("unknown reduction kind");
+}
+
+TypedAttr kda::tile::getCombineIdentity(OpBuilder &b, ReduceKind kind,
+                                        Type type) {
+  if (auto ft = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = ft.getFloatSemantics();
+    switch (kind) {
+    case ReduceKind::Sum:
+      return b.getFloatAttr(type, 0.0);
+    case ReduceKind::Prod:
+      return b.getFloatAttr(type, 1.0);
+    case ReduceKind::Max:
+      return b.getFloatAttr(type, APFloat::getInf(sem, /*Negative=*/true));
+    case ReduceKind::Min:
+      return b.getFloatAttr(type, APFloat::getInf(sem, /*Negative=*/false));
+    }
+  }
+  unsigned width = type.getIntOrFloatBitWidth();
+  switch (kind) {
+  case ReduceKind::Sum:
+    return b.getIntegerAttr(type, 0);
+  case ReduceKind::Prod:
+    return b.getIntegerAttr(type, 1);
+  case ReduceKind::Max:
+    return b.getIntegerAttr(type, width == 1 ? APInt(1, 0)
+                                             : APInt::getSignedMinValue(width));
+  case ReduceKind::Min:
+    return b.getIntegerAttr(type, width == 1 ? APInt(1, 1)
+                                             : APInt::getSignedMaxValue(width));
+  }
+  llvm_unreachable("unknown reduction kind");
 }
 
 LogicalResult ReduceOp::verify() {
   auto src = getSrc().getType();
   int64_t axis = getAxisAttr().getInt();
-  if (failed(verifyCombinedAxis(*this, src, axis, getKind(), "reduce")))
-    return failure();
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError("axis ")
+           << axis << " out of range for a rank-" << src.getRank() << " tile";
   Type elem = src.getElementType();
+  if (isa<PointerType>(elem))
+    return emitOpError("cannot reduce a tile of pointers");
+  ReduceKind kind = getKind();
+  if (elem.isInteger(1) && (kind == ReduceKind::Sum || kind == ReduceKind::Prod))
+    return emitOpError("cannot ")
+           << stringifyReduceKind(kind)
+           << " i1 values: widen them to an integer type";
   Type expected = elem;
   if (src.getRank() > 1) {
     SmallVector<int64_t> shape(src.getShape());
@@ -222,9 +270,60 @@ LogicalResult ReduceOp::verify() {
   return success();
 }
 
+LogicalResult ScanOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferred) {
+  llvm::append_range(inferred, operands.getTypes());
+  return success();
+}
+
 LogicalResult ScanOp::verify() {
-  return verifyCombinedAxis(*this, getSrc().getType(), getAxisAttr().getInt(),
-                            getKind(), "scan");
+  if (getSrcs().empty())
+    return emitOpError("needs at least one source");
+  auto first = cast<RankedTensorType>(getSrcs().front().getType());
+  int64_t axis = getAxisAttr().getInt();
+  if (axis < 0 || axis >= first.getRank())
+    return emitOpError("axis ") << axis << " out of range for a rank-"
+                                << first.getRank() << " tile";
+  for (Value src : getSrcs()) {
+    auto type = cast<RankedTensorType>(src.getType());
+    if (type.getShape() != first.getShape() ||
+        type.getEncoding() != first.getEncoding())
+      return emitOpError("sources must share one shape and layout, got ")
+             << first << " and " << type;
+    if (isa<PointerType>(type.getElementType()))
+      return emitOpError("cannot scan a tile of pointers");
+  }
+  return success();
+}
+
+LogicalResult ScanOp::verifyRegions() {
+  Block &body = getCombiner().front();
+  size_t n = getSrcs().size();
+  SmallVector<Type> elems;
+  for (Value src : getSrcs())
+    elems.push_back(cast<RankedTensorType>(src.getType()).getElementType());
+  SmallVector<Type> expectedArgs(elems);
+  llvm::append_range(expectedArgs, elems);
+  if (TypeRange(body.getArgumentTypes()) != TypeRange(expectedArgs))
+    return emitOpError("combiner must take ")
+           << 2 * n << " scalars (running values, then elements) of the "
+           << "sources' element types";
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield || TypeRange(yield.getValues().getTypes()) != TypeRange(elems))
+    return emitOpError("combiner must yield ")
+           << n << " scalars of the sources' element types";
+  WalkResult walk = body.walk([&](Operation *op) {
+    bool tiles = llvm::any_of(op->getOperandTypes(), llvm::IsaPred<ShapedType>) ||
+                 llvm::any_of(op->getResultTypes(), llvm::IsaPred<ShapedType>);
+    if (tiles || !isMemoryEffectFree(op)) {
+      op->emitOpError("in a scan combiner must compute on scalars without "
+                      "touching memory");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 LogicalResult DotOp::verify() {

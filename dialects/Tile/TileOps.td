@@ -427,7 +427,8 @@ def Tile_ClusterSumOp : Tile_Op<"cluster_sum", [
 def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
     I32EnumAttrCase<"Sum", 0, "sum">,
     I32EnumAttrCase<"Max", 1, "max">,
-    I32EnumAttrCase<"Min", 2, "min">]> {
+    I32EnumAttrCase<"Min", 2, "min">,
+    I32EnumAttrCase<"Prod", 3, "prod">]> {
   let cppNamespace = "::kda::tile";
 }
 
@@ -435,8 +436,8 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let summary = "reduce a tile along one axis";
   let description = [{
     Reducing the only axis of a 1-D tile yields a scalar. Float max/min
-    propagate NaN; on i1, max is "any" and min is "all" (sum is rejected:
-    widen to an integer first).
+    propagate NaN; on i1, max is "any" and min is "all" (sum and prod are
+    rejected: widen to an integer first).
     ```mlir
     %s = tile.reduce sum %x {axis = 1 : i32} : tensor<4x8xf32> -> tensor<4xf32>
     ```
@@ -447,22 +448,36 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_ScanOp : Tile_Op<"scan", [Pure, AllTypesMatch<["src", "result"]>]> {
-  let summary = "inclusive scan of a tile along one axis";
+def Tile_ScanOp : Tile_Op<"scan", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "inclusive scan of tiles along one axis with a combiner region";
   let description = [{
-    Element `i` along `axis` of the result combines elements `0 .. i` of the
-    source (`i .. n - 1` with `reverse`), by sum, max or min; the other
-    coordinates are independent. Float max/min propagate NaN; on i1, max is
-    "any" and min is "all" (sum is rejected: widen to an integer first).
+    Element `i` along `axis` of each result combines elements `0 .. i` of
+    the sources in order (`n - 1 .. i` with `reverse`); the other coordinates
+    are independent. The combiner takes the running values of every source,
+    then the next elements, and yields the new running values; it must be
+    associative and compute on scalars only (no memory, no tiles).
     ```mlir
-    %c = tile.scan sum %g {axis = 0 : i32, reverse = false} : tensor<64x128xf32>
+    %c = tile.scan %g {axis = 0 : i32, reverse = false} : tensor<64x128xf32> {
+    ^bb0(%acc: f32, %x: f32):
+      %s = arith.addf %acc, %x : f32
+      tile.yield %s : f32
+    }
     ```
   }];
-  let arguments = (ins Tile_ReduceKind:$kind, Tile_Tensor:$src, I32Attr:$axis,
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis,
                    BoolAttr:$reverse);
-  let results = (outs Tile_Tensor:$result);
-  let assemblyFormat = "$kind $src attr-dict `:` type($src)";
+  let results = (outs Variadic<Tile_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$combiner);
+  let assemblyFormat = "$srcs attr-dict `:` type($srcs) $combiner";
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, HasParent<"ScanOp">]> {
+  let summary = "the values a combiner region produces";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
 }
 
 def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {

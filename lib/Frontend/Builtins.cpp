@@ -66,6 +66,8 @@ static const BuiltinSpec kBuiltins[] = {
     {"cumsum", {"input", "axis", "reverse"}, 1},
     {"cummax", {"input", "axis", "reverse"}, 1},
     {"cummin", {"input", "axis", "reverse"}, 1},
+    {"cumprod", {"input", "axis", "reverse"}, 1},
+    {"associative_scan", {"input", "axis", "combine_fn", "reverse"}, 3},
     {"dot",
      {"input", "other", "acc", "input_precision", "allow_tf32",
       "max_num_imprecise_acc", "out_dtype"},
@@ -422,8 +424,9 @@ std::optional<DValue> Emitter::callBuiltin(
     if (arg && isSharedBuffer(arg->value))
       return error(arg->loc, fnName + " cannot take a shared buffer; read "
                                       "it into a tile with .load()");
-  if (name == "cumsum" || name == "cummax" || name == "cummin")
-    return memoryReduceBuiltin(name, fnName, args, at);
+  if (name == "cumsum" || name == "cumprod" || name == "cummax" ||
+      name == "cummin" || name == "associative_scan")
+    return scanBuiltin(name, fnName, args, at);
   if (name == "load" || name == "store" || name == "sum" || name == "max" ||
       name == "min" || name == "dot")
     return memoryReduceBuiltin(name, fnName, args, at);

@@ -206,6 +206,9 @@ public:
   std::optional<DValue> memoryReduceBuiltin(const std::string &name,
                                             const std::string &fnName,
                                             BoundArgs &args, SourceLoc at);
+  std::optional<DValue> scanBuiltin(const std::string &name,
+                                    const std::string &fnName, BoundArgs &args,
+                                    SourceLoc at);
   std::optional<DValue> atomicBuiltin(const std::string &name,
                                       const std::string &fnName,
                                       BoundArgs &args, SourceLoc at);

@@ -98,7 +98,7 @@ std::optional<DValue> Emitter::memoryReduceBuiltin(const std::string &name,
     kda::tile::StoreOp::create(builder, l, *ptr, *value, mask);
     return DValue::of(Constant::none());
   }
-  // Reductions and scans take a tile of numbers first.
+  // Reductions take a tile of numbers first.
   auto isNumberTile = [&](const DValue &v) {
     return v.isRuntime() && !shapeOf(v).empty() &&
            !isa<PointerType>(elementTypeOf(v));
@@ -183,40 +183,6 @@ std::optional<DValue> Emitter::memoryReduceBuiltin(const std::string &name,
       }
     }
     return DValue::of(result);
-  }
-  if (name == "cumsum" || name == "cummax" || name == "cummin") {
-    DValue &input = argv(0);
-    if (!isNumberTile(input))
-      return error(argloc(0),
-                   fnName + " needs a tile of numbers, got " + describe(input));
-    Value x = input.value;
-    int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
-    int64_t axis = 0;
-    if (has(1)) {
-      std::optional<int64_t> a = requireAxis(argv(1), argloc(1), rank);
-      if (!a)
-        return std::nullopt;
-      axis = *a;
-    }
-    bool reverse = false;
-    if (has(2)) {
-      std::optional<Constant> r = asConstant(argv(2));
-      if (!r)
-        return error(argloc(2), "reverse must be a compile-time bool");
-      reverse = isTruthy(*r);
-    }
-    // Sums of narrow integers (and of bools) accumulate in i32, as kt.sum.
-    Type elem = elementTypeOf(input);
-    if (name == "cumsum" && elem.isInteger() &&
-        elem.getIntOrFloatBitWidth() < 32)
-      x = *convert(x, builder.getI32Type(), at);
-    auto kind = name == "cumsum"   ? kda::tile::ReduceKind::Sum
-                : name == "cummax" ? kda::tile::ReduceKind::Max
-                                   : kda::tile::ReduceKind::Min;
-    return DValue::of(kda::tile::ScanOp::create(builder, l, x.getType(), kind,
-                                                x, static_cast<uint32_t>(axis),
-                                                reverse)
-                          .getResult());
   }
   if (name == "dot") {
     for (size_t i = 0; i < 2; ++i) {

@@ -350,9 +350,12 @@ void LayoutAssigner::visitOp(Operation *op) {
         c.getResult().setType(newType);
       })
       .Case([&](tile::ScanOp scan) {
-        Attribute target =
-            assign(scan.getResult(), operandLayout(op, scan.getSrc()));
-        convertOperand(scan.getSrcMutable(), target);
+        // Every source and result shares the first source's layout.
+        Attribute target = operandLayout(op, scan.getSrcs().front());
+        for (Value result : scan.getResults())
+          target = assign(result, target);
+        for (OpOperand &src : scan.getSrcsMutable())
+          convertOperand(src, target);
       })
       .Case([&](tile::ReduceOp r) {
         auto type = dyn_cast<RankedTensorType>(r.getType());

@@ -145,7 +145,8 @@ BUILTIN_NAMES = (
     "abs", "maximum", "minimum", "broadcast_to", "reshape", "trans", "expand_dims", "static_assert",
     "convert_layout", "fma", "cos", "sin", "tanh", "floor", "ceil", "erf",
     "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "alloc_shared", "async_copy",
-    "async_wait", "barrier", "cluster_sum", "cumsum", "cummax", "cummin",
+    "async_wait", "barrier", "cluster_sum", "cumsum", "cumprod", "cummax", "cummin",
+    "associative_scan",
 )
 
 _ns = globals()

@@ -450,7 +450,11 @@ func.func @reduce_result_elem(%x: tensor<4x8xf32>) -> tensor<4xf16> {
 
 func.func @scan_axis(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @below {{'tile.scan' op axis 1 out of range for a rank-1 tile}}
-  %0 = tile.scan sum %x {axis = 1 : i32, reverse = false} : tensor<8xf32>
+  %0 = tile.scan %x {axis = 1 : i32, reverse = false} : tensor<8xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tile.yield %s : f32
+  }
   return %0 : tensor<8xf32>
 }
 
@@ -458,16 +462,57 @@ func.func @scan_axis(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 func.func @scan_pointers(%x: tensor<8x!tile.ptr<f32>>) -> tensor<8x!tile.ptr<f32>> {
   // expected-error @below {{'tile.scan' op cannot scan a tile of pointers}}
-  %0 = tile.scan max %x {axis = 0 : i32, reverse = false} : tensor<8x!tile.ptr<f32>>
+  %0 = tile.scan %x {axis = 0 : i32, reverse = false} : tensor<8x!tile.ptr<f32>> {
+  ^bb0(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>):
+    tile.yield %a : !tile.ptr<f32>
+  }
   return %0 : tensor<8x!tile.ptr<f32>>
 }
 
 // -----
 
-func.func @scan_sum_i1(%x: tensor<8xi1>) -> tensor<8xi1> {
-  // expected-error @below {{'tile.scan' op cannot sum i1 values: widen them to an integer type}}
-  %0 = tile.scan sum %x {axis = 0 : i32, reverse = false} : tensor<8xi1>
-  return %0 : tensor<8xi1>
+func.func @scan_shapes(%x: tensor<8xf32>, %y: tensor<4xf32>) {
+  // expected-error @below {{'tile.scan' op sources must share one shape and layout, got 'tensor<8xf32>' and 'tensor<4xf32>'}}
+  %0:2 = tile.scan %x, %y {axis = 0 : i32, reverse = false} : tensor<8xf32>, tensor<4xf32> {
+  ^bb0(%a: f32, %b: f32, %c: f32, %d: f32):
+    tile.yield %a, %b : f32, f32
+  }
+  return
+}
+
+// -----
+
+func.func @scan_combiner_arguments(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @below {{'tile.scan' op combiner must take 2 scalars (running values, then elements) of the sources' element types}}
+  %0 = tile.scan %x {axis = 0 : i32, reverse = false} : tensor<8xf32> {
+  ^bb0(%a: f32, %b: i32):
+    tile.yield %a : f32
+  }
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @scan_combiner_results(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error @below {{'tile.scan' op combiner must yield 1 scalars of the sources' element types}}
+  %0 = tile.scan %x {axis = 0 : i32, reverse = false} : tensor<8xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %i = arith.fptosi %a : f32 to i32
+    tile.yield %i : i32
+  }
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @scan_combiner_memory(%x: tensor<8xf32>, %p: !tile.ptr<f32>) -> tensor<8xf32> {
+  %0 = tile.scan %x {axis = 0 : i32, reverse = false} : tensor<8xf32> {
+  ^bb0(%a: f32, %b: f32):
+    // expected-error @below {{'tile.load' op in a scan combiner must compute on scalars without touching memory}}
+    %v = tile.load %p : !tile.ptr<f32>
+    tile.yield %v : f32
+  }
+  return %0 : tensor<8xf32>
 }
 
 // -----
@@ -481,9 +526,17 @@ func.func @reduce_pointers(%x: tensor<8x!tile.ptr<f32>>) -> !tile.ptr<f32> {
 // -----
 
 func.func @reduce_bad_kind(%x: tensor<8xf32>) -> f32 {
-  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min]}}
-  %0 = tile.reduce prod %x {axis = 0 : i32} : tensor<8xf32> -> f32
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, prod]}}
+  %0 = tile.reduce mean %x {axis = 0 : i32} : tensor<8xf32> -> f32
   return %0 : f32
+}
+
+// -----
+
+func.func @reduce_prod_i1(%x: tensor<8xi1>) -> i1 {
+  // expected-error @below {{'tile.reduce' op cannot prod i1 values: widen them to an integer type}}
+  %0 = tile.reduce prod %x {axis = 0 : i32} : tensor<8xi1> -> i1
+  return %0 : i1
 }
 
 //===----------------------------------------------------------------------===//

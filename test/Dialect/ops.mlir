@@ -175,12 +175,23 @@ func.func @reduce(%x: tensor<4x8xf32>, %y: tensor<16xi32>)
 // -----
 
 // CHECK-LABEL: func.func @scan
-// CHECK: tile.scan sum %{{.*}} {axis = 0 : i32, reverse = false} : tensor<4x8xf32>
-// CHECK: tile.scan max %{{.*}} {axis = 1 : i32, reverse = true} : tensor<4x8xi32>
+// CHECK: tile.scan %{{.*}} {axis = 0 : i32, reverse = false} : tensor<4x8xf32> {
+// CHECK: arith.addf
+// CHECK: tile.yield %{{.*}} : f32
+// CHECK: %{{.*}}:2 = tile.scan %{{.*}}, %{{.*}} {axis = 1 : i32, reverse = true} : tensor<4x8xf32>, tensor<4x8xi32> {
 func.func @scan(%x: tensor<4x8xf32>, %y: tensor<4x8xi32>) -> (tensor<4x8xf32>, tensor<4x8xi32>) {
-  %0 = tile.scan sum %x {axis = 0 : i32, reverse = false} : tensor<4x8xf32>
-  %1 = tile.scan max %y {axis = 1 : i32, reverse = true} : tensor<4x8xi32>
-  return %0, %1 : tensor<4x8xf32>, tensor<4x8xi32>
+  %0 = tile.scan %x {axis = 0 : i32, reverse = false} : tensor<4x8xf32> {
+  ^bb0(%acc: f32, %v: f32):
+    %s = arith.addf %acc, %v : f32
+    tile.yield %s : f32
+  }
+  %1:2 = tile.scan %x, %y {axis = 1 : i32, reverse = true} : tensor<4x8xf32>, tensor<4x8xi32> {
+  ^bb0(%a0: f32, %b0: i32, %a1: f32, %b1: i32):
+    %m = arith.maximumf %a0, %a1 : f32
+    %n = arith.maxsi %b0, %b1 : i32
+    tile.yield %m, %n : f32, i32
+  }
+  return %0, %1#1 : tensor<4x8xf32>, tensor<4x8xi32>
 }
 
 // -----

@@ -239,8 +239,8 @@ def dsl_cases():
                           [a, b, c, np.zeros((M, N), np.float32)], {"M": M, "N": N, "K": K},
                           (1, 1, 1), nw, 1e-5, 1e-4))
 
-    # Inclusive scans (the portable lowering through shared memory): prefix and suffix,
-    # rows spread over warps and along lanes.
+    # Inclusive scans (registers, lane shuffles, warps through shared memory): prefix and
+    # suffix, rows spread over warps and along lanes.
     from dsl_kernels import scans
     from refs import scan_inputs
 
@@ -249,6 +249,16 @@ def dsl_cases():
         outs = [np.zeros((M, N), np.float32) for _ in range(3)] + [np.zeros((M, N), np.int32)]
         cases.append((f"scans_{M}x{N}{'_rev' if reverse else ''}", scans, [x, i, *outs],
                       {"M": M, "N": N, "REVERSE": reverse}, (1, 1, 1), 4, 1e-5, 1e-4))
+    # kt.cumprod and a non-commutative kt.associative_scan over a pair of tiles.
+    from dsl_kernels import recurrences
+    from refs import recurrence_inputs
+
+    for (M, N, reverse) in ((64, 32, False), (16, 128, True), (256, 8, True)):
+        a, b = recurrence_inputs(r, M, N)
+        outs = [np.zeros((M, N), np.float32) for _ in range(2)]
+        cases.append((f"recurrences_{M}x{N}{'_rev' if reverse else ''}", recurrences,
+                      [a, b, *outs], {"M": M, "N": N, "REVERSE": reverse}, (1, 1, 1), 4,
+                      1e-5, 1e-4))
     return cases
 
 

@@ -152,6 +152,26 @@ def scans(x_ptr, i_ptr, sum_ptr, max_ptr, min_ptr, isum_ptr, M: kt.constexpr,
     kt.store(isum_ptr + offs, kt.cumsum(kt.load(i_ptr + offs), 0, reverse=REVERSE))
 
 
+@kt.jit
+def affine_after(a1, b1, a2, b2):
+    """The map x -> a2 (a1 x + b1) + b2: (a1, b1) first, then (a2, b2)."""
+    return a1 * a2, a2 * b1 + b2
+
+
+@kt.jit
+def recurrences(a_ptr, b_ptr, prod_ptr, h_ptr, M: kt.constexpr, N: kt.constexpr,
+                REVERSE: kt.constexpr):
+    """kt.cumprod of a along the rows and, by kt.associative_scan over the pair (a, b),
+    the linear recurrence h[t] = a[t] h[t - 1] + b[t] down them (h[t + 1] with
+    REVERSE), h = 0 before the first step."""
+    offs = kt.arange(0, M)[:, None] * N + kt.arange(0, N)[None, :]
+    a = kt.load(a_ptr + offs)
+    b = kt.load(b_ptr + offs)
+    kt.store(prod_ptr + offs, kt.cumprod(a, 1, reverse=REVERSE))
+    _, h = kt.associative_scan((a, b), 0, affine_after, reverse=REVERSE)
+    kt.store(h_ptr + offs, h)
+
+
 ROWS = kt.BlockedLayout([1, 4], [1, 32], [4, 1], [1, 0])
 COLS = kt.BlockedLayout([4, 1], [32, 1], [1, 4], [0, 1])
 

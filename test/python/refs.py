@@ -71,6 +71,26 @@ def scans(x, i, reverse):
             scan(np.minimum.accumulate, x64, 1), scan(np.cumsum, i.astype(np.int64), 0))
 
 
+def recurrences(a, b, reverse):
+    """fp64 running products of `a` along the rows and h[t] = a[t] h[t -/+ 1] + b[t]
+    down them, step by step (suffix order when `reverse`)."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    order = range(a.shape[0] - 1, -1, -1) if reverse else range(a.shape[0])
+    h = np.zeros_like(a64)
+    prev = np.zeros(a.shape[1])
+    for t in order:
+        prev = a64[t] * prev + b64[t]
+        h[t] = prev
+    prod = np.flip(np.cumprod(np.flip(a64, 1), 1), 1) if reverse else np.cumprod(a64, 1)
+    return prod, h
+
+
+def recurrence_inputs(rng, M, N):
+    """Decays in (0.5, 1) and normal inputs: products and states stay in range."""
+    return (rng.uniform(0.5, 1.0, (M, N)).astype(np.float32),
+            rng.standard_normal((M, N)).astype(np.float32))
+
+
 def scan_inputs(rng, M, N):
     return (rng.standard_normal((M, N)).astype(np.float32),
             rng.integers(-1000, 1000, (M, N)).astype(np.int32))

@@ -6,7 +6,7 @@ import pytest
 
 import dsl_kernels as dk
 from conftest import requires_lib
-from refs import matmul_inputs, scan_inputs, scans
+from refs import matmul_inputs, recurrence_inputs, recurrences, scan_inputs, scans
 
 pytestmark = requires_lib
 
@@ -74,3 +74,17 @@ def test_scans(M, N, reverse):
     np.testing.assert_array_equal(outs[2], ref_min)
     np.testing.assert_array_equal(outs[3], ref_isum)
 
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("M,N", [(1, 8), (64, 32), (16, 128)])
+def test_recurrences(M, N, reverse):
+    """kt.cumprod, and kt.associative_scan with a non-commutative combine function over
+    a tuple (the combine order matters)."""
+    rng = np.random.default_rng(7 * M + N)
+    a, b = recurrence_inputs(rng, M, N)
+    prod, h = np.empty((M, N), np.float32), np.empty((M, N), np.float32)
+    dk.recurrences[(1,)](a, b, prod, h, M=M, N=N, REVERSE=reverse)
+    ref_prod, ref_h = recurrences(a, b, reverse)
+    np.testing.assert_allclose(prod, ref_prod, rtol=1e-6 * N + 1e-6)
+    np.testing.assert_allclose(h, ref_h, rtol=1e-5, atol=1e-5 * np.sqrt(M))

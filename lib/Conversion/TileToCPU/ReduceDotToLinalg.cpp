@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 
 #include <functional>
 
@@ -13,58 +14,6 @@ using namespace mlir;
 using namespace kda;
 
 namespace {
-
-/// The identity of a reduction: 0 for sum, -inf/+inf (or the integer
-/// extremes) for max/min.
-TypedAttr getReductionIdentity(OpBuilder &b, tile::ReduceKind kind, Type type) {
-  if (auto ft = dyn_cast<FloatType>(type)) {
-    const llvm::fltSemantics &sem = ft.getFloatSemantics();
-    switch (kind) {
-    case tile::ReduceKind::Sum:
-      return b.getFloatAttr(type, 0.0);
-    case tile::ReduceKind::Max:
-      return b.getFloatAttr(type, APFloat::getInf(sem, /*Negative=*/true));
-    case tile::ReduceKind::Min:
-      return b.getFloatAttr(type, APFloat::getInf(sem, /*Negative=*/false));
-    }
-  }
-  unsigned width = type.getIntOrFloatBitWidth();
-  switch (kind) {
-  case tile::ReduceKind::Sum:
-    return b.getIntegerAttr(type, 0);
-  case tile::ReduceKind::Max:
-    return b.getIntegerAttr(type, width == 1 ? APInt(1, 0)
-                                             : APInt::getSignedMinValue(width));
-  case tile::ReduceKind::Min:
-    return b.getIntegerAttr(type, width == 1 ? APInt(1, 1)
-                                             : APInt::getSignedMaxValue(width));
-  }
-  llvm_unreachable("unknown reduction kind");
-}
-
-/// lhs combined with rhs, scalars or tensors alike.
-Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value lhs,
-              Value rhs) {
-  Type elem = getElementTypeOrSelf(lhs.getType());
-  bool isFloat = isa<FloatType>(elem);
-  // Signed max/min would treat true as -1: i1 max is "any", min is "all".
-  if (elem.isInteger(1))
-    return kind == tile::ReduceKind::Max
-               ? Value(arith::OrIOp::create(b, loc, lhs, rhs))
-               : Value(arith::AndIOp::create(b, loc, lhs, rhs));
-  switch (kind) {
-  case tile::ReduceKind::Sum:
-    return isFloat ? Value(arith::AddFOp::create(b, loc, lhs, rhs))
-                   : Value(arith::AddIOp::create(b, loc, lhs, rhs));
-  case tile::ReduceKind::Max:
-    return isFloat ? Value(arith::MaximumFOp::create(b, loc, lhs, rhs))
-                   : Value(arith::MaxSIOp::create(b, loc, lhs, rhs));
-  case tile::ReduceKind::Min:
-    return isFloat ? Value(arith::MinimumFOp::create(b, loc, lhs, rhs))
-                   : Value(arith::MinSIOp::create(b, loc, lhs, rhs));
-  }
-  llvm_unreachable("unknown reduction kind");
-}
 
 struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -80,14 +29,15 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
     auto initType = RankedTensorType::get(shape, elem);
     Value empty = tensor::EmptyOp::create(rewriter, loc, shape, elem);
     Value identity = arith::ConstantOp::create(
-        rewriter, loc, getReductionIdentity(rewriter, op.getKind(), elem));
+        rewriter, loc, tile::getCombineIdentity(rewriter, op.getKind(), elem));
     Value init =
         linalg::FillOp::create(rewriter, loc, identity, empty).getResult(0);
     tile::ReduceKind kind = op.getKind();
     auto reduce = linalg::ReduceOp::create(
         rewriter, loc, adaptor.getSrc(), init, SmallVector<int64_t>{axis},
         [&](OpBuilder &b, Location l, ValueRange args) {
-          linalg::YieldOp::create(b, l, combine(b, l, kind, args[0], args[1]));
+          linalg::YieldOp::create(
+              b, l, tile::buildCombine(b, l, kind, args[0], args[1]));
         });
     Value result = reduce.getResult(0);
     if (initType.getRank() == 0)
@@ -97,21 +47,22 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
   }
 };
 
-/// An inclusive scan as loops over its elements, the axis innermost: each
-/// element combined with the running value before it (after it, reversed),
-/// in order. Scalar extracts and inserts bufferize in place.
+/// An inclusive scan as loops over its elements, the axis innermost: the
+/// combiner, cloned, takes the running values (the elements before, or after
+/// when reversed) and the next elements. Scalar extracts and inserts
+/// bufferize in place.
 struct ScanLowering : OpConversionPattern<tile::ScanOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(tile::ScanOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value src = adaptor.getSrc();
-    auto type = cast<RankedTensorType>(src.getType());
+    SmallVector<Value> srcs(adaptor.getSrcs());
+    auto type = cast<RankedTensorType>(srcs.front().getType());
     unsigned rank = type.getRank(), axis = op.getAxisAttr().getInt();
     int64_t n = type.getDimSize(axis);
     bool reverse = op.getReverse();
-    tile::ReduceKind kind = op.getKind();
+    Block &combiner = op.getCombiner().front();
     SmallVector<Value> index(rank);
     // Loops over the other dimensions, outermost first, then the axis.
     SmallVector<unsigned> order;
@@ -119,19 +70,21 @@ struct ScanLowering : OpConversionPattern<tile::ScanOp> {
       if (d != axis)
         order.push_back(d);
     order.push_back(axis);
-    std::function<Value(OpBuilder &, Location, unsigned, Value)> nest =
-        [&](OpBuilder &b, Location l, unsigned depth, Value running) -> Value {
+    std::function<SmallVector<Value>(OpBuilder &, Location, unsigned,
+                                     ValueRange)>
+        nest = [&](OpBuilder &b, Location l, unsigned depth,
+                   ValueRange running) -> SmallVector<Value> {
       unsigned d = order[depth];
       bool innermost = depth + 1 == order.size();
       int64_t lo = innermost ? 1 : 0, size = type.getDimSize(d);
       Value one = arith::ConstantIndexOp::create(b, l, 1);
       auto loop = scf::ForOp::create(
           b, l, arith::ConstantIndexOp::create(b, l, lo),
-          arith::ConstantIndexOp::create(b, l, size), one, ValueRange{running},
+          arith::ConstantIndexOp::create(b, l, size), one, running,
           [&](OpBuilder &lb, Location ll, Value iv, ValueRange carried) {
             if (!innermost) {
               index[d] = iv;
-              scf::YieldOp::create(lb, ll, nest(lb, ll, depth + 1, carried[0]));
+              scf::YieldOp::create(lb, ll, nest(lb, ll, depth + 1, carried));
               return;
             }
             // Reversed, step k visits n - 1 - k after n - k.
@@ -141,20 +94,27 @@ struct ScanLowering : OpConversionPattern<tile::ScanOp> {
             Value before = reverse
                                ? Value(arith::AddIOp::create(lb, ll, at, one))
                                : Value(arith::SubIOp::create(lb, ll, at, one));
-            auto element = [&](Value i) {
-              index[axis] = i;
-              return tensor::ExtractOp::create(lb, ll, carried[0], index);
-            };
-            Value prev = element(before);
-            Value next = combine(lb, ll, kind, prev, element(at));
-            index[axis] = at;
-            scf::YieldOp::create(lb, ll,
-                                 ValueRange{tensor::InsertOp::create(
-                                     lb, ll, next, carried[0], index)});
+            IRMapping map;
+            for (auto [i, t] : llvm::enumerate(carried)) {
+              index[axis] = before;
+              map.map(combiner.getArgument(i),
+                      tensor::ExtractOp::create(lb, ll, t, index));
+              index[axis] = at;
+              map.map(combiner.getArgument(carried.size() + i),
+                      tensor::ExtractOp::create(lb, ll, t, index));
+            }
+            for (Operation &o : combiner.without_terminator())
+              lb.clone(o, map);
+            SmallVector<Value> next;
+            for (auto [t, v] : llvm::zip_equal(
+                     carried, combiner.getTerminator()->getOperands()))
+              next.push_back(tensor::InsertOp::create(
+                  lb, ll, map.lookupOrDefault(v), t, index));
+            scf::YieldOp::create(lb, ll, next);
           });
-      return loop.getResult(0);
+      return SmallVector<Value>(loop.getResults());
     };
-    rewriter.replaceOp(op, n == 1 ? src : nest(rewriter, loc, 0, src));
+    rewriter.replaceOp(op, n == 1 ? srcs : nest(rewriter, loc, 0, srcs));
     return success();
   }
 };

@@ -7,42 +7,21 @@
 // the source's register numbering (a slice layout), so registers that
 // differed only along the axis now hold the same value.
 //
-// A scan is portable for now: log2(n) rounds through scratch memory
-// (Hillis-Steele), each element combined with the one 2^k before it (after
-// it, reversed) along the axis, whatever the layout.
+// A scan walks the bits of the scanned coordinate from the lowest, each
+// held by registers (combined in the thread), lanes (XOR shuffles) or warps
+// (scratch memory), doubling the blocks whose prefix is known.
 //
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 using namespace kda;
 
 namespace {
-
-Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value lhs,
-              Value rhs) {
-  Type type = lhs.getType();
-  bool isFloat = isa<FloatType>(type);
-  if (type.isInteger(1))
-    return kind == tile::ReduceKind::Max
-               ? Value(LLVM::OrOp::create(b, loc, lhs, rhs))
-               : Value(LLVM::AndOp::create(b, loc, lhs, rhs));
-  switch (kind) {
-  case tile::ReduceKind::Sum:
-    return isFloat ? Value(LLVM::FAddOp::create(b, loc, lhs, rhs))
-                   : Value(LLVM::AddOp::create(b, loc, lhs, rhs));
-  case tile::ReduceKind::Max:
-    return isFloat ? Value(LLVM::MaximumOp::create(b, loc, lhs, rhs))
-                   : Value(LLVM::SMaxOp::create(b, loc, lhs, rhs));
-  case tile::ReduceKind::Min:
-    return isFloat ? Value(LLVM::MinimumOp::create(b, loc, lhs, rhs))
-                   : Value(LLVM::SMinOp::create(b, loc, lhs, rhs));
-  }
-  llvm_unreachable("unknown reduction kind");
-}
 
 /// Shuffles any scalar of at most 64 bits through 32-bit lane exchanges.
 Value shuffleXor(OpBuilder &b, Location loc, TargetHooks &hooks, Value v,
@@ -120,13 +99,13 @@ SmallVector<Value> allReduceAcrossLanes(OpBuilder &b, Location loc,
         Value send = LLVM::SelectOp::create(b, loc, upper, lo, hi);
         Value keep = LLVM::SelectOp::create(b, loc, upper, hi, lo);
         kept.push_back(
-            combine(b, loc, kind, keep, shuffleXor(b, loc, hooks, send, mask)));
+            tile::buildCombine(b, loc, kind, keep, shuffleXor(b, loc, hooks, send, mask)));
       }
       values = std::move(kept);
       halved.push_back(bit);
       continue;
     }
-    values[0] = combine(b, loc, kind, values[0],
+    values[0] = tile::buildCombine(b, loc, kind, values[0],
                         shuffleXor(b, loc, hooks, values[0], mask));
   }
   for (unsigned bit : llvm::reverse(halved)) {
@@ -176,7 +155,7 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
       if (it == partial.end())
         partial[rep] = regs[r];
       else
-        it->second = combine(rewriter, loc, kind, it->second, regs[r]);
+        it->second = tile::buildCombine(rewriter, loc, kind, it->second, regs[r]);
     }
     SmallVector<int64_t> reps;
     for (int64_t r = 0; r < numRegs; ++r)
@@ -234,7 +213,7 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
               rewriter, loc, elementIndex[i],
               LLVM::ConstantOp::create(rewriter, loc, i32, w * resultElems));
           Value v = loadScratch(rewriter, loc, base, slot, elemType);
-          acc = acc ? combine(rewriter, loc, kind, acc, v) : v;
+          acc = acc ? tile::buildCombine(rewriter, loc, kind, acc, v) : v;
         }
         partial[rep] = acc;
       }
@@ -264,6 +243,14 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
   GPULoweringState &state;
 };
 
+/// Scans along an axis whose coordinate bits each come from one hardware
+/// bit. Processing the axis bits from the lowest, every element keeps the
+/// combination of its block so far (prefix) and its block's total; at bit j
+/// it meets the block whose bit j differs: registers of the thread directly,
+/// lanes by one XOR shuffle, warps through scratch. The later block (in scan
+/// order) puts the partner's total in front of its prefix, and both blocks
+/// take the combined total. Totals that are the same values are exchanged
+/// and combined once, so registers along the lowest bits cost no shuffles.
 struct ScanLowering : OpConversionPattern<tile::ScanOp> {
   ScanLowering(const TypeConverter &converter, MLIRContext *ctx,
                GPULoweringState &state)
@@ -273,59 +260,214 @@ struct ScanLowering : OpConversionPattern<tile::ScanOp> {
   matchAndRewrite(tile::ScanOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType type = op.getSrc().getType();
+    auto type = cast<RankedTensorType>(op.getSrcs().front().getType());
     if (!tile::isDistributedLayout(type.getEncoding()))
       return rewriter.notifyMatchFailure(op, "tile without a layout");
-    Type elem = type.getElementType(), i32 = rewriter.getI32Type();
     ArrayRef<int64_t> shape = type.getShape();
     unsigned axis = op.getAxisAttr().getInt();
-    int64_t n = shape[axis], stride = 1;
-    for (int64_t s : shape.drop_front(axis + 1))
-      stride *= s;
-    bool reverse = op.getReverse();
     LinearLayout layout = getTileLayout(type);
-    ThreadIndex thread = getThreadIndex(rewriter, loc, state);
-    SmallVector<Value> laneWarp =
-        emitLaneWarpCoords(rewriter, loc, layout, thread);
-    SmallVector<Value> regs = unpackRegisters(rewriter, loc, adaptor.getSrc());
-    SmallVector<Value> index, along;
-    for (int64_t r = 0; r < int64_t(regs.size()); ++r) {
-      SmallVector<Value> c = emitCoords(rewriter, loc, layout, r, laneWarp);
-      index.push_back(emitLinearIndex(rewriter, loc, c, shape));
-      along.push_back(c[axis]);
+    // The hardware bit behind each bit of the axis coordinate.
+    struct AxisBit {
+      HWDim dim;
+      unsigned bit;
+    };
+    SmallVector<std::optional<AxisBit>> axisBits(llvm::Log2_64(shape[axis]));
+    for (HWDim hw : {HWDim::Register, HWDim::Lane, HWDim::Warp}) {
+      for (unsigned bit = 0; bit < layout.getNumBits(hw); ++bit) {
+        ArrayRef<int64_t> basis = layout.getBasis(hw, bit);
+        if (basis[axis] == 0)
+          continue;
+        bool alone = llvm::all_of(llvm::enumerate(basis), [&](auto e) {
+          return e.index() == axis || e.value() == 0;
+        });
+        unsigned j = llvm::Log2_64(basis[axis]);
+        if (!alone || !llvm::isPowerOf2_64(basis[axis]) || axisBits[j])
+          return op.emitOpError("layout mixes the scanned axis with others");
+        axisBits[j] = AxisBit{hw, bit};
+      }
     }
-    Value base =
-        getScratch(rewriter, loc, state,
-                   type.getNumElements() * getScratchElementBytes(elem));
+    Block &combiner = op.getCombiner().front();
+    size_t numSrcs = adaptor.getSrcs().size();
+    SmallVector<SmallVector<Value>> srcRegs;
+    for (Value src : adaptor.getSrcs())
+      srcRegs.push_back(unpackRegisters(rewriter, loc, src));
+    int64_t numRegs = srcRegs.front().size();
+
+    // Tuples (one value per source) by id, so equal tuples are moved and
+    // combined once.
+    SmallVector<SmallVector<Value>> tuples;
+    auto addTuple = [&](SmallVector<Value> values) -> int {
+      tuples.push_back(std::move(values));
+      return tuples.size() - 1;
+    };
+    DenseMap<std::pair<int, int>, int> combined;
+    auto combine = [&](int lhs, int rhs) -> int {
+      auto [it, inserted] = combined.try_emplace({lhs, rhs}, 0);
+      if (!inserted)
+        return it->second;
+      IRMapping map;
+      for (size_t k = 0; k < numSrcs; ++k) {
+        map.map(combiner.getArgument(k), tuples[lhs][k]);
+        map.map(combiner.getArgument(numSrcs + k), tuples[rhs][k]);
+      }
+      for (Operation &o : combiner.without_terminator())
+        rewriter.clone(o, map);
+      SmallVector<Value> out;
+      for (Value v : combiner.getTerminator()->getOperands())
+        out.push_back(map.lookupOrDefault(v));
+      int id = addTuple(std::move(out));
+      combined[{lhs, rhs}] = id;
+      return id;
+    };
+    SmallVector<int> prefix(numRegs), total(numRegs);
+    for (int64_t r = 0; r < numRegs; ++r) {
+      SmallVector<Value> values;
+      for (auto &regs : srcRegs)
+        values.push_back(regs[r]);
+      prefix[r] = total[r] = addTuple(std::move(values));
+    }
+
+    ThreadIndex thread = getThreadIndex(rewriter, loc, state);
+    Type i32 = rewriter.getI32Type();
     auto constant = [&](int64_t v) {
       return LLVM::ConstantOp::create(rewriter, loc, i32, v);
     };
-    for (int64_t d = 1; d < n; d *= 2) {
-      // The previous round's (or op's) reads are done before the writes.
-      state.hooks->barrier(rewriter, loc);
-      for (auto [r, v] : llvm::enumerate(regs))
-        storeScratch(rewriter, loc, base, index[r], v);
-      state.hooks->barrier(rewriter, loc);
-      for (auto [r, v] : llvm::enumerate(regs)) {
-        Value has =
-            reverse
-                ? LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt,
-                                       along[r], constant(n - d))
-                : LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::sge,
-                                       along[r], constant(d));
-        Value step = constant(reverse ? d * stride : -d * stride);
-        Value from = LLVM::SelectOp::create(
-            rewriter, loc, has,
-            LLVM::AddOp::create(rewriter, loc, index[r], step), index[r]);
-        Value other = loadScratch(rewriter, loc, base, from, elem);
-        Value combined = reverse
-                             ? combine(rewriter, loc, op.getKind(), v, other)
-                             : combine(rewriter, loc, op.getKind(), other, v);
-        regs[r] = LLVM::SelectOp::create(rewriter, loc, has, combined, v);
+    auto bitIsSet = [&](Value index, unsigned bit) -> Value {
+      Value masked = LLVM::AndOp::create(rewriter, loc, index,
+                                         constant(int64_t(1) << bit));
+      return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne,
+                                  masked, constant(0));
+    };
+    // Element indices in scratch, for exchanges across warps.
+    SmallVector<Value> elementIndex;
+    SmallVector<Value> srcBase;
+    int64_t stride = 1;
+    for (int64_t s : shape.drop_front(axis + 1))
+      stride *= s;
+    bool reverse = op.getReverse();
+
+    for (auto [j, axisBit] : llvm::enumerate(axisBits)) {
+      if (!axisBit)
+        return op.emitOpError("layout does not cover the scanned axis");
+      auto [dim, bit] = *axisBit;
+      SmallVector<int> partner(numRegs);
+      Value later; // i1 for lane and warp bits: this block comes second
+      if (dim == HWDim::Register) {
+        for (int64_t r = 0; r < numRegs; ++r)
+          partner[r] = total[r ^ (int64_t(1) << bit)];
+      } else if (dim == HWDim::Lane) {
+        DenseMap<int, int> shuffled;
+        for (int64_t r = 0; r < numRegs; ++r) {
+          auto [it, inserted] = shuffled.try_emplace(total[r], 0);
+          if (inserted) {
+            SmallVector<Value> values;
+            for (Value v : tuples[total[r]])
+              values.push_back(shuffleXor(rewriter, loc, *state.hooks, v,
+                                          1u << bit));
+            it->second = addTuple(std::move(values));
+          }
+          partner[r] = it->second;
+        }
+        later = bitIsSet(thread.lane, bit);
+      } else {
+        if (elementIndex.empty()) {
+          SmallVector<Value> laneWarp =
+              emitLaneWarpCoords(rewriter, loc, layout, thread);
+          for (int64_t r = 0; r < numRegs; ++r)
+            elementIndex.push_back(emitLinearIndex(
+                rewriter, loc, emitCoords(rewriter, loc, layout, r, laneWarp),
+                shape));
+          SmallVector<int64_t> offsets;
+          int64_t bytes = 0;
+          for (auto &regs : srcRegs) {
+            offsets.push_back(bytes);
+            bytes += llvm::alignTo(
+                type.getNumElements() *
+                    getScratchElementBytes(regs.front().getType()),
+                8);
+          }
+          Value base = getScratch(rewriter, loc, state, bytes);
+          for (int64_t offset : offsets)
+            srcBase.push_back(LLVM::GEPOp::create(
+                rewriter, loc, base.getType(), rewriter.getI8Type(), base,
+                ArrayRef<LLVM::GEPArg>{int32_t(offset)}));
+        }
+        // One element per distinct total goes through scratch: the partner
+        // warp's registers share their totals the same way.
+        DenseMap<int, int64_t> sender;
+        for (int64_t r = 0; r < numRegs; ++r)
+          sender.try_emplace(total[r], r);
+        // The previous exchange's (or op's) reads are done before the writes.
+        state.hooks->barrier(rewriter, loc);
+        for (int64_t r = 0; r < numRegs; ++r)
+          if (sender[total[r]] == r)
+            for (size_t k = 0; k < numSrcs; ++k)
+              storeScratch(rewriter, loc, srcBase[k], elementIndex[r],
+                           tuples[total[r]][k]);
+        state.hooks->barrier(rewriter, loc);
+        Value flip = constant((int64_t(1) << j) * stride);
+        DenseMap<int, int> received;
+        for (int64_t r = 0; r < numRegs; ++r) {
+          auto [it, inserted] = received.try_emplace(total[r], 0);
+          if (inserted) {
+            Value from = LLVM::XOrOp::create(rewriter, loc,
+                                             elementIndex[sender[total[r]]],
+                                             flip);
+            SmallVector<Value> values;
+            for (size_t k = 0; k < numSrcs; ++k)
+              values.push_back(loadScratch(rewriter, loc, srcBase[k], from,
+                                           srcRegs[k].front().getType()));
+            it->second = addTuple(std::move(values));
+          }
+          partner[r] = it->second;
+        }
+        later = bitIsSet(thread.warp, bit);
       }
+      if (later && reverse)
+        later = LLVM::XOrOp::create(
+            rewriter, loc, later,
+            LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(), 1));
+
+      DenseMap<std::pair<int, int>, int> selected;
+      auto select = [&](int ifLater, int otherwise) -> int {
+        auto [it, inserted] = selected.try_emplace({ifLater, otherwise}, 0);
+        if (inserted) {
+          SmallVector<Value> values;
+          for (size_t k = 0; k < numSrcs; ++k)
+            values.push_back(LLVM::SelectOp::create(rewriter, loc, later,
+                                                    tuples[ifLater][k],
+                                                    tuples[otherwise][k]));
+          it->second = addTuple(std::move(values));
+        }
+        return it->second;
+      };
+      SmallVector<int> newPrefix(numRegs), newTotal(numRegs);
+      for (int64_t r = 0; r < numRegs; ++r) {
+        if (!later) {
+          bool second = ((r >> bit) & 1) != int64_t(reverse);
+          newTotal[r] = second ? combine(partner[r], total[r])
+                               : combine(total[r], partner[r]);
+          newPrefix[r] = second ? combine(partner[r], prefix[r]) : prefix[r];
+          continue;
+        }
+        newTotal[r] = combine(select(partner[r], total[r]),
+                              select(total[r], partner[r]));
+        newPrefix[r] = select(combine(partner[r], prefix[r]), prefix[r]);
+      }
+      prefix = std::move(newPrefix);
+      total = std::move(newTotal);
     }
-    Type structType = getTypeConverter()->convertType(op.getType());
-    rewriter.replaceOp(op, packRegisters(rewriter, loc, structType, regs));
+
+    SmallVector<Value> results;
+    for (auto [k, result] : llvm::enumerate(op.getResults())) {
+      SmallVector<Value> regs;
+      for (int p : prefix)
+        regs.push_back(tuples[p][k]);
+      results.push_back(packRegisters(
+          rewriter, loc, getTypeConverter()->convertType(result.getType()),
+          regs));
+    }
+    rewriter.replaceOp(op, results);
     return success();
   }
   GPULoweringState &state;

@@ -19,7 +19,7 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK: %[[O1:.*]] = llvm.xor %[[LANE]], %[[C1]] : i32
 // CHECK: %[[A1:.*]] = llvm.shl %[[O1]], %[[C2]] : i32
 // CHECK: rocdl.ds_bpermute %[[A1]], %{{.*}} : (i32, i32) -> i32
-// CHECK: llvm.fadd
+// CHECK: arith.addf
 // CHECK: %[[O2:.*]] = llvm.xor %[[LANE]], %[[C2]] : i32
 // CHECK: %[[A2:.*]] = llvm.shl %[[O2]], %[[C2]] : i32
 // CHECK: rocdl.ds_bpermute %[[A2]]

@@ -22,13 +22,13 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-DAG: %[[BASE:.*]] = llvm.mlir.addressof @kda_scratch : !llvm.ptr<3>
 // CHECK-DAG: %[[X0:.*]] = llvm.extractvalue %[[X]][0]
 // CHECK-DAG: %[[X1:.*]] = llvm.extractvalue %[[X]][1]
-// CHECK: %[[T:.*]] = llvm.fadd %[[X0]], %[[X1]] : f32
+// CHECK: %[[T:.*]] = arith.addf %[[X0]], %[[X1]] : f32
 // CHECK: nvvm.shfl.sync bfly %[[ALL]], %{{.*}}, %[[C1]], %[[C31]] : i32 -> i32
-// CHECK: llvm.fadd
+// CHECK: arith.addf
 // CHECK: nvvm.shfl.sync bfly %[[ALL]], %{{.*}}, %[[C2]], %[[C31]] : i32 -> i32
-// CHECK: llvm.fadd
+// CHECK: arith.addf
 // CHECK: nvvm.shfl.sync bfly %[[ALL]], %{{.*}}, %[[C4]], %[[C31]] : i32 -> i32
-// CHECK: %[[W:.*]] = llvm.fadd
+// CHECK: %[[W:.*]] = arith.addf
 // CHECK-NOT: nvvm.shfl.sync
 // CHECK: nvvm.barrier0
 // CHECK: llvm.store %[[W]], %{{.*}} : f32, !llvm.ptr<3>
@@ -38,15 +38,15 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK: %[[S4:.*]] = llvm.add %{{.*}}, %[[C4]] : i32
 // CHECK: llvm.getelementptr %[[BASE]][%[[S4]]]
 // CHECK: llvm.load
-// CHECK: llvm.fadd
+// CHECK: arith.addf
 // CHECK: %[[S8:.*]] = llvm.add %{{.*}}, %[[C8]] : i32
 // CHECK: llvm.getelementptr %[[BASE]][%[[S8]]]
 // CHECK: llvm.load
-// CHECK: llvm.fadd
+// CHECK: arith.addf
 // CHECK: %[[S12:.*]] = llvm.add %{{.*}}, %[[C12]] : i32
 // CHECK: llvm.getelementptr %[[BASE]][%[[S12]]]
 // CHECK: llvm.load
-// CHECK: %[[R:.*]] = llvm.fadd
+// CHECK: %[[R:.*]] = arith.addf
 // The slice result repeats the value in both registers.
 // CHECK: %[[R0:.*]] = llvm.insertvalue %[[R]], %{{.*}}[0]
 // CHECK: llvm.insertvalue %[[R]], %[[R0]][1]
@@ -77,10 +77,10 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK: %[[B0:.*]] = llvm.bitcast %[[SEND]] : f32 to i32
 // CHECK: %[[H0:.*]] = nvvm.shfl.sync bfly %{{.*}}, %[[B0]], %[[C8]], %{{.*}} : i32 -> i32
 // CHECK: %[[F0:.*]] = llvm.bitcast %[[H0]] : i32 to f32
-// CHECK: %[[M0:.*]] = llvm.intr.maximum(%[[KEEP]], %[[F0]])
+// CHECK: %[[M0:.*]] = arith.maximumf %[[KEEP]], %[[F0]]
 // CHECK: %[[B1:.*]] = llvm.bitcast %[[M0]] : f32 to i32
 // CHECK: nvvm.shfl.sync bfly %{{.*}}, %[[B1]], %[[C16]]
-// CHECK: %[[M1:.*]] = llvm.intr.maximum(%[[M0]],
+// CHECK: %[[M1:.*]] = arith.maximumf %[[M0]],
 // CHECK: %[[B2:.*]] = llvm.bitcast %[[M1]] : f32 to i32
 // CHECK: %[[H2:.*]] = nvvm.shfl.sync bfly %{{.*}}, %[[B2]], %[[C8]]
 // CHECK: %[[T:.*]] = llvm.bitcast %[[H2]] : i32 to f32
@@ -120,13 +120,13 @@ func.func @rows_over_lanes(%x: tensor<16x32xf32, #r>) -> tensor<16xf32, #tile.sl
 #l = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tile.num_warps = 4 : i32} {
 // CHECK-LABEL: func.func @any
-// CHECK: llvm.or %{{.*}}, %{{.*}} : i1
+// CHECK: arith.ori %{{.*}}, %{{.*}} : i1
 // CHECK: llvm.zext %{{.*}} : i1 to i32
 // CHECK: nvvm.shfl.sync bfly
 // CHECK: llvm.trunc %{{.*}} : i32 to i1
-// CHECK: llvm.or %{{.*}}, %{{.*}} : i1
+// CHECK: arith.ori %{{.*}}, %{{.*}} : i1
 // CHECK-LABEL: func.func @all
-// CHECK: llvm.and %{{.*}}, %{{.*}} : i1
+// CHECK: arith.andi %{{.*}}, %{{.*}} : i1
 func.func @any(%x: tensor<256xi1, #l>) -> i1 {
   %s = tile.reduce max %x {axis = 0 : i32} : tensor<256xi1, #l> -> i1
   return %s : i1
@@ -148,7 +148,7 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK: llvm.trunc %{{.*}} : i64 to i32
 // CHECK: nvvm.shfl.sync bfly
 // CHECK: nvvm.shfl.sync bfly
-// CHECK: llvm.add %{{.*}}, %{{.*}} : i64
+// CHECK: arith.addi %{{.*}}, %{{.*}} : i64
 func.func @sum_i64(%x: tensor<128xi64, #l>) -> i64 {
   %s = tile.reduce sum %x {axis = 0 : i32} : tensor<128xi64, #l> -> i64
   return %s : i64
