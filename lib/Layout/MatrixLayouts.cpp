@@ -12,6 +12,11 @@
 //    i % 4, column l % 32; the 16x16 one's is row 4 * (l / 16) + i, column
 //    l % 16; an input lane holds 8 consecutive K of one row (A) or column
 //    (B), K group l / 32 (32x32x16) or l / 16 (16x16x32).
+//  - AMD gfx1250 (CDNA5 ISA, "Dense Matrix Layouts" of
+//    v_wmma_f32_16x16x32_{bf16,f16}, wave32): D register i of lane l is row
+//    8 * (l / 16) + i, column l % 16; element e of an A lane is row l % 16
+//    (B: column l % 16), K = 16 * (e / 8) + 8 * (l / 16) + e % 8, so lanes
+//    0-15 hold K 0-7 and 16-23, lanes 16-31 K 8-15 and 24-31.
 //
 //===----------------------------------------------------------------------===//
 #include "kda/Layout/MatrixLayouts.h"
@@ -31,13 +36,22 @@ std::array<int64_t, 3> kda::getMatrixInstructionShape(MatrixInstr instr) {
   case MatrixInstr::Mfma32x32x16:
     return {32, 32, 16};
   case MatrixInstr::Mfma16x16x32:
+  case MatrixInstr::Wmma16x16x32:
     return {16, 16, 32};
   }
   llvm_unreachable("unknown matrix instruction");
 }
 
 unsigned kda::getMatrixInstructionLanes(MatrixInstr instr) {
-  return instr == MatrixInstr::MmaM16N8K16 ? 32 : 64;
+  switch (instr) {
+  case MatrixInstr::MmaM16N8K16:
+  case MatrixInstr::Wmma16x16x32:
+    return 32;
+  case MatrixInstr::Mfma32x32x16:
+  case MatrixInstr::Mfma16x16x32:
+    return 64;
+  }
+  llvm_unreachable("unknown matrix instruction");
 }
 
 namespace {
@@ -125,6 +139,23 @@ LinearLayout kda::getMatrixFragmentLayout(MatrixInstr instr,
     addStrided(layout, HWDim::Register, kDim, 1, 8);
     addStrided(layout, HWDim::Lane, 1 - kDim, 1, width);
     addStrided(layout, HWDim::Lane, kDim, 8, int64_t(1) << groupBits);
+    return layout;
+  }
+  case MatrixInstr::Wmma16x16x32: {
+    if (operand == MatrixOperand::C) {
+      // Registers: rows 0-7; lanes: columns, then the row half (+ 8).
+      addStrided(layout, HWDim::Register, 0, 1, 8);
+      addStrided(layout, HWDim::Lane, 1, 1, 16);
+      layout.addBasis(HWDim::Lane, {8, 0});
+      return layout;
+    }
+    // A [M, K] or B [K, N]: registers K 0-7 then + 16; the low lanes the
+    // row of A or the column of B, the high lane K + 8.
+    unsigned kDim = operand == MatrixOperand::A ? 1 : 0;
+    addStrided(layout, HWDim::Register, kDim, 1, 8);
+    addStrided(layout, HWDim::Register, kDim, 16, 2);
+    addStrided(layout, HWDim::Lane, 1 - kDim, 1, 16);
+    addStrided(layout, HWDim::Lane, kDim, 8, 2);
     return layout;
   }
   }

@@ -53,6 +53,6 @@ func.func @mma_operand_type(%x: tensor<16x16xf32, #tile.mma<{instr = mma_m16n8k1
 
 // expected-error @below {{expected}}
 // expected-error @below {{failed to parse Tile_MmaLayoutAttr parameter 'instr'}}
-func.func @mma_unknown_instr(%x: tensor<16x8xf32, #tile.mma<{instr = wmma_16x16x32, operand = c, warpsPerCTA = [1, 1]}>>) {
+func.func @mma_unknown_instr(%x: tensor<16x8xf32, #tile.mma<{instr = wmma_16x16x16, operand = c, warpsPerCTA = [1, 1]}>>) {
   return
 }

@@ -2,7 +2,7 @@
 # GPU targets. tile-assign-layouts gives the dot the layouts of the target's matrix
 # instruction: on sm_90a 64x64x32 on 4 warps is 16 mma.sync m16n8k16 per warp (the warps
 # along M, 8 tiles along N, 2 steps of K); on gfx950 two 32x32x16 MFMAs per wave (2 x 2
-# waves); gfx1250 (no matrix instruction yet) keeps the fused multiply-adds. No spills.
+# waves); on gfx1250 four 16x16x32 WMMAs per wave (4 waves along M). No spills.
 #
 # DEFINE: %{matmul} = kda-compile %kda_src/test/python/dsl_kernels.py --kernel matmul_tile \
 # DEFINE:   --signature 'a_ptr=*bf16:16, b_ptr=*bf16:16, c_ptr=*f32:16, out_ptr=*f32:16' \
@@ -13,7 +13,10 @@
 # RUN:   | FileCheck %s --check-prefix=GFX950 --implicit-check-not=v_fmac_f32 \
 # RUN:       --implicit-check-not=v_fma_f32
 # RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.gfx950.stats
-# RUN: %{matmul} --target gfx1250 --emit asm -o - | FileCheck %s --check-prefix=GFX1250
+# RUN: %{matmul} --target gfx1250 --emit asm -o - --stats 2>%t.gfx1250.stats \
+# RUN:   | FileCheck %s --check-prefix=GFX1250 --implicit-check-not=v_fmac_f32 \
+# RUN:       --implicit-check-not=v_dual_fmac_f32
+# RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.gfx1250.stats
 # RUN: %if ptxas %{ %{matmul} --target sm_90a --emit cubin -o %t.cubin --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
 
@@ -30,8 +33,8 @@
 # AMD-STATS: VGPR spills {{ *}}0
 
 # GFX1250-LABEL: matmul_tile:
+# GFX1250-COUNT-4: v_wmma_f32_16x16x32_bf16
 # GFX1250-NOT: v_wmma
-# GFX1250: v_{{(dual_)?}}fmac_f32
 # GFX1250: s_endpgm
 
 # SM90-STATS: spill stores {{ *}}0 bytes

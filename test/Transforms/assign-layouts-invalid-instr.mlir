@@ -1,5 +1,5 @@
-// RUN: kda-opt %s --tile-assign-layouts="matrix-instrs=wmma_16x16x32" --verify-diagnostics
+// RUN: kda-opt %s --tile-assign-layouts="matrix-instrs=wmma_16x16x16" --verify-diagnostics
 
-// expected-error @below {{tile-assign-layouts: unknown matrix instruction 'wmma_16x16x32'}}
+// expected-error @below {{tile-assign-layouts: unknown matrix instruction 'wmma_16x16x16'}}
 module {
 }

@@ -3,6 +3,9 @@
 // RUN: kda-opt %s --split-input-file \
 // RUN:   --tile-assign-layouts="num-warps=4 wave-size=64 matrix-instrs=mfma_32x32x16,mfma_16x16x32" \
 // RUN:   | FileCheck %s --check-prefix=MFMA
+// RUN: kda-opt %s --split-input-file \
+// RUN:   --tile-assign-layouts="num-warps=4 matrix-instrs=wmma_16x16x32" \
+// RUN:   | FileCheck %s --check-prefix=WMMA
 
 // A 16-bit dot that a matrix instruction tiles: the result and the accumulator
 // take #tile.mma of the first instruction that fits, the operands its a and b
@@ -15,6 +18,9 @@
 // The 32x32 tile fits: two waves along M, then two along N.
 // MFMA-LABEL: func.func @dot_bf16
 // MFMA: tile.dot {{.*}} -> tensor<64x64xf32, #tile.mma<{instr = mfma_32x32x16, operand = c, warpsPerCTA = [2, 2]}>>
+// The 16x16 WMMA tile: four waves along M.
+// WMMA-LABEL: func.func @dot_bf16
+// WMMA: tile.dot {{.*}} -> tensor<64x64xf32, #tile.mma<{instr = wmma_16x16x32, operand = c, warpsPerCTA = [4, 1]}>>
 func.func @dot_bf16(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %acc: f32) -> f32 {
   %pa = tile.splat %a : tensor<64x32x!tile.ptr<bf16>>
   %pb = tile.splat %b : tensor<32x64x!tile.ptr<bf16>>

@@ -112,6 +112,27 @@ TEST(MatrixLayouts, AmdMfma16x16x32) {
   });
 }
 
+// gfx1250 (CDNA5 ISA) v_wmma_f32_16x16x32_bf16 (wave32).
+TEST(MatrixLayouts, AmdWmma16x16x32) {
+  auto wmma = MatrixInstr::Wmma16x16x32;
+  EXPECT_EQ(getMatrixInstructionLanes(wmma), 32u);
+  // D: 8 VGPRs; VGPR i of lane l is D[8 * (l / 16) + i][l % 16].
+  expectFragment(wmma, MatrixOperand::C, 8, [](int64_t i, int64_t l) {
+    return Coord{8 * (l / 16) + i, l % 16};
+  });
+  // A: 16 bf16 in 8 VGPRs; lanes 0-15 hold K 0-7 (VGPRs 0-3) and 16-23
+  // (VGPRs 4-7) of row l, lanes 16-31 K 8-15 and 24-31 of row l - 16.
+  auto k = [](int64_t e, int64_t l) {
+    return (e < 8 ? 0 : 16) + (l < 16 ? 0 : 8) + e % 8;
+  };
+  expectFragment(wmma, MatrixOperand::A, 16, [&](int64_t e, int64_t l) {
+    return Coord{l % 16, k(e, l)};
+  });
+  expectFragment(wmma, MatrixOperand::B, 16, [&](int64_t e, int64_t l) {
+    return Coord{k(e, l), l % 16};
+  });
+}
+
 // PTX ISA, wgmma .m64nNk16 accumulator D: warp w of the warpgroup holds rows
 // 16w .. 16w + 15; within it d[i] is at row groupID + 8 * ((i / 2) % 2),
 // col (i / 4) * 8 + threadID_in_group * 2 + (i & 1).
