@@ -268,9 +268,11 @@ private:
   SmallVector<tile::MatrixInstr> matrixInstrs;
 
   /// The #tile.mma result layout of `dot` when its operands are 16-bit
-  /// floats and one of matrixInstrs tiles it, else null. The warps go along
-  /// M while its instruction tiles allow, then along N; any left over hold
-  /// copies.
+  /// floats and one of matrixInstrs tiles it, else null. Each doubling of
+  /// the warps halves the dimension a warp covers more of (rows on a tie),
+  /// while it has instruction tiles to split: a warp holds the rows of A and
+  /// the columns of B it multiplies, so square warp tiles need the fewest
+  /// operand registers. Warps left over hold copies.
   Attribute getMatrixResultLayout(tile::DotOp dot) {
     RankedTensorType a = dot.getA().getType();
     if (!isa<BFloat16Type, Float16Type>(a.getElementType()))
@@ -283,10 +285,15 @@ private:
           k % ik)
         continue;
       unsigned wm = 1, wn = 1;
-      while (wm * wn < numWarps && m % (im * wm * 2) == 0)
-        wm *= 2;
-      while (wm * wn < numWarps && n % (in * wn * 2) == 0)
-        wn *= 2;
+      while (wm * wn < numWarps) {
+        bool mSplits = m % (im * wm * 2) == 0, nSplits = n % (in * wn * 2) == 0;
+        if (!mSplits && !nSplits)
+          break;
+        if (mSplits && (!nSplits || m / wm >= n / wn))
+          wm *= 2;
+        else
+          wn *= 2;
+      }
       wm *= numWarps / (wm * wn);
       return tile::MmaLayoutAttr::get(ctx, instr, tile::MatrixOperand::C,
                                       {wm, wn});
@@ -309,7 +316,10 @@ LogicalResult LayoutAssigner::run(FunctionOpInterface func) {
                << type;
   collectAnchors(func);
   preferences = std::make_unique<LayoutPreferences>(
-      func, [&](RankedTensorType type) { return getDefault(type); });
+      func, [&](RankedTensorType type) { return getDefault(type); },
+      [&](Operation *dot) {
+        return getMatrixResultLayout(cast<tile::DotOp>(dot));
+      });
   for (Region &region : func->getRegions())
     for (Block &block : region)
       visitBlock(block);
@@ -544,7 +554,11 @@ void LayoutAssigner::visitFor(scf::ForOp f) {
            f.getInitArgsMutable(), f.getRegionIterArgs(), f.getResults())) {
     if (!isa<RankedTensorType>(arg.getType()))
       continue;
+    // The entering layout, unless a matrix instruction wants the carried
+    // value (an accumulator) in its own.
     Attribute target = layoutOf(arg);
+    if (!target)
+      target = preferences->getWanted(arg);
     if (!target)
       target = operandLayout(f, init.get());
     if (hadError)

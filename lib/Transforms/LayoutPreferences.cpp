@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace kda;
@@ -22,7 +23,8 @@ bool isElementwise(Operation *op) {
 } // namespace
 
 LayoutPreferences::LayoutPreferences(FunctionOpInterface func,
-                                     DefaultFn getDefault)
+                                     DefaultFn getDefault,
+                                     DotLayoutFn getDotLayout)
     : getDefault(std::move(getDefault)) {
   auto tie = [&](ValueRange values) {
     Value first;
@@ -70,6 +72,18 @@ LayoutPreferences::LayoutPreferences(FunctionOpInterface func,
     } else if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op)) {
       tie({atomic.getResult(), atomic.getPtr(), atomic.getValue(),
            atomic.getMask()});
+    } else if (auto dot = dyn_cast<tile::DotOp>(op)) {
+      tie({dot.getAcc(), dot.getResult()});
+      if (auto c = dyn_cast_or_null<tile::MmaLayoutAttr>(getDotLayout(dot))) {
+        wanted.try_emplace(dot.getResult(), c);
+        for (auto [operand, which] :
+             {std::pair(dot.getA(), tile::MatrixOperand::A),
+              std::pair(dot.getB(), tile::MatrixOperand::B)})
+          if (operand.getDefiningOp<tile::SmemLoadOp>())
+            wanted.try_emplace(operand, c.withOperand(which));
+      }
+    } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      loops.push_back(loop);
     } else if (auto bcast = dyn_cast<tile::BroadcastOp>(op)) {
       tie({bcast.getSrc(), bcast.getResult()});
     } else if (auto expand = dyn_cast<tile::ExpandDimsOp>(op)) {
@@ -84,6 +98,28 @@ LayoutPreferences::LayoutPreferences(FunctionOpInterface func,
   });
   for (Value v : order)
     members[find(v)].push_back(v);
+  // A loop that carries a wanted layout (an accumulator) carries it from its
+  // init to its result; innermost loops first, so outer ones see their
+  // results.
+  for (scf::ForOp loop : llvm::reverse(loops))
+    for (auto [init, arg, yielded, result] :
+         llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs(),
+                   loop.getYieldedValues(), loop.getResults()))
+      if (Attribute layout = getWanted(yielded))
+        for (Value v : {Value(init), Value(arg), Value(result)})
+          if (isTile(v))
+            wanted.try_emplace(v, layout);
+}
+
+Attribute LayoutPreferences::getWanted(Value value) {
+  if (!isTile(value))
+    return {};
+  if (Attribute layout = wanted.lookup(value))
+    return layout;
+  for (Value v : members.lookup(find(value)))
+    if (Attribute layout = wanted.lookup(v))
+      return layout;
+  return {};
 }
 
 bool LayoutPreferences::isCheap(Value value) {
@@ -146,6 +182,12 @@ Attribute LayoutPreferences::resolve(Value root) {
       choice = layout;
       break;
     }
+  // 1b. A layout a matrix instruction wants.
+  for (Value v : group) {
+    if (choice)
+      break;
+    choice = wanted.lookup(v);
+  }
   // Slices replicate a tile over the threads of the sliced dimension, so
   // arithmetic on them may be repeated on more copies than in the rank's
   // default. A slice is taken when the extra per-thread work of the group's

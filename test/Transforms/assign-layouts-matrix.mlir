@@ -9,18 +9,19 @@
 
 // A 16-bit dot that a matrix instruction tiles: the result and the accumulator
 // take #tile.mma of the first instruction that fits, the operands its a and b
-// layouts (converted from their loads' layouts).
+// layouts (converted from their loads' layouts). The warps split the
+// dimension each covers more of, rows first: 2 x 2 warps of 32 x 32.
 
 // CHECK-LABEL: func.func @dot_bf16
-// CHECK: %[[A:.*]] = tile.convert_layout %{{.*}} {tile.implicit} : tensor<64x32xbf16, #{{.*}}> -> tensor<64x32xbf16, #tile.mma<{instr = mma_m16n8k16, operand = a, warpsPerCTA = [4, 1]}>>
-// CHECK: %[[B:.*]] = tile.convert_layout %{{.*}} {tile.implicit} : tensor<32x64xbf16, #{{.*}}> -> tensor<32x64xbf16, #tile.mma<{instr = mma_m16n8k16, operand = b, warpsPerCTA = [4, 1]}>>
-// CHECK: tile.dot %[[A]], %[[B]], %{{.*}} : {{.*}} -> tensor<64x64xf32, #tile.mma<{instr = mma_m16n8k16, operand = c, warpsPerCTA = [4, 1]}>>
-// The 32x32 tile fits: two waves along M, then two along N.
+// CHECK: %[[A:.*]] = tile.convert_layout %{{.*}} {tile.implicit} : tensor<64x32xbf16, #{{.*}}> -> tensor<64x32xbf16, #tile.mma<{instr = mma_m16n8k16, operand = a, warpsPerCTA = [2, 2]}>>
+// CHECK: %[[B:.*]] = tile.convert_layout %{{.*}} {tile.implicit} : tensor<32x64xbf16, #{{.*}}> -> tensor<32x64xbf16, #tile.mma<{instr = mma_m16n8k16, operand = b, warpsPerCTA = [2, 2]}>>
+// CHECK: tile.dot %[[A]], %[[B]], %{{.*}} : {{.*}} -> tensor<64x64xf32, #tile.mma<{instr = mma_m16n8k16, operand = c, warpsPerCTA = [2, 2]}>>
+// The 32x32 tile fits: 2 x 2 waves.
 // MFMA-LABEL: func.func @dot_bf16
 // MFMA: tile.dot {{.*}} -> tensor<64x64xf32, #tile.mma<{instr = mfma_32x32x16, operand = c, warpsPerCTA = [2, 2]}>>
-// The 16x16 WMMA tile: four waves along M.
+// The 16x16 WMMA tile: 2 x 2 waves of 32 x 32.
 // WMMA-LABEL: func.func @dot_bf16
-// WMMA: tile.dot {{.*}} -> tensor<64x64xf32, #tile.mma<{instr = wmma_16x16x32, operand = c, warpsPerCTA = [4, 1]}>>
+// WMMA: tile.dot {{.*}} -> tensor<64x64xf32, #tile.mma<{instr = wmma_16x16x32, operand = c, warpsPerCTA = [2, 2]}>>
 func.func @dot_bf16(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %acc: f32) -> f32 {
   %pa = tile.splat %a : tensor<64x32x!tile.ptr<bf16>>
   %pb = tile.splat %b : tensor<32x64x!tile.ptr<bf16>>

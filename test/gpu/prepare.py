@@ -249,6 +249,30 @@ def dsl_cases():
         outs = [np.zeros((M, N), np.float32) for _ in range(3)] + [np.zeros((M, N), np.int32)]
         cases.append((f"scans_{M}x{N}{'_rev' if reverse else ''}", scans, [x, i, *outs],
                       {"M": M, "N": N, "REVERSE": reverse}, (1, 1, 1), 4, 1e-5, 1e-4))
+    # kernels/matmul.py: cp.async rings feeding mma.sync, every edge masked; 128x128x64 on
+    # three stages (0 spills) and 64x64x32 on four with K steps of 16.
+    from matmul import matmul
+
+    for (M, N, K, bm, bn, bk, stages, ks) in ((300, 200, 320, 128, 128, 64, 3, 32),
+                                              (96, 160, 72, 64, 64, 32, 4, 16)):
+        a, b, _, _ = matmul_inputs(r, M, N, K, "bf16")
+        grid = ((M + bm - 1) // bm, (N + bn - 1) // bn, 1)
+        cases.append((f"matmul_{M}x{N}x{K}_{bm}x{bn}x{bk}_s{stages}", matmul,
+                      [a, b, np.zeros((M, N), np.float32), M, N, K, K, N, N],
+                      {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "STAGES": stages,
+                       "KS": ks}, grid, 4, 1e-5, 1e-4))
+    # kernels/kda_chunk_aqk.py: the prefill's intra-chunk products (mma.sync on bf16
+    # operands), a tail chunk, gates down to -20 nats a token.
+    from kda_chunk_aqk import kda_chunk_aqk
+    from kda_chunk_reference import chunk_inputs
+    from kda_reference import f32_to_bf16
+
+    for (T, H, D, low) in ((150, 2, 64, -5.0), (128, 3, 128, -20.0)):
+        q, k, g = chunk_inputs(r, T, H, D, low)
+        cases.append((f"kda_chunk_aqk_T{T}_H{H}_D{D}", kda_chunk_aqk,
+                      [f32_to_bf16(q), f32_to_bf16(k), g, np.zeros((T, H, D), np.float32),
+                       np.zeros((T, H, 64), np.float32), T, D ** -0.5],
+                      {"H": H, "D": D}, ((T + 63) // 64, H, 1), 4, 1e-4, 1e-4))
     # kt.cumprod and a non-commutative kt.associative_scan over a pair of tiles.
     from dsl_kernels import recurrences
     from refs import recurrence_inputs

@@ -4,7 +4,11 @@
 // analysis looks at the whole function: tiles an elementwise op, a load or a
 // store ties together must share a layout, a reduction fixes its result's
 // layout from its source, and an expand_dims wants its source as a slice of
-// its result's layout. Cheap sources (ranges, splats, constants) then start in
+// its result's layout. A dot on a matrix instruction wants its accumulator
+// and result in the instruction's layout, through the loops that carry them,
+// and its operands too when it reads them from shared memory (any layout
+// reads a buffer alike, while a global load wants coalescing). Cheap sources
+// (ranges, splats, constants) then start in
 // the layout their users want instead of being converted later. A group that
 // does more than a little arithmetic stays in the compact default layout even
 // next to a slice: a slice replicates data, so its arithmetic is repeated.
@@ -13,6 +17,7 @@
 #ifndef KDA_TRANSFORMS_LAYOUTPREFERENCES_H
 #define KDA_TRANSFORMS_LAYOUTPREFERENCES_H
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
@@ -26,8 +31,11 @@ class LayoutPreferences {
 public:
   /// Owned: the preferences outlive the expression that builds them.
   using DefaultFn = std::function<mlir::Attribute(mlir::RankedTensorType)>;
+  /// The #tile.mma result layout a dot gets, or null (no matrix instruction).
+  using DotLayoutFn = std::function<mlir::Attribute(mlir::Operation *dot)>;
 
-  LayoutPreferences(mlir::FunctionOpInterface func, DefaultFn getDefault);
+  LayoutPreferences(mlir::FunctionOpInterface func, DefaultFn getDefault,
+                    DotLayoutFn getDotLayout);
 
   /// The layout `value`'s group of tiles prefers (never null for tiles).
   mlir::Attribute lookup(mlir::Value value);
@@ -37,6 +45,9 @@ public:
   /// group (a range shared by many users must not tie them together); the
   /// conversion clean-up rematerializes them where they are needed.
   bool isCheap(mlir::Value value);
+
+  /// The layout a matrix instruction wants for `value`'s group, or null.
+  mlir::Attribute getWanted(mlir::Value value);
 
 private:
   mlir::Value find(mlir::Value v);
@@ -54,6 +65,9 @@ private:
   llvm::DenseMap<mlir::Value, bool> cheap;
   /// Layouts present before the assignment started.
   llvm::DenseMap<mlir::Value, mlir::Attribute> written;
+  /// Layouts a consumer wants (matrix instruction operands and results).
+  llvm::DenseMap<mlir::Value, mlir::Attribute> wanted;
+  llvm::SmallVector<mlir::scf::ForOp> loops;
 };
 
 } // namespace kda
