@@ -1,7 +1,7 @@
 """fp64 reference of the KDA chunked prefill's intra-chunk products, written from the math
-(docs/kda.md, "Chunked prefill"): per chunk of C tokens, gamma = the running sum of g from the chunk's
-first token, and A[i, j] = scale * sum_d q_i[d] k_j[d] exp(gamma_i[d] - gamma_j[d]) for
-j <= i."""
+(docs/kda.md, "Chunked prefill"): per chunk of C tokens, gamma = the running sum of g from
+the chunk's first token, and A[i, j] = scale * sum_d q_i[d] k_j[d] exp(gamma_i[d] -
+gamma_j[d]) for j <= i."""
 
 import numpy as np
 

@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 import kdatile as kt
-from conftest import requires_lib
 from kda_chunk_aqk import kda_chunk_aqk
 from kda_chunk_reference import chunk_aqk_reference, chunk_inputs
 from kda_reference import bf16_to_f32, f32_to_bf16, rel_rms
+
+from conftest import requires_lib
 
 pytestmark = requires_lib
 

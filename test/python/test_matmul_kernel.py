@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 import kdatile as kt
-from conftest import requires_lib
 from kda_reference import bf16_to_f32
 from matmul import matmul
+
+from conftest import requires_lib
 from refs import matmul_inputs
 
 pytestmark = requires_lib
