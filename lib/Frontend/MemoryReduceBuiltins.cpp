@@ -193,6 +193,42 @@ std::optional<DValue> Emitter::memoryReduceBuiltin(const std::string &name,
                                 "got " +
                                     describe(v));
     }
+    // Products are exact on every target (16-bit inputs are exact in fp32,
+    // fp32 inputs take fused multiply-adds) and accumulate in fp32: asking for
+    // tf32 or another result type is an error, not silently ignored.
+    if (has(3)) {
+      if (!argv(3).isConstKind(Constant::Kind::Str))
+        return error(argloc(3),
+                     "kt.dot() input_precision must be a string, got " +
+                         describe(argv(3)));
+      if (argv(3).constant.str != "ieee")
+        return error(argloc(3), "kt.dot() input_precision='" +
+                                    argv(3).constant.str +
+                                    "' is not supported: products are exact "
+                                    "('ieee') on every target");
+    }
+    if (has(4)) {
+      std::optional<Constant> allow = asConstant(argv(4));
+      if (!allow)
+        return error(argloc(4),
+                     "kt.dot() allow_tf32 must be a compile-time bool");
+      if (isTruthy(*allow))
+        return error(argloc(4), "kt.dot() allow_tf32=True is not supported: "
+                                "products are exact ('ieee') on every target");
+    }
+    if (has(5))
+      return error(argloc(5),
+                   "kt.dot() max_num_imprecise_acc is not supported: "
+                   "accumulation is always in full fp32");
+    if (has(6)) {
+      std::optional<DType> dt =
+          requireDType(argv(6), argloc(6), "kt.dot() out_dtype");
+      if (!dt)
+        return std::nullopt;
+      if (*dt != DType::F32)
+        return error(argloc(6), "kt.dot() out_dtype must be kt.float32: the "
+                                "product accumulates in fp32");
+    }
     SmallVector<int64_t> sa = shapeOf(argv(0)), sb = shapeOf(argv(1));
     if (sa[1] != sb[0])
       return error(at, "kt.dot() inner dimensions differ: " + formatShape(sa) +

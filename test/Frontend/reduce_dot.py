@@ -3,6 +3,8 @@
 # RUN:   --emit tile -o - | FileCheck %s
 # RUN: kda-compile %s --kernel mm --target cpu --signature 'a=*bf16,b=*bf16,o=*f32' \
 # RUN:   --emit tile -o - | FileCheck %s --check-prefix=DOT
+# RUN: not kda-compile %s --kernel bad_dot --target cpu --signature 'a=*f32,o=*f32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=ERR
 
 import kdatile.language as kt
 
@@ -43,4 +45,25 @@ def mm(a, b, o):
     acc = kt.dot(ta, tb)
     # DOT: tile.dot %{{.*}}, %{{.*}}, %[[D]] : tensor<16x32xbf16>, tensor<32x8xbf16> -> tensor<16x8xf32>
     acc = kt.dot(ta, tb, acc=acc)
+    # The options that change nothing are accepted (None counts as absent).
+    # DOT: tile.dot
+    acc = kt.dot(ta, tb, acc, input_precision="ieee", allow_tf32=False, out_dtype=kt.float32,
+                 max_num_imprecise_acc=None)
     kt.store(o + i[:, None] * 8 + j[None, :], acc)
+
+
+@kt.jit
+def bad_dot(a, o):
+    i = kt.arange(0, 16)
+    t = kt.load(a + i[:, None] * 16 + i[None, :])
+    # ERR: reduce_dot.py:[[@LINE+1]]:38: error: kt.dot() input_precision='tf32' is not supported: products are exact ('ieee') on every target
+    x = kt.dot(t, t, input_precision="tf32")
+    # ERR: reduce_dot.py:[[@LINE+1]]:33: error: kt.dot() allow_tf32=True is not supported
+    y = kt.dot(t, t, allow_tf32=True)
+    # ERR: reduce_dot.py:[[@LINE+1]]:44: error: kt.dot() max_num_imprecise_acc is not supported
+    z = kt.dot(t, t, max_num_imprecise_acc=32)
+    # ERR: reduce_dot.py:[[@LINE+1]]:32: error: kt.dot() out_dtype must be kt.float32
+    w = kt.dot(t, t, out_dtype=kt.float16)
+    # ERR: reduce_dot.py:[[@LINE+1]]:38: error: kt.dot() input_precision must be a string, got
+    v = kt.dot(t, t, input_precision=3)
+    kt.store(o + i[:, None] * 16 + i[None, :], x + y + z + w + v)
