@@ -206,3 +206,41 @@ LinearLayout kda::makeMatrixLayout(MatrixInstr instr, MatrixOperand operand,
                std::max<int64_t>(1, shape[d] / covered[d]));
   return layout;
 }
+
+std::optional<MatrixLoadPlan>
+kda::getMatrixLoadPlan(const LinearLayout &layout) {
+  if (layout.getRank() != 2 || layout.getNumBits(HWDim::Lane) != 5 ||
+      layout.getNumBits(HWDim::Register) < 1)
+    return std::nullopt;
+  // Register bit 0 and lane bits 0-4, as [row, column] steps.
+  using Pattern = std::array<std::array<int64_t, 2>, 6>;
+  static constexpr Pattern plain = {
+      {{0, 1}, {0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}}};
+  static constexpr Pattern transposed = {
+      {{1, 0}, {2, 0}, {4, 0}, {0, 1}, {0, 2}, {0, 4}}};
+  auto matches = [&](const Pattern &pattern) {
+    for (unsigned i = 0; i < 6; ++i) {
+      llvm::ArrayRef<int64_t> basis = i == 0
+                                          ? layout.getBasis(HWDim::Register, 0)
+                                          : layout.getBasis(HWDim::Lane, i - 1);
+      if (basis[0] != pattern[i][0] || basis[1] != pattern[i][1])
+        return false;
+    }
+    return true;
+  };
+  bool isPlain = matches(plain);
+  if (!isPlain && !matches(transposed))
+    return std::nullopt;
+  auto wholeBlocks = [&](HWDim hw, unsigned first) {
+    for (unsigned bit = first; bit < layout.getNumBits(hw); ++bit) {
+      llvm::ArrayRef<int64_t> basis = layout.getBasis(hw, bit);
+      if (basis[0] % 8 || basis[1] % 8)
+        return false;
+    }
+    return true;
+  };
+  if (!wholeBlocks(HWDim::Register, 1) || !wholeBlocks(HWDim::Warp, 0))
+    return std::nullopt;
+  unsigned blocks = layout.getSize(HWDim::Register) / 2;
+  return MatrixLoadPlan{!isPlain, std::min(4u, blocks)};
+}

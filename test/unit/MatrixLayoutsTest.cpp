@@ -217,3 +217,51 @@ TEST(MatrixLayouts, TiledOperandsReplicateAcrossTheOtherWarps) {
 }
 
 } // namespace
+
+TEST(MatrixLayouts, MatrixLoadPlans) {
+  // mma.sync A [M, K]: plain 8x8 loads, four blocks per load once a warp
+  // holds 16 x 16; B [K, N] transposed; a 16 x 8 B tile has two blocks.
+  auto mma = MatrixInstr::MmaM16N8K16;
+  std::optional<MatrixLoadPlan> a = getMatrixLoadPlan(
+      makeMatrixLayout(mma, MatrixOperand::A, {64, 32}, {2, 2}));
+  ASSERT_TRUE(a);
+  EXPECT_FALSE(a->transposed);
+  EXPECT_EQ(a->matrices, 4u);
+  std::optional<MatrixLoadPlan> b = getMatrixLoadPlan(
+      makeMatrixLayout(mma, MatrixOperand::B, {32, 64}, {2, 2}));
+  ASSERT_TRUE(b);
+  EXPECT_TRUE(b->transposed);
+  EXPECT_EQ(b->matrices, 4u);
+  std::optional<MatrixLoadPlan> small = getMatrixLoadPlan(
+      makeMatrixLayout(mma, MatrixOperand::B, {16, 8}, {1, 1}));
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->matrices, 2u);
+  // The accumulator's pattern is A's: a 16-bit tile in it loads the same
+  // way (the lowering only plans loads of 16-bit elements). The MFMA
+  // operands are wave64, with 8 consecutive K in a lane: no 8x8 loads.
+  EXPECT_TRUE(getMatrixLoadPlan(
+      makeMatrixLayout(mma, MatrixOperand::C, {64, 64}, {2, 2})));
+  EXPECT_FALSE(getMatrixLoadPlan(makeMatrixLayout(
+      MatrixInstr::Mfma16x16x32, MatrixOperand::A, {64, 64}, {2, 2})));
+}
+
+TEST(MatrixLayouts, MatrixLoadPlanNeedsWholeBlocks) {
+  // The plain pattern, then a register bit stepping 4 columns: not a whole
+  // 8x8 block, so no matrix loads.
+  LinearLayout layout({8, 16});
+  layout.addBasis(HWDim::Register, {0, 1});
+  layout.addBasis(HWDim::Register, {0, 8});
+  for (std::array<int64_t, 2> b :
+       {std::array<int64_t, 2>{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}})
+    layout.addBasis(HWDim::Lane, b);
+  std::optional<MatrixLoadPlan> plan = getMatrixLoadPlan(layout);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->matrices, 2u);
+  LinearLayout shifted({8, 16});
+  shifted.addBasis(HWDim::Register, {0, 1});
+  for (std::array<int64_t, 2> b :
+       {std::array<int64_t, 2>{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}})
+    shifted.addBasis(HWDim::Lane, b);
+  shifted.addBasis(HWDim::Warp, {0, 4});
+  EXPECT_FALSE(getMatrixLoadPlan(shifted));
+}

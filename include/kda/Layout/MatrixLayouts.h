@@ -17,6 +17,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <array>
+#include <optional>
 
 namespace kda {
 
@@ -49,6 +50,22 @@ LinearLayout getWgmmaAccumulatorLayout(int64_t n);
 LinearLayout makeMatrixLayout(MatrixInstr instr, MatrixOperand operand,
                               llvm::ArrayRef<int64_t> shape,
                               std::array<unsigned, 2> warps);
+
+/// How a 2-D tile of 16-bit elements in `layout` is read from a row-major
+/// shared buffer of its shape with 8x8 matrix loads (NVIDIA ldmatrix): lane t
+/// receives elements (t / 4, 2 (t % 4) + {0, 1}) of each 8x8 block, or
+/// (2 (t % 4) + {0, 1}, t / 4) transposed, into one 32-bit register. A
+/// layout qualifies when register bit 0 and the five lane bits are that
+/// pattern and every other register and warp bit steps whole 8x8 blocks:
+/// then each load of `matrices` blocks fills 2 * matrices consecutive
+/// registers, block j the pair starting at register 2j of the group, and the
+/// lanes 8j .. 8j + 7 give the addresses of block j's rows. The mma.sync A
+/// operand takes the plain loads, B (stored K x N) the transposed ones.
+struct MatrixLoadPlan {
+  bool transposed;
+  unsigned matrices; ///< 8x8 blocks per load: 1, 2 or 4
+};
+std::optional<MatrixLoadPlan> getMatrixLoadPlan(const LinearLayout &layout);
 
 } // namespace kda
 

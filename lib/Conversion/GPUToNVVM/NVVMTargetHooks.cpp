@@ -253,6 +253,28 @@ public:
       out.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
     return out;
   }
+  bool hasMatrixLoads() const override { return true; }
+  /// ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16.
+  SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, Value rowAddress,
+                                  unsigned count, bool transposed) override {
+    MLIRContext *ctx = b.getContext();
+    Type i32 = b.getI32Type();
+    Type result = count == 1 ? i32
+                             : Type(LLVM::LLVMStructType::getLiteral(
+                                   ctx, SmallVector<Type>(count, i32)));
+    Value loaded = NVVM::LdMatrixOp::create(
+        b, loc, result, rowAddress, b.getI32IntegerAttr(count),
+        NVVM::MMALayoutAttr::get(ctx, transposed ? NVVM::MMALayout::col
+                                                 : NVVM::MMALayout::row),
+        NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+        NVVM::LdStMatrixEltTypeAttr::get(ctx, NVVM::LdStMatrixEltType::B16));
+    if (count == 1)
+      return {loaded};
+    SmallVector<Value> out;
+    for (unsigned i = 0; i < count; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, loaded, i));
+    return out;
+  }
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads,
                   ArrayRef<int32_t> clusterShape) override {
     MLIRContext *ctx = func.getContext();

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
+#include "kda/Layout/MatrixLayouts.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -124,6 +125,14 @@ struct SmemLoadLowering : OpConversionPattern<tile::SmemLoadOp> {
     Type elem = cast<LLVM::LLVMStructType>(resultType).getBody()[0];
     LinearLayout layout = getTileLayout(op.getType());
     int64_t elemBytes = getScratchElementBytes(elem);
+    if (elemBytes == 2 && state.hooks->hasMatrixLoads())
+      if (std::optional<MatrixLoadPlan> plan = getMatrixLoadPlan(layout)) {
+        rewriter.replaceOp(
+            op, packRegisters(rewriter, loc, resultType,
+                              loadMatrices(rewriter, loc, *plan,
+                                           adaptor.getBuffer(), elem, layout)));
+        return success();
+      }
     unsigned width = getSharedVectorWidth(layout, elemBytes);
     SmallVector<Value> laneWarp = emitLaneWarpCoords(
         rewriter, loc, layout, getThreadIndex(rewriter, loc, state));
@@ -145,6 +154,63 @@ struct SmemLoadLowering : OpConversionPattern<tile::SmemLoadOp> {
     }
     rewriter.replaceOp(op, packRegisters(rewriter, loc, resultType, regs));
     return success();
+  }
+
+  /// The registers of `layout` by 8x8 matrix loads: lane l gives the address
+  /// of row l % 8 of block (l / 8) % matrices of each load, that block's
+  /// first element being its register pair's coordinate at lane 0.
+  SmallVector<Value> loadMatrices(OpBuilder &b, Location loc,
+                                  const MatrixLoadPlan &plan, Value buffer,
+                                  Type elem, const LinearLayout &layout) const {
+    Type i32 = b.getI32Type();
+    auto constant = [&](int64_t v) {
+      return LLVM::ConstantOp::create(b, loc, i32, v);
+    };
+    ThreadIndex thread = getThreadIndex(b, loc, state);
+    SmallVector<Value> warpCoords =
+        emitLaneWarpCoords(b, loc, layout, {constant(0), thread.warp});
+    Value rowInBlock = LLVM::AndOp::create(b, loc, thread.lane, constant(7));
+    Value block = LLVM::AndOp::create(
+        b, loc, LLVM::LShrOp::create(b, loc, thread.lane, constant(3)),
+        constant(plan.matrices - 1));
+    auto blockBit = [&](unsigned bit) -> Value {
+      return LLVM::ICmpOp::create(
+          b, loc, LLVM::ICmpPredicate::ne,
+          LLVM::AndOp::create(b, loc, block, constant(1 << bit)), constant(0));
+    };
+    unsigned perLoad = 2 * plan.matrices;
+    SmallVector<Value> regs;
+    for (int64_t first = 0, e = layout.getSize(HWDim::Register); first < e;
+         first += perLoad) {
+      // Block j of this load starts at register first + 2j: its coordinate
+      // is register `first`'s, XOR the bases of j's bits (registers 2, 4).
+      LinearLayout::Coord start = layout.applyDim(HWDim::Register, first);
+      SmallVector<Value> coords;
+      for (unsigned d = 0; d < 2; ++d) {
+        Value c =
+            LLVM::XOrOp::create(b, loc, warpCoords[d], constant(start[d]));
+        for (unsigned bit = 0; (2u << bit) < perLoad; ++bit) {
+          int64_t step = layout.getBasis(HWDim::Register, bit + 1)[d];
+          if (step)
+            c = LLVM::XOrOp::create(
+                b, loc, c,
+                LLVM::SelectOp::create(b, loc, blockBit(bit), constant(step),
+                                       constant(0)));
+        }
+        coords.push_back(c);
+      }
+      coords[0] = LLVM::AddOp::create(b, loc, coords[0], rowInBlock);
+      Value address = LLVM::GEPOp::create(
+          b, loc, buffer.getType(), elem, buffer,
+          ValueRange{emitLinearIndex(b, loc, coords, layout.getShape())});
+      for (Value pair : state.hooks->loadMatrices(
+               b, loc, address, plan.matrices, plan.transposed))
+        llvm::append_range(
+            regs, unpackVector(b, loc,
+                               LLVM::BitcastOp::create(
+                                   b, loc, VectorType::get({2}, elem), pair)));
+    }
+    return regs;
   }
   GPULoweringState &state;
 };

@@ -130,6 +130,17 @@ public:
                  mlir::ValueRange bOperand, mlir::ValueRange c) {
     llvm_unreachable("no matrix instructions on this target");
   }
+  /// Whether loadMatrices exists (8x8 16-bit matrix loads from shared
+  /// memory, kda/Layout/MatrixLayouts.h: getMatrixLoadPlan).
+  virtual bool hasMatrixLoads() const { return false; }
+  /// Loads `count` (1, 2 or 4) 8x8 matrices of 16-bit elements, each lane
+  /// giving one row address (`rowAddress`, shared memory, 16-byte aligned);
+  /// returns one i32 per matrix (two elements, the first in the low half).
+  virtual llvm::SmallVector<mlir::Value>
+  loadMatrices(mlir::OpBuilder &b, mlir::Location loc, mlir::Value rowAddress,
+               unsigned count, bool transposed) {
+    llvm_unreachable("no matrix loads on this target");
+  }
   /// Marks `func` as a kernel launched with `numThreads` threads, in
   /// clusters of `clusterShape` programs (x, y, z) when that is not 1x1x1.
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads,
