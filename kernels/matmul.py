@@ -5,9 +5,20 @@ STAGES shared-memory slots by asynchronous copies, STAGES - 1 of them in flight 
 matrix instructions consume the oldest (cp.async on sm_90a; on the CPU and AMD targets the
 copies complete at once). Each slot holds its slice as BLOCK_K / KS steps of KS along K, read
 into registers one step per product, so a warp's operands stay small beside its
-accumulator. Rows, columns and K past the matrix are masked: zeros in, nothing out."""
+accumulator; the slots are swizzled so that those reads (8x8 matrix loads on sm_90a) hit
+distinct banks. Rows, columns and K past the matrix are masked: zeros in, nothing out."""
 
 import kdatile as kt
+
+
+@kt.jit
+def _operand_swizzle(cols: kt.constexpr, DTYPE: kt.constexpr):
+    """Rows of `cols` 16-bit elements in 16-byte groups, XORed with the row so that any 8
+    consecutive rows read at one group offset land on 8 distinct 16-byte bank groups: rows of
+    128 bytes or more each take a phase, shorter ones share a phase with their neighbours in
+    the same 128 bytes."""
+    per_phase = max(1, 128 // (cols * DTYPE.primitive_bitwidth // 8))
+    return kt.SwizzledSharedLayout(8, per_phase, 8 // per_phase, [1, 0])
 
 
 @kt.jit
@@ -32,8 +43,9 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
     steps = BLOCK_K // KS
     rm = kt.program_id(0) * BLOCK_M + kt.arange(0, BLOCK_M)
     rn = kt.program_id(1) * BLOCK_N + kt.arange(0, BLOCK_N)
-    a_ring = kt.alloc_shared((STAGES, steps, BLOCK_M, KS), DTYPE)
-    b_ring = kt.alloc_shared((STAGES, steps, KS, BLOCK_N), DTYPE)
+    a_ring = kt.alloc_shared((STAGES, steps, BLOCK_M, KS), DTYPE, _operand_swizzle(KS, DTYPE))
+    b_ring = kt.alloc_shared((STAGES, steps, KS, BLOCK_N), DTYPE,
+                             _operand_swizzle(BLOCK_N, DTYPE))
     for s in kt.static_range(STAGES - 1):
         _copy_slice(a_ring.index(s), b_ring.index(s), a_ptr, b_ptr, rm, rn, s * BLOCK_K,
                     M, N, K, stride_am, stride_bk, BLOCK_K, KS)

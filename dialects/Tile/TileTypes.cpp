@@ -28,23 +28,32 @@ LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
 Type SharedBufferType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape;
   Type elementType;
+  Attribute layout;
   if (parser.parseLess() ||
       parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
-      parser.parseType(elementType) || parser.parseGreater())
+      parser.parseType(elementType))
+    return {};
+  if (succeeded(parser.parseOptionalComma()) && parser.parseAttribute(layout))
+    return {};
+  if (parser.parseGreater())
     return {};
   return parser.getChecked<SharedBufferType>(parser.getContext(), shape,
-                                             elementType);
+                                             elementType, layout);
 }
 
 void SharedBufferType::print(AsmPrinter &printer) const {
   printer << "<";
   printer.printDimensionList(getShape());
-  printer << "x" << getElementType() << ">";
+  printer << "x" << getElementType();
+  if (getLayout())
+    printer << ", " << getLayout();
+  printer << ">";
 }
 
 LogicalResult
 SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
-                         ArrayRef<int64_t> shape, Type elementType) {
+                         ArrayRef<int64_t> shape, Type elementType,
+                         Attribute layout) {
   if (shape.empty())
     return emitError() << "a shared buffer needs at least one dimension";
   for (int64_t dim : shape)
@@ -54,6 +63,24 @@ SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "shared buffer elements must be integers or "
                           "floats of 8 bits or more, got "
                        << elementType;
+  if (!layout)
+    return success();
+  auto swizzled = dyn_cast<SwizzledSharedLayoutAttr>(layout);
+  if (!swizzled)
+    return emitError() << "shared buffer layouts are #tile.swizzled_shared, "
+                          "got "
+                       << layout;
+  if (shape.size() < 2)
+    return emitError() << "a swizzled shared buffer needs rows: rank 2 or "
+                          "more";
+  if (swizzled.getOrder() != ArrayRef<unsigned>{1, 0})
+    return emitError() << "swizzled shared buffers are row-major: order "
+                          "must be [1, 0]";
+  int64_t cols = shape.back();
+  if (cols % (int64_t(swizzled.getVec()) * swizzled.getMaxPhase()))
+    return emitError() << "a row of " << cols << " elements does not hold "
+                       << swizzled.getMaxPhase() << " phases of "
+                       << swizzled.getVec() << "-element groups";
   return success();
 }
 
@@ -66,7 +93,7 @@ int64_t SharedBufferType::getNumElements() const {
 
 SharedBufferType SharedBufferType::getSliceType() const {
   return SharedBufferType::get(getContext(), getShape().drop_front(),
-                               getElementType());
+                               getElementType(), getLayout());
 }
 
 Type kda::tile::getPointeeLikeType(Type ptrLike) {

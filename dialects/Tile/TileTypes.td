@@ -35,9 +35,22 @@ def Tile_SharedBufferType : TypeDef<Tile_Dialect, "SharedBuffer"> {
     `tile.alloc_shared`. It is not a value: ops read and write it, and
     `tile.smem_index` takes one slice of its leading dimension. On the host
     each program has its own buffer on its stack.
+
+    An optional `#tile.swizzled_shared` layout places each row of the last
+    two dimensions in a permuted order of `vec`-element groups (the same
+    elements, only their addresses differ, so the host ignores it):
+    `!tile.smem<3x64x32xbf16, #tile.swizzled_shared<{vec = 8, perPhase = 2,
+    maxPhase = 4, order = [1, 0]}>>`.
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
-                        "::mlir::Type":$elementType);
+                        "::mlir::Type":$elementType,
+                        OptionalParameter<"::mlir::Attribute">:$layout);
+  let builders = [
+    TypeBuilder<(ins "::llvm::ArrayRef<int64_t>":$shape,
+                     "::mlir::Type":$elementType), [{
+      return $_get($_ctxt, shape, elementType, ::mlir::Attribute());
+    }]>
+  ];
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -41,6 +41,7 @@ static const BuiltinSpec kBuiltins[] = {
      4},
     {"SliceLayout", {"dim", "parent"}, 2},
     {"MmaLayout", {"instr", "operand", "warps_per_cta"}, 3},
+    {"SwizzledSharedLayout", {"vec", "per_phase", "max_phase", "order"}, 4},
     {"load",
      {"pointer", "mask", "other", "cache_modifier", "eviction_policy",
       "volatile"},
@@ -48,7 +49,7 @@ static const BuiltinSpec kBuiltins[] = {
     {"store",
      {"pointer", "value", "mask", "cache_modifier", "eviction_policy"},
      2},
-    {"alloc_shared", {"shape", "dtype"}, 2},
+    {"alloc_shared", {"shape", "dtype", "layout"}, 2},
     {"smem.index", {"self", "index"}, 2},
     {"smem.load", {"self", "layout"}, 1},
     {"smem.store", {"self", "value"}, 2},
@@ -581,7 +582,8 @@ std::optional<DValue> Emitter::callBuiltin(
       return std::nullopt;
     return DValue::of(*v);
   }
-  if (name == "BlockedLayout" || name == "SliceLayout" || name == "MmaLayout")
+  if (name == "BlockedLayout" || name == "SliceLayout" || name == "MmaLayout" ||
+      name == "SwizzledSharedLayout")
     return layoutBuiltin(name, args, at);
   if (name == "convert_layout") {
     if (!argv(0).isRuntime() || shapeOf(argv(0)).empty())

@@ -100,6 +100,11 @@ std::optional<Value> Emitter::expandDims(Value value, int64_t axis,
 
 bool Emitter::checkLayout(Attribute layout, ArrayRef<int64_t> shape, Type elem,
                           SourceLoc at) {
+  if (kda::tile::isSharedLayout(layout)) {
+    error(at, "a shared-memory layout places a kt.alloc_shared buffer, not a "
+              "tile: give tiles a layout such as kt.BlockedLayout(...)");
+    return false;
+  }
   auto verifiable = dyn_cast<VerifiableTensorEncoding>(layout);
   if (!verifiable)
     return true;
@@ -200,6 +205,29 @@ std::optional<DValue> Emitter::layoutBuiltin(const std::string &name,
       return std::nullopt;
     v.attr = kda::tile::MmaLayoutAttr::getChecked(
         emitErr, &ctx, *instr, *operand, ArrayRef<unsigned>(*warps));
+  } else if (name == "SwizzledSharedLayout") {
+    const char *what[] = {"vec", "per_phase", "max_phase"};
+    SmallVector<unsigned> params;
+    for (size_t i = 0; i < 3; ++i) {
+      std::optional<int64_t> n =
+          requireInt(args[i]->value, args[i]->loc,
+                     "kt.SwizzledSharedLayout() " + std::string(what[i]));
+      if (!n)
+        return std::nullopt;
+      if (*n < 1 || *n > 1024)
+        return error(args[i]->loc, "kt.SwizzledSharedLayout() " +
+                                       std::string(what[i]) +
+                                       " must be between 1 and 1024, got " +
+                                       std::to_string(*n));
+      params.push_back(static_cast<unsigned>(*n));
+    }
+    std::optional<SmallVector<unsigned>> order =
+        unsignedList(*this, args[3]->value, args[3]->loc, "order");
+    if (!order)
+      return std::nullopt;
+    v.attr = kda::tile::SwizzledSharedLayoutAttr::getChecked(
+        emitErr, &ctx, params[0], params[1], params[2],
+        ArrayRef<unsigned>(*order));
   } else { // SliceLayout
     std::optional<int64_t> dim =
         requireInt(args[0]->value, args[0]->loc, "kt.SliceLayout() dim");

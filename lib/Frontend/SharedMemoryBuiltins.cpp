@@ -79,7 +79,30 @@ std::optional<DValue> Emitter::sharedMemoryBuiltin(const std::string &name,
                                   " dtype must be an integer or float "
                                   "type of 8 bits or more, got " +
                                   typeString(elem));
-    auto type = SharedBufferType::get(&ctx, *shape, elem);
+    Attribute layout;
+    if (has(2)) {
+      if (argv(2).kind != DValue::Kind::Layout ||
+          !kda::tile::isSharedLayout(argv(2).attr))
+        return error(argloc(2), fnName +
+                                    " layout must be a shared-memory layout "
+                                    "such as kt.SwizzledSharedLayout(...), "
+                                    "got " +
+                                    describe(argv(2)));
+      layout = argv(2).attr;
+    }
+    std::string message;
+    SharedBufferType type;
+    {
+      ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+        message = diag.str();
+        return success();
+      });
+      type =
+          SharedBufferType::getChecked([&] { return mlir::emitError(l); }, &ctx,
+                                       ArrayRef<int64_t>(*shape), elem, layout);
+    }
+    if (!type)
+      return error(has(2) ? argloc(2) : at, fnName + ": " + message);
     return DValue::of(
         kda::tile::AllocSharedOp::create(builder, l, type).getResult());
   }
@@ -101,6 +124,10 @@ std::optional<DValue> Emitter::sharedMemoryBuiltin(const std::string &name,
                            " needs a buffer of two or more dimensions, "
                            "got " +
                            formatShape(shape));
+    if (bufferType.getLayout() && shape.size() < 3)
+      return error(at, fnName + " cannot take a row of a swizzled buffer "
+                                "(its elements are placed by row): read the "
+                                "whole buffer with .load()");
     DValue &index = argv(1);
     bool isInt = index.isConstKind(Constant::Kind::Int) ||
                  (index.isRuntime() && shapeOf(index).empty() &&

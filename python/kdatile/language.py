@@ -197,6 +197,24 @@ class MmaLayout:  # noqa: N801 - layout classes are spelled like Gluon's
         return f"kt.MmaLayout({self.instr!r}, {self.operand!r}, {list(self.warps_per_cta)})"
 
 
+class SwizzledSharedLayout:  # noqa: N801 - Gluon spelling
+    """`kt.SwizzledSharedLayout(vec, per_phase, max_phase, order)`: the placement of a
+    `kt.alloc_shared(..., layout=)` buffer: each row of its last two dimensions is cut into
+    `vec`-element groups, and group g of row r is stored at g ^ ((r // per_phase) %
+    max_phase), so that 8x8 matrix loads and column-wise reads hit distinct banks (order must
+    be [1, 0]; see docs/frontend.md). It changes addresses only, never values."""
+
+    def __init__(self, vec, per_phase, max_phase, order):
+        self.vec = vec
+        self.per_phase = per_phase
+        self.max_phase = max_phase
+        self.order = tuple(order)
+
+    def __repr__(self) -> str:
+        return (f"kt.SwizzledSharedLayout({self.vec}, {self.per_phase}, {self.max_phase}, "
+                f"{list(self.order)})")
+
+
 def static_range(*args):
     """`for i in kt.static_range(N)`: unrolled by the compiler; a plain `range` on the host."""
     return _builtins.range(*args)

@@ -676,6 +676,38 @@ func.func @smem_ptr() {
 
 // -----
 
+func.func @smem_padded() {
+  // expected-error @below {{shared buffer layouts are #tile.swizzled_shared, got #tile.padded_shared<{interval = 32, padding = 1, order = [1, 0]}>}}
+  %0 = tile.alloc_shared : !tile.smem<4x32xf32, #tile.padded_shared<{interval = 32, padding = 1, order = [1, 0]}>>
+  return
+}
+
+// -----
+
+func.func @smem_swizzled_rank_1() {
+  // expected-error @below {{a swizzled shared buffer needs rows: rank 2 or more}}
+  %0 = tile.alloc_shared : !tile.smem<64xf32, #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [0]}>>
+  return
+}
+
+// -----
+
+func.func @smem_swizzled_order() {
+  // expected-error @below {{swizzled shared buffers are row-major: order must be [1, 0]}}
+  %0 = tile.alloc_shared : !tile.smem<64x64xf32, #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [0, 1]}>>
+  return
+}
+
+// -----
+
+func.func @smem_swizzled_short_rows() {
+  // expected-error @below {{a row of 16 elements does not hold 4 phases of 8-element groups}}
+  %0 = tile.alloc_shared : !tile.smem<64x16xbf16, #tile.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 4, order = [1, 0]}>>
+  return
+}
+
+// -----
+
 func.func @smem_dynamic() {
   // expected-error @below {{expected static shape}}
   %0 = tile.alloc_shared : !tile.smem<?x4xf32>

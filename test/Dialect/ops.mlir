@@ -252,6 +252,9 @@ func.func @tile_atomics(%p: tensor<64x!tile.ptr<i32>>, %v: tensor<64xi32>, %m: t
 // The shared buffer type: any rank, integer and float elements of 8 bits or
 // more.
 // CHECK-LABEL: func.func @smem_types
+// A swizzled buffer keeps its layout through slices of its leading dimension.
+// CHECK: %[[S:.*]] = tile.alloc_shared : !tile.smem<3x64x32xbf16, #tile.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>>
+// CHECK: tile.smem_index %[[S]][%{{.*}}] : !tile.smem<3x64x32xbf16, #tile.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>> -> !tile.smem<64x32xbf16, #tile.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>>
 // CHECK: tile.alloc_shared : !tile.smem<128xf32>
 // CHECK: tile.alloc_shared : !tile.smem<64x32xbf16>
 // CHECK: tile.alloc_shared : !tile.smem<3x16x64xi32>
@@ -260,6 +263,9 @@ func.func @tile_atomics(%p: tensor<64x!tile.ptr<i32>>, %v: tensor<64xi32>, %m: t
 // CHECK: tile.alloc_shared : !tile.smem<2x8xf16>
 // CHECK: tile.alloc_shared : !tile.smem<8xi64>
 func.func @smem_types() {
+  %c0 = arith.constant 0 : i32
+  %s = tile.alloc_shared : !tile.smem<3x64x32xbf16, #tile.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>>
+  %t = tile.smem_index %s[%c0] : !tile.smem<3x64x32xbf16, #tile.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>> -> !tile.smem<64x32xbf16, #tile.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>>
   %0 = tile.alloc_shared : !tile.smem<128xf32>
   %1 = tile.alloc_shared : !tile.smem<64x32xbf16>
   %2 = tile.alloc_shared : !tile.smem<3x16x64xi32>

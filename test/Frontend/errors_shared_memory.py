@@ -1,6 +1,8 @@
 # Errors of the shared-memory builtins (kt.alloc_shared, buffer.index/load/store,
 # kt.async_copy, kt.async_wait) and of shared buffers used as tiles, at the
 # argument's (or the call's, or the operator's) line and column.
+# RUN: not kda-compile %s --kernel swizzle_errors --target cpu --signature 'p=*f32,n=i32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=SWIZZLE
 # RUN: not kda-compile %s --kernel alloc_in_loop --target cpu --signature 'p=*f32,n=i32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=IN-LOOP
 # RUN: not kda-compile %s --kernel alloc_in_branch --target cpu --signature 'p=*f32,n=i32' \
@@ -329,3 +331,17 @@ def buffer_in_boolop(p, n):
     if buf and n > 0:
         kt.store(p, 1.0)
 # AS-BOOLOP: errors_shared_memory.py:[[@LINE-2]]:8: error: a shared buffer cannot be used as a value
+
+
+@kt.jit
+def swizzle_errors(p, n):
+    # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:46: error: kt.alloc_shared() layout must be a shared-memory layout such as kt.SwizzledSharedLayout(...), got
+    a = kt.alloc_shared((4, 32), kt.float32, kt.BlockedLayout([1], [32], [4], [0]))
+    # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:46: error: kt.alloc_shared(): a row of 16 elements does not hold 8 phases of 4-element groups
+    b = kt.alloc_shared((4, 16), kt.float32, kt.SwizzledSharedLayout(4, 1, 8, [1, 0]))
+    c = kt.alloc_shared((4, 32), kt.float32, kt.SwizzledSharedLayout(4, 1, 8, [1, 0]))
+    # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:9: error: buffer.index() cannot take a row of a swizzled buffer
+    d = c.index(0)
+    # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:39: error: a shared-memory layout places a kt.alloc_shared buffer, not a tile
+    e = kt.zeros((4, 32), kt.float32, kt.SwizzledSharedLayout(4, 1, 8, [1, 0]))
+    kt.store(p + kt.arange(0, 4)[:, None] * 32 + kt.arange(0, 32)[None, :], c.load() + e)

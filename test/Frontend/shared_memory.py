@@ -10,6 +10,8 @@
 # RUN:   -D BLOCK=32 --emit tile -o - | FileCheck %s --check-prefix=STORE
 # RUN: kda-compile %s --kernel slots --target cpu --signature 'src=*f32,dst=*i8,i=i64' \
 # RUN:   -D USE_EXTRA=1 --emit tile -o - | FileCheck %s --check-prefix=SLOTS
+# RUN: kda-compile %s --kernel swizzled --target cpu --signature 'src=*bf16,dst=*bf16' \
+# RUN:   --emit tile -o - | FileCheck %s --check-prefix=SWIZZLED
 
 import kdatile as kt
 
@@ -117,3 +119,17 @@ def slots(src, dst, i: kt.int64, USE_EXTRA: kt.constexpr):
     else:
         slot = bufs[1].index(i)
     kt.store(dst + offs, slot.load())
+
+
+# kt.alloc_shared(..., layout=kt.SwizzledSharedLayout(...)) places the buffer's rows; its
+# slices keep the layout, and the host ignores it.
+# SWIZZLED-LABEL: func.func @swizzled
+# SWIZZLED: tile.alloc_shared : !tile.smem<2x16x64xbf16, #tile.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>>
+# SWIZZLED: tile.smem_index %{{.*}} -> !tile.smem<16x64xbf16, #tile.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>>
+@kt.jit
+def swizzled(src, dst):
+    buf = kt.alloc_shared((2, 16, 64), kt.bfloat16, layout=kt.SwizzledSharedLayout(8, 1, 8, [1, 0]))
+    offs = kt.arange(0, 16)[:, None] * 64 + kt.arange(0, 64)[None, :]
+    kt.async_copy(buf.index(1), src + offs)
+    kt.async_wait(0)
+    kt.store(dst + offs, buf.index(1).load())

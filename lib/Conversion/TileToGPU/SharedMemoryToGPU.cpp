@@ -40,10 +40,15 @@ namespace {
 /// moves: registers contiguous along the last dimension, at most 128 bits,
 /// and only as many as start at a multiple of the width in every thread (so
 /// the vector is aligned).
-unsigned getSharedVectorWidth(const LinearLayout &layout, int64_t elemBytes) {
+unsigned getSharedVectorWidth(const LinearLayout &layout, int64_t elemBytes,
+                              tile::SharedBufferType buffer) {
   unsigned last = layout.getRank() - 1;
   int64_t width = std::min<int64_t>(layout.getContiguousRegisters(last),
                                     std::max<int64_t>(1, 16 / elemBytes));
+  // A swizzled row moves its groups apart: a vector stays in one group.
+  if (auto swizzle =
+          dyn_cast_or_null<tile::SwizzledSharedLayoutAttr>(buffer.getLayout()))
+    width = std::min<int64_t>(width, swizzle.getVec());
   auto startsAligned = [&](int64_t w) {
     if (layout.getShape()[last] % w)
       return false;
@@ -61,14 +66,44 @@ unsigned getSharedVectorWidth(const LinearLayout &layout, int64_t elemBytes) {
   return unsigned(width);
 }
 
-/// Where register `reg` of a tile in `layout` lives in a row-major buffer.
-Value getSharedAddress(OpBuilder &b, Location loc, Value base, Type elemType,
+/// The element at `coords` (i32 per dimension) of a shared buffer: row-major,
+/// and in a swizzled buffer the `vec`-element group g of row r (the last two
+/// dimensions) at g ^ ((r / perPhase) % maxPhase). The type verifier makes a
+/// row hold whole phases, so the XOR stays in the row.
+Value getSharedAddress(OpBuilder &b, Location loc, Value base,
+                       tile::SharedBufferType buffer, ValueRange coords) {
+  SmallVector<Value> placed(coords);
+  if (auto swizzle = dyn_cast_or_null<tile::SwizzledSharedLayoutAttr>(
+          buffer.getLayout())) {
+    // Permuting the column alone (not the linear index) keeps the steps
+    // between registers constant offsets of one address.
+    Type i32 = b.getI32Type();
+    auto constant = [&](int64_t v) {
+      return LLVM::ConstantOp::create(b, loc, i32, v);
+    };
+    Value row = coords[coords.size() - 2];
+    Value phase = LLVM::AndOp::create(
+        b, loc,
+        LLVM::LShrOp::create(b, loc, row,
+                             constant(llvm::Log2_32(swizzle.getPerPhase()))),
+        constant(swizzle.getMaxPhase() - 1));
+    placed.back() = LLVM::XOrOp::create(
+        b, loc, coords.back(),
+        LLVM::ShlOp::create(b, loc, phase,
+                            constant(llvm::Log2_32(swizzle.getVec()))));
+  }
+  Value index = emitLinearIndex(b, loc, placed, buffer.getShape());
+  return LLVM::GEPOp::create(b, loc, base.getType(), buffer.getElementType(),
+                             base, ValueRange{index});
+}
+
+/// Where register `reg` of a tile in `layout` lives in `buffer`.
+Value getSharedAddress(OpBuilder &b, Location loc, Value base,
+                       tile::SharedBufferType buffer,
                        const LinearLayout &layout, int64_t reg,
                        ValueRange laneWarp) {
-  Value index = emitLinearIndex(
-      b, loc, emitCoords(b, loc, layout, reg, laneWarp), layout.getShape());
-  return LLVM::GEPOp::create(b, loc, base.getType(), elemType, base,
-                             ValueRange{index});
+  return getSharedAddress(b, loc, base, buffer,
+                          emitCoords(b, loc, layout, reg, laneWarp));
 }
 
 struct AllocSharedLowering : OpConversionPattern<tile::AllocSharedOp> {
@@ -130,17 +165,19 @@ struct SmemLoadLowering : OpConversionPattern<tile::SmemLoadOp> {
         rewriter.replaceOp(
             op, packRegisters(rewriter, loc, resultType,
                               loadMatrices(rewriter, loc, *plan,
-                                           adaptor.getBuffer(), elem, layout)));
+                                           adaptor.getBuffer(),
+                                           op.getBuffer().getType(), layout)));
         return success();
       }
-    unsigned width = getSharedVectorWidth(layout, elemBytes);
+    tile::SharedBufferType bufferType = op.getBuffer().getType();
+    unsigned width = getSharedVectorWidth(layout, elemBytes, bufferType);
     SmallVector<Value> laneWarp = emitLaneWarpCoords(
         rewriter, loc, layout, getThreadIndex(rewriter, loc, state));
     SmallVector<Value> regs;
     for (int64_t r = 0, e = layout.getSize(HWDim::Register); r < e;
          r += width) {
-      Value address = getSharedAddress(rewriter, loc, adaptor.getBuffer(), elem,
-                                       layout, r, laneWarp);
+      Value address = getSharedAddress(rewriter, loc, adaptor.getBuffer(),
+                                       bufferType, layout, r, laneWarp);
       if (width == 1) {
         regs.push_back(
             LLVM::LoadOp::create(rewriter, loc, elem, address, elemBytes));
@@ -161,7 +198,9 @@ struct SmemLoadLowering : OpConversionPattern<tile::SmemLoadOp> {
   /// first element being its register pair's coordinate at lane 0.
   SmallVector<Value> loadMatrices(OpBuilder &b, Location loc,
                                   const MatrixLoadPlan &plan, Value buffer,
-                                  Type elem, const LinearLayout &layout) const {
+                                  tile::SharedBufferType bufferType,
+                                  const LinearLayout &layout) const {
+    Type elem = bufferType.getElementType();
     Type i32 = b.getI32Type();
     auto constant = [&](int64_t v) {
       return LLVM::ConstantOp::create(b, loc, i32, v);
@@ -200,9 +239,7 @@ struct SmemLoadLowering : OpConversionPattern<tile::SmemLoadOp> {
         coords.push_back(c);
       }
       coords[0] = LLVM::AddOp::create(b, loc, coords[0], rowInBlock);
-      Value address = LLVM::GEPOp::create(
-          b, loc, buffer.getType(), elem, buffer,
-          ValueRange{emitLinearIndex(b, loc, coords, layout.getShape())});
+      Value address = getSharedAddress(b, loc, buffer, bufferType, coords);
       for (Value pair : state.hooks->loadMatrices(
                b, loc, address, plan.matrices, plan.transposed))
         llvm::append_range(
@@ -227,7 +264,9 @@ struct SmemStoreLowering : OpConversionPattern<tile::SmemStoreOp> {
     SmallVector<Value> values =
         unpackRegisters(rewriter, loc, adaptor.getValue());
     Type elem = values[0].getType();
-    unsigned width = getSharedVectorWidth(layout, getScratchElementBytes(elem));
+    tile::SharedBufferType bufferType = op.getBuffer().getType();
+    unsigned width =
+        getSharedVectorWidth(layout, getScratchElementBytes(elem), bufferType);
     ThreadIndex thread = getThreadIndex(rewriter, loc, state);
     SmallVector<Value> laneWarp =
         emitLaneWarpCoords(rewriter, loc, layout, thread);
@@ -237,8 +276,8 @@ struct SmemStoreLowering : OpConversionPattern<tile::SmemStoreOp> {
     for (size_t r = 0; r < values.size(); r += width) {
       if (int64_t(r) & dupRegs)
         continue;
-      Value address = getSharedAddress(rewriter, loc, adaptor.getBuffer(), elem,
-                                       layout, r, laneWarp);
+      Value address = getSharedAddress(rewriter, loc, adaptor.getBuffer(),
+                                       bufferType, layout, r, laneWarp);
       emitGuardedStore(rewriter, loc, address,
                        ArrayRef<Value>(values).slice(r, width), owner);
     }
@@ -267,7 +306,9 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
         getAccessWidth(state, valueType, op.getPtr(), op.getMask());
     unsigned width =
         dim + 1 == layout.getRank()
-            ? std::min(globalWidth, getSharedVectorWidth(layout, elemBytes))
+            ? std::min(globalWidth,
+                       getSharedVectorWidth(layout, elemBytes,
+                                            op.getBuffer().getType()))
             : 1;
     int64_t bytes = width * elemBytes;
     bool async = state.hooks->hasAsyncCopies() &&
@@ -287,8 +328,9 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
       if (int64_t(r) & dupRegs)
         continue;
       Value mask = masks.empty() ? Value() : masks[r];
-      Value address = getSharedAddress(rewriter, loc, adaptor.getBuffer(), elem,
-                                       layout, r, laneWarp);
+      Value address =
+          getSharedAddress(rewriter, loc, adaptor.getBuffer(),
+                           op.getBuffer().getType(), layout, r, laneWarp);
       // A masked asynchronous group reads nothing and writes zeros.
       Value srcBytes;
       if (async) {
