@@ -142,11 +142,13 @@ LogicalResult MmaLayoutAttr::verifyEncoding(
   if (failed(verifyLayoutRank(emitError, *this, shape)))
     return failure();
   bool accumulator = getOperand() == MatrixOperand::C;
-  if (accumulator ? !elementType.isF32()
-                  : !isa<BFloat16Type, Float16Type>(elementType))
+  bool tf32 = getInstr() == MatrixInstr::MmaM16N8K8Tf32;
+  bool holdsF32 = accumulator || tf32;
+  if (holdsF32 ? !elementType.isF32()
+               : !isa<BFloat16Type, Float16Type>(elementType))
     return emitError() << "mma layout operand "
                        << stringifyMatrixOperand(getOperand()) << " holds "
-                       << (accumulator ? "f32" : "bf16 or f16")
+                       << (holdsF32 ? "f32" : "bf16 or f16")
                        << " elements, not " << elementType;
   return success();
 }

@@ -54,6 +54,10 @@ constexpr llvm::StringLiteral kClusterShapeAttrName = "kda.cluster_shape";
 /// max/min propagate NaN; on i1, max is "any" and min is "all".
 mlir::Value buildCombine(mlir::OpBuilder &b, mlir::Location loc,
                          ReduceKind kind, mlir::Value lhs, mlir::Value rhs);
+/// `x` (f32 scalars or tensors) rounded to tf32: 10 mantissa bits, to
+/// nearest, ties away from zero (as cvt.rna.tf32.f32), kept as f32.
+mlir::Value buildRoundToTF32(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value x);
 /// The value `x` for which combining by `kind` with `x` changes nothing.
 mlir::TypedAttr getCombineIdentity(mlir::OpBuilder &b, ReduceKind kind,
                                    mlir::Type type);

@@ -209,6 +209,31 @@ Value kda::tile::buildCombine(OpBuilder &b, Location loc, ReduceKind kind,
   llvm_unreachable("unknown reduction kind");
 }
 
+Value kda::tile::buildRoundToTF32(OpBuilder &b, Location loc, Value x) {
+  // Adding half of the dropped 13 bits' range to the magnitude, then
+  // clearing them, rounds to nearest with ties away from zero; infinities
+  // stay and the largest values round to infinity.
+  Type i32 = b.getI32Type();
+  Type intType = isa<ShapedType>(x.getType())
+                     ? Type(cast<ShapedType>(x.getType()).clone(i32))
+                     : i32;
+  auto constant = [&](uint32_t v) -> Value {
+    TypedAttr attr = b.getI32IntegerAttr(int32_t(v));
+    if (auto shaped = dyn_cast<ShapedType>(intType))
+      attr = DenseElementsAttr::get(shaped, attr);
+    return arith::ConstantOp::create(b, loc, attr);
+  };
+  Value bits = arith::BitcastOp::create(b, loc, intType, x);
+  Value rounded = arith::BitcastOp::create(
+      b, loc, x.getType(),
+      arith::AndIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, bits, constant(0x1000)),
+          constant(0xFFFFE000u)));
+  // A NaN with a small payload would carry into the exponent.
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  return arith::SelectOp::create(b, loc, isNaN, x, rounded);
+}
+
 TypedAttr kda::tile::getCombineIdentity(OpBuilder &b, ReduceKind kind,
                                         Type type) {
   if (auto ft = dyn_cast<FloatType>(type)) {
@@ -250,7 +275,8 @@ LogicalResult ReduceOp::verify() {
   if (isa<PointerType>(elem))
     return emitOpError("cannot reduce a tile of pointers");
   ReduceKind kind = getKind();
-  if (elem.isInteger(1) && (kind == ReduceKind::Sum || kind == ReduceKind::Prod))
+  if (elem.isInteger(1) &&
+      (kind == ReduceKind::Sum || kind == ReduceKind::Prod))
     return emitOpError("cannot ")
            << stringifyReduceKind(kind)
            << " i1 values: widen them to an integer type";
@@ -270,9 +296,10 @@ LogicalResult ReduceOp::verify() {
   return success();
 }
 
-LogicalResult ScanOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
-    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferred) {
+LogicalResult ScanOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                       ValueRange operands, DictionaryAttr,
+                                       OpaqueProperties, RegionRange,
+                                       SmallVectorImpl<Type> &inferred) {
   llvm::append_range(inferred, operands.getTypes());
   return success();
 }
@@ -283,8 +310,8 @@ LogicalResult ScanOp::verify() {
   auto first = cast<RankedTensorType>(getSrcs().front().getType());
   int64_t axis = getAxisAttr().getInt();
   if (axis < 0 || axis >= first.getRank())
-    return emitOpError("axis ") << axis << " out of range for a rank-"
-                                << first.getRank() << " tile";
+    return emitOpError("axis ")
+           << axis << " out of range for a rank-" << first.getRank() << " tile";
   for (Value src : getSrcs()) {
     auto type = cast<RankedTensorType>(src.getType());
     if (type.getShape() != first.getShape() ||
@@ -314,8 +341,9 @@ LogicalResult ScanOp::verifyRegions() {
     return emitOpError("combiner must yield ")
            << n << " scalars of the sources' element types";
   WalkResult walk = body.walk([&](Operation *op) {
-    bool tiles = llvm::any_of(op->getOperandTypes(), llvm::IsaPred<ShapedType>) ||
-                 llvm::any_of(op->getResultTypes(), llvm::IsaPred<ShapedType>);
+    bool tiles =
+        llvm::any_of(op->getOperandTypes(), llvm::IsaPred<ShapedType>) ||
+        llvm::any_of(op->getResultTypes(), llvm::IsaPred<ShapedType>);
     if (tiles || !isMemoryEffectFree(op)) {
       op->emitOpError("in a scan combiner must compute on scalars without "
                       "touching memory");
@@ -341,5 +369,8 @@ LogicalResult DotOp::verify() {
   if (a.getElementType() != b.getElementType())
     return emitOpError("a and b element types differ: ")
            << a.getElementType() << " vs " << b.getElementType();
+  if (getInputPrecision() == InputPrecision::TF32 &&
+      !a.getElementType().isF32())
+    return emitOpError("tf32 rounds fp32 operands, not ") << a.getElementType();
   return success();
 }

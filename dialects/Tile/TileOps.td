@@ -480,19 +480,35 @@ def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, HasParent<"ScanOp">]> {
   let assemblyFormat = "$values attr-dict `:` type($values)";
 }
 
+def Tile_InputPrecision : I32EnumAttr<"InputPrecision",
+    "how the products of fp32 operands are formed", [
+    I32EnumAttrCase<"IEEE", 0, "ieee">,
+    I32EnumAttrCase<"TF32", 1, "tf32">]> {
+  let cppNamespace = "::kda::tile";
+}
+
 def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let summary = "matrix product of 2-D tiles accumulated in fp32";
   let description = [{
-    `result = acc + a @ b` with `a: MxK`, `b: KxN`, `acc: MxN` fp32.
+    `result = acc + a @ b` with `a: MxK`, `b: KxN`, `acc: MxN` fp32. With
+    `inputPrecision = tf32` (fp32 operands only) each operand is first
+    rounded to tf32 (10 mantissa bits, to nearest, ties away from zero); the
+    products of tf32 values are exact in fp32.
+    ```mlir
+    %e = tile.dot %x, %y, %c precision tf32 : tensor<16x8xf32>, tensor<8x8xf32> -> tensor<16x8xf32>
+    ```
     ```mlir
     %d = tile.dot %a, %b, %c : tensor<16x32xbf16>, tensor<32x8xbf16> -> tensor<16x8xf32>
     ```
   }];
   let arguments = (ins Tile_FloatTensor:$a, Tile_FloatTensor:$b,
-                   RankedTensorOf<[F32]>:$acc);
+                   RankedTensorOf<[F32]>:$acc,
+                   DefaultValuedAttr<Tile_InputPrecision,
+                                     "::kda::tile::InputPrecision::IEEE">:$inputPrecision);
   let results = (outs RankedTensorOf<[F32]>:$result);
   let assemblyFormat = [{
-    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `->` type($result)
+    $a `,` $b `,` $acc (`precision` $inputPrecision^)? attr-dict `:` type($a) `,`
+    type($b) `->` type($result)
   }];
   let hasVerifier = 1;
 }

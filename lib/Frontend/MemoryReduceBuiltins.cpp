@@ -193,28 +193,31 @@ std::optional<DValue> Emitter::memoryReduceBuiltin(const std::string &name,
                                 "got " +
                                     describe(v));
     }
-    // Products are exact on every target (16-bit inputs are exact in fp32,
-    // fp32 inputs take fused multiply-adds) and accumulate in fp32: asking for
-    // tf32 or another result type is an error, not silently ignored.
+    // 16-bit products are exact in fp32 and fp32 ones take fused
+    // multiply-adds, unless tf32 is allowed for fp32 operands; anything else
+    // is an error, not silently ignored.
+    bool tf32 = false;
     if (has(3)) {
       if (!argv(3).isConstKind(Constant::Kind::Str))
         return error(argloc(3),
                      "kt.dot() input_precision must be a string, got " +
                          describe(argv(3)));
-      if (argv(3).constant.str != "ieee")
-        return error(argloc(3), "kt.dot() input_precision='" +
-                                    argv(3).constant.str +
-                                    "' is not supported: products are exact "
-                                    "('ieee') on every target");
+      const std::string &precision = argv(3).constant.str;
+      if (precision != "ieee" && precision != "tf32")
+        return error(argloc(3), "kt.dot() input_precision must be 'ieee' or "
+                                "'tf32', got '" +
+                                    precision + "'");
+      tf32 = precision == "tf32";
     }
     if (has(4)) {
       std::optional<Constant> allow = asConstant(argv(4));
       if (!allow)
         return error(argloc(4),
                      "kt.dot() allow_tf32 must be a compile-time bool");
-      if (isTruthy(*allow))
-        return error(argloc(4), "kt.dot() allow_tf32=True is not supported: "
-                                "products are exact ('ieee') on every target");
+      if (has(3) && isTruthy(*allow) != tf32)
+        return error(argloc(4), "kt.dot() allow_tf32 contradicts "
+                                "input_precision");
+      tf32 = isTruthy(*allow);
     }
     if (has(5))
       return error(argloc(5),
@@ -236,6 +239,10 @@ std::optional<DValue> Emitter::memoryReduceBuiltin(const std::string &name,
     std::optional<Type> elem = promote(argv(0), argv(1), at, "kt.dot()");
     if (!elem)
       return std::nullopt;
+    if (tf32 && !elem->isF32())
+      return error(has(3) ? argloc(3) : argloc(4),
+                   "kt.dot() tf32 applies to fp32 operands, got " +
+                       typeString(*elem));
     std::optional<Value> a = convert(argv(0).value, *elem, argloc(0));
     std::optional<Value> b = convert(argv(1).value, *elem, argloc(1));
     if (!a || !b)
@@ -256,7 +263,9 @@ std::optional<DValue> Emitter::memoryReduceBuiltin(const std::string &name,
     if (!acc)
       return std::nullopt;
     return DValue::of(
-        kda::tile::DotOp::create(builder, l, acc->getType(), *a, *b, *acc)
+        kda::tile::DotOp::create(builder, l, acc->getType(), *a, *b, *acc,
+                                 tf32 ? kda::tile::InputPrecision::TF32
+                                      : kda::tile::InputPrecision::IEEE)
             .getResult());
   }
   return error(at, "unknown builtin '" + name + "'");

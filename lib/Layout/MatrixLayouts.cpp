@@ -12,6 +12,8 @@
 //    i % 4, column l % 32; the 16x16 one's is row 4 * (l / 16) + i, column
 //    l % 16; an input lane holds 8 consecutive K of one row (A) or column
 //    (B), K group l / 32 (32x32x16) or l / 16 (16x16x32).
+//  - mma.m16n8k8 with .tf32 inputs: A element i at (groupID + 8 * (i % 2),
+//    t + 4 * (i / 2)), B element i at (t + 4 * i, groupID), C as above.
 //  - AMD gfx1250 (CDNA5 ISA, "Dense Matrix Layouts" of
 //    v_wmma_f32_16x16x32_{bf16,f16}, wave32): D register i of lane l is row
 //    8 * (l / 16) + i, column l % 16; element e of an A lane is row l % 16
@@ -38,6 +40,8 @@ std::array<int64_t, 3> kda::getMatrixInstructionShape(MatrixInstr instr) {
   case MatrixInstr::Mfma16x16x32:
   case MatrixInstr::Wmma16x16x32:
     return {16, 16, 32};
+  case MatrixInstr::MmaM16N8K8Tf32:
+    return {16, 8, 8};
   }
   llvm_unreachable("unknown matrix instruction");
 }
@@ -45,6 +49,7 @@ std::array<int64_t, 3> kda::getMatrixInstructionShape(MatrixInstr instr) {
 unsigned kda::getMatrixInstructionLanes(MatrixInstr instr) {
   switch (instr) {
   case MatrixInstr::MmaM16N8K16:
+  case MatrixInstr::MmaM16N8K8Tf32:
   case MatrixInstr::Wmma16x16x32:
     return 32;
   case MatrixInstr::Mfma32x32x16:
@@ -111,6 +116,26 @@ LinearLayout kda::getMatrixFragmentLayout(MatrixInstr instr,
       layout.addBasis(HWDim::Register, {1, 0});
       layout.addBasis(HWDim::Register, {8, 0});
       addNvidiaLanes(layout, /*tDim=*/0, /*groupDim=*/1);
+      break;
+    }
+    return layout;
+  case MatrixInstr::MmaM16N8K8Tf32:
+    switch (operand) {
+    case MatrixOperand::C: // as m16n8k16's
+      layout.addBasis(HWDim::Register, {0, 1});
+      layout.addBasis(HWDim::Register, {8, 0});
+      addNvidiaLanes(layout, /*tDim=*/1, /*groupDim=*/0);
+      break;
+    case MatrixOperand::A: // [M, K]: row groupID (+ 8 for i odd), col t (+ 4)
+      layout.addBasis(HWDim::Register, {8, 0});
+      layout.addBasis(HWDim::Register, {0, 4});
+      addStrided(layout, HWDim::Lane, 1, 1, 4);
+      addStrided(layout, HWDim::Lane, 0, 1, 8);
+      break;
+    case MatrixOperand::B: // [K, N]: row t (+ 4 for b1), col groupID
+      layout.addBasis(HWDim::Register, {4, 0});
+      addStrided(layout, HWDim::Lane, 0, 1, 4);
+      addStrided(layout, HWDim::Lane, 1, 1, 8);
       break;
     }
     return layout;

@@ -275,11 +275,16 @@ private:
   /// operand registers. Warps left over hold copies.
   Attribute getMatrixResultLayout(tile::DotOp dot) {
     RankedTensorType a = dot.getA().getType();
-    if (!isa<BFloat16Type, Float16Type>(a.getElementType()))
+    // 16-bit operands take the 16-bit instructions; fp32 ones a tf32
+    // instruction when the dot allows tf32, else the exact FMA path.
+    bool tf32 = dot.getInputPrecision() == tile::InputPrecision::TF32;
+    if (!isa<BFloat16Type, Float16Type>(a.getElementType()) && !tf32)
       return {};
     int64_t m = a.getDimSize(0), k = a.getDimSize(1),
             n = dot.getB().getType().getDimSize(1);
     for (tile::MatrixInstr instr : matrixInstrs) {
+      if ((instr == tile::MatrixInstr::MmaM16N8K8Tf32) != tf32)
+        continue;
       auto [im, in, ik] = getMatrixInstructionShape(instr);
       if (getMatrixInstructionLanes(instr) != waveSize || m % im || n % in ||
           k % ik)

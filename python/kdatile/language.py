@@ -184,9 +184,9 @@ class SliceLayout:  # noqa: N801 - Gluon spelling
 
 class MmaLayout:  # noqa: N801 - layout classes are spelled like Gluon's
     """`kt.MmaLayout(instr, operand, warps_per_cta)`: operand "a", "b" or "c" of a product on
-    the matrix instruction `instr` ("mma_m16n8k16" on NVIDIA GPUs, "mfma_32x32x16" or
-    "mfma_16x16x32" on gfx950, "wmma_16x16x32" on gfx1250), spread over warps_per_cta =
-    [along M, along N] warps (see docs/layouts.md)."""
+    the matrix instruction `instr` ("mma_m16n8k16" or "mma_m16n8k8_tf32" on NVIDIA GPUs,
+    "mfma_32x32x16" or "mfma_16x16x32" on gfx950, "wmma_16x16x32" on gfx1250), spread over
+    warps_per_cta = [along M, along N] warps (see docs/layouts.md)."""
 
     def __init__(self, instr, operand, warps_per_cta):
         self.instr = instr

@@ -921,3 +921,11 @@ func.func @cluster_sum_not_f32(%x: f16) -> f32 {
   %s = "tile.cluster_sum"(%x) {axis = 0 : i32, size = 2 : i32} : (f16) -> f32
   return %s : f32
 }
+
+// -----
+
+func.func @dot_tf32_bf16(%a: tensor<16x16xbf16>, %b: tensor<16x8xbf16>, %c: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  // expected-error @below {{'tile.dot' op tf32 rounds fp32 operands, not 'bf16'}}
+  %d = tile.dot %a, %b, %c precision tf32 : tensor<16x16xbf16>, tensor<16x8xbf16> -> tensor<16x8xf32>
+  return %d : tensor<16x8xf32>
+}

@@ -56,3 +56,11 @@ func.func @mma_operand_type(%x: tensor<16x16xf32, #tile.mma<{instr = mma_m16n8k1
 func.func @mma_unknown_instr(%x: tensor<16x8xf32, #tile.mma<{instr = wmma_16x16x16, operand = c, warpsPerCTA = [1, 1]}>>) {
   return
 }
+
+// -----
+
+// The tf32 instruction's operands hold f32.
+// expected-error @below {{mma layout operand a holds f32 elements, not 'bf16'}}
+func.func @mma_tf32_bf16(%x: tensor<16x8xbf16, #tile.mma<{instr = mma_m16n8k8_tf32, operand = a, warpsPerCTA = [1, 1]}>>) {
+  return
+}

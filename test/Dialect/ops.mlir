@@ -349,3 +349,14 @@ func.func @cluster_sum(%x: f32) -> f32 {
   %s = tile.cluster_sum %x {axis = 2 : i32, size = 4 : i32} : f32
   return %s : f32
 }
+
+// -----
+
+// CHECK-LABEL: func.func @dot_tf32
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} precision tf32 : tensor<16x8xf32>, tensor<8x8xf32> -> tensor<16x8xf32>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x8xf32>, tensor<8x8xf32> -> tensor<16x8xf32>
+func.func @dot_tf32(%a: tensor<16x8xf32>, %b: tensor<8x8xf32>, %c: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %d = tile.dot %a, %b, %c precision tf32 : tensor<16x8xf32>, tensor<8x8xf32> -> tensor<16x8xf32>
+  %e = tile.dot %a, %b, %d precision ieee : tensor<16x8xf32>, tensor<8x8xf32> -> tensor<16x8xf32>
+  return %e : tensor<16x8xf32>
+}

@@ -3,6 +3,8 @@
 # RUN:   --emit tile -o - | FileCheck %s
 # RUN: kda-compile %s --kernel mm --target cpu --signature 'a=*bf16,b=*bf16,o=*f32' \
 # RUN:   --emit tile -o - | FileCheck %s --check-prefix=DOT
+# RUN: kda-compile %s --kernel tf32_dot --target cpu --signature 'a=*f32,o=*f32' \
+# RUN:   --emit tile -o - | FileCheck %s --check-prefix=TF32
 # RUN: not kda-compile %s --kernel bad_dot --target cpu --signature 'a=*f32,o=*f32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=ERR
 
@@ -53,17 +55,33 @@ def mm(a, b, o):
 
 
 @kt.jit
+def tf32_dot(a, o):
+    i = kt.arange(0, 16)
+    t = kt.load(a + i[:, None] * 16 + i[None, :])
+    # TF32: tile.dot %{{.*}}, %{{.*}}, %{{.*}} precision tf32 : tensor<16x16xf32>
+    x = kt.dot(t, t, input_precision="tf32")
+    # TF32: tile.dot %{{.*}}, %{{.*}}, %{{.*}} precision tf32 : tensor<16x16xf32>
+    y = kt.dot(t, t + 1.0, allow_tf32=True)
+    # TF32: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x16xf32>
+    z = kt.dot(t, t)
+    kt.store(o + i[:, None] * 16 + i[None, :], x + y + z)
+
+
+@kt.jit
 def bad_dot(a, o):
     i = kt.arange(0, 16)
     t = kt.load(a + i[:, None] * 16 + i[None, :])
-    # ERR: reduce_dot.py:[[@LINE+1]]:38: error: kt.dot() input_precision='tf32' is not supported: products are exact ('ieee') on every target
-    x = kt.dot(t, t, input_precision="tf32")
-    # ERR: reduce_dot.py:[[@LINE+1]]:33: error: kt.dot() allow_tf32=True is not supported
-    y = kt.dot(t, t, allow_tf32=True)
+    # ERR: reduce_dot.py:[[@LINE+1]]:38: error: kt.dot() input_precision must be 'ieee' or 'tf32', got 'tf32x3'
+    x = kt.dot(t, t, input_precision="tf32x3")
+    # ERR: reduce_dot.py:[[@LINE+1]]:57: error: kt.dot() allow_tf32 contradicts input_precision
+    y = kt.dot(t, t, input_precision="ieee", allow_tf32=True)
     # ERR: reduce_dot.py:[[@LINE+1]]:44: error: kt.dot() max_num_imprecise_acc is not supported
     z = kt.dot(t, t, max_num_imprecise_acc=32)
     # ERR: reduce_dot.py:[[@LINE+1]]:32: error: kt.dot() out_dtype must be kt.float32
     w = kt.dot(t, t, out_dtype=kt.float16)
     # ERR: reduce_dot.py:[[@LINE+1]]:38: error: kt.dot() input_precision must be a string, got
     v = kt.dot(t, t, input_precision=3)
-    kt.store(o + i[:, None] * 16 + i[None, :], x + y + z + w + v)
+    h = t.to(kt.bfloat16)
+    # ERR: reduce_dot.py:[[@LINE+1]]:38: error: kt.dot() tf32 applies to fp32 operands, got bf16
+    u = kt.dot(h, h, input_precision="tf32")
+    kt.store(o + i[:, None] * 16 + i[None, :], x + y + z + w + v + u)

@@ -1,5 +1,5 @@
 // RUN: kda-opt %s --split-input-file \
-// RUN:   --tile-assign-layouts="num-warps=4 matrix-instrs=mma_m16n8k16" | FileCheck %s
+// RUN:   --tile-assign-layouts="num-warps=4 matrix-instrs=mma_m16n8k16,mma_m16n8k8_tf32" | FileCheck %s
 // RUN: kda-opt %s --split-input-file \
 // RUN:   --tile-assign-layouts="num-warps=4 wave-size=64 matrix-instrs=mfma_32x32x16,mfma_16x16x32" \
 // RUN:   | FileCheck %s --check-prefix=MFMA
@@ -58,11 +58,18 @@ func.func @one_tile(%x: bf16, %acc: f32) -> f32 {
 // fp32 operands keep the exact FMA path: the default layout.
 // CHECK-LABEL: func.func @dot_f32
 // CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #tile.blocked
+// fp32 operands with tf32 allowed take the tf32 instruction (NVIDIA), and no
+// 16-bit one; without it in the list, the FMA path.
+// CHECK: tile.dot {{.*}} precision tf32 : {{.*}} -> tensor<64x64xf32, #tile.mma<{instr = mma_m16n8k8_tf32, operand = c, warpsPerCTA = [2, 2]}>>
+// MFMA-LABEL: func.func @dot_f32
+// MFMA: tile.dot {{.*}} -> tensor<64x64xf32, #tile.blocked
+// MFMA: tile.dot {{.*}} precision tf32 : {{.*}} -> tensor<64x64xf32, #tile.blocked
 func.func @dot_f32(%x: f32) -> f32 {
   %a = tile.splat %x : tensor<64x32xf32>
   %b = tile.splat %x : tensor<32x64xf32>
   %c = tile.splat %x : tensor<64x64xf32>
-  %d = tile.dot %a, %b, %c : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
+  %d0 = tile.dot %a, %b, %c : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
+  %d = tile.dot %a, %b, %d0 precision tf32 : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
   %r = tile.reduce sum %d {axis = 1 : i32} : tensor<64x64xf32> -> tensor<64xf32>
   %s = tile.reduce sum %r {axis = 0 : i32} : tensor<64xf32> -> f32
   return %s : f32

@@ -239,6 +239,14 @@ def dsl_cases():
                           [a, b, c, np.zeros((M, N), np.float32)], {"M": M, "N": N, "K": K},
                           (1, 1, 1), nw, 1e-5, 1e-4))
 
+    # tf32 (allow_tf32=True on fp32 tiles): mma.sync m16n8k8 on operands rounded as the CPU
+    # rounds them.
+    for (M, N, K, nw) in ((16, 8, 8, 1), (64, 64, 32, 4)):
+        a, b, c, _ = matmul_inputs(r, M, N, K, "float32")
+        cases.append((f"matmul_tile_tf32_{M}x{N}x{K}_w{nw}", matmul_tile,
+                      [a, b, c, np.zeros((M, N), np.float32)],
+                      {"M": M, "N": N, "K": K, "TF32": True}, (1, 1, 1), nw, 1e-5, 1e-4))
+
     # Inclusive scans (registers, lane shuffles, warps through shared memory): prefix and
     # suffix, rows spread over warps and along lanes.
     from dsl_kernels import scans

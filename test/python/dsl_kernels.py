@@ -125,16 +125,17 @@ def transpose_add(x_ptr, out_ptr, N: kt.constexpr):
 
 @kt.jit
 def matmul_tile(a_ptr, b_ptr, c_ptr, out_ptr, M: kt.constexpr, N: kt.constexpr,
-                K: kt.constexpr):
+                K: kt.constexpr, TF32: kt.constexpr = False):
     """out = c + a @ b for row-major [M, K], [K, N] and fp32 [M, N] tiles: on GPUs with a
-    matrix instruction for a's dtype (bf16, f16) the product runs on it."""
+    matrix instruction for a's dtype (bf16, f16; fp32 when TF32 allows tf32) the product
+    runs on it."""
     rm = kt.arange(0, M)
     rn = kt.arange(0, N)
     rk = kt.arange(0, K)
     a = kt.load(a_ptr + rm[:, None] * K + rk[None, :])
     b = kt.load(b_ptr + rk[:, None] * N + rn[None, :])
     c = kt.load(c_ptr + rm[:, None] * N + rn[None, :])
-    kt.store(out_ptr + rm[:, None] * N + rn[None, :], kt.dot(a, b, c))
+    kt.store(out_ptr + rm[:, None] * N + rn[None, :], kt.dot(a, b, c, allow_tf32=TF32))
 
 
 @kt.jit

@@ -43,6 +43,14 @@ def delta_inputs(rng, H, V, K):
     return q, k, v, g, beta, state
 
 
+def round_to_tf32(x):
+    """fp32 values rounded to tf32 (10 mantissa bits, to nearest, ties away from zero),
+    as fp32; NaNs kept."""
+    bits = np.asarray(x, np.float32).view(np.uint32)
+    rounded = ((bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(np.float32)
+    return np.where(np.isnan(x), x, rounded)
+
+
 def matmul_inputs(rng, M, N, K, dtype):
     """a, b in `dtype` (bf16 as its uint16 bit patterns) and an fp32 c, with their fp64
     values."""

@@ -6,7 +6,14 @@ import pytest
 
 import dsl_kernels as dk
 from conftest import requires_lib
-from refs import matmul_inputs, recurrence_inputs, recurrences, scan_inputs, scans
+from refs import (
+    matmul_inputs,
+    recurrence_inputs,
+    recurrences,
+    round_to_tf32,
+    scan_inputs,
+    scans,
+)
 
 pytestmark = requires_lib
 
@@ -88,3 +95,27 @@ def test_recurrences(M, N, reverse):
     ref_prod, ref_h = recurrences(a, b, reverse)
     np.testing.assert_allclose(prod, ref_prod, rtol=1e-6 * N + 1e-6)
     np.testing.assert_allclose(h, ref_h, rtol=1e-5, atol=1e-5 * np.sqrt(M))
+
+
+@pytest.mark.parametrize("M,N,K", [(16, 8, 8), (64, 64, 32)])
+def test_matmul_tile_tf32(M, N, K):
+    """allow_tf32=True: the operands rounded to tf32 (ties away from zero), whose
+    products are exact in fp32; differs from the exact fp32 product."""
+    rng = np.random.default_rng(M + 2 * N + K)
+    a, b, c, _ = matmul_inputs(rng, M, N, K, "float32")
+    out = np.empty((M, N), np.float32)
+    dk.matmul_tile[(1,)](a, b, c, out, M=M, N=N, K=K, TF32=True)
+    a64, b64 = (round_to_tf32(x).astype(np.float64) for x in (a, b))
+    ref = c.astype(np.float64) + a64 @ b64
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5 * np.sqrt(K))
+    exact = c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)
+    assert np.abs(out - exact).max() > 1e-4  # the rounding is there
+
+
+def test_round_to_tf32_reference():
+    """The reference rounding: ties away from zero, carries into the exponent, NaN kept."""
+    x = np.array([1.0 + 2.0 ** -11, -(1.0 + 2.0 ** -11), 1.0 + 2.0 ** -12, np.nan,
+                  np.inf, 2.0 - 2.0 ** -23], np.float32)
+    got = round_to_tf32(x)
+    assert got[0] == 1.0 + 2.0 ** -10 and got[1] == -(1.0 + 2.0 ** -10)
+    assert got[2] == 1.0 and np.isnan(got[3]) and got[4] == np.inf and got[5] == 2.0

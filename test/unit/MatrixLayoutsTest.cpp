@@ -78,6 +78,27 @@ TEST(MatrixLayouts, NvidiaMmaM16N8K16) {
   });
 }
 
+// PTX ISA, mma.m16n8k8 with .tf32 inputs: a0..a3: row = groupID for a0 and
+// a2, groupID + 8 for a1 and a3; col = threadID_in_group for a0 and a1, + 4
+// for a2 and a3. b0, b1: row = threadID_in_group (b0), + 4 (b1); col =
+// groupID. C as m16n8k16's.
+TEST(MatrixLayouts, NvidiaMmaM16N8K8Tf32) {
+  auto mma = MatrixInstr::MmaM16N8K8Tf32;
+  EXPECT_EQ(getMatrixInstructionShape(mma), (std::array<int64_t, 3>{16, 8, 8}));
+  expectFragment(mma, MatrixOperand::A, 4, [](int64_t i, int64_t lane) {
+    int64_t group = lane >> 2, t = lane % 4;
+    return Coord{(i == 0 || i == 2) ? group : group + 8, i < 2 ? t : t + 4};
+  });
+  expectFragment(mma, MatrixOperand::B, 2, [](int64_t i, int64_t lane) {
+    int64_t group = lane >> 2, t = lane % 4;
+    return Coord{i == 0 ? t : t + 4, group};
+  });
+  expectFragment(mma, MatrixOperand::C, 4, [](int64_t i, int64_t lane) {
+    int64_t group = lane >> 2, t = lane % 4;
+    return Coord{i < 2 ? group : group + 8, t * 2 + (i & 1)};
+  });
+}
+
 // CDNA3/gfx950 ISA, dense MFMA: v_mfma_f32_32x32x16_bf16 (wave64).
 TEST(MatrixLayouts, AmdMfma32x32x16) {
   auto mfma = MatrixInstr::Mfma32x32x16;

@@ -211,16 +211,44 @@ public:
   }
   ArrayRef<kda::tile::MatrixInstr> getMatrixInstrs() const override {
     static const kda::tile::MatrixInstr instrs[] = {
-        kda::tile::MatrixInstr::MmaM16N8K16};
+        kda::tile::MatrixInstr::MmaM16N8K16,
+        kda::tile::MatrixInstr::MmaM16N8K8Tf32};
     return instrs;
   }
   /// mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}: A as 4 and B as 2
   /// pairs of 16-bit elements (bf16 pairs passed as i32, as the intrinsic
-  /// takes them), C and D as 4 f32.
+  /// takes them), C and D as 4 f32; m16n8k8.row.col.f32.tf32.tf32.f32: A as
+  /// 4 and B as 2 tf32 values (f32 already rounded) in i32.
   SmallVector<Value> matrixMultiply(OpBuilder &b, Location loc,
                                     kda::tile::MatrixInstr instr, ValueRange a,
                                     ValueRange bOperand,
                                     ValueRange c) override {
+    Type f32 = b.getF32Type();
+    Type result =
+        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+    auto results = [&](Value d) {
+      SmallVector<Value> out;
+      for (int64_t i = 0; i < 4; ++i)
+        out.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
+      return out;
+    };
+    if (instr == kda::tile::MatrixInstr::MmaM16N8K8Tf32) {
+      assert(a.size() == 4 && bOperand.size() == 2 && c.size() == 4 &&
+             "mma.sync m16n8k8 tf32");
+      auto asBits = [&](ValueRange values) {
+        SmallVector<Value> out;
+        for (Value v : values)
+          out.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), v));
+        return out;
+      };
+      return results(NVVM::MmaOp::create(
+          b, loc, result, asBits(a), asBits(bOperand), c, {16, 8, 8},
+          /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+          std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32,
+                                        NVVM::MMATypes::tf32},
+          std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                         NVVM::MMALayout::col}));
+    }
     assert(instr == kda::tile::MatrixInstr::MmaM16N8K16 && a.size() == 8 &&
            bOperand.size() == 4 && c.size() == 4 && "mma.sync m16n8k16");
     Type elem = a.front().getType();
@@ -238,9 +266,6 @@ public:
       }
       return out;
     };
-    Type f32 = b.getF32Type();
-    Type result =
-        LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
     NVVM::MMATypes type = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
     Value d = NVVM::MmaOp::create(
         b, loc, result, pairs(a), pairs(bOperand), c, {16, 8, 16},
@@ -248,10 +273,7 @@ public:
         std::array<NVVM::MMATypes, 2>{type, type},
         std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                        NVVM::MMALayout::col});
-    SmallVector<Value> out;
-    for (int64_t i = 0; i < 4; ++i)
-      out.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
-    return out;
+    return results(d);
   }
   bool hasMatrixLoads() const override { return true; }
   /// ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16.

@@ -134,9 +134,13 @@ struct DotLowering : OpConversionPattern<tile::DotOp> {
         return arith::TruncFOp::create(rewriter, loc, f32Type, v);
       return arith::ExtFOp::create(rewriter, loc, f32Type, v);
     };
+    Value a = widen(adaptor.getA()), b = widen(adaptor.getB());
+    if (op.getInputPrecision() == tile::InputPrecision::TF32) {
+      a = tile::buildRoundToTF32(rewriter, loc, a);
+      b = tile::buildRoundToTF32(rewriter, loc, b);
+    }
     auto matmul = linalg::MatmulOp::create(
-        rewriter, loc, TypeRange{op.getType()},
-        ValueRange{widen(adaptor.getA()), widen(adaptor.getB())},
+        rewriter, loc, TypeRange{op.getType()}, ValueRange{a, b},
         ValueRange{adaptor.getAcc()});
     rewriter.replaceOp(op, matmul.getResult(0));
     return success();

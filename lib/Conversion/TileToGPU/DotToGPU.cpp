@@ -35,9 +35,10 @@ struct DotLowering : OpConversionPattern<tile::DotOp> {
               GPULoweringState &state)
       : OpConversionPattern(converter, ctx), state(state) {}
 
-  /// Writes every element of a tile to scratch at base + row-major index.
+  /// Writes every element of a tile to scratch at base + row-major index,
+  /// rounded to tf32 when `tf32`.
   void spill(OpBuilder &b, Location loc, Value base, Value offset, Value packed,
-             RankedTensorType type, ThreadIndex thread) const {
+             RankedTensorType type, ThreadIndex thread, bool tf32) const {
     LinearLayout layout = getTileLayout(type);
     SmallVector<Value> laneWarp = emitLaneWarpCoords(b, loc, layout, thread);
     uint64_t dup = layout.getDuplicateMask(HWDim::Register);
@@ -46,8 +47,9 @@ struct DotLowering : OpConversionPattern<tile::DotOp> {
         continue;
       Value index = emitLinearIndex(
           b, loc, emitCoords(b, loc, layout, r, laneWarp), type.getShape());
+      Value f = toF32(b, loc, v);
       storeScratch(b, loc, base, LLVM::AddOp::create(b, loc, offset, index),
-                   toF32(b, loc, v));
+                   tf32 ? tile::buildRoundToTF32(b, loc, f) : f);
     }
   }
 
@@ -69,8 +71,9 @@ struct DotLowering : OpConversionPattern<tile::DotOp> {
     state.hooks->barrier(rewriter, loc);
     Value zero = LLVM::ConstantOp::create(rewriter, loc, i32, 0);
     Value bOffset = LLVM::ConstantOp::create(rewriter, loc, i32, m * k);
-    spill(rewriter, loc, base, zero, adaptor.getA(), aType, thread);
-    spill(rewriter, loc, base, bOffset, adaptor.getB(), bType, thread);
+    bool tf32 = op.getInputPrecision() == tile::InputPrecision::TF32;
+    spill(rewriter, loc, base, zero, adaptor.getA(), aType, thread, tf32);
+    spill(rewriter, loc, base, bOffset, adaptor.getB(), bType, thread, tf32);
     state.hooks->barrier(rewriter, loc);
 
     LinearLayout cLayout = getTileLayout(cType);
@@ -156,6 +159,12 @@ struct DotMatrixLowering : OpConversionPattern<tile::DotOp> {
     SmallVector<Value> a = unpackRegisters(rewriter, loc, adaptor.getA());
     SmallVector<Value> b = unpackRegisters(rewriter, loc, adaptor.getB());
     SmallVector<Value> acc = unpackRegisters(rewriter, loc, adaptor.getAcc());
+    // tf32 instructions read the top 19 bits of each operand: round first,
+    // once per register.
+    if (op.getInputPrecision() == tile::InputPrecision::TF32)
+      for (SmallVector<Value> *regs : {&a, &b})
+        for (Value &v : *regs)
+          v = tile::buildRoundToTF32(rewriter, loc, v);
     auto slice = [](ArrayRef<Value> regs, int64_t first, int64_t size) {
       return SmallVector<Value>(regs.slice(first, size));
     };

@@ -21,3 +21,27 @@ func.func @mma(%x: tensor<16x16xbf16, #a>, %y: tensor<16x16xbf16, #b>, %z: tenso
   return %d : tensor<16x16xf32, #c>
 }
 }
+
+// -----
+
+// tf32: fp32 operands rounded to tf32 once per register (add half of the
+// dropped bits, clear them; NaNs kept), then mma.sync m16n8k8 on their bits:
+// a [16, 8] x [8, 8] product is one instruction on 4 + 2 tf32 values.
+#a = #tile.mma<{instr = mma_m16n8k8_tf32, operand = a, warpsPerCTA = [1, 1]}>
+#b = #tile.mma<{instr = mma_m16n8k8_tf32, operand = b, warpsPerCTA = [1, 1]}>
+#c = #tile.mma<{instr = mma_m16n8k8_tf32, operand = c, warpsPerCTA = [1, 1]}>
+module attributes {tile.num_warps = 1 : i32} {
+// CHECK-LABEL: func.func @mma_tf32
+// CHECK-DAG: %[[HALF:.*]] = arith.constant 4096 : i32
+// CHECK-DAG: %[[MASK:.*]] = arith.constant -8192 : i32
+// CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK: %[[UP:.*]] = arith.addi %[[BITS]], %[[HALF]] : i32
+// CHECK: arith.andi %[[UP]], %[[MASK]] : i32
+// CHECK: arith.cmpf uno
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NOT: nvvm.mma.sync
+func.func @mma_tf32(%x: tensor<16x8xf32, #a>, %y: tensor<8x8xf32, #b>, %z: tensor<16x8xf32, #c>) -> tensor<16x8xf32, #c> {
+  %d = tile.dot %x, %y, %z precision tf32 : tensor<16x8xf32, #a>, tensor<8x8xf32, #b> -> tensor<16x8xf32, #c>
+  return %d : tensor<16x8xf32, #c>
+}
+}
