@@ -27,13 +27,16 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
       `tile.store`: the value's layout wins (pointers and mask converted);
     - `tile.smem_load`: the layout its users prefer (buffers have none);
       `tile.async_copy`: the pointers' layout (mask converted);
-    - `tile.dot`: with bf16 or f16 operands, the first of `matrix-instrs`
-      whose tile divides the product: `#tile.mma` of that instruction for
-      the result and the accumulator (the warps along M while M allows,
-      then along N), its `a` and `b` layouts for the operands; otherwise
+    - `tile.dot`: with bf16 or f16 operands (fp32 ones with `precision
+      tf32`), the first of `matrix-instrs` of that kind whose tile divides
+      the product: `#tile.mma` of that instruction for the result and the
+      accumulator (each doubling of the warps splits the side a warp covers
+      more of, rows on a tie), its `a` and `b` layouts for the operands,
+      which a `tile.smem_load` producing them takes directly; otherwise
       accumulator and result take the result's default layout;
     - `scf.for`/`scf.while`/`scf.if`: carried values take the layouts of the
-      values entering them; yields are converted where they differ.
+      values entering them (a loop-carried dot accumulator its `#tile.mma`
+      layout, its init converted); yields are converted where they differ.
 
     Layouts already present (written in the DSL) are never changed: ops are
     fitted to them by converting operands. Inserted converts carry the unit
