@@ -32,15 +32,30 @@ DTYPES = ("bf16", "f16", "f32")
 
 @kt.jit
 def batched_dot(a_ptr, b_ptr, out_ptr, M: kt.constexpr, N: kt.constexpr, K: kt.constexpr):
-    """out[t] = a[t] @ b[t] for the program's tile t of row-major [M, K] and [K, N] tiles."""
+    """out[t] = a[t] @ b[t] for the program's tile t of row-major [M, K] and [K, N] tiles,
+    staged through swizzled shared buffers (asynchronous copies), from which the product
+    reads its operands in the matrix instruction's layouts."""
     t = kt.program_id(0).to(kt.int64)
     rm = kt.arange(0, M)
     rn = kt.arange(0, N)
     rk = kt.arange(0, K)
-    a = kt.load(a_ptr + t * (M * K) + rm[:, None] * K + rk[None, :])
-    b = kt.load(b_ptr + t * (K * N) + rk[:, None] * N + rn[None, :])
-    c = kt.dot(a, b, kt.zeros((M, N), kt.float32))
+    a_buf = kt.alloc_shared((M, K), a_ptr.dtype.element_ty,
+                            _swizzle(K, a_ptr.dtype.element_ty))
+    b_buf = kt.alloc_shared((K, N), b_ptr.dtype.element_ty,
+                            _swizzle(N, b_ptr.dtype.element_ty))
+    kt.async_copy(a_buf, a_ptr + t * (M * K) + rm[:, None] * K + rk[None, :])
+    kt.async_copy(b_buf, b_ptr + t * (K * N) + rk[:, None] * N + rn[None, :])
+    kt.async_wait(0)
+    c = kt.dot(a_buf.load(), b_buf.load(), kt.zeros((M, N), kt.float32))
     kt.store(out_ptr + t * (M * N) + rm[:, None] * N + rn[None, :], c)
+
+
+@kt.jit
+def _swizzle(cols: kt.constexpr, dtype: kt.constexpr):
+    """16-byte groups XORed with the row, 8 rows on distinct banks (as kernels/matmul.py)."""
+    nbytes = dtype.primitive_bitwidth // 8
+    per_phase = max(1, 128 // (cols * nbytes))
+    return kt.SwizzledSharedLayout(16 // nbytes, per_phase, 8 // per_phase, [1, 0])
 
 
 NUMPY = {"bf16": np.uint16, "f16": np.float16, "f32": np.float32}
