@@ -18,7 +18,7 @@ import os
 import sys
 
 import numpy as np
-from gpu_timing import prepare_run_main, time_graph
+from gpu_timing import export_gpu_bundle, prepare_run_main, time_graph
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))
@@ -40,22 +40,14 @@ def batched_dot(a_ptr, b_ptr, out_ptr, M: kt.constexpr, N: kt.constexpr, K: kt.c
     rn = kt.arange(0, N)
     rk = kt.arange(0, K)
     a_buf = kt.alloc_shared((M, K), a_ptr.dtype.element_ty,
-                            _swizzle(K, a_ptr.dtype.element_ty))
+                            kt.operand_swizzle(K, a_ptr.dtype.element_ty))
     b_buf = kt.alloc_shared((K, N), b_ptr.dtype.element_ty,
-                            _swizzle(N, b_ptr.dtype.element_ty))
+                            kt.operand_swizzle(N, b_ptr.dtype.element_ty))
     kt.async_copy(a_buf, a_ptr + t * (M * K) + rm[:, None] * K + rk[None, :])
     kt.async_copy(b_buf, b_ptr + t * (K * N) + rk[:, None] * N + rn[None, :])
     kt.async_wait(0)
     c = kt.dot(a_buf.load(), b_buf.load(), kt.zeros((M, N), kt.float32))
     kt.store(out_ptr + t * (M * N) + rm[:, None] * N + rn[None, :], c)
-
-
-@kt.jit
-def _swizzle(cols: kt.constexpr, dtype: kt.constexpr):
-    """16-byte groups XORed with the row, 8 rows on distinct banks (as kernels/matmul.py)."""
-    nbytes = dtype.primitive_bitwidth // 8
-    per_phase = max(1, 128 // (cols * nbytes))
-    return kt.SwizzledSharedLayout(16 // nbytes, per_phase, 8 // per_phase, [1, 0])
 
 
 NUMPY = {"bf16": np.uint16, "f16": np.float16, "f32": np.float32}
@@ -69,11 +61,7 @@ def prepare(out_dir):
             b = np.zeros((2, K, N), NUMPY[dtype])
             launches.append((batched_dot, [a, b, np.zeros((2, M, N), np.float32)],
                              {"M": M, "N": N, "K": K, "num_warps": warps}))
-    runtime = os.path.join(ROOT, "test", "gpu", "artifacts", "libkda_gpu_runtime.so")
-    if not os.path.exists(runtime):
-        sys.exit(f"{runtime} is missing: run `python3 test/gpu/prepare.py --out "
-                 "test/gpu/artifacts` first (it builds the LLVM-free GPU runtime)")
-    exported = kt.export_bundle(out_dir, launches, runtime=runtime)
+    exported = export_gpu_bundle(kt, out_dir, launches)
     print(f"{len(set(exported))} specializations of batched_dot in {out_dir}")
 
 

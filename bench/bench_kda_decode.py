@@ -35,7 +35,13 @@ import os
 import sys
 
 import numpy as np
-from gpu_timing import copy_bandwidths, prepare_run_main, time_graph, triton_copy_time
+from gpu_timing import (
+    copy_bandwidths,
+    export_gpu_bundle,
+    prepare_run_main,
+    time_graph,
+    triton_copy_time,
+)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 for sub in ("python", "kernels", os.path.join("test", "python")):
@@ -97,11 +103,7 @@ def prepare(out_dir):
             add(H, 8, state, config=config)
         for B in BATCHES:
             add(H, B, "f32", "kv")
-    runtime = os.path.join(ROOT, "test", "gpu", "artifacts", "libkda_gpu_runtime.so")
-    if not os.path.exists(runtime):
-        sys.exit(f"{runtime} is missing: run `python3 test/gpu/prepare.py --out "
-                 "test/gpu/artifacts` first (it builds the LLVM-free GPU runtime)")
-    exported = kt.export_bundle(out_dir, launches, runtime=runtime)
+    exported = export_gpu_bundle(kt, out_dir, launches)
     print(f"{len(set(exported))} specializations of kda_decode in {out_dir}")
 
 

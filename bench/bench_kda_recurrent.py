@@ -23,7 +23,7 @@ import os
 import sys
 
 import numpy as np
-from gpu_timing import copy_bandwidth, prepare_run_main, time_graph
+from gpu_timing import copy_bandwidth, export_gpu_bundle, prepare_run_main, time_graph
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 for sub in ("python", "kernels", os.path.join("test", "python")):
@@ -110,11 +110,7 @@ def prepare(out_dir):
             ours = launch(c, np.zeros(c["v"].shape, np.uint16), config, target="sm_90a")
             launches.append((ours.kernel, ours.args,
                              dict(ours.constexprs, num_warps=ours.num_warps)))
-    runtime = os.path.join(ROOT, "test", "gpu", "artifacts", "libkda_gpu_runtime.so")
-    if not os.path.exists(runtime):
-        sys.exit(f"{runtime} is missing: run `python3 test/gpu/prepare.py --out "
-                 "test/gpu/artifacts` first (it builds the LLVM-free GPU runtime)")
-    exported = kt.export_bundle(out_dir, launches, runtime=runtime)
+    exported = export_gpu_bundle(kt, out_dir, launches)
     print(f"{len(set(exported))} specializations of kda_recurrent in {out_dir}")
 
 

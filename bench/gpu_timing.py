@@ -1,9 +1,23 @@
-"""Timing helpers shared by the GPU benchmarks (run on the GPU machine, with torch), and
-their two-step command line."""
+"""Timing helpers shared by the GPU benchmarks (run on the GPU machine, with torch), their
+two-step command line, and the bundle export of their prepare step."""
 
 import argparse
 import functools
+import os
 import statistics
+import sys
+
+_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+
+
+def export_gpu_bundle(kt, out_dir, launches):
+    """kt.export_bundle of `launches` into `out_dir` with the LLVM-free GPU runtime that
+    test/gpu/prepare.py builds; exits with a hint when it has not been built."""
+    runtime = os.path.join(_ROOT, "test", "gpu", "artifacts", "libkda_gpu_runtime.so")
+    if not os.path.exists(runtime):
+        sys.exit(f"{runtime} is missing: run `python3 test/gpu/prepare.py --out "
+                 "test/gpu/artifacts` first (it builds the LLVM-free GPU runtime)")
+    return kt.export_bundle(out_dir, launches, runtime=runtime)
 
 
 def prepare_run_main(doc, prepare, run):

@@ -18,10 +18,10 @@ import kdatile as kt
 @kt.jit
 def _token_offsets(chunk, block, h, T, H: kt.constexpr, D: kt.constexpr, C: kt.constexpr,
                    BC: kt.constexpr):
-    """Rows of sub-chunk `block` of `chunk`: their element offsets in a [T, H, D] tensor and
-    whether they are tokens of the sequence."""
+    """Rows of sub-chunk `block` of `chunk`: their token indices, their element offsets in a
+    [T, H, D] tensor and whether they are tokens of the sequence."""
     t = chunk * C + block * BC + kt.arange(0, BC)
-    return (t[:, None] * H + h) * D + kt.arange(0, D)[None, :], t < T
+    return t, (t[:, None] * H + h) * D + kt.arange(0, D)[None, :], t < T
 
 
 @kt.jit
@@ -38,7 +38,7 @@ def kda_chunk_aqk(q_ptr, k_ptr, g_ptr, gamma_ptr, a_ptr, T, scale, H: kt.constex
     # The chunk-local cumulative decay, one sub-chunk after the other.
     carry = kt.zeros((D,), kt.float32)
     for b in kt.static_range(NS):
-        offs, live = _token_offsets(chunk, b, h, T, H, D, C, BC)
+        _, offs, live = _token_offsets(chunk, b, h, T, H, D, C, BC)
         g = kt.load(g_ptr + offs, mask=live[:, None], other=0.0)
         gamma = kt.cumsum(g, 0) + carry[None, :]
         carry = carry + kt.sum(g, 0)
@@ -47,8 +47,7 @@ def kda_chunk_aqk(q_ptr, k_ptr, g_ptr, gamma_ptr, a_ptr, T, scale, H: kt.constex
         keys.index(b).store(kt.load(k_ptr + offs, mask=live[:, None], other=0.0))
 
     for bi in range(NS):
-        offs, live = _token_offsets(chunk, bi, h, T, H, D, C, BC)
-        t = chunk * C + bi * BC + rows
+        t, offs, live = _token_offsets(chunk, bi, h, T, H, D, C, BC)
         out = a_ptr + (t[:, None] * H + h) * C
         q = kt.load(q_ptr + offs, mask=live[:, None], other=0.0).to(kt.float32) * scale
         gamma_i = gammas.index(bi).load()

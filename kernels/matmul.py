@@ -12,16 +12,6 @@ import kdatile as kt
 
 
 @kt.jit
-def _operand_swizzle(cols: kt.constexpr, DTYPE: kt.constexpr):
-    """Rows of `cols` 16-bit elements in 16-byte groups, XORed with the row so that any 8
-    consecutive rows read at one group offset land on 8 distinct 16-byte bank groups: rows of
-    128 bytes or more each take a phase, shorter ones share a phase with their neighbours in
-    the same 128 bytes."""
-    per_phase = max(1, 128 // (cols * DTYPE.primitive_bitwidth // 8))
-    return kt.SwizzledSharedLayout(8, per_phase, 8 // per_phase, [1, 0])
-
-
-@kt.jit
 def _copy_slice(a_slot, b_slot, a_ptr, b_ptr, rm, rn, k0, M, N, K, stride_am, stride_bk,
                 BLOCK_K: kt.constexpr, KS: kt.constexpr):
     """Starts copying a[rm, k0:k0+BLOCK_K] and b[k0:k0+BLOCK_K, rn] into one slot of the
@@ -43,9 +33,9 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
     steps = BLOCK_K // KS
     rm = kt.program_id(0) * BLOCK_M + kt.arange(0, BLOCK_M)
     rn = kt.program_id(1) * BLOCK_N + kt.arange(0, BLOCK_N)
-    a_ring = kt.alloc_shared((STAGES, steps, BLOCK_M, KS), DTYPE, _operand_swizzle(KS, DTYPE))
+    a_ring = kt.alloc_shared((STAGES, steps, BLOCK_M, KS), DTYPE, kt.operand_swizzle(KS, DTYPE))
     b_ring = kt.alloc_shared((STAGES, steps, KS, BLOCK_N), DTYPE,
-                             _operand_swizzle(BLOCK_N, DTYPE))
+                             kt.operand_swizzle(BLOCK_N, DTYPE))
     for s in kt.static_range(STAGES - 1):
         _copy_slice(a_ring.index(s), b_ring.index(s), a_ptr, b_ptr, rm, rn, s * BLOCK_K,
                     M, N, K, stride_am, stride_bk, BLOCK_K, KS)

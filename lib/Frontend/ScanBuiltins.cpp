@@ -36,12 +36,14 @@ std::optional<DValue> Emitter::scanBuiltin(const std::string &name,
       return error(argloc(0), fnName + " needs " +
                                   (custom ? "tiles" : "a tile") +
                                   " of numbers, got " + describe(v));
-    if (!srcs.empty() && srcs.front().getType() != v.value.getType() &&
-        (shapeOf(v) != shapeOf(inputs.front()) ||
-         cast<RankedTensorType>(v.value.getType()).getEncoding() !=
-             cast<RankedTensorType>(srcs.front().getType()).getEncoding()))
-      return error(argloc(0), fnName + " needs tiles of one shape and "
-                                       "layout, got " +
+    auto type = cast<RankedTensorType>(v.value.getType());
+    auto first =
+        srcs.empty() ? type : cast<RankedTensorType>(srcs.front().getType());
+    if (type.getShape() != first.getShape() ||
+        type.getEncoding() != first.getEncoding())
+      return error(argloc(0), fnName +
+                                  " needs tiles of one shape and "
+                                  "layout, got " +
                                   describe(inputs.front()) + " and " +
                                   describe(v));
     srcs.push_back(v.value);
@@ -112,8 +114,8 @@ std::optional<DValue> Emitter::scanBuiltin(const std::string &name,
                                   std::to_string(outs.size()));
     for (auto [out, elem] : llvm::zip_equal(outs, elems)) {
       if (!shapeOf(out).empty())
-        return error(argloc(2), "combine_fn must return scalars, got " +
-                                    describe(out));
+        return error(argloc(2),
+                     "combine_fn must return scalars, got " + describe(out));
       std::optional<Value> v = coerce(out, elem, {}, argloc(2));
       if (!v)
         return std::nullopt;

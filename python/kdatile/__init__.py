@@ -95,7 +95,8 @@ __version__ = "0.1.0"
 
 bool_ = int1
 
-_STDLIB_NAMES = ("softplus", "silu", "l2norm", "rmsnorm", "l2norm_rows", "rmsnorm_rows")
+_STDLIB_NAMES = ("softplus", "silu", "l2norm", "rmsnorm", "l2norm_rows", "rmsnorm_rows",
+                 "operand_swizzle")
 
 
 def __getattr__(name):

@@ -41,3 +41,14 @@ def l2norm_rows(x, eps: kt.constexpr = 1e-6):
 def rmsnorm_rows(x, weight, eps: kt.constexpr):
     """rmsnorm of every row of a 2-D tile; `weight` is a 1-D tile over the columns."""
     return x * kt.rsqrt(kt.sum(x * x, 1) / x.shape[1] + eps)[:, None] * weight[None, :]
+
+
+@kt.jit
+def operand_swizzle(cols: kt.constexpr, dtype: kt.constexpr):
+    """A kt.SwizzledSharedLayout for row-major buffers of `cols` elements of `dtype` per row
+    read as matrix operands: 16-byte groups XORed with the row, so that any 8 consecutive
+    rows read at one group offset land on 8 distinct 16-byte bank groups (rows of 128 bytes or
+    more each take a phase; shorter ones share it with their neighbours in 128 bytes)."""
+    nbytes = dtype.primitive_bitwidth // 8
+    per_phase = max(1, 128 // (cols * nbytes))
+    return kt.SwizzledSharedLayout(16 // nbytes, per_phase, 8 // per_phase, [1, 0])

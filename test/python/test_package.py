@@ -85,6 +85,6 @@ def test_kernel_keys_differ():
 def test_stdlib_imports_as_python():
     from kdatile import stdlib
 
-    for name in ("softplus", "silu", "l2norm", "rmsnorm"):
+    for name in ("softplus", "silu", "l2norm", "rmsnorm", "operand_swizzle"):
         assert isinstance(getattr(stdlib, name), kt.JITFunction)
     assert kt.l2norm is stdlib.l2norm

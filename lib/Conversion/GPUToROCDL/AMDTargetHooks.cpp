@@ -1,5 +1,6 @@
 //===- AMDTargetHooks.cpp - AMD specifics of the GPU lowering -------------===//
 #include "AMDTargetHooks.h"
+#include "kda/Conversion/TileToGPU/TileToGPU.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -92,4 +93,12 @@ void AMDTargetHooks::markKernel(LLVM::LLVMFuncOp func, unsigned numThreads,
                 StringAttr::get(ctx, size + "," + size));
   func->setAttr("rocdl.reqd_work_group_size",
                 DenseI32ArrayAttr::get(ctx, {int32_t(numThreads), 1, 1}));
+}
+
+Value AMDTargetHooks::packMatrixOperand(OpBuilder &b, Location loc,
+                                        ValueRange elements) {
+  SmallVector<Value> elems(elements);
+  return packVector(
+      b, loc, VectorType::get({int64_t(elems.size())}, elems[0].getType()),
+      elems);
 }

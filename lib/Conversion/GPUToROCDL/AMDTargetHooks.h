@@ -22,6 +22,12 @@ public:
   llvm::StringRef getSyncScope(tile::MemoryScope scope) const override;
   void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads,
                   llvm::ArrayRef<int32_t> clusterShape) override;
+
+protected:
+  /// A matrix instruction's operand (fragment elements in register order) as
+  /// the vector the ROCDL MFMA and WMMA ops take.
+  static mlir::Value packMatrixOperand(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::ValueRange elements);
 };
 } // namespace kda
 

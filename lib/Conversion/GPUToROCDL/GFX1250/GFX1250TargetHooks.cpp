@@ -28,13 +28,9 @@ public:
                                     ValueRange c) override {
     assert(instr == kda::tile::MatrixInstr::Wmma16x16x32 && a.size() == 16 &&
            bOperand.size() == 16 && c.size() == 8 && "gfx1250 WMMA operands");
-    auto vector = [&](ValueRange values) {
-      SmallVector<Value> elems(values);
-      return kda::packVector(
-          b, loc, VectorType::get({int64_t(elems.size())}, elems[0].getType()),
-          elems);
-    };
-    Value va = vector(a), vb = vector(bOperand), vc = vector(c);
+    Value va = packMatrixOperand(b, loc, a),
+          vb = packMatrixOperand(b, loc, bOperand),
+          vc = packMatrixOperand(b, loc, c);
     Type result = vc.getType();
     Value d = a.front().getType().isBF16()
                   ? ROCDL::wmma_f32_16x16x32_bf16::create(

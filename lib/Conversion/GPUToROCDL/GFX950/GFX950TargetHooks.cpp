@@ -34,15 +34,13 @@ public:
     assert(a.size() == 8 && bOperand.size() == 8 &&
            c.size() == (wide ? 16u : 4u) && "gfx950 MFMA operands");
     Type elem = a.front().getType();
-    auto vector = [&](ValueRange values) {
-      SmallVector<Value> elems(values);
-      return kda::packVector(
-          b, loc, VectorType::get({int64_t(elems.size())}, elems[0].getType()),
-          elems);
-    };
     Value zero = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0);
-    SmallVector<Value> args = {
-        vector(a), vector(bOperand), vector(c), zero, zero, zero};
+    SmallVector<Value> args = {packMatrixOperand(b, loc, a),
+                               packMatrixOperand(b, loc, bOperand),
+                               packMatrixOperand(b, loc, c),
+                               zero,
+                               zero,
+                               zero};
     Type result = VectorType::get({int64_t(c.size())}, b.getF32Type());
     Value d;
     if (elem.isBF16())
