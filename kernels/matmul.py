@@ -3,10 +3,12 @@ stored in c's dtype. One program per BLOCK_M x BLOCK_N tile of c (grid (cdiv(M, 
 cdiv(N, BLOCK_N))); the K loop streams BLOCK_K-wide slices of a and b through a ring of
 STAGES shared-memory slots by asynchronous copies, STAGES - 1 of them in flight while the
 matrix instructions consume the oldest (cp.async on sm_90a; on the CPU and AMD targets the
-copies complete at once). Each slot holds its slice as BLOCK_K / KS steps of KS along K, read
-into registers one step per product, so a warp's operands stay small beside its
-accumulator; the slots are swizzled so that those reads (8x8 matrix loads on sm_90a) hit
-distinct banks. Rows, columns and K past the matrix are masked: zeros in, nothing out."""
+copies complete at once). Each slot holds its slice as BLOCK_K / KS steps of KS along K, one
+product per step. The slots take kt.operand_swizzle's layout: on sm_90a, when 4-warp
+warpgroups divide BLOCK_M, wgmma reads each step where it lies in shared memory; otherwise
+each step is read into registers (8x8 matrix loads on sm_90a), which the swizzle keeps free of
+bank conflicts, and smaller steps keep a warp's operands small beside its accumulator. Rows,
+columns and K past the matrix are masked: zeros in, nothing out."""
 
 import kdatile as kt
 

@@ -60,3 +60,33 @@ LogicalResult AsyncCopyOp::verify() {
       *this, buffer, cast<RankedTensorType>(getPointeeLikeType(ptrType)),
       "pointee tile");
 }
+
+LogicalResult SharedDotOp::verify() {
+  SharedBufferType a = getA().getType(), b = getB().getType();
+  auto c = cast<RankedTensorType>(getAcc().getType());
+  if (a.getShape().size() != 2 || b.getShape().size() != 2 || c.getRank() != 2)
+    return emitOpError("operands must be 2-D buffers and a 2-D accumulator");
+  int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
+  if (b.getShape()[0] != k)
+    return emitOpError("contraction sizes differ: a is ")
+           << m << "x" << k << ", b is " << b.getShape()[0] << "x" << n;
+  if (c.getDimSize(0) != m || c.getDimSize(1) != n)
+    return emitOpError("accumulator must be ") << m << "x" << n;
+  Type elem = a.getElementType();
+  if (elem != b.getElementType() || !isa<BFloat16Type, Float16Type>(elem))
+    return emitOpError("a and b must both hold bf16 or both f16, got ")
+           << elem << " and " << b.getElementType();
+  for (auto [name, buffer] : {std::pair("a", a), std::pair("b", b)})
+    if (!isa_and_nonnull<NVMMASharedLayoutAttr>(buffer.getLayout()))
+      return emitOpError() << name << " needs a #tile.nvmma_shared layout, got "
+                           << buffer;
+  if (m % 64 || k % 16 || n % 8)
+    return emitOpError("needs M a multiple of 64, K of 16 and N of 8, got ")
+           << m << "x" << k << "x" << n;
+  if (auto mma = dyn_cast_or_null<MmaLayoutAttr>(c.getEncoding());
+      c.getEncoding() && (!mma || mma.getInstr() != MatrixInstr::WgmmaM64K16))
+    return emitOpError("accumulator layout must be a wgmma_m64k16 #tile.mma, "
+                       "got ")
+           << c.getEncoding();
+  return success();
+}

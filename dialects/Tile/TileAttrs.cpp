@@ -77,7 +77,19 @@ MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       ArrayRef<unsigned> warpsPerCTA) {
   if (warpsPerCTA.size() != 2)
     return emitError() << "mma layout warpsPerCTA must be [along M, along N]";
-  return verifyPowersOfTwo(emitError, "warpsPerCTA", warpsPerCTA);
+  if (failed(verifyPowersOfTwo(emitError, "warpsPerCTA", warpsPerCTA)))
+    return failure();
+  // wgmma reads its operands from shared memory and stacks its warpgroups'
+  // 64-row blocks along M.
+  if (instr == MatrixInstr::WgmmaM64K16) {
+    if (operand != MatrixOperand::C)
+      return emitError() << "wgmma_m64k16 operands a and b stay in shared "
+                            "memory: only its accumulator c has a layout";
+    if (warpsPerCTA[0] % 4 || warpsPerCTA[1] != 1)
+      return emitError() << "wgmma_m64k16 needs warpsPerCTA = [4 * "
+                            "warpgroups, 1]";
+  }
+  return success();
 }
 
 LogicalResult
@@ -103,6 +115,19 @@ SwizzledSharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                {vec, perPhase, maxPhase})))
     return failure();
   return verifyPermutation(emitError, order);
+}
+
+LogicalResult
+NVMMASharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              unsigned swizzleBytes, unsigned elementBits) {
+  if (swizzleBytes != 32 && swizzleBytes != 64 && swizzleBytes != 128)
+    return emitError() << "nvmma_shared swizzleBytes must be 32, 64 or 128, "
+                          "got "
+                       << swizzleBytes;
+  if (elementBits != 8 && elementBits != 16 && elementBits != 32)
+    return emitError() << "nvmma_shared elementBits must be 8, 16 or 32, got "
+                       << elementBits;
+  return success();
 }
 
 LogicalResult
@@ -159,8 +184,8 @@ bool kda::tile::isDistributedLayout(Attribute attr) {
 }
 
 bool kda::tile::isSharedLayout(Attribute attr) {
-  return isa_and_nonnull<SwizzledSharedLayoutAttr, PaddedSharedLayoutAttr>(
-      attr);
+  return isa_and_nonnull<SwizzledSharedLayoutAttr, NVMMASharedLayoutAttr,
+                         PaddedSharedLayoutAttr>(attr);
 }
 
 unsigned kda::tile::getLayoutRank(Attribute layout) {
@@ -172,6 +197,8 @@ unsigned kda::tile::getLayoutRank(Attribute layout) {
     return 2;
   if (auto swizzled = dyn_cast<SwizzledSharedLayoutAttr>(layout))
     return swizzled.getOrder().size();
+  if (isa<NVMMASharedLayoutAttr>(layout))
+    return 2;
   if (auto padded = dyn_cast<PaddedSharedLayoutAttr>(layout))
     return padded.getOrder().size();
   return 0;

@@ -71,7 +71,8 @@ def Tile_MatrixInstr : I32EnumAttr<"MatrixInstr",
     I32EnumAttrCase<"Mfma32x32x16", 1, "mfma_32x32x16">,
     I32EnumAttrCase<"Mfma16x16x32", 2, "mfma_16x16x32">,
     I32EnumAttrCase<"Wmma16x16x32", 3, "wmma_16x16x32">,
-    I32EnumAttrCase<"MmaM16N8K8Tf32", 4, "mma_m16n8k8_tf32">]> {
+    I32EnumAttrCase<"MmaM16N8K8Tf32", 4, "mma_m16n8k8_tf32">,
+    I32EnumAttrCase<"WgmmaM64K16", 5, "wgmma_m64k16">]> {
   let cppNamespace = "::kda::tile";
   let genSpecializedAttr = 0;
 }
@@ -137,6 +138,35 @@ def Tile_SwizzledSharedLayoutAttr
     `maxPhase` `=` $maxPhase `,` `order` `=` `[` $order `]` `}` `>`
   }];
   let genVerifyDecl = 1;
+}
+
+def Tile_NVMMASharedLayoutAttr
+    : Tile_Attr<"NVMMASharedLayout", "nvmma_shared"> {
+  let summary = "shared-memory layout of NVIDIA matrix-unit operands";
+  let description = [{
+    The layout the NVIDIA matrix unit (wgmma shared-memory descriptors) and
+    its swizzled copies read: the last two dimensions [R, C] are stored as
+    C / W column blocks of R rows of `swizzleBytes` (W = swizzleBytes * 8 /
+    elementBits elements), each block row-major, and inside every 1024 bytes
+    the 16-byte group g of byte offset o moves to g ^ ((o / 128) %
+    (swizzleBytes / 16)): the hardware's 32-, 64- and 128-byte swizzles.
+    Rows must come in multiples of 8 so that each swizzle period is whole.
+    ```mlir
+    #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$swizzleBytes, "unsigned":$elementBits);
+  let assemblyFormat = [{
+    `<` `{` `swizzleBytes` `=` $swizzleBytes `,` `elementBits` `=`
+    $elementBits `}` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Elements in one row of a column block.
+    int64_t getBlockColumns() const {
+      return int64_t(getSwizzleBytes()) * 8 / getElementBits();
+    }
+  }];
 }
 
 def Tile_PaddedSharedLayoutAttr

@@ -32,7 +32,7 @@ mlir::Type getPointeeLikeType(mlir::Type ptrLike);
 mlir::Type getI1LikeType(mlir::Type type);
 /// Whether `attr` says which thread holds which element (blocked, slice).
 bool isDistributedLayout(mlir::Attribute attr);
-/// Whether `attr` is a shared-memory layout (swizzled, padded).
+/// Whether `attr` is a shared-memory layout (swizzled, nvmma, padded).
 bool isSharedLayout(mlir::Attribute attr);
 /// The rank of the tiles a distributed layout applies to.
 unsigned getLayoutRank(mlir::Attribute layout);

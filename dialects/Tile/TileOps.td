@@ -513,4 +513,29 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_SharedDotOp : Tile_Op<"shared_dot", [MemoryEffects<[MemRead]>,
+    AllTypesMatch<["acc", "result"]>]> {
+  let summary = "matrix product whose operands the matrix unit reads from shared memory";
+  let description = [{
+    `result = acc + a @ b` like `tile.dot`, with `a: MxK` and `b: KxN` read
+    where they lie in shared memory (NVIDIA wgmma shared-memory descriptors)
+    instead of from registers: both are 16-bit float buffers with a
+    `#tile.nvmma_shared` layout, `a` K-contiguous and `b` N-contiguous. M is
+    a multiple of 64 (a warpgroup's rows), K of 16. `tile-shared-dots` makes
+    it from a `tile.dot` of two `tile.smem_load`s; the accumulator's layout
+    is `#tile.mma<{instr = wgmma_m64k16, ...}>`.
+    ```mlir
+    %d = tile.shared_dot %a, %b, %c : !tile.smem<64x64xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>, !tile.smem<64x128xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>> -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_SharedBufferType:$a, Tile_SharedBufferType:$b,
+                   RankedTensorOf<[F32]>:$acc);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` qualified(type($a)) `,` qualified(type($b))
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // KDA_TILE_OPS

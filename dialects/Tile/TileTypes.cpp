@@ -65,14 +65,30 @@ SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
                        << elementType;
   if (!layout)
     return success();
-  auto swizzled = dyn_cast<SwizzledSharedLayoutAttr>(layout);
-  if (!swizzled)
-    return emitError() << "shared buffer layouts are #tile.swizzled_shared, "
-                          "got "
-                       << layout;
   if (shape.size() < 2)
     return emitError() << "a swizzled shared buffer needs rows: rank 2 or "
                           "more";
+  if (auto nvmma = dyn_cast<NVMMASharedLayoutAttr>(layout)) {
+    if (elementType.getIntOrFloatBitWidth() != nvmma.getElementBits())
+      return emitError() << "an nvmma_shared layout of "
+                         << nvmma.getElementBits()
+                         << "-bit elements cannot hold " << elementType;
+    if (shape.back() % nvmma.getBlockColumns())
+      return emitError() << "a row of " << shape.back()
+                         << " elements is not whole " << nvmma.getSwizzleBytes()
+                         << "-byte swizzle rows of " << nvmma.getBlockColumns()
+                         << " elements";
+    if (shape[shape.size() - 2] % 8)
+      return emitError() << "an nvmma_shared buffer needs a multiple of 8 "
+                            "rows, got "
+                         << shape[shape.size() - 2];
+    return success();
+  }
+  auto swizzled = dyn_cast<SwizzledSharedLayoutAttr>(layout);
+  if (!swizzled)
+    return emitError() << "shared buffer layouts are #tile.swizzled_shared "
+                          "or #tile.nvmma_shared, got "
+                       << layout;
   if (swizzled.getOrder() != ArrayRef<unsigned>{1, 0})
     return emitError() << "swizzled shared buffers are row-major: order "
                           "must be [1, 0]";

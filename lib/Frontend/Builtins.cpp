@@ -42,6 +42,7 @@ static const BuiltinSpec kBuiltins[] = {
     {"SliceLayout", {"dim", "parent"}, 2},
     {"MmaLayout", {"instr", "operand", "warps_per_cta"}, 3},
     {"SwizzledSharedLayout", {"vec", "per_phase", "max_phase", "order"}, 4},
+    {"NVMMASharedLayout", {"swizzle_byte_width", "element_bitwidth"}, 2},
     {"load",
      {"pointer", "mask", "other", "cache_modifier", "eviction_policy",
       "volatile"},
@@ -583,7 +584,7 @@ std::optional<DValue> Emitter::callBuiltin(
     return DValue::of(*v);
   }
   if (name == "BlockedLayout" || name == "SliceLayout" || name == "MmaLayout" ||
-      name == "SwizzledSharedLayout")
+      name == "SwizzledSharedLayout" || name == "NVMMASharedLayout")
     return layoutBuiltin(name, args, at);
   if (name == "convert_layout") {
     if (!argv(0).isRuntime() || shapeOf(argv(0)).empty())

@@ -190,8 +190,9 @@ std::optional<DValue> Emitter::layoutBuiltin(const std::string &name,
         kda::tile::symbolizeMatrixInstr(*instrName);
     if (!instr)
       return error(args[0]->loc, "kt.MmaLayout() instr must be 'mma_m16n8k16', "
-                                 "'mma_m16n8k8_tf32', 'mfma_32x32x16', "
-                                 "'mfma_16x16x32' or 'wmma_16x16x32', got '" +
+                                 "'mma_m16n8k8_tf32', 'wgmma_m64k16', "
+                                 "'mfma_32x32x16', 'mfma_16x16x32' or "
+                                 "'wmma_16x16x32', got '" +
                                      *instrName + "'");
     std::optional<kda::tile::MatrixOperand> operand =
         kda::tile::symbolizeMatrixOperand(*operandName);
@@ -228,6 +229,24 @@ std::optional<DValue> Emitter::layoutBuiltin(const std::string &name,
     v.attr = kda::tile::SwizzledSharedLayoutAttr::getChecked(
         emitErr, &ctx, params[0], params[1], params[2],
         ArrayRef<unsigned>(*order));
+  } else if (name == "NVMMASharedLayout") {
+    const char *what[] = {"swizzle_byte_width", "element_bitwidth"};
+    SmallVector<unsigned> params;
+    for (size_t i = 0; i < 2; ++i) {
+      std::optional<int64_t> n =
+          requireInt(args[i]->value, args[i]->loc,
+                     "kt.NVMMASharedLayout() " + std::string(what[i]));
+      if (!n)
+        return std::nullopt;
+      if (*n < 1 || *n > 1024)
+        return error(args[i]->loc, "kt.NVMMASharedLayout() " +
+                                       std::string(what[i]) +
+                                       " must be between 1 and 1024, got " +
+                                       std::to_string(*n));
+      params.push_back(static_cast<unsigned>(*n));
+    }
+    v.attr = kda::tile::NVMMASharedLayoutAttr::getChecked(emitErr, &ctx,
+                                                          params[0], params[1]);
   } else { // SliceLayout
     std::optional<int64_t> dim =
         requireInt(args[0]->value, args[0]->loc, "kt.SliceLayout() dim");

@@ -14,6 +14,9 @@
 //    (B), K group l / 32 (32x32x16) or l / 16 (16x16x32).
 //  - mma.m16n8k8 with .tf32 inputs: A element i at (groupID + 8 * (i % 2),
 //    t + 4 * (i / 2)), B element i at (t + 4 * i, groupID), C as above.
+//  - wgmma .m64nNk16's accumulator: warp w of the warpgroup holds rows 16w
+//    to 16w + 15 as m16n8's C, repeated along N (the register order of
+//    "Register Fragments": element i at column 8 * (i / 4) + 2t + i % 2).
 //  - AMD gfx1250 (CDNA5 ISA, "Dense Matrix Layouts" of
 //    v_wmma_f32_16x16x32_{bf16,f16}, wave32): D register i of lane l is row
 //    8 * (l / 16) + i, column l % 16; element e of an A lane is row l % 16
@@ -42,6 +45,8 @@ std::array<int64_t, 3> kda::getMatrixInstructionShape(MatrixInstr instr) {
     return {16, 16, 32};
   case MatrixInstr::MmaM16N8K8Tf32:
     return {16, 8, 8};
+  case MatrixInstr::WgmmaM64K16:
+    return {64, 8, 16};
   }
   llvm_unreachable("unknown matrix instruction");
 }
@@ -51,6 +56,7 @@ unsigned kda::getMatrixInstructionLanes(MatrixInstr instr) {
   case MatrixInstr::MmaM16N8K16:
   case MatrixInstr::MmaM16N8K8Tf32:
   case MatrixInstr::Wmma16x16x32:
+  case MatrixInstr::WgmmaM64K16: // each warp of the warpgroup
     return 32;
   case MatrixInstr::Mfma32x32x16:
   case MatrixInstr::Mfma16x16x32:
@@ -95,6 +101,12 @@ void addNvidiaLanes(LinearLayout &layout, unsigned tDim, unsigned groupDim) {
 
 LinearLayout kda::getMatrixFragmentLayout(MatrixInstr instr,
                                           MatrixOperand operand) {
+  if (instr == MatrixInstr::WgmmaM64K16) {
+    // One warp's 16 rows of the accumulator, 8 columns: m16n8k16's.
+    assert(operand == MatrixOperand::C &&
+           "wgmma operands are in shared memory");
+    return getMatrixFragmentLayout(MatrixInstr::MmaM16N8K16, operand);
+  }
   std::array<int64_t, 3> mnk = getMatrixInstructionShape(instr);
   std::array<unsigned, 2> dims = operandDims(operand);
   LinearLayout layout({mnk[dims[0]], mnk[dims[1]]});
@@ -202,7 +214,6 @@ LinearLayout kda::makeMatrixLayout(MatrixInstr instr, MatrixOperand operand,
                                    llvm::ArrayRef<int64_t> shape,
                                    std::array<unsigned, 2> warps) {
   assert(shape.size() == 2 && "matrix operands are 2-d");
-  std::array<int64_t, 3> mnk = getMatrixInstructionShape(instr);
   std::array<unsigned, 2> dims = operandDims(operand);
   LinearLayout fragment = getMatrixFragmentLayout(instr, operand);
   LinearLayout layout(shape);
@@ -211,7 +222,7 @@ LinearLayout kda::makeMatrixLayout(MatrixInstr instr, MatrixOperand operand,
       layout.addBasis(hw, fragment.getBasis(hw, bit));
   // Warps along M, then along N; an operand without that dimension (B has
   // no M, A no N) is replicated across those warps.
-  int64_t covered[2] = {mnk[dims[0]], mnk[dims[1]]};
+  int64_t covered[2] = {fragment.getShape()[0], fragment.getShape()[1]};
   for (unsigned w = 0; w < 2; ++w) {
     unsigned mnDim = w; // 0: M, 1: N
     int64_t count = warps[w];

@@ -15,6 +15,7 @@
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -108,6 +109,10 @@ void kda::buildGPULoweringPipeline(OpPassManager &pm,
   if (std::unique_ptr<TargetHooks> hooks = createTargetHooks(options.target))
     for (tile::MatrixInstr instr : hooks->getMatrixInstrs())
       layouts.matrixInstrs.push_back(tile::stringifyMatrixInstr(instr).str());
+  TileSharedDotsOptions sharedDots;
+  sharedDots.numWarps = layouts.numWarps;
+  sharedDots.matrixInstrs = layouts.matrixInstrs;
+  pm.addPass(createTileSharedDots(sharedDots));
   pm.addPass(createTileAssignLayouts(layouts));
   pm.addPass(createTileRemoveLayoutConversions());
   pm.addPass(createCanonicalizerPass());
@@ -115,6 +120,8 @@ void kda::buildGPULoweringPipeline(OpPassManager &pm,
   ConvertTileToGPUOptions toGPU;
   toGPU.target = options.target;
   pm.addPass(createConvertTileToGPU(toGPU));
+  // NVVM ops without intrinsics (wgmma.mma_async) become inline PTX.
+  pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createSCFToControlFlowPass());

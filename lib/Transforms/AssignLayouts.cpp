@@ -283,7 +283,9 @@ private:
     int64_t m = a.getDimSize(0), k = a.getDimSize(1),
             n = dot.getB().getType().getDimSize(1);
     for (tile::MatrixInstr instr : matrixInstrs) {
-      if ((instr == tile::MatrixInstr::MmaM16N8K8Tf32) != tf32)
+      // wgmma's operands are in shared memory (tile.shared_dot).
+      if ((instr == tile::MatrixInstr::MmaM16N8K8Tf32) != tf32 ||
+          instr == tile::MatrixInstr::WgmmaM64K16)
         continue;
       auto [im, in, ik] = getMatrixInstructionShape(instr);
       if (getMatrixInstructionLanes(instr) != waveSize || m % im || n % in ||
@@ -305,6 +307,12 @@ private:
     }
     return {};
   }
+  /// The accumulator layout of a tile.shared_dot: the program's warpgroups
+  /// stacked along M (tile-shared-dots checked that they divide it).
+  Attribute getSharedDotLayout() {
+    return tile::MmaLayoutAttr::get(ctx, tile::MatrixInstr::WgmmaM64K16,
+                                    tile::MatrixOperand::C, {numWarps, 1});
+  }
   bool hadError = false;
   /// Conversions inserted so far, by (value, layout).
   DenseMap<std::pair<Value, Attribute>, Operation *> converts;
@@ -323,6 +331,8 @@ LogicalResult LayoutAssigner::run(FunctionOpInterface func) {
   preferences = std::make_unique<LayoutPreferences>(
       func, [&](RankedTensorType type) { return getDefault(type); },
       [&](Operation *dot) {
+        if (isa<tile::SharedDotOp>(dot))
+          return getSharedDotLayout();
         return getMatrixResultLayout(cast<tile::DotOp>(dot));
       });
   for (Region &region : func->getRegions())
@@ -465,6 +475,10 @@ void LayoutAssigner::visitOp(Operation *op) {
           convertOperand(d.getBMutable(),
                          result.withOperand(tile::MatrixOperand::B));
         }
+      })
+      .Case([&](tile::SharedDotOp d) {
+        convertOperand(d.getAccMutable(),
+                       assign(d.getResult(), getSharedDotLayout()));
       })
       .Case([&](tile::ConvertLayoutOp c) {
         assign(c.getResult(), operandLayout(op, c.getSrc()));

@@ -82,6 +82,9 @@ LayoutPreferences::LayoutPreferences(FunctionOpInterface func,
           if (operand.getDefiningOp<tile::SmemLoadOp>())
             wanted.try_emplace(operand, c.withOperand(which));
       }
+    } else if (auto dot = dyn_cast<tile::SharedDotOp>(op)) {
+      tie({dot.getAcc(), dot.getResult()});
+      wanted.try_emplace(dot.getResult(), getDotLayout(dot));
     } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
       loops.push_back(loop);
     } else if (auto bcast = dyn_cast<tile::BroadcastOp>(op)) {

@@ -38,6 +38,7 @@ from .jit import JITFunction, jit
 from .language import (
     BlockedLayout,
     MmaLayout,
+    NVMMASharedLayout,
     SliceLayout,
     SwizzledSharedLayout,
     abs,
@@ -121,7 +122,7 @@ __all__ = [
     "dot", "dtype", "exp", "exp2", "expand_dims", "export_bundle", "float16", "float32",
     "float64", "full", "int1", "int16", "int32", "int64", "int8", "jit", "JITFunction",
     "language", "load", "load_compiled", "log", "log2", "max", "maximum", "min", "minimum",
-    "MmaLayout",
+    "MmaLayout", "NVMMASharedLayout",
     "num_programs", "pointer", "pointer_type", "program_id", "reset_cache_stats", "reshape",
     "rsqrt", "sigmoid", "SliceLayout", "Specialization", "sqrt", "static_assert",
     "SwizzledSharedLayout",

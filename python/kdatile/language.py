@@ -184,7 +184,8 @@ class SliceLayout:  # noqa: N801 - Gluon spelling
 
 class MmaLayout:  # noqa: N801 - layout classes are spelled like Gluon's
     """`kt.MmaLayout(instr, operand, warps_per_cta)`: operand "a", "b" or "c" of a product on
-    the matrix instruction `instr` ("mma_m16n8k16" or "mma_m16n8k8_tf32" on NVIDIA GPUs,
+    the matrix instruction `instr` ("mma_m16n8k16", "mma_m16n8k8_tf32" or, for "c" only,
+    "wgmma_m64k16" with warps_per_cta = [4 * warpgroups, 1] on NVIDIA GPUs,
     "mfma_32x32x16" or "mfma_16x16x32" on gfx950, "wmma_16x16x32" on gfx1250), spread over
     warps_per_cta = [along M, along N] warps (see docs/layouts.md)."""
 
@@ -213,6 +214,22 @@ class SwizzledSharedLayout:  # noqa: N801 - Gluon spelling
     def __repr__(self) -> str:
         return (f"kt.SwizzledSharedLayout({self.vec}, {self.per_phase}, {self.max_phase}, "
                 f"{list(self.order)})")
+
+
+class NVMMASharedLayout:  # noqa: N801 - Gluon spelling
+    """`kt.NVMMASharedLayout(swizzle_byte_width, element_bitwidth)`: the placement NVIDIA's
+    matrix unit reads operands from (wgmma on sm_90a): the last two dimensions [R, C] of a
+    `kt.alloc_shared(..., layout=)` buffer are stored as column blocks of
+    swizzle_byte_width bytes per row (32, 64 or 128), their 16-byte groups swizzled as the
+    hardware does; R must be a multiple of 8 and C of the block width. Every target reads
+    and writes such a buffer; it changes addresses only, never values."""
+
+    def __init__(self, swizzle_byte_width, element_bitwidth):
+        self.swizzle_byte_width = swizzle_byte_width
+        self.element_bitwidth = element_bitwidth
+
+    def __repr__(self) -> str:
+        return f"kt.NVMMASharedLayout({self.swizzle_byte_width}, {self.element_bitwidth})"
 
 
 def static_range(*args):

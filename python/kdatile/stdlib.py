@@ -45,10 +45,16 @@ def rmsnorm_rows(x, weight, eps: kt.constexpr):
 
 @kt.jit
 def operand_swizzle(cols: kt.constexpr, dtype: kt.constexpr):
-    """A kt.SwizzledSharedLayout for row-major buffers of `cols` elements of `dtype` per row
-    read as matrix operands: 16-byte groups XORed with the row, so that any 8 consecutive
-    rows read at one group offset land on 8 distinct 16-byte bank groups (rows of 128 bytes or
-    more each take a phase; shorter ones share it with their neighbours in 128 bytes)."""
+    """The shared-memory layout of buffers of `cols` elements of `dtype` per row read as
+    matrix operands. Rows of whole 32-byte groups take kt.NVMMASharedLayout at the widest
+    swizzle (32, 64 or 128 bytes) that divides them: the matrix unit of sm_90a (wgmma) reads
+    it in place, and any 8 consecutive rows read at one 16-byte offset (8x8 matrix loads)
+    land on 8 distinct bank groups; such a buffer needs a multiple of 8 rows. Other rows take
+    a kt.SwizzledSharedLayout of 16-byte groups XORed with the row."""
     nbytes = dtype.primitive_bitwidth // 8
-    per_phase = max(1, 128 // (cols * nbytes))
+    row_bytes = cols * nbytes
+    if row_bytes % 32 == 0:
+        swizzle = 128 if row_bytes % 128 == 0 else (64 if row_bytes % 64 == 0 else 32)
+        return kt.NVMMASharedLayout(swizzle, dtype.primitive_bitwidth)
+    per_phase = max(1, 128 // row_bytes)
     return kt.SwizzledSharedLayout(16 // nbytes, per_phase, 8 // per_phase, [1, 0])

@@ -677,7 +677,7 @@ func.func @smem_ptr() {
 // -----
 
 func.func @smem_padded() {
-  // expected-error @below {{shared buffer layouts are #tile.swizzled_shared, got #tile.padded_shared<{interval = 32, padding = 1, order = [1, 0]}>}}
+  // expected-error @below {{shared buffer layouts are #tile.swizzled_shared or #tile.nvmma_shared, got #tile.padded_shared<{interval = 32, padding = 1, order = [1, 0]}>}}
   %0 = tile.alloc_shared : !tile.smem<4x32xf32, #tile.padded_shared<{interval = 32, padding = 1, order = [1, 0]}>>
   return
 }
@@ -928,4 +928,102 @@ func.func @dot_tf32_bf16(%a: tensor<16x16xbf16>, %b: tensor<16x8xbf16>, %c: tens
   // expected-error @below {{'tile.dot' op tf32 rounds fp32 operands, not 'bf16'}}
   %d = tile.dot %a, %b, %c precision tf32 : tensor<16x16xbf16>, tensor<16x8xbf16> -> tensor<16x8xf32>
   return %d : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @smem_nvmma_element_bits() {
+  // expected-error @below {{an nvmma_shared layout of 16-bit elements cannot hold 'f32'}}
+  %0 = tile.alloc_shared : !tile.smem<64x64xf32, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>
+  return
+}
+
+// -----
+
+func.func @smem_nvmma_partial_row() {
+  // expected-error @below {{a row of 32 elements is not whole 128-byte swizzle rows of 64 elements}}
+  %0 = tile.alloc_shared : !tile.smem<64x32xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>
+  return
+}
+
+// -----
+
+func.func @smem_nvmma_rows() {
+  // expected-error @below {{an nvmma_shared buffer needs a multiple of 8 rows, got 12}}
+  %0 = tile.alloc_shared : !tile.smem<12x64xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>
+  return
+}
+
+// -----
+
+func.func @smem_nvmma_rank_1() {
+  // expected-error @below {{a swizzled shared buffer needs rows: rank 2 or more}}
+  %0 = tile.alloc_shared : !tile.smem<64xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>
+  return
+}
+
+// -----
+
+#nv = #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>
+func.func @shared_dot_contraction(%c: tensor<64x64xf32>) {
+  %a = tile.alloc_shared : !tile.smem<64x64xbf16, #nv>
+  %b = tile.alloc_shared : !tile.smem<128x64xbf16, #nv>
+  // expected-error @below {{contraction sizes differ: a is 64x64, b is 128x64}}
+  %d = tile.shared_dot %a, %b, %c : !tile.smem<64x64xbf16, #nv>, !tile.smem<128x64xbf16, #nv> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+#nv = #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>
+func.func @shared_dot_acc_shape(%c: tensor<64x128xf32>) {
+  %a = tile.alloc_shared : !tile.smem<64x64xbf16, #nv>
+  %b = tile.alloc_shared : !tile.smem<64x64xbf16, #nv>
+  // expected-error @below {{accumulator must be 64x64}}
+  %d = tile.shared_dot %a, %b, %c : !tile.smem<64x64xbf16, #nv>, !tile.smem<64x64xbf16, #nv> -> tensor<64x128xf32>
+  return
+}
+
+// -----
+
+func.func @shared_dot_dtype(%c: tensor<64x64xf32>) {
+  %a = tile.alloc_shared : !tile.smem<64x64xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>
+  %b = tile.alloc_shared : !tile.smem<64x64xf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>
+  // expected-error @below {{a and b must both hold bf16 or both f16, got 'bf16' and 'f16'}}
+  %d = tile.shared_dot %a, %b, %c : !tile.smem<64x64xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>, !tile.smem<64x64xf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+#nv = #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>
+func.func @shared_dot_plain_buffer(%c: tensor<64x64xf32>) {
+  %a = tile.alloc_shared : !tile.smem<64x64xbf16>
+  %b = tile.alloc_shared : !tile.smem<64x64xbf16, #nv>
+  // expected-error @below {{a needs a #tile.nvmma_shared layout, got '!tile.smem<64x64xbf16>'}}
+  %d = tile.shared_dot %a, %b, %c : !tile.smem<64x64xbf16>, !tile.smem<64x64xbf16, #nv> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+#nv = #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>
+func.func @shared_dot_rows(%c: tensor<32x64xf32>) {
+  %a = tile.alloc_shared : !tile.smem<32x64xbf16, #nv>
+  %b = tile.alloc_shared : !tile.smem<64x64xbf16, #nv>
+  // expected-error @below {{needs M a multiple of 64, K of 16 and N of 8, got 32x64x64}}
+  %d = tile.shared_dot %a, %b, %c : !tile.smem<32x64xbf16, #nv>, !tile.smem<64x64xbf16, #nv> -> tensor<32x64xf32>
+  return
+}
+
+// -----
+
+#nv = #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>
+#mma = #tile.mma<{instr = mma_m16n8k16, operand = c, warpsPerCTA = [4, 1]}>
+func.func @shared_dot_acc_layout(%c: tensor<64x64xf32, #mma>) {
+  %a = tile.alloc_shared : !tile.smem<64x64xbf16, #nv>
+  %b = tile.alloc_shared : !tile.smem<64x64xbf16, #nv>
+  // expected-error @below {{accumulator layout must be a wgmma_m64k16 #tile.mma, got #tile.mma<{instr = mma_m16n8k16, operand = c, warpsPerCTA = [4, 1]}>}}
+  %d = tile.shared_dot %a, %b, %c : !tile.smem<64x64xbf16, #nv>, !tile.smem<64x64xbf16, #nv> -> tensor<64x64xf32, #mma>
+  return
 }

@@ -64,3 +64,31 @@ func.func @mma_unknown_instr(%x: tensor<16x8xf32, #tile.mma<{instr = wmma_16x16x
 func.func @mma_tf32_bf16(%x: tensor<16x8xbf16, #tile.mma<{instr = mma_m16n8k8_tf32, operand = a, warpsPerCTA = [1, 1]}>>) {
   return
 }
+
+// -----
+
+// expected-error @below {{wgmma_m64k16 operands a and b stay in shared memory: only its accumulator c has a layout}}
+func.func @wgmma_operand(%x: tensor<64x16xbf16, #tile.mma<{instr = wgmma_m64k16, operand = a, warpsPerCTA = [4, 1]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @below {{wgmma_m64k16 needs warpsPerCTA = [4 * warpgroups, 1]}}
+func.func @wgmma_warps(%x: tensor<64x64xf32, #tile.mma<{instr = wgmma_m64k16, operand = c, warpsPerCTA = [2, 2]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @below {{nvmma_shared swizzleBytes must be 32, 64 or 128, got 16}}
+func.func @nvmma_swizzle(%x: !tile.smem<64x64xbf16, #tile.nvmma_shared<{swizzleBytes = 16, elementBits = 16}>>) {
+  return
+}
+
+// -----
+
+// expected-error @below {{nvmma_shared elementBits must be 8, 16 or 32, got 4}}
+func.func @nvmma_bits(%x: !tile.smem<64x64xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 4}>>) {
+  return
+}

@@ -255,6 +255,7 @@ func.func @tile_atomics(%p: tensor<64x!tile.ptr<i32>>, %v: tensor<64xi32>, %m: t
 // A swizzled buffer keeps its layout through slices of its leading dimension.
 // CHECK: %[[S:.*]] = tile.alloc_shared : !tile.smem<3x64x32xbf16, #tile.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>>
 // CHECK: tile.smem_index %[[S]][%{{.*}}] : !tile.smem<3x64x32xbf16, #tile.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>> -> !tile.smem<64x32xbf16, #tile.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>>
+// CHECK: tile.alloc_shared : !tile.smem<2x64x128xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>
 // CHECK: tile.alloc_shared : !tile.smem<128xf32>
 // CHECK: tile.alloc_shared : !tile.smem<64x32xbf16>
 // CHECK: tile.alloc_shared : !tile.smem<3x16x64xi32>
@@ -266,6 +267,7 @@ func.func @smem_types() {
   %c0 = arith.constant 0 : i32
   %s = tile.alloc_shared : !tile.smem<3x64x32xbf16, #tile.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>>
   %t = tile.smem_index %s[%c0] : !tile.smem<3x64x32xbf16, #tile.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>> -> !tile.smem<64x32xbf16, #tile.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>>
+  %nv = tile.alloc_shared : !tile.smem<2x64x128xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>
   %0 = tile.alloc_shared : !tile.smem<128xf32>
   %1 = tile.alloc_shared : !tile.smem<64x32xbf16>
   %2 = tile.alloc_shared : !tile.smem<3x16x64xi32>
@@ -359,4 +361,18 @@ func.func @dot_tf32(%a: tensor<16x8xf32>, %b: tensor<8x8xf32>, %c: tensor<16x8xf
   %d = tile.dot %a, %b, %c precision tf32 : tensor<16x8xf32>, tensor<8x8xf32> -> tensor<16x8xf32>
   %e = tile.dot %a, %b, %d precision ieee : tensor<16x8xf32>, tensor<8x8xf32> -> tensor<16x8xf32>
   return %e : tensor<16x8xf32>
+}
+
+// -----
+
+// A product whose operands the matrix unit reads from shared memory.
+#nv = #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>
+#acc = #tile.mma<{instr = wgmma_m64k16, operand = c, warpsPerCTA = [4, 1]}>
+// CHECK-LABEL: func.func @shared_dot
+// CHECK: tile.shared_dot %{{.*}}, %{{.*}}, %{{.*}} : !tile.smem<64x64xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>, !tile.smem<64x128xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>> -> tensor<64x128xf32, #tile.mma<{instr = wgmma_m64k16, operand = c, warpsPerCTA = [4, 1]}>>
+func.func @shared_dot(%c: tensor<64x128xf32, #acc>) -> tensor<64x128xf32, #acc> {
+  %a = tile.alloc_shared : !tile.smem<64x64xbf16, #nv>
+  %b = tile.alloc_shared : !tile.smem<64x128xbf16, #nv>
+  %d = tile.shared_dot %a, %b, %c : !tile.smem<64x64xbf16, #nv>, !tile.smem<64x128xbf16, #nv> -> tensor<64x128xf32, #acc>
+  return %d : tensor<64x128xf32, #acc>
 }

@@ -342,6 +342,14 @@ def swizzle_errors(p, n):
     c = kt.alloc_shared((4, 32), kt.float32, kt.SwizzledSharedLayout(4, 1, 8, [1, 0]))
     # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:9: error: buffer.index() cannot take a row of a swizzled buffer
     d = c.index(0)
+    # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:47: error: kt.alloc_shared(): an nvmma_shared buffer needs a multiple of 8 rows, got 4
+    f = kt.alloc_shared((4, 64), kt.bfloat16, kt.NVMMASharedLayout(128, 16))
+    # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:47: error: kt.alloc_shared(): a row of 32 elements is not whole 128-byte swizzle rows of 64 elements
+    g = kt.alloc_shared((8, 32), kt.bfloat16, kt.NVMMASharedLayout(128, 16))
+    # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:46: error: kt.alloc_shared(): an nvmma_shared layout of 16-bit elements cannot hold 'f32'
+    h = kt.alloc_shared((8, 64), kt.float32, kt.NVMMASharedLayout(128, 16))
+    # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:46: error: invalid kt.NVMMASharedLayout(): nvmma_shared swizzleBytes must be 32, 64 or 128, got 48
+    i = kt.alloc_shared((8, 64), kt.float32, kt.NVMMASharedLayout(48, 32))
     # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:39: error: a shared-memory layout places a kt.alloc_shared buffer, not a tile
     e = kt.zeros((4, 32), kt.float32, kt.SwizzledSharedLayout(4, 1, 8, [1, 0]))
     kt.store(p + kt.arange(0, 4)[:, None] * 32 + kt.arange(0, 32)[None, :], c.load() + e)

@@ -12,6 +12,8 @@
 # RUN:   -D USE_EXTRA=1 --emit tile -o - | FileCheck %s --check-prefix=SLOTS
 # RUN: kda-compile %s --kernel swizzled --target cpu --signature 'src=*bf16,dst=*bf16' \
 # RUN:   --emit tile -o - | FileCheck %s --check-prefix=SWIZZLED
+# RUN: kda-compile %s --kernel operand_buffers --target cpu --signature 'dst=*f32' \
+# RUN:   --emit tile -o - | FileCheck %s --check-prefix=OPERANDS
 
 import kdatile as kt
 
@@ -133,3 +135,23 @@ def swizzled(src, dst):
     kt.async_copy(buf.index(1), src + offs)
     kt.async_wait(0)
     kt.store(dst + offs, buf.index(1).load())
+
+
+# kt.NVMMASharedLayout(swizzle_byte_width, element_bitwidth) places a buffer as NVIDIA's
+# matrix unit reads it; kt.operand_swizzle picks it, at the widest swizzle dividing the row,
+# for rows of whole 32-byte groups, and a kt.SwizzledSharedLayout for shorter rows.
+# OPERANDS-LABEL: func.func @operand_buffers
+# OPERANDS: tile.alloc_shared : !tile.smem<64x64xf16, #tile.nvmma_shared<{swizzleBytes = 64, elementBits = 16}>>
+# OPERANDS: tile.alloc_shared : !tile.smem<3x16x128xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>
+# OPERANDS: tile.alloc_shared : !tile.smem<16x48xbf16, #tile.nvmma_shared<{swizzleBytes = 32, elementBits = 16}>>
+# OPERANDS: tile.alloc_shared : !tile.smem<16x8xbf16, #tile.swizzled_shared<{vec = 8, perPhase = 8, maxPhase = 1, order = [1, 0]}>>
+@kt.jit
+def operand_buffers(dst):
+    a = kt.alloc_shared((64, 64), kt.float16, layout=kt.NVMMASharedLayout(64, 16))
+    b = kt.alloc_shared((3, 16, 128), kt.bfloat16, kt.operand_swizzle(128, kt.bfloat16))
+    c = kt.alloc_shared((16, 48), kt.bfloat16, kt.operand_swizzle(48, kt.bfloat16))
+    d = kt.alloc_shared((16, 8), kt.bfloat16, kt.operand_swizzle(8, kt.bfloat16))
+    total = kt.sum(kt.sum(a.load().to(kt.float32), 1), 0) + kt.sum(kt.sum(
+        b.index(1).load().to(kt.float32), 1), 0)
+    total += kt.sum(kt.sum(c.load().to(kt.float32), 1), 0)
+    kt.store(dst, total + kt.sum(kt.sum(d.load().to(kt.float32), 1), 0))

@@ -257,18 +257,23 @@ def dsl_cases():
         outs = [np.zeros((M, N), np.float32) for _ in range(3)] + [np.zeros((M, N), np.int32)]
         cases.append((f"scans_{M}x{N}{'_rev' if reverse else ''}", scans, [x, i, *outs],
                       {"M": M, "N": N, "REVERSE": reverse}, (1, 1, 1), 4, 1e-5, 1e-4))
-    # kernels/matmul.py: cp.async rings feeding mma.sync, every edge masked; 128x128x64 on
-    # three stages (0 spills) and 64x64x32 on four with K steps of 16.
+    # kernels/matmul.py: cp.async rings feeding wgmma from shared memory (tile-shared-dots),
+    # every edge masked: 128x128x64 on three stages (64-byte swizzled a, 128-byte b), 64x64x32
+    # on four with K steps of 16 (32-byte a), 8 warps (two warpgroups) on 128x128 and on
+    # 128x256 (one n256 instruction over four column blocks of b), and the mma.sync path
+    # where the warpgroups do not divide the tile (64 rows on 8 warps).
     from matmul import matmul
 
-    for (M, N, K, bm, bn, bk, stages, ks) in ((300, 200, 320, 128, 128, 64, 3, 32),
-                                              (96, 160, 72, 64, 64, 32, 4, 16)):
+    for (M, N, K, bm, bn, bk, stages, ks, nw) in (
+            (300, 200, 320, 128, 128, 64, 3, 32, 4), (96, 160, 72, 64, 64, 32, 4, 16, 4),
+            (256, 136, 200, 128, 128, 64, 3, 64, 8), (130, 520, 136, 128, 256, 64, 3, 64, 8),
+            (80, 72, 96, 64, 64, 32, 3, 32, 8)):
         a, b, _, _ = matmul_inputs(r, M, N, K, "bf16")
         grid = ((M + bm - 1) // bm, (N + bn - 1) // bn, 1)
-        cases.append((f"matmul_{M}x{N}x{K}_{bm}x{bn}x{bk}_s{stages}", matmul,
+        cases.append((f"matmul_{M}x{N}x{K}_{bm}x{bn}x{bk}_s{stages}_w{nw}", matmul,
                       [a, b, np.zeros((M, N), np.float32), M, N, K, K, N, N],
                       {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "STAGES": stages,
-                       "KS": ks}, grid, 4, 1e-5, 1e-4))
+                       "KS": ks}, grid, nw, 1e-5, 1e-4))
     # kernels/kda_chunk_aqk.py: the prefill's intra-chunk products (mma.sync on bf16
     # operands), a tail chunk, gates down to -20 nats a token.
     from kda_chunk_aqk import kda_chunk_aqk

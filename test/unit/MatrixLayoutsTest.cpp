@@ -178,6 +178,32 @@ TEST(MatrixLayouts, WgmmaAccumulator) {
   }
 }
 
+// The #tile.mma<wgmma_m64k16> layout of a tile.shared_dot accumulator is
+// that table: on one warpgroup over [64, n] exactly, and on two warpgroups
+// over [256, n] the second warpgroup holds rows 64 to 127 and each warp's
+// registers repeat 128 rows down after their n / 2 of the table.
+TEST(MatrixLayouts, WgmmaTileLayout) {
+  for (int64_t n : {8, 64, 256}) {
+    LinearLayout table = getWgmmaAccumulatorLayout(n);
+    LinearLayout one = makeMatrixLayout(MatrixInstr::WgmmaM64K16,
+                                        MatrixOperand::C, {64, n}, {4, 1});
+    LinearLayout two = makeMatrixLayout(MatrixInstr::WgmmaM64K16,
+                                        MatrixOperand::C, {256, n}, {8, 1});
+    ASSERT_EQ(two.getSize(HWDim::Register), n);
+    for (int64_t w = 0; w < 8; ++w)
+      for (int64_t lane = 0; lane < 32; ++lane)
+        for (int64_t i = 0; i < n / 2; ++i) {
+          Coord expected = table.apply(i, lane, w % 4);
+          if (w < 4)
+            EXPECT_EQ(one.apply(i, lane, w), expected) << "n " << n;
+          Coord shifted{expected[0] + 64 * (w / 4), expected[1]};
+          EXPECT_EQ(two.apply(i, lane, w), shifted) << "n " << n;
+          Coord repeated{shifted[0] + 128, shifted[1]};
+          EXPECT_EQ(two.apply(i + n / 2, lane, w), repeated) << "n " << n;
+        }
+  }
+}
+
 /// How many (register, lane, warp) hold each element of the layout's tile.
 std::map<Coord, int> holders(const LinearLayout &layout) {
   std::map<Coord, int> count;

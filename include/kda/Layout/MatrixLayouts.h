@@ -24,14 +24,17 @@ namespace kda {
 using tile::MatrixInstr;   // Tile/TileAttrs.td
 using tile::MatrixOperand; // A [M, K], B [K, N], C [M, N]
 
-/// The instruction's [M, N, K].
+/// The instruction's [M, N, K]; wgmma_m64k16's N is its smallest, 8 (it
+/// takes any multiple of 8 up to 256).
 std::array<int64_t, 3> getMatrixInstructionShape(MatrixInstr instr);
 
 /// The lanes of the warp or wave that executes the instruction.
 unsigned getMatrixInstructionLanes(MatrixInstr instr);
 
 /// One instruction's fragment of `operand`: a layout over its [M, K],
-/// [K, N] or [M, N] tile from registers and lanes (no warp bits).
+/// [K, N] or [M, N] tile from registers and lanes (no warp bits). For
+/// wgmma_m64k16 only C, one warp's [16, 8] of it: its operands stay in
+/// shared memory.
 LinearLayout getMatrixFragmentLayout(MatrixInstr instr, MatrixOperand operand);
 
 /// The fp32 accumulator of wgmma.mma_async.m64nNk16 (sm_90a) over its

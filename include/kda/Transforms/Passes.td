@@ -27,6 +27,8 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
       `tile.store`: the value's layout wins (pointers and mask converted);
     - `tile.smem_load`: the layout its users prefer (buffers have none);
       `tile.async_copy`: the pointers' layout (mask converted);
+    - `tile.shared_dot`: `#tile.mma<{instr = wgmma_m64k16, operand = c,
+      warpsPerCTA = [num-warps, 1]}>` for the result and the accumulator;
     - `tile.dot`: with bf16 or f16 operands (fp32 ones with `precision
       tf32`), the first of `matrix-instrs` of that kind whose tile divides
       the product: `#tile.mma` of that instruction for the result and the
@@ -68,8 +70,42 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
            "lanes per warp: 32 (NVIDIA, gfx1250) or 64 (gfx950)">,
     ListOption<"matrixInstrs", "matrix-instrs", "std::string",
                "matrix instructions tile.dot may use, preferred first "
-               "(mma_m16n8k16, mma_m16n8k8_tf32, mfma_32x32x16, mfma_16x16x32, wmma_16x16x32; the GPU "
+               "(mma_m16n8k16, mma_m16n8k8_tf32, wgmma_m64k16, mfma_32x32x16, mfma_16x16x32, "
+               "wmma_16x16x32; the GPU "
                "pipeline passes its target's)">
+  ];
+}
+
+def TileSharedDots : Pass<"tile-shared-dots", "::mlir::ModuleOp"> {
+  let summary = "Let the matrix unit read dot operands from shared memory";
+  let description = [{
+    On a target whose matrix unit reads its operands from shared memory
+    (`wgmma_m64k16` among `matrix-instrs`: NVIDIA sm_90a), a `tile.dot`
+    whose operands are `tile.smem_load`s of whole `#tile.nvmma_shared`
+    buffers becomes a `tile.shared_dot` of those buffers, and the loads
+    die. It applies when the operands are bf16 or f16 with
+    `a` [M, K] and `b` [K, N] (each buffer's rows contiguous: K-major `a`,
+    N-major `b`), M a multiple of 16 x `num-warps` (whole warpgroups along
+    M: `num-warps` a multiple of 4), K of 16 and N of 8, and nothing may
+    write shared memory between the loads and the dot. Other dots keep
+    their register operands.
+
+    Before (`num-warps=4 matrix-instrs=wgmma_m64k16`):
+    ```mlir
+    %a = tile.smem_load %abuf : !tile.smem<64x64xbf16, #nv> -> tensor<64x64xbf16>
+    %b = tile.smem_load %bbuf : !tile.smem<64x128xbf16, #nv> -> tensor<64x128xbf16>
+    %d = tile.dot %a, %b, %c : tensor<64x64xbf16>, tensor<64x128xbf16> -> tensor<64x128xf32>
+    ```
+    After:
+    ```mlir
+    %d = tile.shared_dot %abuf, %bbuf, %c : !tile.smem<64x64xbf16, #nv>, !tile.smem<64x128xbf16, #nv> -> tensor<64x128xf32>
+    ```
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "unsigned", /*default=*/"4",
+           "warps per program (the module's tile.num_warps wins)">,
+    ListOption<"matrixInstrs", "matrix-instrs", "std::string",
+               "the target's matrix instructions (as tile-assign-layouts')">
   ];
 }
 

@@ -1,4 +1,5 @@
 //===- NVVMTargetHooks.cpp - NVIDIA specifics of the GPU lowering ---------===//
+#include "kda/Conversion/GPUToNVVM/MatrixDescriptor.h"
 #include "kda/Conversion/TileToGPU/TargetHooks.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
 
@@ -211,9 +212,92 @@ public:
   }
   ArrayRef<kda::tile::MatrixInstr> getMatrixInstrs() const override {
     static const kda::tile::MatrixInstr instrs[] = {
+        kda::tile::MatrixInstr::WgmmaM64K16,
         kda::tile::MatrixInstr::MmaM16N8K16,
         kda::tile::MatrixInstr::MmaM16N8K8Tf32};
     return instrs;
+  }
+  /// The operand's descriptor: a K-major operand (A) steps its 8-row groups
+  /// by SBO (LBO unused with a swizzle: one k16 step stays in one column
+  /// block); an N-major one (B, transposed) steps its 8-row K groups by SBO
+  /// and its column blocks along N by LBO.
+  Value getMatrixDescriptor(OpBuilder &b, Location loc,
+                            const SharedMatrixOperand &operand) {
+    Type i64 = b.getI64Type();
+    uint64_t fields = kda::nvvm::encodeMatrixDescriptor(
+        0, operand.kContiguous ? 16 : operand.blockBytes, operand.rowGroupBytes,
+        operand.swizzleBytes);
+    Value address = LLVM::PtrToIntOp::create(b, loc, i64, operand.address);
+    Value start = LLVM::LShrOp::create(
+        b, loc,
+        LLVM::AndOp::create(b, loc, address,
+                            LLVM::ConstantOp::create(b, loc, i64, 0x3FFFF)),
+        LLVM::ConstantOp::create(b, loc, i64, 4));
+    return LLVM::OrOp::create(
+        b, loc, start, LLVM::ConstantOp::create(b, loc, i64, int64_t(fields)));
+  }
+  /// wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{bf16,f16}: A K-major
+  /// (row), B N-major (row: transposed), D accumulated (scale-d 1).
+  SmallVector<Value> sharedMatrixMultiply(OpBuilder &b, Location loc,
+                                          const SharedMatrixOperand &a,
+                                          const SharedMatrixOperand &bOperand,
+                                          ValueRange c, int64_t n,
+                                          Type elementType) override {
+    assert(a.kContiguous && !bOperand.kContiguous &&
+           int64_t(c.size()) == n / 2 &&
+           "wgmma: K-major A, N-major B, n / 2 accumulators per thread");
+    MLIRContext *ctx = b.getContext();
+    auto structType = LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(c.size(), b.getF32Type()));
+    Value acc = LLVM::UndefOp::create(b, loc, structType);
+    for (auto [i, v] : llvm::enumerate(c))
+      acc = LLVM::InsertValueOp::create(b, loc, acc, v, i);
+    NVVM::WGMMATypes type =
+        elementType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    Value d = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, structType, acc, getMatrixDescriptor(b, loc, a),
+        getMatrixDescriptor(b, loc, bOperand),
+        NVVM::MMAShapeAttr::get(ctx, 64, n, 16), type, type,
+        NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+        NVVM::MMALayout::row,
+        /*satfinite=*/NVVM::MMAIntOverflowAttr());
+    SmallVector<Value> out;
+    for (int64_t i = 0, e = c.size(); i < e; ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
+    return out;
+  }
+  void beginSharedMatrixMultiplies(OpBuilder &b, Location loc) override {
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  }
+  /// Commits the batch and waits for it in one asm statement that also
+  /// takes and returns the accumulators: the wait op alone carries no
+  /// registers, and LLVM could move their first reads above it.
+  SmallVector<Value> finishSharedMatrixMultiplies(OpBuilder &b, Location loc,
+                                                  ValueRange acc) override {
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    std::string constraints;
+    for (size_t i = 0; i < acc.size(); ++i)
+      constraints += (i ? ",=f" : "=f");
+    for (size_t i = 0; i < acc.size(); ++i)
+      constraints += "," + std::to_string(i);
+    constraints += ",~{memory}"; // later writes to the operands wait too
+    auto structType = LLVM::LLVMStructType::getLiteral(
+        b.getContext(), SmallVector<Type>(acc.size(), b.getF32Type()));
+    Value waited =
+        LLVM::InlineAsmOp::create(
+            b, loc, structType, acc, "wgmma.wait_group.sync.aligned 0;",
+            constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+            LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+            .getResult(0);
+    SmallVector<Value> out;
+    for (size_t i = 0; i < acc.size(); ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, waited, i));
+    return out;
   }
   /// mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}: A as 4 and B as 2
   /// pairs of 16-bit elements (bf16 pairs passed as i32, as the intrinsic

@@ -3,12 +3,14 @@
 // tile.dot with #tile.mma operands and result (tile-assign-layouts gives them
 // to 16-bit products a matrix instruction of the target tiles) is one matrix
 // instruction per instruction tile of each warp, through the target hooks.
-// The portable form, for every other dot: both operands go to scratch memory
-// as fp32 (row-major), then each thread accumulates its result registers
+// tile.shared_dot reads its operands where they lie in shared memory
+// (wgmma). The portable form, for every other dot: both operands go to scratch
+// memory as fp32 (row-major), then each thread accumulates its result registers
 // over K with fused multiply-adds.
 //
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
+#include "kda/Conversion/TileToGPU/TargetHooks.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
 #include "kda/Layout/MatrixLayouts.h"
 
@@ -185,11 +187,101 @@ struct DotMatrixLowering : OpConversionPattern<tile::DotOp> {
   GPULoweringState &state;
 };
 
+/// A tile.shared_dot: the accumulator is #tile.mma<wgmma_m64k16> over
+/// [num-warps, 1] warps (makeMatrixLayout: the m16n8 fragment, the warps
+/// along M, then registers along N and then M), so warpgroup g holds rows
+/// 64g + 16 * numWarps * mi of row repeat mi, each a run of wgmma
+/// accumulators. Per repeat and per instruction-wide column block, one
+/// instruction per k16 step, all in one batch.
+struct SharedDotLowering : OpConversionPattern<tile::SharedDotOp> {
+  SharedDotLowering(const TypeConverter &converter, MLIRContext *ctx,
+                    GPULoweringState &state)
+      : OpConversionPattern(converter, ctx), state(state) {}
+
+  /// The operand's first element at (row, col) of `buffer`, at `base`.
+  TargetHooks::SharedMatrixOperand getOperand(OpBuilder &b, Location loc,
+                                              Value base,
+                                              tile::SharedBufferType buffer,
+                                              Value row, int64_t col,
+                                              bool kContiguous) const {
+    auto layout = cast<tile::NVMMASharedLayoutAttr>(buffer.getLayout());
+    Value index = emitSharedLinearIndex(
+        b, loc, buffer,
+        {row, LLVM::ConstantOp::create(b, loc, b.getI32Type(), col)});
+    int64_t swizzle = layout.getSwizzleBytes();
+    return {LLVM::GEPOp::create(b, loc, base.getType(), buffer.getElementType(),
+                                base, ValueRange{index}),
+            /*rowGroupBytes=*/8 * swizzle,
+            /*blockBytes=*/buffer.getShape()[0] * swizzle, unsigned(swizzle),
+            kContiguous};
+  }
+
+  LogicalResult
+  matchAndRewrite(tile::SharedDotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto layout = dyn_cast_or_null<tile::MmaLayoutAttr>(
+        op.getAcc().getType().getEncoding());
+    if (!layout || layout.getInstr() != tile::MatrixInstr::WgmmaM64K16)
+      return rewriter.notifyMatchFailure(op, "accumulator not in wgmma layout");
+    tile::SharedBufferType aType = op.getA().getType(),
+                           bType = op.getB().getType();
+    int64_t m = aType.getShape()[0], k = aType.getShape()[1],
+            n = bType.getShape()[1];
+    int64_t warps = layout.getWarpsPerCTA()[0];
+    if (m % (16 * warps))
+      return rewriter.notifyMatchFailure(op, "warpgroups do not divide M");
+    // The widest instruction (N <= 256) made of whole column blocks of b.
+    int64_t block =
+        cast<tile::NVMMASharedLayoutAttr>(bType.getLayout()).getBlockColumns();
+    int64_t width = block;
+    while (n % (2 * width) == 0 && 2 * width <= 256)
+      width *= 2;
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    auto constant = [&](int64_t v) -> Value {
+      return LLVM::ConstantOp::create(rewriter, loc, i32, v);
+    };
+    ThreadIndex thread = getThreadIndex(rewriter, loc, state);
+    Value groupRow = LLVM::MulOp::create(
+        rewriter, loc,
+        LLVM::UDivOp::create(rewriter, loc, thread.warp, constant(4)),
+        constant(64));
+    SmallVector<Value> acc = unpackRegisters(rewriter, loc, adaptor.getAcc());
+    int64_t perRepeat = n / 2; // a warp's registers per 16 rows
+    TargetHooks &hooks = *state.hooks;
+    hooks.beginSharedMatrixMultiplies(rewriter, loc);
+    for (int64_t mi = 0, repeats = m / (16 * warps); mi < repeats; ++mi) {
+      Value row = LLVM::AddOp::create(rewriter, loc, groupRow,
+                                      constant(16 * warps * mi));
+      for (int64_t n0 = 0; n0 < n; n0 += width) {
+        auto first = acc.begin() + perRepeat * mi + n0 / 2;
+        SmallVector<Value> d(first, first + width / 2);
+        for (int64_t k0 = 0; k0 < k; k0 += 16) {
+          TargetHooks::SharedMatrixOperand a =
+              getOperand(rewriter, loc, adaptor.getA(), aType, row, k0,
+                         /*kContiguous=*/true);
+          TargetHooks::SharedMatrixOperand b =
+              getOperand(rewriter, loc, adaptor.getB(), bType, constant(k0), n0,
+                         /*kContiguous=*/false);
+          d = hooks.sharedMatrixMultiply(rewriter, loc, a, b, d, width,
+                                         aType.getElementType());
+        }
+        llvm::copy(d, first);
+      }
+    }
+    acc = hooks.finishSharedMatrixMultiplies(rewriter, loc, acc);
+    Type structType = getTypeConverter()->convertType(op.getType());
+    rewriter.replaceOp(op, packRegisters(rewriter, loc, structType, acc));
+    return success();
+  }
+  GPULoweringState &state;
+};
+
 } // namespace
 
 void kda::populateDotToGPUPatterns(TileToGPUTypeConverter &converter,
                                    RewritePatternSet &patterns,
                                    GPULoweringState &state) {
-  patterns.add<DotLowering, DotMatrixLowering>(converter, patterns.getContext(),
-                                               state);
+  patterns.add<DotLowering, DotMatrixLowering, SharedDotLowering>(
+      converter, patterns.getContext(), state);
 }

@@ -20,18 +20,46 @@ using namespace mlir;
 using namespace kda;
 
 std::string kda::createSharedBuffer(OpBuilder &b, Location loc, ModuleOp module,
-                                    GPULoweringState &state, int64_t bytes) {
+                                    GPULoweringState &state, int64_t bytes,
+                                    int64_t alignment) {
   std::string name =
       GPULoweringState::getSharedBufferSymbol(state.sharedBufferOffsets.size());
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(module.getBody());
-  LLVM::GlobalOp::create(
-      b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), bytes),
-      /*isConstant=*/false, LLVM::Linkage::Internal, name, Attribute(),
-      /*alignment=*/16, state.hooks->getSharedAddressSpace());
-  state.sharedBufferOffsets.push_back(state.sharedBufferBytes);
-  state.sharedBufferBytes += llvm::alignTo(bytes, 16);
+  LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), bytes),
+                         /*isConstant=*/false, LLVM::Linkage::Internal, name,
+                         Attribute(), alignment,
+                         state.hooks->getSharedAddressSpace());
+  int64_t offset = llvm::alignTo(state.sharedBufferBytes, alignment);
+  state.sharedBufferOffsets.push_back(offset);
+  state.sharedBufferBytes = offset + llvm::alignTo(bytes, 16);
+  state.sharedBufferAlignment =
+      std::max(state.sharedBufferAlignment, alignment);
   return name;
+}
+
+Value kda::emitSharedLinearIndex(OpBuilder &b, Location loc,
+                                 tile::SharedBufferType buffer,
+                                 ValueRange coords) {
+  auto nvmma =
+      dyn_cast_or_null<tile::NVMMASharedLayoutAttr>(buffer.getLayout());
+  if (!nvmma)
+    return emitLinearIndex(b, loc, coords, buffer.getShape());
+  // [leading..., R, C] as [leading..., C / W, R, W].
+  Type i32 = b.getI32Type();
+  auto constant = [&](int64_t v) {
+    return LLVM::ConstantOp::create(b, loc, i32, v);
+  };
+  ArrayRef<int64_t> shape = buffer.getShape();
+  int64_t width = nvmma.getBlockColumns();
+  Value col = coords.back();
+  SmallVector<Value> blocked(coords.drop_back(2));
+  blocked.push_back(LLVM::UDivOp::create(b, loc, col, constant(width)));
+  blocked.push_back(coords[coords.size() - 2]);
+  blocked.push_back(LLVM::URemOp::create(b, loc, col, constant(width)));
+  SmallVector<int64_t> blockedShape(shape.drop_back(2));
+  blockedShape.append({shape.back() / width, shape[shape.size() - 2], width});
+  return emitLinearIndex(b, loc, blocked, blockedShape);
 }
 
 namespace {
@@ -69,18 +97,41 @@ unsigned getSharedVectorWidth(const LinearLayout &layout, int64_t elemBytes,
 /// The element at `coords` (i32 per dimension) of a shared buffer: row-major,
 /// and in a swizzled buffer the `vec`-element group g of row r (the last two
 /// dimensions) at g ^ ((r / perPhase) % maxPhase). The type verifier makes a
-/// row hold whole phases, so the XOR stays in the row.
+/// row hold whole phases, so the XOR stays in the row. An nvmma_shared
+/// buffer XORs the 16-byte groups of its column-block order instead
+/// (emitSharedLinearIndex); its whole swizzle periods (8 rows of each block)
+/// and its 8 * swizzleBytes alignment make that the hardware's swizzle of
+/// the absolute address.
 Value getSharedAddress(OpBuilder &b, Location loc, Value base,
                        tile::SharedBufferType buffer, ValueRange coords) {
+  Type i32 = b.getI32Type();
+  auto constant = [&](int64_t v) {
+    return LLVM::ConstantOp::create(b, loc, i32, v);
+  };
+  Type elem = buffer.getElementType();
+  auto at = [&](Value index) -> Value {
+    return LLVM::GEPOp::create(b, loc, base.getType(), elem, base,
+                               ValueRange{index});
+  };
+  if (auto nvmma =
+          dyn_cast_or_null<tile::NVMMASharedLayoutAttr>(buffer.getLayout())) {
+    int64_t elemBytes = nvmma.getElementBits() / 8;
+    Value index = emitSharedLinearIndex(b, loc, buffer, coords);
+    Value phase = LLVM::AndOp::create(
+        b, loc,
+        LLVM::LShrOp::create(b, loc, index,
+                             constant(llvm::Log2_64(128 / elemBytes))),
+        constant(nvmma.getSwizzleBytes() / 16 - 1));
+    return at(LLVM::XOrOp::create(
+        b, loc, index,
+        LLVM::ShlOp::create(b, loc, phase,
+                            constant(llvm::Log2_64(16 / elemBytes)))));
+  }
   SmallVector<Value> placed(coords);
   if (auto swizzle = dyn_cast_or_null<tile::SwizzledSharedLayoutAttr>(
           buffer.getLayout())) {
     // Permuting the column alone (not the linear index) keeps the steps
     // between registers constant offsets of one address.
-    Type i32 = b.getI32Type();
-    auto constant = [&](int64_t v) {
-      return LLVM::ConstantOp::create(b, loc, i32, v);
-    };
     Value row = coords[coords.size() - 2];
     Value phase = LLVM::AndOp::create(
         b, loc,
@@ -92,9 +143,7 @@ Value getSharedAddress(OpBuilder &b, Location loc, Value base,
         LLVM::ShlOp::create(b, loc, phase,
                             constant(llvm::Log2_32(swizzle.getVec()))));
   }
-  Value index = emitLinearIndex(b, loc, placed, buffer.getShape());
-  return LLVM::GEPOp::create(b, loc, base.getType(), buffer.getElementType(),
-                             base, ValueRange{index});
+  return at(emitLinearIndex(b, loc, placed, buffer.getShape()));
 }
 
 /// Where register `reg` of a tile in `layout` lives in `buffer`.
@@ -117,8 +166,13 @@ struct AllocSharedLowering : OpConversionPattern<tile::AllocSharedOp> {
     tile::SharedBufferType type = op.getType();
     int64_t bytes =
         type.getNumElements() * getScratchElementBytes(type.getElementType());
+    // The hardware swizzles nvmma_shared buffers by absolute address: each
+    // starts a swizzle pattern (8 rows of swizzleBytes).
+    auto nvmma =
+        dyn_cast_or_null<tile::NVMMASharedLayoutAttr>(type.getLayout());
     std::string name = createSharedBuffer(
-        rewriter, loc, op->getParentOfType<ModuleOp>(), state, bytes);
+        rewriter, loc, op->getParentOfType<ModuleOp>(), state, bytes,
+        nvmma ? 8 * nvmma.getSwizzleBytes() : 16);
     unsigned addressSpace = state.hooks->getSharedAddressSpace();
     rewriter.replaceOpWithNewOp<LLVM::AddressOfOp>(
         op, LLVM::LLVMPointerType::get(getContext(), addressSpace), name);

@@ -329,7 +329,8 @@ static LogicalResult placeSharedMemory(ModuleOp module, GPULoweringState &state,
                                        LLVM::GlobalOp scratch,
                                        StringRef target) {
   TargetHooks &hooks = *state.hooks;
-  int64_t scratchBytes = llvm::alignTo(state.scratchBytes, 16);
+  int64_t scratchBytes =
+      llvm::alignTo(state.scratchBytes, state.sharedBufferAlignment);
   int64_t total = scratchBytes + state.sharedBufferBytes;
   int64_t staticLimit = hooks.getMaxSharedBytes();
   int64_t limit = std::max(staticLimit, hooks.getMaxDynamicSharedBytes());
@@ -359,7 +360,7 @@ static LogicalResult placeSharedMemory(ModuleOp module, GPULoweringState &state,
   LLVM::GlobalOp::create(b, module.getLoc(), bytesType(0),
                          /*isConstant=*/false, LLVM::Linkage::External,
                          GPULoweringState::kDynamicSharedSymbol, Attribute(),
-                         /*alignment=*/16, addressSpace);
+                         state.sharedBufferAlignment, addressSpace);
   llvm::StringMap<int64_t> offsets;
   offsets[GPULoweringState::kScratchSymbol] = 0;
   for (auto [index, offset] : llvm::enumerate(state.sharedBufferOffsets))

@@ -141,6 +141,42 @@ public:
                unsigned count, bool transposed) {
     llvm_unreachable("no matrix loads on this target");
   }
+  /// An operand of a warpgroup matrix instruction where it lies in shared
+  /// memory (#tile.nvmma_shared): the address of its first element before
+  /// the swizzle, the bytes from one 8-row group of its buffer to the next
+  /// and from one column block to the next, the swizzle, and whether the
+  /// buffer's rows run along K (A [M, K]) or along N (B [K, N]).
+  struct SharedMatrixOperand {
+    mlir::Value address;
+    int64_t rowGroupBytes;
+    int64_t blockBytes;
+    unsigned swizzleBytes;
+    bool kContiguous;
+  };
+  /// D = A * B + C on the warpgroup's 64 x `n` accumulator (`c`, fp32
+  /// registers in the order of getWgmmaAccumulatorLayout), A [64, 16] and B
+  /// [16, n] of `elementType` (bf16 or f16) read from shared memory: issued
+  /// between beginSharedMatrixMultiplies and finishSharedMatrixMultiplies,
+  /// which returns the registers once they may be read.
+  virtual llvm::SmallVector<mlir::Value>
+  sharedMatrixMultiply(mlir::OpBuilder &b, mlir::Location loc,
+                       const SharedMatrixOperand &a,
+                       const SharedMatrixOperand &bOperand, mlir::ValueRange c,
+                       int64_t n, mlir::Type elementType) {
+    llvm_unreachable("no shared-memory matrix instructions on this target");
+  }
+  /// Orders the shared-memory writes before it (seen through barriers)
+  /// before the matrix unit's reads, and opens a batch of multiplies.
+  virtual void beginSharedMatrixMultiplies(mlir::OpBuilder &b,
+                                           mlir::Location loc) {
+    llvm_unreachable("no shared-memory matrix instructions on this target");
+  }
+  /// Waits for the batch; returns `acc`, readable from there on.
+  virtual llvm::SmallVector<mlir::Value>
+  finishSharedMatrixMultiplies(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::ValueRange acc) {
+    llvm_unreachable("no shared-memory matrix instructions on this target");
+  }
   /// Marks `func` as a kernel launched with `numThreads` threads, in
   /// clusters of `clusterShape` programs (x, y, z) when that is not 1x1x1.
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads,

@@ -32,6 +32,8 @@ struct GPULoweringState {
   /// global of its own named by number, and each one's offset among them.
   int64_t sharedBufferBytes = 0;
   llvm::SmallVector<int64_t> sharedBufferOffsets;
+  /// The largest alignment any of them needs (the dynamic allocation's).
+  int64_t sharedBufferAlignment = 16;
   static std::string getSharedBufferSymbol(unsigned index) {
     return "kda_smem_" + std::to_string(index);
   }
@@ -49,11 +51,19 @@ struct GPULoweringState {
   unsigned getNumThreads() const { return numWarps * hooks->getWaveSize(); }
 };
 
-/// A new shared buffer of `bytes` (a module global, or a slice of the dynamic
-/// allocation once placed) and its symbol.
+/// A new shared buffer of `bytes` aligned to `alignment` (a module global,
+/// or a slice of the dynamic allocation once placed) and its symbol.
 std::string createSharedBuffer(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::ModuleOp module, GPULoweringState &state,
-                               int64_t bytes);
+                               int64_t bytes, int64_t alignment = 16);
+
+/// The index of the element at `coords` (i32 per dimension) of a shared
+/// buffer as laid out before any swizzle: row-major, except that an
+/// nvmma_shared buffer stores its last two dimensions [R, C] as C / W column
+/// blocks of R rows of W elements (#tile.nvmma_shared).
+mlir::Value emitSharedLinearIndex(mlir::OpBuilder &b, mlir::Location loc,
+                                  tile::SharedBufferType buffer,
+                                  mlir::ValueRange coords);
 
 /// Tiles become structs of registers and pointers LLVM pointers in their
 /// address space; other types stay for the standard LLVM lowerings.
