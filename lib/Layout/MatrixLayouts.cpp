@@ -280,3 +280,44 @@ kda::getMatrixLoadPlan(const LinearLayout &layout) {
   unsigned blocks = layout.getSize(HWDim::Register) / 2;
   return MatrixLoadPlan{!isPlain, std::min(4u, blocks)};
 }
+
+std::optional<LinearLayout>
+kda::getTransposedLoadSources(const LinearLayout &layout, TransposedLoad load) {
+  unsigned regBits = llvm::Log2_32(load.elements),
+           laneBits = llvm::Log2_32(load.groupLanes);
+  if (layout.getRank() != 2 || layout.getNumBits(HWDim::Register) < regBits ||
+      layout.getNumBits(HWDim::Lane) < laneBits)
+    return std::nullopt;
+  for (unsigned bit = 0; bit < regBits; ++bit) {
+    llvm::ArrayRef<int64_t> basis = layout.getBasis(HWDim::Register, bit);
+    if (basis[0] != int64_t(1) << bit || basis[1] != 0)
+      return std::nullopt;
+  }
+  for (unsigned bit = 0; bit < laneBits; ++bit) {
+    llvm::ArrayRef<int64_t> basis = layout.getBasis(HWDim::Lane, bit);
+    if (basis[0] != 0 || basis[1] != int64_t(1) << bit)
+      return std::nullopt;
+  }
+  // Lane s of a group points at row s / segments, column elements *
+  // (s % segments): its low bits step columns by whole segments, the rest
+  // rows.
+  unsigned segmentBits = laneBits - regBits;
+  LinearLayout sources(layout.getShape());
+  for (HWDim hw : {HWDim::Register, HWDim::Lane, HWDim::Warp})
+    for (unsigned bit = 0; bit < layout.getNumBits(hw); ++bit) {
+      llvm::ArrayRef<int64_t> basis = layout.getBasis(hw, bit);
+      if (hw == HWDim::Register && bit < regBits) {
+        sources.addBasis(hw, {0, 0}); // within one load
+      } else if (hw == HWDim::Lane && bit < laneBits) {
+        if (bit < segmentBits)
+          sources.addBasis(hw, {0, int64_t(load.elements) << bit});
+        else
+          sources.addBasis(hw, {int64_t(1) << (bit - segmentBits), 0});
+      } else {
+        if (basis[0] % load.elements || basis[1] % load.groupLanes)
+          return std::nullopt;
+        sources.addBasis(hw, basis);
+      }
+    }
+  return sources;
+}

@@ -4,8 +4,9 @@
 # operands are read from it, the accumulator stays in its layout through the K loop and is
 # stored from it). sm_90a: wgmma reading both operands from the 1024-byte aligned
 # nvmma_shared ring (64-byte swizzled a, 128-byte b) that 16-byte cp.async fill, after a
-# proxy fence; gfx950: MFMA 32x32x16; gfx1250: WMMA. Where the warpgroups do not divide the
-# rows (64 rows on 8 warps), sm_90a keeps mma.sync on ldmatrix reads of the same ring.
+# proxy fence; gfx950: MFMA 32x32x16, a read by ds_read_b128 (K-contiguous rows) and b by
+# ds_read_b64_tr_b16; gfx1250: WMMA, b read by ds_load_tr16_b128. Where the warpgroups do
+# not divide the rows (64 rows on 8 warps), sm_90a keeps mma.sync on ldmatrix reads.
 #
 # DEFINE: %{mm} = kda-compile %kda_src/kernels/matmul.py --kernel matmul \
 # DEFINE:   --signature 'a_ptr=*bf16:16, b_ptr=*bf16:16, c_ptr=*bf16:16, M=i32, N=i32, K=i32:16, stride_am=i32:16, stride_bk=i32:16, stride_cm=i32:16' \
@@ -17,10 +18,10 @@
 # RUN: %{mm} -D BLOCK_M=64 --num-warps 8 --target sm_90a --emit ptx -o - \
 # RUN:   | FileCheck %s --check-prefix=SM90-MMA --implicit-check-not=wgmma.mma_async
 # RUN: %{mm} -D BLOCK_M=128 --target gfx950 --emit asm -o - --stats 2>%t.gfx950 | FileCheck %s \
-# RUN:   --check-prefix=GFX950 --implicit-check-not=v_fmac_f32
+# RUN:   --check-prefix=GFX950 --implicit-check-not=v_fmac_f32 --implicit-check-not=ds_read_u16
 # RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.gfx950
 # RUN: %{mm} -D BLOCK_M=128 --target gfx1250 --emit asm -o - --stats 2>%t.gfx1250 | FileCheck %s \
-# RUN:   --check-prefix=GFX1250 --implicit-check-not=v_fmac_f32
+# RUN:   --check-prefix=GFX1250 --implicit-check-not=v_fmac_f32 --implicit-check-not=ds_load_u16
 # RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.gfx1250
 # RUN: %if ptxas %{ %{mm} -D BLOCK_M=128 --target sm_90a --emit cubin -o %t.cubin --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
@@ -42,11 +43,15 @@
 # SM90-MMA-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
 # GFX950-LABEL: matmul:
-# GFX950: v_mfma_f32_32x32x16_bf16
+# GFX950-DAG: ds_read_b128
+# GFX950-DAG: ds_read_b64_tr_b16
+# GFX950-DAG: v_mfma_f32_32x32x16_bf16
 # GFX950: s_endpgm
 
 # GFX1250-LABEL: matmul:
-# GFX1250: v_wmma_f32_16x16x32_bf16
+# GFX1250-DAG: ds_load_b128
+# GFX1250-DAG: ds_load_tr16_b128
+# GFX1250-DAG: v_wmma_f32_16x16x32_bf16
 # GFX1250: s_endpgm
 
 # AMD-STATS: LDS {{ *}}98304 bytes/workgroup

@@ -312,3 +312,67 @@ TEST(MatrixLayouts, MatrixLoadPlanNeedsWholeBlocks) {
   shifted.addBasis(HWDim::Warp, {0, 4});
   EXPECT_FALSE(getMatrixLoadPlan(shifted));
 }
+
+// AMD's transposing LDS loads, as the ISA behaves (the CDNA4 and gfx1250
+// transpose rules): in each group of G lanes each reading E elements,
+// destination lane i's element e is the 16-bit value i % E elements past the
+// address source lane e * (G / E) + i / E of the group supplies (gfx950
+// ds_read_b64_tr_b16: E = 4, G = 16, lane 4e + i / 4, offset i % 4; gfx1250
+// ds_load_tr16_b128: E = 8, G = 8, lane e, offset i). Every B operand
+// layout the AMD instructions read from a K x N buffer must get exactly its
+// own elements from the addresses getTransposedLoadSources gives.
+namespace {
+void checkTransposedLoads(const LinearLayout &layout, TransposedLoad load,
+                          unsigned waveSize) {
+  std::optional<LinearLayout> sources = getTransposedLoadSources(layout, load);
+  ASSERT_TRUE(sources.has_value());
+  int64_t segments = load.groupLanes / load.elements;
+  for (int64_t w = 0; w < layout.getSize(HWDim::Warp); ++w)
+    for (int64_t lane = 0; lane < waveSize; ++lane)
+      for (int64_t r = 0; r < layout.getSize(HWDim::Register);
+           r += load.elements)
+        for (int64_t e = 0; e < load.elements; ++e) {
+          int64_t i = lane % load.groupLanes;
+          int64_t source = lane - i + e * segments + i / load.elements;
+          Coord from = sources->apply(r, source, w);
+          Coord got{from[0], from[1] + i % load.elements};
+          EXPECT_EQ(got, layout.apply(r + e, lane, w))
+              << "lane " << lane << ", register " << r + e;
+        }
+}
+} // namespace
+
+TEST(MatrixLayouts, TransposedLoadsOfMfmaOperands) {
+  TransposedLoad gfx950{4, 16};
+  checkTransposedLoads(makeMatrixLayout(MatrixInstr::Mfma32x32x16,
+                                        MatrixOperand::B, {32, 64}, {2, 2}),
+                       gfx950, 64);
+  checkTransposedLoads(makeMatrixLayout(MatrixInstr::Mfma16x16x32,
+                                        MatrixOperand::B, {64, 32}, {1, 4}),
+                       gfx950, 64);
+  checkTransposedLoads(makeMatrixLayout(MatrixInstr::Mfma32x32x16,
+                                        MatrixOperand::B, {16, 128}, {4, 1}),
+                       gfx950, 64);
+}
+
+TEST(MatrixLayouts, TransposedLoadsOfWmmaOperands) {
+  checkTransposedLoads(makeMatrixLayout(MatrixInstr::Wmma16x16x32,
+                                        MatrixOperand::B, {64, 64}, {2, 2}),
+                       TransposedLoad{8, 8}, 32);
+}
+
+TEST(MatrixLayouts, TransposedLoadsNeedColumnsAcrossLanes) {
+  // An A operand holds consecutive K along registers but rows across lanes:
+  // not a transposing load (plain vector loads read it).
+  EXPECT_FALSE(getTransposedLoadSources(
+                   makeMatrixLayout(MatrixInstr::Mfma32x32x16, MatrixOperand::A,
+                                    {32, 16}, {1, 1}),
+                   TransposedLoad{4, 16})
+                   .has_value());
+  // mma.sync's B has pairs of K per register: not 4 along registers.
+  EXPECT_FALSE(getTransposedLoadSources(
+                   makeMatrixLayout(MatrixInstr::MmaM16N8K16, MatrixOperand::B,
+                                    {16, 8}, {1, 1}),
+                   TransposedLoad{4, 16})
+                   .has_value());
+}

@@ -70,6 +70,29 @@ struct MatrixLoadPlan {
 };
 std::optional<MatrixLoadPlan> getMatrixLoadPlan(const LinearLayout &layout);
 
+/// AMD's transposing 16-bit shared-memory loads: gfx950 ds_read_b64_tr_b16
+/// ({4, 16}) and gfx1250 ds_load_tr16_b128 ({8, 8}). Each group of
+/// `groupLanes` consecutive lanes reads an `elements` x `groupLanes` block of
+/// a row-major [K, N] buffer, every lane giving the address of `elements`
+/// consecutive elements of one row (lane s of the group: row s / (groupLanes
+/// / elements), columns from elements * (s % (groupLanes / elements))), and
+/// lane i receives column i of the block, its rows in register order.
+struct TransposedLoad {
+  unsigned elements;
+  unsigned groupLanes;
+};
+
+/// For a 2-D tile in `layout` ([K, N]) read with `load`: where each lane's
+/// address points, as a layout whose register r (a multiple of
+/// load.elements) and lane give the coordinate of the first element that
+/// lane supplies for the load of registers r .. r + elements - 1. A layout
+/// qualifies when register bits 0 .. log2(elements) - 1 step K by 1, 2, ...,
+/// lane bits 0 .. log2(groupLanes) - 1 step N by 1, 2, ..., and every other
+/// register, lane and warp bit steps whole blocks (K by multiples of
+/// `elements`, N of `groupLanes`); else nullopt.
+std::optional<LinearLayout> getTransposedLoadSources(const LinearLayout &layout,
+                                                     TransposedLoad load);
+
 } // namespace kda
 
 #endif // KDA_LAYOUT_MATRIXLAYOUTS_H

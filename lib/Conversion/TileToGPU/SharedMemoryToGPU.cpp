@@ -224,6 +224,11 @@ struct SmemLoadLowering : OpConversionPattern<tile::SmemLoadOp> {
         return success();
       }
     tile::SharedBufferType bufferType = op.getBuffer().getType();
+    if (std::optional<SmallVector<Value>> regs = loadTransposed(
+            rewriter, loc, adaptor.getBuffer(), bufferType, layout)) {
+      rewriter.replaceOp(op, packRegisters(rewriter, loc, resultType, *regs));
+      return success();
+    }
     unsigned width = getSharedVectorWidth(layout, elemBytes, bufferType);
     SmallVector<Value> laneWarp = emitLaneWarpCoords(
         rewriter, loc, layout, getThreadIndex(rewriter, loc, state));
@@ -245,6 +250,40 @@ struct SmemLoadLowering : OpConversionPattern<tile::SmemLoadOp> {
     }
     rewriter.replaceOp(op, packRegisters(rewriter, loc, resultType, regs));
     return success();
+  }
+
+  /// The registers of a 16-bit tile in `layout` by the target's transposing
+  /// loads, when it has them, the layout is their pattern, and each lane's
+  /// elements lie together and aligned in the buffer (the row holds whole
+  /// runs of them, and a swizzle never splits one); else nullopt.
+  std::optional<SmallVector<Value>>
+  loadTransposed(OpBuilder &b, Location loc, Value buffer,
+                 tile::SharedBufferType bufferType,
+                 const LinearLayout &layout) const {
+    std::optional<TransposedLoad> load = state.hooks->getTransposedLoad();
+    Type elem = bufferType.getElementType();
+    if (!load || getScratchElementBytes(elem) != 2 ||
+        bufferType.getShape().back() % load->elements)
+      return std::nullopt;
+    if (auto swizzle = dyn_cast_or_null<tile::SwizzledSharedLayoutAttr>(
+            bufferType.getLayout());
+        swizzle && swizzle.getVec() < load->elements)
+      return std::nullopt;
+    std::optional<LinearLayout> sources =
+        getTransposedLoadSources(layout, *load);
+    if (!sources)
+      return std::nullopt;
+    SmallVector<Value> laneWarp =
+        emitLaneWarpCoords(b, loc, *sources, getThreadIndex(b, loc, state));
+    SmallVector<Value> regs;
+    for (int64_t r = 0, e = layout.getSize(HWDim::Register); r < e;
+         r += load->elements)
+      llvm::append_range(regs, state.hooks->loadTransposed(
+                                   b, loc,
+                                   getSharedAddress(b, loc, buffer, bufferType,
+                                                    *sources, r, laneWarp),
+                                   elem));
+    return regs;
   }
 
   /// The registers of `layout` by 8x8 matrix loads: lane l gives the address

@@ -10,6 +10,7 @@
 #define KDA_CONVERSION_TILETOGPU_TARGETHOOKS_H
 
 #include "Tile/TileDialect.h"
+#include "kda/Layout/MatrixLayouts.h"
 #include "kda/Target/GPUTarget.h"
 
 #include "mlir/IR/Builders.h"
@@ -140,6 +141,19 @@ public:
   loadMatrices(mlir::OpBuilder &b, mlir::Location loc, mlir::Value rowAddress,
                unsigned count, bool transposed) {
     llvm_unreachable("no matrix loads on this target");
+  }
+  /// The target's transposing 16-bit shared-memory load, if it has one
+  /// (kda/Layout/MatrixLayouts.h: TransposedLoad, getTransposedLoadSources).
+  virtual std::optional<TransposedLoad> getTransposedLoad() const {
+    return std::nullopt;
+  }
+  /// One transposing load: `address` (shared memory, aligned to its
+  /// elements) is where this lane's consecutive elements start; returns the
+  /// lane's elements of `elementType` (16-bit) in register order.
+  virtual llvm::SmallVector<mlir::Value>
+  loadTransposed(mlir::OpBuilder &b, mlir::Location loc, mlir::Value address,
+                 mlir::Type elementType) {
+    llvm_unreachable("no transposing loads on this target");
   }
   /// An operand of a warpgroup matrix instruction where it lies in shared
   /// memory (#tile.nvmma_shared): the address of its first element before

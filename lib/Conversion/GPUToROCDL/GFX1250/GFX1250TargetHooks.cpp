@@ -15,6 +15,20 @@ class GFX1250TargetHooks : public kda::AMDTargetHooks {
 public:
   using AMDTargetHooks::AMDTargetHooks;
 
+  /// ds_load_tr16_b128: 8 elements from each lane's 16 bytes, groups of 8
+  /// lanes.
+  std::optional<kda::TransposedLoad> getTransposedLoad() const override {
+    return kda::TransposedLoad{8, 8};
+  }
+  SmallVector<Value> loadTransposed(OpBuilder &b, Location loc, Value address,
+                                    Type elementType) override {
+    auto type = VectorType::get({8}, elementType);
+    return kda::unpackVector(
+        b, loc,
+        ROCDL::DsLoadTr16_B128::create(b, loc, type, address, ArrayAttr(),
+                                       ArrayAttr(), ArrayAttr())
+            .getResult());
+  }
   ArrayRef<kda::tile::MatrixInstr> getMatrixInstrs() const override {
     static const kda::tile::MatrixInstr instrs[] = {
         kda::tile::MatrixInstr::Wmma16x16x32};

@@ -15,6 +15,20 @@ class GFX950TargetHooks : public kda::AMDTargetHooks {
 public:
   using AMDTargetHooks::AMDTargetHooks;
 
+  /// ds_read_b64_tr_b16: 4 elements from each lane's 8 bytes, groups of 16
+  /// lanes (wave64: four per wave).
+  std::optional<kda::TransposedLoad> getTransposedLoad() const override {
+    return kda::TransposedLoad{4, 16};
+  }
+  SmallVector<Value> loadTransposed(OpBuilder &b, Location loc, Value address,
+                                    Type elementType) override {
+    auto type = VectorType::get({4}, elementType);
+    return kda::unpackVector(
+        b, loc,
+        ROCDL::ds_read_tr16_b64::create(b, loc, type, address, ArrayAttr(),
+                                        ArrayAttr(), ArrayAttr())
+            .getResult());
+  }
   ArrayRef<kda::tile::MatrixInstr> getMatrixInstrs() const override {
     // The 32x32 tile first: half the instructions of the 16x16 one for the
     // same product, where a dot is large enough for it.
