@@ -90,3 +90,46 @@ LogicalResult SharedDotOp::verify() {
            << c.getEncoding();
   return success();
 }
+
+LogicalResult MakeTensorDescOp::verify() {
+  TensorDescType desc = getResult().getType();
+  size_t rank = desc.getBlockShape().size();
+  if (getShape().size() != rank || getStrides().size() != rank)
+    return emitOpError("needs one size and one stride per dimension of the "
+                       "block (")
+           << rank << "), got " << getShape().size() << " and "
+           << getStrides().size();
+  PointerType base = getBase().getType();
+  if (base.getPointeeType() != desc.getElementType())
+    return emitOpError("base points to ")
+           << base.getPointeeType() << " but the descriptor holds "
+           << desc.getElementType();
+  if (base.getAddressSpace() != 1)
+    return emitOpError("describes global memory (address space 1), got ")
+           << base;
+  return success();
+}
+
+/// The block of `desc` moves to or from the whole of `buffer`.
+static LogicalResult verifyBlockTransfer(Operation *op, TensorDescType desc,
+                                         size_t numOffsets,
+                                         SharedBufferType buffer) {
+  if (numOffsets != desc.getBlockShape().size())
+    return op->emitOpError("needs one offset per dimension of the block (")
+           << desc.getBlockShape().size() << "), got " << numOffsets;
+  if (buffer.getShape() != desc.getBlockShape() ||
+      buffer.getElementType() != desc.getElementType())
+    return op->emitOpError("buffer ")
+           << buffer << " does not hold a block of " << desc;
+  return success();
+}
+
+LogicalResult AsyncLoadOp::verify() {
+  return verifyBlockTransfer(*this, getDesc().getType(), getOffsets().size(),
+                             getBuffer().getType());
+}
+
+LogicalResult AsyncStoreOp::verify() {
+  return verifyBlockTransfer(*this, getDesc().getType(), getOffsets().size(),
+                             getBuffer().getType());
+}

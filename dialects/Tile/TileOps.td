@@ -362,6 +362,67 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [
   let hasVerifier = 1;
 }
 
+def Tile_MakeTensorDescOp : Tile_Op<"make_tensor_desc", [Pure,
+    AttrSizedOperandSegments]> {
+  let summary = "describe a strided global tensor read and written in blocks";
+  let description = [{
+    The tensor at `base` with `shape` (i32 per dimension) and `strides`
+    (i64 elements per dimension, so that byte offsets are 64-bit), in
+    blocks of the result type's block shape.
+    ```mlir
+    %d = tile.make_tensor_desc %base, [%m, %n], [%ld, %c1] : !tile.ptr<bf16> -> !tile.tensor_desc<64x128xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_PointerType:$base, Variadic<I32>:$shape,
+                   Variadic<I64>:$strides);
+  let results = (outs Tile_TensorDescType:$result);
+  let assemblyFormat = [{
+    $base `,` `[` $shape `]` `,` `[` $strides `]` attr-dict `:`
+    qualified(type($base)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncLoadOp : Tile_Op<"async_load", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "start copying a block of a described tensor into a shared buffer";
+  let description = [{
+    Copies the block whose first element is at `offsets` (i32 per
+    dimension, any sign) of the tensor `desc` describes into `buffer` (the
+    block's shape), zeros where the block leaves the tensor. One group of
+    asynchronous copies, as `tile.async_copy`: `tile.async_wait` counts it.
+    ```mlir
+    tile.async_load %d[%i, %j], %buf : !tile.tensor_desc<64x128xbf16>, !tile.smem<64x128xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDescType:$desc, Variadic<I32>:$offsets,
+                   Tile_SharedBufferType:$buffer);
+  let assemblyFormat = [{
+    $desc `[` $offsets `]` `,` $buffer attr-dict `:` qualified(type($desc)) `,`
+    qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncStoreOp : Tile_Op<"async_store", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "write a shared buffer to a block of a described tensor";
+  let description = [{
+    Writes `buffer` to the block at `offsets` of the tensor `desc`
+    describes; elements outside the tensor are not written.
+    ```mlir
+    tile.async_store %d[%i, %j], %buf : !tile.tensor_desc<64x128xbf16>, !tile.smem<64x128xbf16>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDescType:$desc, Variadic<I32>:$offsets,
+                   Tile_SharedBufferType:$buffer);
+  let assemblyFormat = [{
+    $desc `[` $offsets `]` `,` $buffer attr-dict `:` qualified(type($desc)) `,`
+    qualified(type($buffer))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
     MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "wait for the program's asynchronous copies";

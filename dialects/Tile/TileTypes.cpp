@@ -50,6 +50,42 @@ void SharedBufferType::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
+Type TensorDescType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
+      parser.parseType(elementType) || parser.parseGreater())
+    return {};
+  return parser.getChecked<TensorDescType>(parser.getContext(), shape,
+                                           elementType);
+}
+
+void TensorDescType::print(AsmPrinter &printer) const {
+  printer << "<";
+  printer.printDimensionList(getBlockShape());
+  printer << "x" << getElementType() << ">";
+}
+
+LogicalResult
+TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError,
+                       ArrayRef<int64_t> blockShape, Type elementType) {
+  if (blockShape.empty() || blockShape.size() > 5)
+    return emitError() << "a tensor descriptor's block has 1 to 5 dimensions, "
+                          "got "
+                       << blockShape.size();
+  for (int64_t dim : blockShape)
+    if (dim <= 0 || !llvm::isPowerOf2_64(dim))
+      return emitError() << "tensor descriptor block dimensions must be "
+                            "powers of two, got "
+                         << dim;
+  if (!elementType.isIntOrFloat() || elementType.isInteger(1))
+    return emitError() << "tensor descriptor elements must be integers or "
+                          "floats of 8 bits or more, got "
+                       << elementType;
+  return success();
+}
+
 LogicalResult
 SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
                          ArrayRef<int64_t> shape, Type elementType,

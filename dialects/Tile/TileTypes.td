@@ -60,6 +60,22 @@ def Tile_SharedBufferType : TypeDef<Tile_Dialect, "SharedBuffer"> {
   }];
 }
 
+def Tile_TensorDescType : TypeDef<Tile_Dialect, "TensorDesc"> {
+  let mnemonic = "tensor_desc";
+  let summary = "a descriptor of blocks of a strided tensor in global memory";
+  let description = [{
+    `!tile.tensor_desc<64x128xbf16>` describes a global tensor of bf16
+    (base pointer, runtime shape and strides, made by
+    `tile.make_tensor_desc`) read and written in blocks of 64x128 by
+    `tile.async_load` and `tile.async_store`. Elements of a block outside
+    the tensor read as zeros and are not written.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$blockShape,
+                        "::mlir::Type":$elementType);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 def Tile_Float : AnyTypeOf<[F32, F16, BF16, F64]>;
 def Tile_Int : AnyTypeOf<[I1, I8, I16, I32, I64]>;
 def Tile_Scalar : AnyTypeOf<[Tile_Float, Tile_Int, Tile_PointerType]>;

@@ -55,6 +55,9 @@ static const BuiltinSpec kBuiltins[] = {
     {"smem.load", {"self", "layout"}, 1},
     {"smem.store", {"self", "value"}, 2},
     {"async_copy", {"dst", "pointer", "mask"}, 2},
+    {"make_tensor_descriptor", {"base", "shape", "strides", "block_shape"}, 4},
+    {"async_load", {"desc", "offsets", "buffer"}, 3},
+    {"async_store", {"desc", "offsets", "buffer"}, 3},
     {"async_wait", {"pending"}, 0},
     {"barrier", {}, 0},
     {"cluster_sum", {"input", "axis", "size"}, 3},
@@ -418,6 +421,9 @@ std::optional<DValue> Emitter::callBuiltin(
   if (name == "atomic_add" || name == "atomic_max" || name == "atomic_min" ||
       name == "atomic_xchg")
     return atomicBuiltin(name, fnName, args, at);
+  if (name == "make_tensor_descriptor" || name == "async_load" ||
+      name == "async_store")
+    return tensorDescBuiltin(name, fnName, args, at);
   if (isBufferMethod || name == "alloc_shared" || name == "async_copy" ||
       name == "async_wait" || name == "barrier")
     return sharedMemoryBuiltin(name, fnName, args, at);
@@ -426,6 +432,9 @@ std::optional<DValue> Emitter::callBuiltin(
     if (arg && isSharedBuffer(arg->value))
       return error(arg->loc, fnName + " cannot take a shared buffer; read "
                                       "it into a tile with .load()");
+    else if (arg && isTensorDesc(arg->value))
+      return error(arg->loc, fnName + " cannot take a tensor descriptor; "
+                                      "copy its blocks with kt.async_load");
   if (name == "cumsum" || name == "cumprod" || name == "cummax" ||
       name == "cummin" || name == "associative_scan")
     return scanBuiltin(name, fnName, args, at);

@@ -219,6 +219,15 @@ public:
                                           BoundArgs &args, SourceLoc at);
   /// Whether `value` is a shared buffer (kt.alloc_shared or a slice).
   static bool isSharedBuffer(const DValue &value);
+  // --- TensorDescBuiltins.cpp.
+  std::optional<DValue> tensorDescBuiltin(const std::string &name,
+                                          const std::string &fnName,
+                                          BoundArgs &args, SourceLoc at);
+  /// Whether `value` is a tensor descriptor (kt.make_tensor_descriptor).
+  static bool isTensorDesc(const DValue &value);
+  std::optional<llvm::SmallVector<mlir::Value>>
+  requireScalars(const DValue &value, SourceLoc at, size_t rank,
+                 mlir::Type type, const std::string &what);
   std::optional<DValue> shapeBuiltin(const std::string &name,
                                      const std::string &fnName, BoundArgs &args,
                                      SourceLoc at);

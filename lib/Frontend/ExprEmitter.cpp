@@ -337,8 +337,7 @@ std::optional<DValue> Emitter::languageMember(const std::string &name,
     return error(at, "cannot load the DSL standard library");
   }
   // Names the Python package exports but this compiler cannot lower yet.
-  static const char *const kNotYet[] = {"device_print",
-                                        "make_tensor_descriptor"};
+  static const char *const kNotYet[] = {"device_print"};
   for (const char *n : kNotYet)
     if (name == n)
       return error(at, "kt." + name + " is not supported by this compiler yet");

@@ -67,6 +67,10 @@ std::optional<DValue> Emitter::emitBinary(BinOp op, const DValue &lhs,
     return error(at, std::string("'") + spelling +
                          "' cannot take a shared buffer; read it into a tile "
                          "with .load()");
+  if (isTensorDesc(lhs) || isTensorDesc(rhs))
+    return error(at, std::string("'") + spelling +
+                         "' cannot take a tensor descriptor; copy its blocks "
+                         "with kt.async_load");
   if (op == BinOp::Is || op == BinOp::IsNot)
     return error(at,
                  std::string("'") + spelling + "' needs compile-time operands");
@@ -245,6 +249,8 @@ std::optional<DValue> Emitter::emitUnary(UnaryOp op, const DValue &operand,
   if (isSharedBuffer(operand))
     return error(at, "a unary operator cannot take a shared buffer; read it "
                      "into a tile with .load()");
+  if (isTensorDesc(operand))
+    return error(at, "a unary operator cannot take a tensor descriptor");
   if (!operand.isRuntime() || isPointerLike(operand))
     return error(at, std::string("bad operand for unary '") +
                          unaryOpSpelling(op) + "': " + describe(operand));

@@ -58,6 +58,7 @@ void kda::buildTileSimplifyPipeline(OpPassManager &pm) {
 }
 
 void kda::buildCPULoweringPipeline(OpPassManager &pm) {
+  pm.addPass(createTileExpandTensorDescs());
   pm.addPass(createConvertTileToCPU());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createConvertElementwiseToLinalgPass());
@@ -109,6 +110,8 @@ void kda::buildGPULoweringPipeline(OpPassManager &pm,
   if (std::unique_ptr<TargetHooks> hooks = createTargetHooks(options.target))
     for (tile::MatrixInstr instr : hooks->getMatrixInstrs())
       layouts.matrixInstrs.push_back(tile::stringifyMatrixInstr(instr).str());
+  // No block-copy engine is used yet: block copies copy elements.
+  pm.addPass(createTileExpandTensorDescs());
   TileSharedDotsOptions sharedDots;
   sharedDots.numWarps = layouts.numWarps;
   sharedDots.matrixInstrs = layouts.matrixInstrs;

@@ -113,7 +113,8 @@ def __getattr__(name):
 
 
 __all__ = [
-    "abs", "alloc_shared", "arange", "async_copy", "async_wait", "atomic_add", "atomic_max",
+    "abs", "alloc_shared", "arange", "async_copy", "async_load", "async_store", "async_wait",
+    "atomic_add", "atomic_max",
     "atomic_min", "atomic_xchg", "barrier", "BlockedLayout", "bfloat16", "bool_",
     "broadcast_to", "BundleError", "cache_dir", "cache_stats", "cdiv", "clear_cache",
     "cluster_sum",
@@ -121,7 +122,8 @@ __all__ = [
     "associative_scan", "cummax", "cummin", "cumprod", "cumsum",
     "dot", "dtype", "exp", "exp2", "expand_dims", "export_bundle", "float16", "float32",
     "float64", "full", "int1", "int16", "int32", "int64", "int8", "jit", "JITFunction",
-    "language", "load", "load_compiled", "log", "log2", "max", "maximum", "min", "minimum",
+    "language", "load", "load_compiled", "log", "log2", "make_tensor_descriptor", "max",
+    "maximum", "min", "minimum",
     "MmaLayout", "NVMMASharedLayout",
     "num_programs", "pointer", "pointer_type", "program_id", "reset_cache_stats", "reshape",
     "rsqrt", "sigmoid", "SliceLayout", "Specialization", "sqrt", "static_assert",

@@ -146,7 +146,7 @@ BUILTIN_NAMES = (
     "convert_layout", "fma", "cos", "sin", "tanh", "floor", "ceil", "erf",
     "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "alloc_shared", "async_copy",
     "async_wait", "barrier", "cluster_sum", "cumsum", "cumprod", "cummax", "cummin",
-    "associative_scan",
+    "associative_scan", "make_tensor_descriptor", "async_load", "async_store",
 )
 
 _ns = globals()

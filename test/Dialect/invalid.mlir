@@ -1027,3 +1027,59 @@ func.func @shared_dot_acc_layout(%c: tensor<64x64xf32, #mma>) {
   %d = tile.shared_dot %a, %b, %c : !tile.smem<64x64xbf16, #nv>, !tile.smem<64x64xbf16, #nv> -> tensor<64x64xf32, #mma>
   return
 }
+
+// -----
+
+func.func @tensor_desc_rank(%base: !tile.ptr<f32>, %m: i32, %s: i64) {
+  // expected-error @below {{needs one size and one stride per dimension of the block (2), got 1 and 1}}
+  %d = tile.make_tensor_desc %base, [%m], [%s] : !tile.ptr<f32> -> !tile.tensor_desc<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @tensor_desc_pointee(%base: !tile.ptr<f16>, %m: i32, %s: i64) {
+  // expected-error @below {{base points to 'f16' but the descriptor holds 'f32'}}
+  %d = tile.make_tensor_desc %base, [%m], [%s] : !tile.ptr<f16> -> !tile.tensor_desc<8xf32>
+  return
+}
+
+// -----
+
+func.func @tensor_desc_shared_base(%base: !tile.ptr<f32, 3>, %m: i32, %s: i64) {
+  // expected-error @below {{describes global memory (address space 1), got '!tile.ptr<f32, 3>'}}
+  %d = tile.make_tensor_desc %base, [%m], [%s] : !tile.ptr<f32, 3> -> !tile.tensor_desc<8xf32>
+  return
+}
+
+// -----
+
+// expected-error @below {{tensor descriptor block dimensions must be powers of two, got 6}}
+func.func @tensor_desc_block(%d: !tile.tensor_desc<6x8xf32>) {
+  return
+}
+
+// -----
+
+// expected-error @below {{a tensor descriptor's block has 1 to 5 dimensions, got 6}}
+func.func @tensor_desc_block_rank(%d: !tile.tensor_desc<2x2x2x2x2x2xf32>) {
+  return
+}
+
+// -----
+
+func.func @async_load_offsets(%d: !tile.tensor_desc<8x8xf32>, %i: i32) {
+  %buf = tile.alloc_shared : !tile.smem<8x8xf32>
+  // expected-error @below {{needs one offset per dimension of the block (2), got 1}}
+  tile.async_load %d[%i], %buf : !tile.tensor_desc<8x8xf32>, !tile.smem<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @async_store_buffer(%d: !tile.tensor_desc<8x8xf32>, %i: i32) {
+  %buf = tile.alloc_shared : !tile.smem<8x16xf32>
+  // expected-error @below {{buffer '!tile.smem<8x16xf32>' does not hold a block of '!tile.tensor_desc<8x8xf32>'}}
+  tile.async_store %d[%i, %i], %buf : !tile.tensor_desc<8x8xf32>, !tile.smem<8x16xf32>
+  return
+}

@@ -376,3 +376,19 @@ func.func @shared_dot(%c: tensor<64x128xf32, #acc>) -> tensor<64x128xf32, #acc> 
   %d = tile.shared_dot %a, %b, %c : !tile.smem<64x64xbf16, #nv>, !tile.smem<64x128xbf16, #nv> -> tensor<64x128xf32, #acc>
   return %d : tensor<64x128xf32, #acc>
 }
+
+// -----
+
+// Tensor descriptors: a strided global tensor read and written in blocks.
+// CHECK-LABEL: func.func @tensor_descs
+// CHECK: %[[D:.*]] = tile.make_tensor_desc %{{.*}}, [%{{.*}}, %{{.*}}], [%{{.*}}, %{{.*}}] : !tile.ptr<bf16> -> !tile.tensor_desc<64x128xbf16>
+// CHECK: tile.async_load %[[D]][%{{.*}}, %{{.*}}], %{{.*}} : !tile.tensor_desc<64x128xbf16>, !tile.smem<64x128xbf16>
+// CHECK: tile.async_store %[[D]][%{{.*}}, %{{.*}}], %{{.*}} : !tile.tensor_desc<64x128xbf16>, !tile.smem<64x128xbf16>
+func.func @tensor_descs(%base: !tile.ptr<bf16>, %m: i32, %n: i32, %ld: i64, %i: i32) {
+  %c1 = arith.constant 1 : i64
+  %buf = tile.alloc_shared : !tile.smem<64x128xbf16>
+  %d = tile.make_tensor_desc %base, [%m, %n], [%ld, %c1] : !tile.ptr<bf16> -> !tile.tensor_desc<64x128xbf16>
+  tile.async_load %d[%i, %i], %buf : !tile.tensor_desc<64x128xbf16>, !tile.smem<64x128xbf16>
+  tile.async_store %d[%i, %i], %buf : !tile.tensor_desc<64x128xbf16>, !tile.smem<64x128xbf16>
+  return
+}

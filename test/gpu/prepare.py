@@ -286,6 +286,20 @@ def dsl_cases():
                       [f32_to_bf16(q), f32_to_bf16(k), g, np.zeros((T, H, D), np.float32),
                        np.zeros((T, H, 64), np.float32), T, D ** -0.5],
                       {"H": H, "D": D}, ((T + 63) // 64, H, 1), 4, 1e-4, 1e-4))
+    # Tensor descriptors: blocks across every edge and at negative offsets, loaded (zeros
+    # outside) and stored back (nothing outside), bf16 with padded rows; a 3-D strided view.
+    import tensor_desc_kernels as tdk
+
+    for (m, n, off_m, off_n) in ((37, 50, -5, 7), (20, 30, 13, -40)):
+        src = r.integers(1, 60000, size=(m, n + 3)).astype(np.uint16)
+        cases.append((f"tensor_desc_round_trip_{m}x{n}_{off_m}_{off_n}", tdk.block_round_trip,
+                      [src, np.zeros((6, 16, 32), np.uint16),
+                       np.full((m, n + 2), 12345, np.uint16), m, n, n + 3, n + 2, off_m, off_n],
+                      {"BM": 16, "BN": 32}, (3, 2, 1), 4, 0.0, 0.0))
+    base = r.standard_normal((6, 5, 9)).astype(np.float32)
+    cases.append(("tensor_desc_strided_3d", tdk.strided_3d,
+                  [base, np.zeros((4, 4, 8), np.float32), 9, 6, 5, 1, 45, 9],
+                  {"BA": 4, "BB": 4, "BC": 8}, (1, 1, 1), 4, 0.0, 0.0))
     # kt.cumprod and a non-commutative kt.associative_scan over a pair of tiles.
     from dsl_kernels import recurrences
     from refs import recurrence_inputs

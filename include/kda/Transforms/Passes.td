@@ -109,6 +109,37 @@ def TileSharedDots : Pass<"tile-shared-dots", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileExpandTensorDescs
+    : Pass<"tile-expand-tensor-descs", "::mlir::ModuleOp"> {
+  let summary = "Copy blocks of described tensors element by element";
+  let description = [{
+    The portable form of the tensor-descriptor copies, for targets without
+    a block-copy engine: each `tile.async_load` becomes a `tile.async_copy`
+    of the block's pointers (`base + sum_d (offset_d + i_d) * stride_d`,
+    64-bit) masked to the elements inside the tensor (`0 <= offset_d + i_d
+    < shape_d`), so outside ones read as zeros, and each
+    `tile.async_store` a `tile.smem_load` of the buffer and a masked
+    `tile.store`. The descriptor must be made by a `tile.make_tensor_desc`
+    in the same function (kernels are inlined first); made descriptors
+    without other users die.
+
+    Before:
+    ```mlir
+    %d = tile.make_tensor_desc %base, [%m], [%s] : !tile.ptr<f32> -> !tile.tensor_desc<64xf32>
+    tile.async_load %d[%i], %buf : !tile.tensor_desc<64xf32>, !tile.smem<64xf32>
+    ```
+    After:
+    ```mlir
+    %r = tile.range 0, 64 : tensor<64xi32>
+    %idx = arith.addi %r, %is : tensor<64xi32>   // %is: tile.splat %i
+    %off = arith.muli %idx64, %ss : tensor<64xi64>  // extended, times the stride
+    %p = tile.addptr %bases, %off : tensor<64x!tile.ptr<f32>>, tensor<64xi64>
+    %in = arith.andi %nonneg, %below : tensor<64xi1>  // 0 <= idx < m
+    tile.async_copy %buf, %p mask %in : ...
+    ```
+  }];
+}
+
 def TileRemoveLayoutConversions
     : Pass<"tile-remove-layout-conversions", "::mlir::ModuleOp"> {
   let summary = "Remove layout conversions that are redundant or avoidable";

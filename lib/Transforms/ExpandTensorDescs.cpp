@@ -1,0 +1,124 @@
+//===- ExpandTensorDescs.cpp - block copies as element copies -------------===//
+//
+// The portable lowering of tile.async_load / tile.async_store: the block's
+// element pointers and in-bounds mask from the descriptor's base, shape and
+// strides, then the element-wise copy ops every target lowers.
+//
+//===----------------------------------------------------------------------===//
+#include "Tile/TileDialect.h"
+#include "kda/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace kda {
+#define GEN_PASS_DEF_TILEEXPANDTENSORDESCS
+#include "kda/Transforms/Passes.h.inc"
+} // namespace kda
+
+using namespace mlir;
+using namespace kda;
+
+namespace {
+
+/// The pointers and in-bounds mask of the block of `desc` at `offsets`.
+std::pair<Value, Value> getBlockPointers(OpBuilder &b, Location loc,
+                                         tile::MakeTensorDescOp desc,
+                                         ValueRange offsets) {
+  ArrayRef<int64_t> block = desc.getResult().getType().getBlockShape();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  int64_t rank = block.size();
+  // Dimension d's index tile, shaped 1 x ... x block[d] x ... x 1, then
+  // broadcast to the block.
+  auto spread = [&](Value v, int64_t d) {
+    Type elem = cast<RankedTensorType>(v.getType()).getElementType();
+    for (int64_t axis = 0; axis < rank; ++axis) {
+      if (axis == d)
+        continue;
+      SmallVector<int64_t> shape(
+          cast<RankedTensorType>(v.getType()).getShape());
+      shape.insert(shape.begin() + axis, 1);
+      v = tile::ExpandDimsOp::create(b, loc, RankedTensorType::get(shape, elem),
+                                     v, b.getI32IntegerAttr(axis));
+    }
+    return tile::BroadcastOp::create(b, loc, RankedTensorType::get(block, elem),
+                                     v)
+        .getResult();
+  };
+  auto splat = [&](Value scalar, int64_t size) {
+    return tile::SplatOp::create(
+        b, loc, RankedTensorType::get({size}, scalar.getType()), scalar);
+  };
+  Value offset, mask;
+  for (int64_t d = 0; d < rank; ++d) {
+    auto type = RankedTensorType::get({block[d]}, i32);
+    Value index = arith::AddIOp::create(
+        b, loc, tile::RangeOp::create(b, loc, type, 0, block[d]),
+        splat(offsets[d], block[d]));
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, b.getI32IntegerAttr(0)));
+    Value inside = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index, zero),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index,
+                              splat(desc.getShape()[d], block[d])));
+    Value step = arith::MulIOp::create(
+        b, loc,
+        arith::ExtSIOp::create(b, loc, RankedTensorType::get({block[d]}, i64),
+                               index),
+        splat(desc.getStrides()[d], block[d]));
+    Value stepTile = spread(step, d), insideTile = spread(inside, d);
+    offset = offset
+                 ? arith::AddIOp::create(b, loc, offset, stepTile).getResult()
+                 : stepTile;
+    mask = mask ? arith::AndIOp::create(b, loc, mask, insideTile).getResult()
+                : insideTile;
+  }
+  Value bases = tile::SplatOp::create(
+      b, loc, RankedTensorType::get(block, desc.getBase().getType()),
+      desc.getBase());
+  return {tile::AddPtrOp::create(b, loc, bases.getType(), bases, offset), mask};
+}
+
+struct TileExpandTensorDescsPass
+    : kda::impl::TileExpandTensorDescsBase<TileExpandTensorDescsPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> copies;
+    getOperation().walk([&](Operation *op) {
+      if (isa<tile::AsyncLoadOp, tile::AsyncStoreOp>(op))
+        copies.push_back(op);
+    });
+    for (Operation *op : copies) {
+      Value descValue = op->getOperand(0);
+      auto desc = descValue.getDefiningOp<tile::MakeTensorDescOp>();
+      if (!desc) {
+        op->emitOpError("needs a descriptor made by tile.make_tensor_desc in "
+                        "the same function, got ")
+            << descValue;
+        return signalPassFailure();
+      }
+      OpBuilder b(op);
+      Location loc = op->getLoc();
+      if (auto load = dyn_cast<tile::AsyncLoadOp>(op)) {
+        auto [ptrs, mask] = getBlockPointers(b, loc, desc, load.getOffsets());
+        tile::AsyncCopyOp::create(b, loc, load.getBuffer(), ptrs, mask);
+      } else {
+        auto store = cast<tile::AsyncStoreOp>(op);
+        auto [ptrs, mask] = getBlockPointers(b, loc, desc, store.getOffsets());
+        tile::SharedBufferType buffer = store.getBuffer().getType();
+        Value value = tile::SmemLoadOp::create(
+            b, loc,
+            RankedTensorType::get(buffer.getShape(), buffer.getElementType()),
+            store.getBuffer());
+        tile::StoreOp::create(b, loc, ptrs, value, mask);
+      }
+      op->erase();
+    }
+    getOperation().walk([](tile::MakeTensorDescOp desc) {
+      if (desc->use_empty())
+        desc->erase();
+    });
+  }
+};
+
+} // namespace

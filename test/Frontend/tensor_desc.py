@@ -1,0 +1,50 @@
+# kt.make_tensor_descriptor(base, shape, strides, block_shape) is tile.make_tensor_desc (i32
+# sizes, i64 strides); kt.async_load / kt.async_store(desc, offsets, buffer) are its block
+# copies, expanded (tile-expand-tensor-descs) into masked element copies on targets without a
+# block-copy engine. Errors name the argument at its source line and column.
+# RUN: kda-compile %s --kernel copy_block --target cpu --signature 'src=*bf16,dst=*bf16,m=i32,n=i32,ld=i32' \
+# RUN:   --emit tile -o - | FileCheck %s
+# RUN: not kda-compile %s --kernel desc_errors --target cpu --signature 'p=*f32,q=*f16,n=i32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=ERR
+
+import kdatile as kt
+
+
+# CHECK-LABEL: func.func @copy_block
+# CHECK: %[[LD:.*]] = arith.extsi %arg4 : i32 to i64
+# CHECK: %[[D:.*]] = tile.make_tensor_desc %arg0, [%arg2, %arg3], [%[[LD]], %{{.*}}] : !tile.ptr<bf16> -> !tile.tensor_desc<32x64xbf16>
+# CHECK: tile.async_load %[[D]][%{{.*}}, %{{.*}}], %{{.*}} : !tile.tensor_desc<32x64xbf16>, !tile.smem<32x64xbf16>
+# CHECK: tile.async_wait {pending = 0 : i32}
+# CHECK: tile.async_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : !tile.tensor_desc<32x64xbf16>, !tile.smem<32x64xbf16>
+@kt.jit
+def copy_block(src, dst, m, n, ld):
+    a = kt.make_tensor_descriptor(src, (m, n), (ld, 1), (32, 64))
+    b = kt.make_tensor_descriptor(dst, [m, n], [ld, 1], [32, 64])
+    buf = kt.alloc_shared((32, 64), kt.bfloat16)
+    kt.async_load(a, (kt.program_id(0) * 32, 0), buf)
+    kt.async_wait(0)
+    kt.async_store(b, (kt.program_id(0) * 32, 0), buf)
+
+
+@kt.jit
+def desc_errors(p, q, n):
+    # ERR: tensor_desc.py:[[@LINE+1]]:35: error: kt.make_tensor_descriptor() base must be a pointer to global memory (a kernel argument), got
+    x = kt.make_tensor_descriptor(n, (n,), (1,), (32,))
+    # ERR: tensor_desc.py:[[@LINE+1]]:50: error: kt.make_tensor_descriptor() block_shape dimensions must be powers of two up to 65536, got [24]
+    y = kt.make_tensor_descriptor(p, (n,), (1,), (24,))
+    # ERR: tensor_desc.py:[[@LINE+1]]:38: error: kt.make_tensor_descriptor() shape must be a tuple of one integer per block dimension (2), got tuple
+    z = kt.make_tensor_descriptor(p, (n,), (1, 1), (8, 8))
+    # ERR: tensor_desc.py:[[@LINE+1]]:44: error: kt.make_tensor_descriptor() strides must hold integers, got
+    w = kt.make_tensor_descriptor(p, (n,), (1.5,), (8,))
+    d = kt.make_tensor_descriptor(p, (n,), (1,), (32,))
+    buf = kt.alloc_shared((16,), kt.float32)
+    # ERR: tensor_desc.py:[[@LINE+1]]:28: error: kt.async_load() buffer of [16] f32 does not hold the descriptor's block of [32] f32
+    kt.async_load(d, (0,), buf)
+    # ERR: tensor_desc.py:[[@LINE+1]]:19: error: kt.async_load() needs a tensor descriptor (from kt.make_tensor_descriptor), got
+    kt.async_load(buf, (0,), buf)
+    # ERR: tensor_desc.py:[[@LINE+1]]:23: error: kt.async_store() offsets must be a tuple of one integer per block dimension (1), got tuple
+    kt.async_store(d, (0, 1), buf)
+    # ERR: tensor_desc.py:[[@LINE+1]]:11: error: '+' cannot take a tensor descriptor; copy its blocks with kt.async_load
+    e = d + 1
+    # ERR: tensor_desc.py:[[@LINE+1]]:16: error: kt.exp() cannot take a tensor descriptor; copy its blocks with kt.async_load
+    f = kt.exp(d)
