@@ -86,8 +86,8 @@ def TileSharedDots : Pass<"tile-shared-dots", "::mlir::ModuleOp"> {
     die. It applies when the operands are bf16 or f16 with
     `a` [M, K] and `b` [K, N] (each buffer's rows contiguous: K-major `a`,
     N-major `b`), M a multiple of 16 x `num-warps` (whole warpgroups along
-    M: `num-warps` a multiple of 4), K of 16 and N of 8, and nothing may
-    write shared memory between the loads and the dot. Other dots keep
+    M: `num-warps` a multiple of 4), K of 16 and N of 8, and no op that may
+    write memory lies between the loads and the dot. Other dots keep
     their register operands.
 
     Before (`num-warps=4 matrix-instrs=wgmma_m64k16`):
