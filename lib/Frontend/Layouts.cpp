@@ -149,6 +149,25 @@ unsignedList(Emitter &e, const DValue &value, SourceLoc at,
   return out;
 }
 
+/// The first `names.size()` arguments of layout `builtin` as ints in [1,
+/// 1024], each named in its error.
+static std::optional<SmallVector<unsigned>>
+smallIntParams(Emitter &e, BoundArgs &args, const char *builtin,
+               ArrayRef<const char *> names) {
+  SmallVector<unsigned> params;
+  for (auto [i, name] : llvm::enumerate(names)) {
+    std::string what = std::string(builtin) + "() " + name;
+    std::optional<int64_t> n = e.requireInt(args[i]->value, args[i]->loc, what);
+    if (!n)
+      return std::nullopt;
+    if (*n < 1 || *n > 1024)
+      return e.error(args[i]->loc, what + " must be between 1 and 1024, got " +
+                                       std::to_string(*n));
+    params.push_back(static_cast<unsigned>(*n));
+  }
+  return params;
+}
+
 std::optional<DValue> Emitter::layoutBuiltin(const std::string &name,
                                              BoundArgs &args, SourceLoc at) {
   std::string message;
@@ -207,46 +226,26 @@ std::optional<DValue> Emitter::layoutBuiltin(const std::string &name,
     v.attr = kda::tile::MmaLayoutAttr::getChecked(
         emitErr, &ctx, *instr, *operand, ArrayRef<unsigned>(*warps));
   } else if (name == "SwizzledSharedLayout") {
-    const char *what[] = {"vec", "per_phase", "max_phase"};
-    SmallVector<unsigned> params;
-    for (size_t i = 0; i < 3; ++i) {
-      std::optional<int64_t> n =
-          requireInt(args[i]->value, args[i]->loc,
-                     "kt.SwizzledSharedLayout() " + std::string(what[i]));
-      if (!n)
-        return std::nullopt;
-      if (*n < 1 || *n > 1024)
-        return error(args[i]->loc, "kt.SwizzledSharedLayout() " +
-                                       std::string(what[i]) +
-                                       " must be between 1 and 1024, got " +
-                                       std::to_string(*n));
-      params.push_back(static_cast<unsigned>(*n));
-    }
+    std::optional<SmallVector<unsigned>> params =
+        smallIntParams(*this, args, "kt.SwizzledSharedLayout",
+                       {"vec", "per_phase", "max_phase"});
+    if (!params)
+      return std::nullopt;
     std::optional<SmallVector<unsigned>> order =
         unsignedList(*this, args[3]->value, args[3]->loc, "order");
     if (!order)
       return std::nullopt;
     v.attr = kda::tile::SwizzledSharedLayoutAttr::getChecked(
-        emitErr, &ctx, params[0], params[1], params[2],
+        emitErr, &ctx, (*params)[0], (*params)[1], (*params)[2],
         ArrayRef<unsigned>(*order));
   } else if (name == "NVMMASharedLayout") {
-    const char *what[] = {"swizzle_byte_width", "element_bitwidth"};
-    SmallVector<unsigned> params;
-    for (size_t i = 0; i < 2; ++i) {
-      std::optional<int64_t> n =
-          requireInt(args[i]->value, args[i]->loc,
-                     "kt.NVMMASharedLayout() " + std::string(what[i]));
-      if (!n)
-        return std::nullopt;
-      if (*n < 1 || *n > 1024)
-        return error(args[i]->loc, "kt.NVMMASharedLayout() " +
-                                       std::string(what[i]) +
-                                       " must be between 1 and 1024, got " +
-                                       std::to_string(*n));
-      params.push_back(static_cast<unsigned>(*n));
-    }
-    v.attr = kda::tile::NVMMASharedLayoutAttr::getChecked(emitErr, &ctx,
-                                                          params[0], params[1]);
+    std::optional<SmallVector<unsigned>> params =
+        smallIntParams(*this, args, "kt.NVMMASharedLayout",
+                       {"swizzle_byte_width", "element_bitwidth"});
+    if (!params)
+      return std::nullopt;
+    v.attr = kda::tile::NVMMASharedLayoutAttr::getChecked(
+        emitErr, &ctx, (*params)[0], (*params)[1]);
   } else { // SliceLayout
     std::optional<int64_t> dim =
         requireInt(args[0]->value, args[0]->loc, "kt.SliceLayout() dim");

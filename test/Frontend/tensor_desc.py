@@ -36,7 +36,11 @@ def desc_errors(p, q, n):
     z = kt.make_tensor_descriptor(p, (n,), (1, 1), (8, 8))
     # ERR: tensor_desc.py:[[@LINE+1]]:44: error: kt.make_tensor_descriptor() strides must hold integers, got
     w = kt.make_tensor_descriptor(p, (n,), (1.5,), (8,))
+    # ERR: tensor_desc.py:[[@LINE+1]]:50: error: kt.make_tensor_descriptor() block_shape needs 1 to 5 dimensions, got [2, 2, 2, 2, 2, 2]
+    v = kt.make_tensor_descriptor(p, (n,), (1,), (2, 2, 2, 2, 2, 2))
     d = kt.make_tensor_descriptor(p, (n,), (1,), (32,))
+    # ERR: tensor_desc.py:[[@LINE+1]]:28: error: kt.async_load() needs a shared buffer (from kt.alloc_shared), got
+    kt.async_load(d, (0,), p)
     buf = kt.alloc_shared((16,), kt.float32)
     # ERR: tensor_desc.py:[[@LINE+1]]:28: error: kt.async_load() buffer of [16] f32 does not hold the descriptor's block of [32] f32
     kt.async_load(d, (0,), buf)

@@ -231,8 +231,9 @@ public:
     Value start = LLVM::LShrOp::create(
         b, loc,
         LLVM::AndOp::create(b, loc, address,
-                            LLVM::ConstantOp::create(b, loc, i64, 0x3FFFF)),
-        LLVM::ConstantOp::create(b, loc, i64, 4));
+                            LLVM::ConstantOp::create(
+                                b, loc, i64, int64_t(kda::nvvm::kFieldMask))),
+        LLVM::ConstantOp::create(b, loc, i64, kda::nvvm::kFieldShift));
     return LLVM::OrOp::create(
         b, loc, start, LLVM::ConstantOp::create(b, loc, i64, int64_t(fields)));
   }

@@ -1,9 +1,9 @@
 //===- SharedMemoryToGPU.cpp - shared buffers and asynchronous copies -----===//
 //
 // Each tile.alloc_shared becomes a module global in shared memory. Buffers
-// are row-major: a register's element lives at the linear index of its
-// coordinate, and registers contiguous along the last dimension move as one
-// vector. Asynchronous copies go from global to shared memory without
+// are row-major (an nvmma_shared one in column blocks), with their layout's
+// swizzle: a register's element lives at getSharedAddress of its coordinate,
+// and registers contiguous along the last dimension move as one vector. Asynchronous copies go from global to shared memory without
 // registers where the target can (cp.async on NVIDIA) and through registers
 // elsewhere; a wait is the target's wait plus a barrier.
 //

@@ -15,9 +15,12 @@
 
 namespace kda::nvvm {
 
-/// A byte address or offset as a descriptor field (16-byte units, 14 bits).
+/// A byte address or offset as a descriptor field: (bytes & kFieldMask) >>
+/// kFieldShift (16-byte units, 14 bits).
+constexpr uint64_t kFieldMask = 0x3FFFF;
+constexpr unsigned kFieldShift = 4;
 constexpr uint64_t encodeDescriptorField(uint64_t bytes) {
-  return (bytes & 0x3FFFF) >> 4;
+  return (bytes & kFieldMask) >> kFieldShift;
 }
 
 /// The descriptor of an operand at shared address `startAddress` (bytes),
