@@ -409,7 +409,9 @@ def Tile_AsyncStoreOp : Tile_Op<"async_store", [
   let summary = "write a shared buffer to a block of a described tensor";
   let description = [{
     Writes `buffer` to the block at `offsets` of the tensor `desc`
-    describes; elements outside the tensor are not written.
+    describes; elements outside the tensor are not written. The write has
+    finished when the op returns (on gfx1250 each wave waits for its Tensor
+    Data Mover store).
     ```mlir
     tile.async_store %d[%i, %j], %buf : !tile.tensor_desc<64x128xbf16>, !tile.smem<64x128xbf16>
     ```
@@ -428,7 +430,9 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
   let summary = "wait for the program's asynchronous copies";
   let description = [{
     Waits until at most `pending` of the program's most recent
-    `tile.async_copy` ops are still in flight, then synchronizes the
+    `tile.async_copy` and `tile.async_load` ops are still in flight (on
+    gfx1250, `s_wait_tensorcnt` for the loads on the Tensor Data Mover), then
+    synchronizes the
     program's threads: every thread sees the data of every finished copy,
     whichever thread issued it.
     ```mlir

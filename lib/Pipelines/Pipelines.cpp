@@ -107,11 +107,14 @@ void kda::buildGPULoweringPipeline(OpPassManager &pm,
   TileAssignLayoutsOptions layouts;
   layouts.numWarps = options.numWarps;
   layouts.waveSize = target ? target->waveSize : 32;
-  if (std::unique_ptr<TargetHooks> hooks = createTargetHooks(options.target))
+  // Block copies the target's engine cannot do copy elements.
+  TileExpandTensorDescsOptions blockCopies;
+  if (std::unique_ptr<TargetHooks> hooks = createTargetHooks(options.target)) {
     for (tile::MatrixInstr instr : hooks->getMatrixInstrs())
       layouts.matrixInstrs.push_back(tile::stringifyMatrixInstr(instr).str());
-  // No block-copy engine is used yet: block copies copy elements.
-  pm.addPass(createTileExpandTensorDescs());
+    blockCopies.engine = hooks->getBlockCopyEngine().str();
+  }
+  pm.addPass(createTileExpandTensorDescs(blockCopies));
   TileSharedDotsOptions sharedDots;
   sharedDots.numWarps = layouts.numWarps;
   sharedDots.matrixInstrs = layouts.matrixInstrs;

@@ -6,10 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
+#include "kda/Analysis/NonNegative.h"
 #include "kda/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 
 namespace kda {
 #define GEN_PASS_DEF_TILEEXPANDTENSORDESCS
@@ -80,9 +82,31 @@ std::pair<Value, Value> getBlockPointers(OpBuilder &b, Location loc,
   return {tile::AddPtrOp::create(b, loc, bases.getType(), bases, offset), mask};
 }
 
+/// Whether gfx1250's Tensor Data Mover does the block copy `op` of `desc`
+/// into or out of `buffer` at `offsets`.
+bool isTensorDataMoverCopy(Operation *op, tile::MakeTensorDescOp desc,
+                           ValueRange offsets, tile::SharedBufferType buffer) {
+  tile::TensorDescType type = desc.getResult().getType();
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  if (buffer.getLayout() || type.getBlockShape().size() > 5 ||
+      !llvm::is_contained({8u, 16u, 32u, 64u}, bits) ||
+      !matchPattern(desc.getStrides().back(), m_One()))
+    return false;
+  return llvm::all_of(type.getBlockShape(),
+                      [](int64_t n) { return n <= 0xFFFF; }) &&
+         llvm::all_of(offsets,
+                      [&](Value v) { return isKnownNonNegative(v, op); });
+}
+
 struct TileExpandTensorDescsPass
     : kda::impl::TileExpandTensorDescsBase<TileExpandTensorDescsPass> {
+  using TileExpandTensorDescsBase::TileExpandTensorDescsBase;
+
   void runOnOperation() override {
+    if (!engine.empty() && engine != "tdm") {
+      getOperation().emitError("unknown block-copy engine '") << engine << "'";
+      return signalPassFailure();
+    }
     SmallVector<Operation *> copies;
     getOperation().walk([&](Operation *op) {
       if (isa<tile::AsyncLoadOp, tile::AsyncStoreOp>(op))
@@ -97,6 +121,11 @@ struct TileExpandTensorDescsPass
             << descValue;
         return signalPassFailure();
       }
+      auto buffer = cast<tile::SharedBufferType>(
+          op->getOperand(op->getNumOperands() - 1).getType());
+      ValueRange offsets = op->getOperands().slice(1, op->getNumOperands() - 2);
+      if (engine == "tdm" && isTensorDataMoverCopy(op, desc, offsets, buffer))
+        continue;
       OpBuilder b(op);
       Location loc = op->getLoc();
       if (auto load = dyn_cast<tile::AsyncLoadOp>(op)) {

@@ -4,6 +4,8 @@
 # block-copy engine. Errors name the argument at its source line and column.
 # RUN: kda-compile %s --kernel copy_block --target cpu --signature 'src=*bf16,dst=*bf16,m=i32,n=i32,ld=i32' \
 # RUN:   --emit tile -o - | FileCheck %s
+# RUN: kda-compile %s --kernel copy_block --target gfx1250 --signature 'src=*bf16,dst=*bf16,m=i32,n=i32,ld=i32' \
+# RUN:   --emit asm -o - | FileCheck %s --check-prefix=TDM
 # RUN: not kda-compile %s --kernel desc_errors --target cpu --signature 'p=*f32,q=*f16,n=i32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=ERR
 
@@ -16,6 +18,17 @@ import kdatile as kt
 # CHECK: tile.async_load %[[D]][%{{.*}}, %{{.*}}], %{{.*}} : !tile.tensor_desc<32x64xbf16>, !tile.smem<32x64xbf16>
 # CHECK: tile.async_wait {pending = 0 : i32}
 # CHECK: tile.async_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : !tile.tensor_desc<32x64xbf16>, !tile.smem<32x64xbf16>
+# On gfx1250 the block copies run on the Tensor Data Mover: each of the 4 waves copies 8 of the
+# 32 rows, its descriptor in scalar registers, and waits on the tensor counter.
+# TDM-LABEL: copy_block:
+# TDM-NOT: global_load
+# TDM: tensor_load_to_lds s[{{[0-9]+}}:{{[0-9]+}}], s[{{[0-9]+}}:{{[0-9]+}}]
+# TDM: s_wait_tensorcnt 0x0
+# TDM: s_barrier_wait
+# TDM: tensor_store_from_lds s[{{[0-9]+}}:{{[0-9]+}}], s[{{[0-9]+}}:{{[0-9]+}}]
+# TDM: s_wait_tensorcnt 0x0
+# TDM-NOT: global_store
+# TDM: s_endpgm
 @kt.jit
 def copy_block(src, dst, m, n, ld):
     a = kt.make_tensor_descriptor(src, (m, n), (ld, 1), (32, 64))

@@ -137,7 +137,17 @@ def TileExpandTensorDescs
     %in = arith.andi %nonneg, %below : tensor<64xi1>  // 0 <= idx < m
     tile.async_copy %buf, %p mask %in : ...
     ```
+
+    With `engine=tdm` (gfx1250's Tensor Data Mover), the copies the engine
+    can do stay for the GPU lowering: a plain row-major buffer, a last
+    stride of 1, at most 5 dimensions of at most 65535 elements, 1, 2, 4 or
+    8-byte elements, and offsets known not to be negative (the engine
+    cannot start before the tensor's first element).
   }];
+  let options = [
+    Option<"engine", "engine", "std::string", /*default=*/"\"\"",
+           "the target's block-copy engine: tdm, or none (\"\")">
+  ];
 }
 
 def TileRemoveLayoutConversions

@@ -102,3 +102,7 @@ Value AMDTargetHooks::packMatrixOperand(OpBuilder &b, Location loc,
       b, loc, VectorType::get({int64_t(elems.size())}, elems[0].getType()),
       elems);
 }
+
+Value AMDTargetHooks::getWaveUniform(OpBuilder &b, Location loc, Value value) {
+  return ROCDL::ReadfirstlaneOp::create(b, loc, value.getType(), value);
+}

@@ -19,6 +19,8 @@ public:
   mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value value, unsigned laneMask) override;
   void barrier(mlir::OpBuilder &b, mlir::Location loc) override;
+  mlir::Value getWaveUniform(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value value) override;
   llvm::StringRef getSyncScope(tile::MemoryScope scope) const override;
   void markKernel(mlir::LLVM::LLVMFuncOp func, unsigned numThreads,
                   llvm::ArrayRef<int32_t> clusterShape) override;

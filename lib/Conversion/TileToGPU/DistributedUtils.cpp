@@ -17,6 +17,13 @@ TileToGPUTypeConverter::TileToGPUTypeConverter(MLIRContext *ctx,
   addConversion([ctx, sharedAddressSpace](tile::SharedBufferType) -> Type {
     return LLVM::LLVMPointerType::get(ctx, sharedAddressSpace);
   });
+  addConversion([ctx](tile::TensorDescType type) -> Type {
+    size_t rank = type.getBlockShape().size();
+    SmallVector<Type> fields = {LLVM::LLVMPointerType::get(ctx, 1)};
+    fields.append(rank, IntegerType::get(ctx, 32));
+    fields.append(rank, IntegerType::get(ctx, 64));
+    return LLVM::LLVMStructType::getLiteral(ctx, fields);
+  });
   addConversion([this](RankedTensorType type) -> std::optional<Type> {
     if (!tile::isDistributedLayout(type.getEncoding()))
       return std::nullopt;

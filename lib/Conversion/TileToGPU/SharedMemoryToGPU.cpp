@@ -3,9 +3,10 @@
 // Each tile.alloc_shared becomes a module global in shared memory. Buffers
 // are row-major (an nvmma_shared one in column blocks), with their layout's
 // swizzle: a register's element lives at getSharedAddress of its coordinate,
-// and registers contiguous along the last dimension move as one vector. Asynchronous copies go from global to shared memory without
-// registers where the target can (cp.async on NVIDIA) and through registers
-// elsewhere; a wait is the target's wait plus a barrier.
+// and registers contiguous along the last dimension move as one vector.
+// Asynchronous copies go from global to shared memory without registers where
+// the target can (cp.async on NVIDIA) and through registers elsewhere; a wait
+// is the target's wait plus a barrier.
 //
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
@@ -477,6 +478,8 @@ struct AsyncWaitLowering : OpConversionPattern<tile::AsyncWaitOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (state.hooks->hasAsyncCopies())
       state.hooks->waitAsyncCopies(rewriter, op.getLoc(), op.getPending());
+    if (!state.hooks->getBlockCopyEngine().empty())
+      state.hooks->waitBlockCopies(rewriter, op.getLoc(), op.getPending());
     // Each thread waited for its own copies; the barrier shows them to all.
     state.hooks->barrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);

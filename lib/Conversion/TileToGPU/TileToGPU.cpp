@@ -173,8 +173,8 @@ bool containsMemoryOps(Operation *op) {
   return op
       ->walk([](Operation *inner) {
         return isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp,
-                   tile::SmemLoadOp, tile::SmemStoreOp, tile::AsyncCopyOp>(
-                   inner)
+                   tile::SmemLoadOp, tile::SmemStoreOp, tile::AsyncCopyOp,
+                   tile::AsyncLoadOp, tile::AsyncStoreOp>(inner)
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       })
@@ -294,6 +294,31 @@ void orderGlobalMemory(Block &block, MemoryOrdering &state,
         barrierIfConflict({getBasePointer(buffer), buffer, Type(), isStore,
                            /*sameThreadsOnly=*/false});
       access(copy.getPtr(), copy.getPtr(), /*isStore=*/false);
+    } else if (isa<tile::AsyncLoadOp, tile::AsyncStoreOp>(op)) {
+      // A block copy (kept for the target's engine): its waves split the
+      // block, so no element is sure to stay with one thread.
+      bool isLoad = isa<tile::AsyncLoadOp>(op);
+      Value buffer = op.getOperand(op.getNumOperands() - 1);
+      Value base =
+          op.getOperand(0).getDefiningOp<tile::MakeTensorDescOp>().getBase();
+      MemoryOrdering::Access global{getBasePointer(base), base, Type(),
+                                    /*isStore=*/!isLoad,
+                                    /*sameThreadsOnly=*/false};
+      if (isLoad)
+        for (bool isStore : {false, true})
+          barrierIfConflict({getBasePointer(buffer), buffer, Type(), isStore,
+                             /*sameThreadsOnly=*/false});
+      barrierIfConflict(global);
+      state.accesses.push_back(global);
+      if (!isLoad) {
+        // A store has read its buffer when it returns (a load's writes are
+        // seen after tile.async_wait, whose barrier ends every hazard).
+        MemoryOrdering::Access read{getBasePointer(buffer), buffer, Type(),
+                                    /*isStore=*/false,
+                                    /*sameThreadsOnly=*/false};
+        barrierIfConflict(read);
+        state.accesses.push_back(read);
+      }
     } else if (isa<tile::AtomicRMWOp, tile::AsyncWaitOp, tile::BarrierOp>(op)) {
       // Barriers on both sides (AtomicsToGPU.cpp), or a barrier.
       state = MemoryOrdering();
@@ -461,6 +486,7 @@ struct ConvertTileToGPUPass
     populateMemoryOpsToGPUPatterns(converter, patterns, state);
     populateAtomicsToGPUPatterns(converter, patterns, state);
     populateSharedMemoryToGPUPatterns(converter, patterns, state);
+    populateTensorDescsToGPUPatterns(converter, patterns, state);
     populateClusterToGPUPatterns(converter, patterns, state);
     populateReduceToGPUPatterns(converter, patterns, state);
     populateDotToGPUPatterns(converter, patterns, state);

@@ -73,6 +73,43 @@ public:
   /// copies are in flight (no barrier).
   virtual void waitAsyncCopies(mlir::OpBuilder &b, mlir::Location loc,
                                unsigned pending) {}
+  /// The engine that copies blocks of described tensors between global and
+  /// shared memory ("tdm": gfx1250's Tensor Data Mover), or "" where blocks
+  /// are copied element by element (tile-expand-tensor-descs).
+  virtual llvm::StringRef getBlockCopyEngine() const { return ""; }
+  /// `value` (i32, the same in every lane of the wave) as the target's
+  /// compiler sees uniform values (AMD: readfirstlane, so that what is
+  /// computed from it stays in scalar registers).
+  virtual mlir::Value getWaveUniform(mlir::OpBuilder &b, mlir::Location loc,
+                                     mlir::Value value) {
+    return value;
+  }
+  /// One wave's part of a block copy: the `tile` (row-major in shared
+  /// memory) whose first element is at `global` and `shared`, with `extents`
+  /// (i32, >= 0) elements per dimension from there to the tensor's end and
+  /// `strides` (i64, in elements; the last is 1). Loads read elements past an
+  /// extent as zeros; stores leave them alone. `active` (i1, wave-uniform):
+  /// this wave copies.
+  struct BlockCopy {
+    mlir::Value global;
+    mlir::Value shared;
+    llvm::SmallVector<mlir::Value> extents;
+    llvm::SmallVector<mlir::Value> strides;
+    llvm::SmallVector<int64_t> tile;
+    mlir::Type elementType;
+    mlir::Value active;
+    bool isLoad;
+  };
+  /// Starts `copy` on the engine; every wave issues one per block copy
+  /// (active or not), so each wave's count of copies in flight is the same.
+  virtual void copyBlock(mlir::OpBuilder &b, mlir::Location loc,
+                         const BlockCopy &copy) {
+    llvm_unreachable("no block-copy engine on this target");
+  }
+  /// Waits until at most `pending` of this wave's block copies are in
+  /// flight (no barrier).
+  virtual void waitBlockCopies(mlir::OpBuilder &b, mlir::Location loc,
+                               unsigned pending) {}
   /// LLVM's synchronization scope name for atomics and fences ordered
   /// towards one program's threads, the device, or the system ("").
   virtual llvm::StringRef getSyncScope(tile::MemoryScope scope) const = 0;

@@ -207,6 +207,16 @@ void populateAtomicsToGPUPatterns(TileToGPUTypeConverter &converter,
 void populateSharedMemoryToGPUPatterns(TileToGPUTypeConverter &converter,
                                        mlir::RewritePatternSet &patterns,
                                        GPULoweringState &state);
+/// Tensor descriptors (LLVM structs {base, shape..., strides...}) and the
+/// block copies tile-expand-tensor-descs left to the target's engine.
+void populateTensorDescsToGPUPatterns(TileToGPUTypeConverter &converter,
+                                      mlir::RewritePatternSet &patterns,
+                                      GPULoweringState &state);
+/// How `waves` waves share a block copy: split[d] waves along dimension d,
+/// outer dimensions first and never the last, each wave's tile contiguous in
+/// the row-major buffer; waves past the product copy nothing.
+llvm::SmallVector<int64_t> splitBlockOverWaves(llvm::ArrayRef<int64_t> block,
+                                               int64_t waves);
 void populateClusterToGPUPatterns(TileToGPUTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns,
                                   GPULoweringState &state);

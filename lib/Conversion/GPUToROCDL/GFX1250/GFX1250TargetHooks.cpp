@@ -1,13 +1,72 @@
 //===- GFX1250TargetHooks.cpp - gfx1250 hooks -----------------------------===//
 #include "../AMDTargetHooks.h"
+#include "kda/Conversion/GPUToROCDL/GFX1250/TensorDescriptor.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 
 using namespace mlir;
+using namespace kda::gfx1250;
 
 namespace {
+/// The four descriptor groups of a tensor copy, filled field by field: the
+/// constant bits of each dword gathered apart from its run-time parts.
+class DescriptorGroups {
+public:
+  DescriptorGroups(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  void set(TDMField field, uint64_t value) { setField(constant, field, value); }
+  /// `value`: an i32 or i64 run-time value.
+  void set(TDMField field, Value value) {
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    if (value.getType() != i64)
+      value = LLVM::ZExtOp::create(b, loc, i64, value);
+    for (const TDMFieldSlice &s : getFieldSlices(field)) {
+      Value part = value;
+      if (s.valueBit)
+        part = LLVM::LShrOp::create(b, loc, part, constantI64(s.valueBit));
+      part = LLVM::TruncOp::create(b, loc, i32, part);
+      if (s.bits < 32)
+        part = LLVM::AndOp::create(
+            b, loc, part,
+            LLVM::ConstantOp::create(b, loc, i32, (1u << s.bits) - 1));
+      if (s.dwordBit)
+        part = LLVM::ShlOp::create(
+            b, loc, part, LLVM::ConstantOp::create(b, loc, i32, s.dwordBit));
+      Value &word = dynamic[field.group][s.dword];
+      word = word ? LLVM::OrOp::create(b, loc, word, part).getResult() : part;
+    }
+  }
+  /// Group `g` as the vector the intrinsic takes. Run-time dwords go through
+  /// readfirstlane: the values are a program's scalars, the same in every
+  /// lane, and the descriptor is read from scalar registers.
+  Value get(unsigned g) {
+    Type i32 = b.getI32Type();
+    unsigned dwords = kTDMGroupDwords[g];
+    Value vector =
+        LLVM::PoisonOp::create(b, loc, VectorType::get({dwords}, i32));
+    for (unsigned d = 0; d < dwords; ++d) {
+      Value word = LLVM::ConstantOp::create(b, loc, i32, constant[g][d]);
+      if (Value run = dynamic[g][d])
+        word = LLVM::OrOp::create(
+            b, loc, ROCDL::ReadfirstlaneOp::create(b, loc, i32, run), word);
+      vector = LLVM::InsertElementOp::create(
+          b, loc, vector, word, LLVM::ConstantOp::create(b, loc, i32, d));
+    }
+    return vector;
+  }
+
+private:
+  Value constantI64(uint64_t v) {
+    return LLVM::ConstantOp::create(b, loc, b.getI64Type(), v);
+  }
+  OpBuilder &b;
+  Location loc;
+  TDMGroups constant{};
+  Value dynamic[4][8] = {};
+};
+
 // gfx1250: wave32; the ROCDL lowering common to the AMD chips, with the wave
 // size and LDS budget of the chip's GPUTargetInfo, and the dense WMMA
 // instructions with bf16/f16 inputs.
@@ -28,6 +87,44 @@ public:
         ROCDL::DsLoadTr16_B128::create(b, loc, type, address, ArrayAttr(),
                                        ArrayAttr(), ArrayAttr())
             .getResult());
+  }
+  StringRef getBlockCopyEngine() const override { return "tdm"; }
+  /// tensor_load_to_lds / tensor_store_from_lds of the wave's tile.
+  void copyBlock(OpBuilder &b, Location loc, const BlockCopy &copy) override {
+    size_t rank = copy.tile.size();
+    assert(rank >= 1 && rank <= kTDMMaxRank && "TDM copies 1 to 5 dimensions");
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    DescriptorGroups groups(b, loc);
+    groups.set(tdm::kPredicate, LLVM::ZExtOp::create(b, loc, i32, copy.active));
+    groups.set(tdm::kLDSAddress,
+               LLVM::PtrToIntOp::create(b, loc, i32, copy.shared));
+    groups.set(tdm::kGlobalAddress,
+               LLVM::PtrToIntOp::create(b, loc, i64, copy.global));
+    groups.set(tdm::kType, kTDMTensorType);
+    groups.set(tdm::kDataSize,
+               llvm::Log2_32(copy.elementType.getIntOrFloatBitWidth() / 8));
+    // Descriptor dimension i is the copy's dimension rank - 1 - i.
+    for (size_t i = 0; i < rank; ++i) {
+      size_t d = rank - 1 - i;
+      groups.set(tdm::kTensorDim[i], copy.extents[d]);
+      groups.set(tdm::kTileDim[i], uint64_t(copy.tile[d]));
+      if (i > 0)
+        groups.set(tdm::kTensorStride[i - 1], copy.strides[d]);
+    }
+    Value g0 = groups.get(0), g1 = groups.get(1), g2 = groups.get(2),
+          g3 = groups.get(3);
+    if (copy.isLoad)
+      ROCDL::TensorLoadToLDSOp::create(b, loc, g0, g1, g2, g3,
+                                       /*cachePolicy=*/0u, ArrayAttr(),
+                                       ArrayAttr(), ArrayAttr());
+    else
+      ROCDL::TensorStoreFromLDSOp::create(b, loc, g0, g1, g2, g3,
+                                          /*cachePolicy=*/0u, ArrayAttr(),
+                                          ArrayAttr(), ArrayAttr());
+  }
+  void waitBlockCopies(OpBuilder &b, Location loc, unsigned pending) override {
+    ROCDL::WaitTensorcntOp::create(b, loc,
+                                   uint16_t(getTensorCountWait(pending)));
   }
   ArrayRef<kda::tile::MatrixInstr> getMatrixInstrs() const override {
     static const kda::tile::MatrixInstr instrs[] = {
