@@ -61,8 +61,9 @@ Constexprs:
                     after the norms and the gate). On the H200 10-12% faster at one token per
                     sequence and small batch, mostly slower with several tokens (the
                     first-token test and the wait stay in the loop); kdatile.ops sets it on
-                    NVIDIA GPUs when the sequences average at most one token (on AMD targets
-                    kt.async_copy is not asynchronous).
+                    NVIDIA GPUs when the sequences average at most one token. The copy is a
+                    tensor-descriptor block load: cp.async on sm_90a, the Tensor Data Mover
+                    on gfx1250 (state in LDS without VGPRs), register copies on gfx950.
 """
 
 import kdatile as kt
@@ -70,9 +71,9 @@ import kdatile as kt
 
 @kt.jit
 def prefetched_state(s_buf):
-    """The starting state, once its asynchronous copy into s_buf has landed (fp32)."""
+    """The starting state, once its block copy into s_buf [1, ...] has landed (fp32)."""
     kt.async_wait(0)
-    return s_buf.load().to(kt.float32)
+    return s_buf.index(0).load().to(kt.float32)
 
 
 @kt.jit
@@ -93,7 +94,8 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
     n = kt.program_id(0)
     h = kt.program_id(1)
     if PREFETCH_STATE:
-        s_buf = kt.alloc_shared((K, BV) if STATE_KV else (BV, K), state_ptr.dtype.element_ty)
+        s_buf = kt.alloc_shared((1, K, BV) if STATE_KV else (1, BV, K),
+                                state_ptr.dtype.element_ty)
     offs_k = kt.arange(0, K)
     offs_v = kt.program_id(2) * BV + kt.arange(0, BV)
     if IS_VARLEN:
@@ -118,14 +120,22 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
             s_offs = offs_k[:, None] * V + offs_v[None, :]
         else:
             s_offs = offs_v[:, None] * K + offs_k[None, :]
-        s_start = s_head + slot0.to(kt.int64) * stride_state_slot + s_offs
         if PREFETCH_STATE:
             # The starting state is read into registers at the first token, after its
-            # loads, norms and gate: its copy is in flight meanwhile.
-            kt.async_copy(s_buf, s_start)
+            # loads, norms and gate: its block copy is in flight meanwhile. The pool as
+            # [slots, H * rows, columns]: slot0 passed its test, so the offsets are
+            # non-negative and gfx1250's Tensor Data Mover takes the copy.
+            if STATE_KV:
+                pool = kt.make_tensor_descriptor(state_ptr, (num_slots, H * K, V),
+                                                 (stride_state_slot, V, 1), (1, K, BV))
+                kt.async_load(pool, (slot0, h * K, kt.program_id(2) * BV), s_buf)
+            else:
+                pool = kt.make_tensor_descriptor(state_ptr, (num_slots, H * V, K),
+                                                 (stride_state_slot, K, 1), (1, BV, K))
+                kt.async_load(pool, (slot0, h * V + kt.program_id(2) * BV, 0), s_buf)
             S = kt.zeros((K, BV) if STATE_KV else (BV, K), kt.float32)
         else:
-            S = kt.load(s_start).to(kt.float32)
+            S = kt.load(s_head + slot0.to(kt.int64) * stride_state_slot + s_offs).to(kt.float32)
         for t in range(0, seq_len):
             tok = bos + t
             o_ptrs = o_ptr + (tok * H + h) * V + offs_v

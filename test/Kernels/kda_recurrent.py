@@ -39,6 +39,17 @@
 # RUN: kda-compile %{kda_recurrent_gfx950} --num-warps=4 %{varlen} \
 # RUN:   -D PREFETCH_STATE=True --emit hsaco -o %t.pf.hsaco --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=AMD-STATS
+# On gfx1250 the prefetch is one Tensor Data Mover load per wave (the pool as [slots, H * V,
+# K], a [1, 32, 128] block, 8 rows per wave), waited for with s_wait_tensorcnt.
+# RUN: kda-compile %{kda_recurrent_gfx1250} --num-warps=4 %{varlen} \
+# RUN:   -D PREFETCH_STATE=True --emit asm -o - --stats 2>%t.pf.gfx1250.stats \
+# RUN:   | FileCheck %s --check-prefix=PF1250 --implicit-check-not=scratch_
+# RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.pf.gfx1250.stats
+# PF1250-LABEL: kda_recurrent:
+# PF1250: tensor_load_to_lds s[{{[0-9]+}}:{{[0-9]+}}], s[{{[0-9]+}}:{{[0-9]+}}], s[{{[0-9]+}}:{{[0-9]+}}], s[{{[0-9]+}}:{{[0-9]+}}]
+# PF1250-NOT: tensor_load_to_lds
+# PF1250: s_wait_tensorcnt 0x0
+# PF1250: s_barrier_signal -1
 #
 # [K, V] layout, bf16 pool: no spills on any target.
 # RUN: kda-compile %{kda_recurrent_bf16_kv_gfx950} --num-warps=8 %{varlen} -D BV=128 \
@@ -87,7 +98,7 @@
 # SM90: ret;
 
 # PF: .visible .entry kda_recurrent(
-# PF: cp.async.cg.shared.global [%{{.*}}], [%{{.*}}], 16, 16;
+# PF: cp.async.cg.shared.global [%{{.*}}], [%{{.*}}], 16, {{16|%r[0-9]+}};
 # PF: cp.async.commit_group;
 # PF: ld.global.v4.b16
 # PF: rsqrt.approx.f32
