@@ -51,10 +51,10 @@ struct BlockCopyLowering : OpConversionPattern<CopyOp> {
     auto constant = [&](Type type, int64_t v) {
       return LLVM::ConstantOp::create(rewriter, loc, type, v).getResult();
     };
-    Value desc = adaptor.getDesc();
-    auto field = [&](int64_t i) {
-      return LLVM::ExtractValueOp::create(rewriter, loc, desc, i).getResult();
-    };
+    // {base, shape..., strides...}
+    SmallVector<Value> fields =
+        unpackRegisters(rewriter, loc, adaptor.getDesc());
+    auto field = [&](int64_t i) { return fields[i]; };
 
     SmallVector<int64_t> split = splitBlockOverWaves(block, state.numWarps);
     int64_t usedWaves = 1;
@@ -129,15 +129,13 @@ struct MakeTensorDescLowering : OpConversionPattern<tile::MakeTensorDescOp> {
   LogicalResult
   matchAndRewrite(tile::MakeTensorDescOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Type type = getTypeConverter()->convertType(op.getType());
-    Value desc = LLVM::PoisonOp::create(rewriter, loc, type);
     SmallVector<Value> fields = {adaptor.getBase()};
     llvm::append_range(fields, adaptor.getShape());
     llvm::append_range(fields, adaptor.getStrides());
-    for (auto [i, value] : llvm::enumerate(fields))
-      desc = LLVM::InsertValueOp::create(rewriter, loc, desc, value, i);
-    rewriter.replaceOp(op, desc);
+    rewriter.replaceOp(
+        op,
+        packRegisters(rewriter, op.getLoc(),
+                      getTypeConverter()->convertType(op.getType()), fields));
     return success();
   }
 };

@@ -299,9 +299,10 @@ void orderGlobalMemory(Block &block, MemoryOrdering &state,
       // block, so no element is sure to stay with one thread.
       bool isLoad = isa<tile::AsyncLoadOp>(op);
       Value buffer = op.getOperand(op.getNumOperands() - 1);
-      Value base =
-          op.getOperand(0).getDefiningOp<tile::MakeTensorDescOp>().getBase();
-      MemoryOrdering::Access global{getBasePointer(base), base, Type(),
+      // A descriptor of unknown origin may alias anything (null base).
+      auto desc = op.getOperand(0).getDefiningOp<tile::MakeTensorDescOp>();
+      Value base = desc ? getBasePointer(desc.getBase()) : Value();
+      MemoryOrdering::Access global{base, op.getOperand(0), Type(),
                                     /*isStore=*/!isLoad,
                                     /*sameThreadsOnly=*/false};
       if (isLoad)
