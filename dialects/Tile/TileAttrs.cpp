@@ -136,6 +136,8 @@ PaddedSharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                ArrayRef<unsigned> order) {
   if (failed(verifyPowersOfTwo(emitError, "interval", {interval})))
     return failure();
+  if (padding == 0)
+    return emitError() << "padded_shared padding must be positive";
   return verifyPermutation(emitError, order);
 }
 

@@ -173,8 +173,13 @@ def Tile_PaddedSharedLayoutAttr
     : Tile_Attr<"PaddedSharedLayout", "padded_shared"> {
   let summary = "shared-memory layout with padding";
   let description = [{
-    Row-major along `order`, with `padding` unused elements inserted after
-    every `interval` elements to spread bank accesses.
+    A shared buffer stored row-major (order [1, 0]) with `padding` unused
+    elements after every `interval` elements of its row-major index, so that
+    the element at index i lives at i + (i / interval) * padding. With the
+    interval a row (or a multiple of it) and an odd number of words of
+    padding, a column of the buffer falls on distinct banks. The interval is
+    a power of two dividing the elements of the last two dimensions, so each
+    slice of the leading dimensions holds whole intervals.
     ```mlir
     #tile.padded_shared<{interval = 32, padding = 1, order = [1, 0]}>
     ```
@@ -186,6 +191,12 @@ def Tile_PaddedSharedLayoutAttr
     `order` `=` `[` $order `]` `}` `>`
   }];
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Where the element of row-major index `index` is stored.
+    int64_t getPaddedIndex(int64_t index) const {
+      return index + index / getInterval() * getPadding();
+    }
+  }];
 }
 
 #endif // KDA_TILE_ATTRS

@@ -102,8 +102,8 @@ SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!layout)
     return success();
   if (shape.size() < 2)
-    return emitError() << "a swizzled shared buffer needs rows: rank 2 or "
-                          "more";
+    return emitError() << "a shared buffer with a layout needs rows: rank 2 "
+                          "or more";
   if (auto nvmma = dyn_cast<NVMMASharedLayoutAttr>(layout)) {
     if (elementType.getIntOrFloatBitWidth() != nvmma.getElementBits())
       return emitError() << "an nvmma_shared layout of "
@@ -120,10 +120,21 @@ SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
                          << shape[shape.size() - 2];
     return success();
   }
+  if (auto padded = dyn_cast<PaddedSharedLayoutAttr>(layout)) {
+    if (padded.getOrder() != ArrayRef<unsigned>{1, 0})
+      return emitError() << "padded shared buffers are row-major: order "
+                            "must be [1, 0]";
+    int64_t matrix = shape.back() * shape[shape.size() - 2];
+    if (matrix % padded.getInterval())
+      return emitError() << "a padding interval of " << padded.getInterval()
+                         << " elements does not divide the " << matrix
+                         << " elements of the last two dimensions";
+    return success();
+  }
   auto swizzled = dyn_cast<SwizzledSharedLayoutAttr>(layout);
   if (!swizzled)
-    return emitError() << "shared buffer layouts are #tile.swizzled_shared "
-                          "or #tile.nvmma_shared, got "
+    return emitError() << "shared buffer layouts are #tile.swizzled_shared, "
+                          "#tile.nvmma_shared or #tile.padded_shared, got "
                        << layout;
   if (swizzled.getOrder() != ArrayRef<unsigned>{1, 0})
     return emitError() << "swizzled shared buffers are row-major: order "
@@ -141,6 +152,12 @@ int64_t SharedBufferType::getNumElements() const {
   for (int64_t dim : getShape())
     n *= dim;
   return n;
+}
+
+int64_t SharedBufferType::getStorageElements() const {
+  if (auto padded = dyn_cast_or_null<PaddedSharedLayoutAttr>(getLayout()))
+    return padded.getPaddedIndex(getNumElements());
+  return getNumElements();
 }
 
 SharedBufferType SharedBufferType::getSliceType() const {

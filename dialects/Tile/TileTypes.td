@@ -55,6 +55,9 @@ def Tile_SharedBufferType : TypeDef<Tile_Dialect, "SharedBuffer"> {
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     int64_t getNumElements() const;
+    /// The elements the buffer occupies: its elements and, in a padded
+    /// buffer, the padding after each interval.
+    int64_t getStorageElements() const;
     /// The buffer without its leading dimension (one slice of it).
     SharedBufferType getSliceType() const;
   }];

@@ -43,6 +43,7 @@ static const BuiltinSpec kBuiltins[] = {
     {"MmaLayout", {"instr", "operand", "warps_per_cta"}, 3},
     {"SwizzledSharedLayout", {"vec", "per_phase", "max_phase", "order"}, 4},
     {"NVMMASharedLayout", {"swizzle_byte_width", "element_bitwidth"}, 2},
+    {"PaddedSharedLayout", {"interval", "padding", "order"}, 3},
     {"load",
      {"pointer", "mask", "other", "cache_modifier", "eviction_policy",
       "volatile"},
@@ -593,7 +594,8 @@ std::optional<DValue> Emitter::callBuiltin(
     return DValue::of(*v);
   }
   if (name == "BlockedLayout" || name == "SliceLayout" || name == "MmaLayout" ||
-      name == "SwizzledSharedLayout" || name == "NVMMASharedLayout")
+      name == "SwizzledSharedLayout" || name == "NVMMASharedLayout" ||
+      name == "PaddedSharedLayout")
     return layoutBuiltin(name, args, at);
   if (name == "convert_layout") {
     if (!argv(0).isRuntime() || shapeOf(argv(0)).empty())

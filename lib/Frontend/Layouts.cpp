@@ -246,6 +246,17 @@ std::optional<DValue> Emitter::layoutBuiltin(const std::string &name,
       return std::nullopt;
     v.attr = kda::tile::NVMMASharedLayoutAttr::getChecked(
         emitErr, &ctx, (*params)[0], (*params)[1]);
+  } else if (name == "PaddedSharedLayout") {
+    std::optional<SmallVector<unsigned>> params = smallIntParams(
+        *this, args, "kt.PaddedSharedLayout", {"interval", "padding"});
+    if (!params)
+      return std::nullopt;
+    std::optional<SmallVector<unsigned>> order =
+        unsignedList(*this, args[2]->value, args[2]->loc, "order");
+    if (!order)
+      return std::nullopt;
+    v.attr = kda::tile::PaddedSharedLayoutAttr::getChecked(
+        emitErr, &ctx, (*params)[0], (*params)[1], ArrayRef<unsigned>(*order));
   } else { // SliceLayout
     std::optional<int64_t> dim =
         requireInt(args[0]->value, args[0]->loc, "kt.SliceLayout() dim");

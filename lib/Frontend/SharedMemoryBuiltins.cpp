@@ -125,7 +125,7 @@ std::optional<DValue> Emitter::sharedMemoryBuiltin(const std::string &name,
                            "got " +
                            formatShape(shape));
     if (bufferType.getLayout() && shape.size() < 3)
-      return error(at, fnName + " cannot take a row of a swizzled buffer "
+      return error(at, fnName + " cannot take a row of a buffer with a layout "
                                 "(its elements are placed by row): read the "
                                 "whole buffer with .load()");
     DValue &index = argv(1);

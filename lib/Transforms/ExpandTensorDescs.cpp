@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
 #include "kda/Analysis/NonNegative.h"
+#include "kda/Conversion/GPUToROCDL/GFX1250/TensorDescriptor.h"
 #include "kda/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -88,12 +89,20 @@ bool isTensorDataMoverCopy(Operation *op, tile::MakeTensorDescOp desc,
                            ValueRange offsets, tile::SharedBufferType buffer) {
   tile::TensorDescType type = desc.getResult().getType();
   unsigned bits = type.getElementType().getIntOrFloatBitWidth();
-  if (buffer.getLayout() || type.getBlockShape().size() > 5 ||
+  if (type.getBlockShape().size() > gfx1250::kTDMMaxRank ||
       !llvm::is_contained({8u, 16u, 32u, 64u}, bits) ||
       !matchPattern(desc.getStrides().back(), m_One()))
     return false;
+  // The engine writes the buffer row-major, padded as loads pad.
+  if (Attribute layout = buffer.getLayout()) {
+    auto padded = dyn_cast<tile::PaddedSharedLayoutAttr>(layout);
+    if (!padded || !isa<tile::AsyncLoadOp>(op) ||
+        !gfx1250::getPaddingEncoding(padded.getInterval() * bits / 8,
+                                     padded.getPadding() * bits / 8))
+      return false;
+  }
   return llvm::all_of(type.getBlockShape(),
-                      [](int64_t n) { return n <= 0xFFFF; }) &&
+                      [](int64_t n) { return n <= gfx1250::kTDMMaxTileDim; }) &&
          llvm::all_of(offsets,
                       [&](Value v) { return isKnownNonNegative(v, op); });
 }

@@ -232,6 +232,25 @@ class NVMMASharedLayout:  # noqa: N801 - Gluon spelling
         return f"kt.NVMMASharedLayout({self.swizzle_byte_width}, {self.element_bitwidth})"
 
 
+class PaddedSharedLayout:  # noqa: N801 - Gluon spelling
+    """`kt.PaddedSharedLayout(interval, padding, order)`: the placement of a
+    `kt.alloc_shared(..., layout=)` buffer stored row-major (order must be [1, 0]) with
+    `padding` unused elements after every `interval` elements, so that row-major element i
+    lives at i + (i // interval) * padding. With the interval one row and one word of padding,
+    the rows of a column fall on distinct banks (the AMD way of reading columns). The interval
+    is a power of two dividing the elements of the last two dimensions. On gfx1250 the Tensor
+    Data Mover pads as it loads (see docs/frontend.md). It changes addresses only, never
+    values."""
+
+    def __init__(self, interval, padding, order):
+        self.interval = interval
+        self.padding = padding
+        self.order = tuple(order)
+
+    def __repr__(self) -> str:
+        return f"kt.PaddedSharedLayout({self.interval}, {self.padding}, {list(self.order)})"
+
+
 def static_range(*args):
     """`for i in kt.static_range(N)`: unrolled by the compiler; a plain `range` on the host."""
     return _builtins.range(*args)

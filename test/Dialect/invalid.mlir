@@ -676,16 +676,32 @@ func.func @smem_ptr() {
 
 // -----
 
-func.func @smem_padded() {
-  // expected-error @below {{shared buffer layouts are #tile.swizzled_shared or #tile.nvmma_shared, got #tile.padded_shared<{interval = 32, padding = 1, order = [1, 0]}>}}
-  %0 = tile.alloc_shared : !tile.smem<4x32xf32, #tile.padded_shared<{interval = 32, padding = 1, order = [1, 0]}>>
+func.func @smem_padded_order() {
+  // expected-error @below {{padded shared buffers are row-major: order must be [1, 0]}}
+  %0 = tile.alloc_shared : !tile.smem<4x32xf32, #tile.padded_shared<{interval = 32, padding = 1, order = [0, 1]}>>
+  return
+}
+
+// -----
+
+func.func @smem_padded_interval() {
+  // expected-error @below {{a padding interval of 256 elements does not divide the 128 elements of the last two dimensions}}
+  %0 = tile.alloc_shared : !tile.smem<2x4x32xf32, #tile.padded_shared<{interval = 256, padding = 1, order = [1, 0]}>>
+  return
+}
+
+// -----
+
+func.func @smem_padded_zero() {
+  // expected-error @below {{padded_shared padding must be positive}}
+  %0 = tile.alloc_shared : !tile.smem<4x32xf32, #tile.padded_shared<{interval = 32, padding = 0, order = [1, 0]}>>
   return
 }
 
 // -----
 
 func.func @smem_swizzled_rank_1() {
-  // expected-error @below {{a swizzled shared buffer needs rows: rank 2 or more}}
+  // expected-error @below {{a shared buffer with a layout needs rows: rank 2 or more}}
   %0 = tile.alloc_shared : !tile.smem<64xf32, #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [0]}>>
   return
 }
@@ -957,7 +973,7 @@ func.func @smem_nvmma_rows() {
 // -----
 
 func.func @smem_nvmma_rank_1() {
-  // expected-error @below {{a swizzled shared buffer needs rows: rank 2 or more}}
+  // expected-error @below {{a shared buffer with a layout needs rows: rank 2 or more}}
   %0 = tile.alloc_shared : !tile.smem<64xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>
   return
 }

@@ -340,7 +340,7 @@ def swizzle_errors(p, n):
     # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:46: error: kt.alloc_shared(): a row of 16 elements does not hold 8 phases of 4-element groups
     b = kt.alloc_shared((4, 16), kt.float32, kt.SwizzledSharedLayout(4, 1, 8, [1, 0]))
     c = kt.alloc_shared((4, 32), kt.float32, kt.SwizzledSharedLayout(4, 1, 8, [1, 0]))
-    # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:9: error: buffer.index() cannot take a row of a swizzled buffer
+    # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:9: error: buffer.index() cannot take a row of a buffer with a layout
     d = c.index(0)
     # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:47: error: kt.alloc_shared(): an nvmma_shared buffer needs a multiple of 8 rows, got 4
     f = kt.alloc_shared((4, 64), kt.bfloat16, kt.NVMMASharedLayout(128, 16))
@@ -350,6 +350,14 @@ def swizzle_errors(p, n):
     h = kt.alloc_shared((8, 64), kt.float32, kt.NVMMASharedLayout(128, 16))
     # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:46: error: invalid kt.NVMMASharedLayout(): nvmma_shared swizzleBytes must be 32, 64 or 128, got 48
     i = kt.alloc_shared((8, 64), kt.float32, kt.NVMMASharedLayout(48, 32))
+    # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:46: error: kt.alloc_shared(): a padding interval of 256 elements does not divide the 128 elements of the last two dimensions
+    j = kt.alloc_shared((4, 32), kt.float32, kt.PaddedSharedLayout(256, 1, [1, 0]))
+    # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:46: error: kt.alloc_shared(): padded shared buffers are row-major: order must be [1, 0]
+    k = kt.alloc_shared((4, 32), kt.float32, kt.PaddedSharedLayout(32, 1, [0, 1]))
+    # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:72: error: kt.PaddedSharedLayout() padding must be between 1 and 1024, got 0
+    m = kt.alloc_shared((4, 32), kt.float32, kt.PaddedSharedLayout(32, 0, [1, 0]))
+    # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:46: error: invalid kt.PaddedSharedLayout(): interval entries must be powers of two, got 24
+    o = kt.alloc_shared((4, 32), kt.float32, kt.PaddedSharedLayout(24, 1, [1, 0]))
     # SWIZZLE: errors_shared_memory.py:[[@LINE+1]]:39: error: a shared-memory layout places a kt.alloc_shared buffer, not a tile
     e = kt.zeros((4, 32), kt.float32, kt.SwizzledSharedLayout(4, 1, 8, [1, 0]))
     kt.store(p + kt.arange(0, 4)[:, None] * 32 + kt.arange(0, 32)[None, :], c.load() + e)

@@ -6,6 +6,8 @@
 # RUN:   --emit tile -o - | FileCheck %s
 # RUN: kda-compile %s --kernel copy_block --target gfx1250 --signature 'src=*bf16,dst=*bf16,m=i32,n=i32,ld=i32' \
 # RUN:   --emit asm -o - | FileCheck %s --check-prefix=TDM
+# RUN: kda-compile %s --kernel copy_padded --target gfx1250 --signature 'src=*bf16,dst=*bf16,m=i32,n=i32,ld=i32' \
+# RUN:   --emit asm -o - | FileCheck %s --check-prefix=PAD
 # RUN: not kda-compile %s --kernel desc_errors --target cpu --signature 'p=*f32,q=*f16,n=i32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=ERR
 
@@ -37,6 +39,27 @@ def copy_block(src, dst, m, n, ld):
     kt.async_load(a, (kt.program_id(0) * 32, 0), buf)
     kt.async_wait(0)
     kt.async_store(b, (kt.program_id(0) * 32, 0), buf)
+
+
+# The engine pads as it loads: rows of 64 bf16 (32 dwords) and 2 elements (1 dword) of
+# padding are group 1's dword 0x1110000 (2-byte data, padding on, interval 2^(4+1) dwords,
+# 1 dword); the reads of the padded buffer skip the padding.
+# PAD-LABEL: copy_padded:
+# PAD: s_mov_b32 s{{[0-9]+}}, 0x1110000
+# PAD: tensor_load_to_lds
+# PAD: s_wait_tensorcnt 0x0
+# PAD: ds_load
+# PAD: s_endpgm
+@kt.jit
+def copy_padded(src, dst, m, n, ld):
+    a = kt.make_tensor_descriptor(src, (m, n), (ld, 1), (32, 64))
+    buf = kt.alloc_shared((32, 64), kt.bfloat16, kt.PaddedSharedLayout(64, 2, [1, 0]))
+    kt.async_load(a, (kt.program_id(0) * 32, 0), buf)
+    kt.async_wait(0)
+    rows = kt.program_id(0) * 32 + kt.arange(0, 32)
+    cols = kt.arange(0, 64)
+    kt.store(dst + rows[:, None] * ld + cols[None, :], buf.load(),
+             mask=(rows[:, None] < m) & (cols[None, :] < n))
 
 
 @kt.jit

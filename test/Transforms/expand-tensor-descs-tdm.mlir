@@ -54,3 +54,31 @@ func.func @expanded(%base: !tile.ptr<f32>, %m: i32, %ld: i64, %i: i32, %s: i64) 
   tile.async_load %d[%c0, %c0], %swizzled : !tile.tensor_desc<16x32xf32>, !tile.smem<16x32xf32, #sw>
   return
 }
+
+// -----
+
+// The engine pads a load into a padded buffer of whole dwords (8 bf16 rows of
+// 64 plus 2 elements: 32 dwords, then 1); it cannot pad a store, 1 bf16 of
+// padding is half a dword, and a 512-dword interval is past its 256.
+#pad = #tile.padded_shared<{interval = 64, padding = 2, order = [1, 0]}>
+#half = #tile.padded_shared<{interval = 64, padding = 1, order = [1, 0]}>
+#wide = #tile.padded_shared<{interval = 1024, padding = 2, order = [1, 0]}>
+// CHECK-LABEL: func.func @padded
+// CHECK: tile.async_load %{{.*}} : !tile.tensor_desc<8x64xbf16>, !tile.smem<8x64xbf16, #tile.padded_shared<{interval = 64, padding = 2, order = [1, 0]}>>
+// CHECK-COUNT-2: tile.async_copy
+// CHECK-NOT: tile.async_load
+// CHECK: tile.store
+func.func @padded(%base: !tile.ptr<bf16>, %m: i32, %ld: i64) {
+  %c0 = arith.constant 0 : i32
+  %one = arith.constant 1 : i64
+  %buf = tile.alloc_shared : !tile.smem<8x64xbf16, #pad>
+  %half = tile.alloc_shared : !tile.smem<8x64xbf16, #half>
+  %d = tile.make_tensor_desc %base, [%m, %m], [%ld, %one] : !tile.ptr<bf16> -> !tile.tensor_desc<8x64xbf16>
+  tile.async_load %d[%c0, %c0], %buf : !tile.tensor_desc<8x64xbf16>, !tile.smem<8x64xbf16, #pad>
+  tile.async_load %d[%c0, %c0], %half : !tile.tensor_desc<8x64xbf16>, !tile.smem<8x64xbf16, #half>
+  %wbuf = tile.alloc_shared : !tile.smem<8x1024xbf16, #wide>
+  %w = tile.make_tensor_desc %base, [%m, %m], [%ld, %one] : !tile.ptr<bf16> -> !tile.tensor_desc<8x1024xbf16>
+  tile.async_load %w[%c0, %c0], %wbuf : !tile.tensor_desc<8x1024xbf16>, !tile.smem<8x1024xbf16, #wide>
+  tile.async_store %d[%c0, %c0], %buf : !tile.tensor_desc<8x64xbf16>, !tile.smem<8x64xbf16, #pad>
+  return
+}

@@ -204,6 +204,21 @@ def dsl_cases():
                   [r.standard_normal((200, 256)).astype(np.float32),
                    np.full((264, 256), -1.0, np.float32), 200, 256],
                   {"BLOCK": 64, "COLS": 128, "STAGES": 3}, (2, 1, 1), 4, 0.0, 0.0))
+    # Padded buffers: a bf16 product read through 8x8 matrix loads (8 elements of padding
+    # keep 16-byte rows) or element by element (4), and a two-slot fp32 transpose.
+    from smem_kernels import padded_dot, padded_transpose
+
+    for pad in (4, 8):
+        cases.append((f"smem_padded_dot_p{pad}", padded_dot,
+                      [r.integers(0x3C00, 0x4000, (64, 64)).astype(np.uint16),
+                       r.integers(0xBC00, 0xC000, (64, 64)).astype(np.uint16),
+                       np.zeros((64, 64), np.float32)],
+                      {"M": 64, "N": 64, "K": 64, "PAD": pad}, (1, 1, 1), 4, 1e-5, 1e-4))
+    for pad in (1, 4):
+        cases.append((f"smem_padded_transpose_p{pad}", padded_transpose,
+                      [r.standard_normal((3, 16, 32)).astype(np.float32),
+                       np.zeros((3, 2, 32, 16), np.float32)],
+                      {"R": 16, "C": 32, "PAD": pad}, (3, 1, 1), 4, 0.0, 0.0))
     cases.append(("smem_masked_copy", masked_copy,
                   [r.standard_normal(64).astype(np.float32), np.zeros((4, 64), np.float32), 50],
                   {"BLOCK": 64}, (1, 1, 1), 4, 0.0, 0.0))

@@ -143,3 +143,39 @@ def chosen_slots(x_ptr, out_ptr, n, BLOCK: kt.constexpr):
             cur = buf.index(1)
         cur.store(x)
         prev = cur
+
+
+@kt.jit
+def padded_dot(a_ptr, b_ptr, c_ptr, M: kt.constexpr, N: kt.constexpr, K: kt.constexpr,
+               PAD: kt.constexpr):
+    """c = a @ b (fp32) for one bf16 [M, K] x [K, N] pair staged through shared buffers whose
+    rows are padded by PAD elements (kt.PaddedSharedLayout): the copies, the operand reads
+    (8x8 matrix loads on sm_90a when PAD keeps 16-byte rows) and the product see the same
+    elements as without padding."""
+    a_buf = kt.alloc_shared((M, K), kt.bfloat16, kt.PaddedSharedLayout(K, PAD, [1, 0]))
+    b_buf = kt.alloc_shared((K, N), kt.bfloat16, kt.PaddedSharedLayout(N, PAD, [1, 0]))
+    rm = kt.arange(0, M)
+    rn = kt.arange(0, N)
+    rk = kt.arange(0, K)
+    kt.async_copy(a_buf, a_ptr + rm[:, None] * K + rk[None, :])
+    kt.async_copy(b_buf, b_ptr + rk[:, None] * N + rn[None, :])
+    kt.async_wait(0)
+    acc = kt.dot(a_buf.load(), b_buf.load(), kt.zeros((M, N), kt.float32))
+    kt.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@kt.jit
+def padded_transpose(src, dst, R: kt.constexpr, C: kt.constexpr, PAD: kt.constexpr):
+    """dst [C, R] = src [R, C]^T for each program's slice of src [programs, R, C], through a
+    two-slot fp32 buffer padded by PAD elements per row: slot 1 holds the tile, slot 0 its
+    double, so the slots must not overlap."""
+    buf = kt.alloc_shared((2, R, C), kt.float32, kt.PaddedSharedLayout(C, PAD, [1, 0]))
+    rows = kt.arange(0, R)
+    cols = kt.arange(0, C)
+    pid = kt.program_id(0)
+    tile = kt.load(src + pid * R * C + rows[:, None] * C + cols[None, :])
+    buf.index(1).store(tile)
+    buf.index(0).store(tile * 2.0)
+    out = dst + pid * 2 * R * C + cols[None, :] * R + rows[:, None]
+    kt.store(out, buf.index(1).load())
+    kt.store(out + R * C, buf.index(0).load())

@@ -9,7 +9,7 @@ import pytest
 
 import kdatile as kt
 import smem_kernels as sk
-from kda_reference import f32_to_bf16
+from kda_reference import bf16_to_f32, f32_to_bf16
 
 from conftest import KDA_COMPILE, requires_lib
 
@@ -171,3 +171,27 @@ def test_sm90a_shared_memory_beyond_48k_is_dynamic(block, stages, dynamic):
     assert int(response.get("shared_bytes") or 0) == dynamic
     ptx = response["text"]
     assert (".extern .shared .align 16 .b8 kda_dynamic_smem[]" in ptx) == (dynamic > 0)
+
+
+@pytest.mark.parametrize("pad", [1, 4, 8])
+def test_padded_dot(pad):
+    """kt.dot of operands read from padded buffers: bf16 products summed in fp32."""
+    m = n = k = 64
+    rng = np.random.default_rng(pad)
+    a = f32_to_bf16(rng.standard_normal((m, k)).astype(np.float32))
+    b = f32_to_bf16(rng.standard_normal((k, n)).astype(np.float32))
+    c = np.zeros((m, n), np.float32)
+    sk.padded_dot[(1,)](a, b, c, M=m, N=n, K=k, PAD=pad)
+    want = bf16_to_f32(a).astype(np.float64) @ bf16_to_f32(b).astype(np.float64)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("pad", [1, 3, 4])
+def test_padded_transpose(pad):
+    r, cols, programs = 16, 32, 3
+    rng = np.random.default_rng(pad)
+    src = rng.standard_normal((programs, r, cols)).astype(np.float32)
+    dst = np.zeros((programs, 2, cols, r), np.float32)
+    sk.padded_transpose[(programs,)](src, dst, R=r, C=cols, PAD=pad)
+    np.testing.assert_array_equal(dst[:, 0], src.transpose(0, 2, 1))
+    np.testing.assert_array_equal(dst[:, 1], 2 * src.transpose(0, 2, 1))

@@ -2,7 +2,8 @@
 //
 // Field by field against the gfx1250 ISA's tensor descriptor (D#) table,
 // dword by dword: group 0 {pred [0], lds_addr [63:32], global_addr [120:64],
-// type [127:126]}; group 1 {data_size [17:16], tensor_dim0 [79:48],
+// type [127:126]}; group 1 {data_size [17:16], pad_enable [20],
+// pad_interval [24:22], pad_amount [31:25], tensor_dim0 [79:48],
 // tensor_dim1 [111:80], tile_dim0 [127:112], tile_dim1 [143:128], tile_dim2
 // [159:144], dim0_stride [207:160], dim1_stride [255:208]}; group 2
 // {tensor_dim2 [31:0], tensor_dim3 [63:32], dim2_stride [111:64], tile_dim3
@@ -78,9 +79,9 @@ TEST(TensorDescriptor, GroupsTwoAndThree) {
 
 TEST(TensorDescriptor, FieldsDoNotOverlap) {
   // Every field set to all ones leaves the others' bits alone.
-  std::vector<TDMField> fields = {tdm::kPredicate, tdm::kLDSAddress,
-                                  tdm::kGlobalAddress, tdm::kType,
-                                  tdm::kDataSize};
+  std::vector<TDMField> fields = {
+      tdm::kPredicate, tdm::kLDSAddress, tdm::kGlobalAddress, tdm::kType,
+      tdm::kDataSize,  tdm::kPadEnable,  tdm::kPadInterval,   tdm::kPadAmount};
   for (unsigned d = 0; d < kTDMMaxRank; ++d)
     fields.insert(fields.end(), {tdm::kTensorDim[d], tdm::kTileDim[d]});
   for (unsigned d = 0; d + 1 < kTDMMaxRank; ++d)
@@ -112,4 +113,32 @@ TEST(TensorDescriptor, WaitCount) {
   EXPECT_EQ(getTensorCountWait(0), 0u);
   EXPECT_EQ(getTensorCountWait(2), 2u);
   EXPECT_EQ(getTensorCountWait(1000), 63u);
+}
+
+TEST(TensorDescriptor, Padding) {
+  // 4-byte elements, 8 dwords of padding after every 64: the dword
+  // upstream's amdgpu.make_dma_descriptor lowering builds for padShared(8
+  // every 64), 0x0F520000.
+  std::optional<TDMPadding> pad = getPaddingEncoding(64 * 4, 8 * 4);
+  ASSERT_TRUE(pad);
+  EXPECT_EQ(pad->interval, 5u);
+  EXPECT_EQ(pad->amount, 7u);
+  TDMGroups g = zeros();
+  setField(g, tdm::kDataSize, 2);
+  setField(g, tdm::kPadEnable, 1);
+  setField(g, tdm::kPadInterval, pad->interval);
+  setField(g, tdm::kPadAmount, pad->amount);
+  EXPECT_EQ(g[1][0], 0x0F52'0000u);
+  // The extremes: 2 and 256 dwords, 1 and 128 dwords.
+  EXPECT_EQ(getPaddingEncoding(8, 4)->interval, 0u);
+  EXPECT_EQ(getPaddingEncoding(8, 4)->amount, 0u);
+  EXPECT_EQ(getPaddingEncoding(1024, 512)->interval, 7u);
+  EXPECT_EQ(getPaddingEncoding(1024, 512)->amount, 127u);
+  // Not dwords, a 1-dword or 512-dword interval, 129 dwords of padding.
+  EXPECT_FALSE(getPaddingEncoding(64, 2));
+  EXPECT_FALSE(getPaddingEncoding(66, 4));
+  EXPECT_FALSE(getPaddingEncoding(4, 4));
+  EXPECT_FALSE(getPaddingEncoding(2048, 4));
+  EXPECT_FALSE(getPaddingEncoding(96, 4));
+  EXPECT_FALSE(getPaddingEncoding(64, 129 * 4));
 }

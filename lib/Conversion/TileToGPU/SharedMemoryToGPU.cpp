@@ -2,8 +2,9 @@
 //
 // Each tile.alloc_shared becomes a module global in shared memory. Buffers
 // are row-major (an nvmma_shared one in column blocks), with their layout's
-// swizzle: a register's element lives at getSharedAddress of its coordinate,
-// and registers contiguous along the last dimension move as one vector.
+// swizzle or padding: a register's element lives at getSharedAddress of its
+// coordinate, and registers contiguous along the last dimension move as one
+// vector when the layout keeps them together (getSharedRunElements).
 // Asynchronous copies go from global to shared memory without registers where
 // the target can (cp.async on NVIDIA) and through registers elsewhere; a wait
 // is the target's wait plus a barrier.
@@ -63,21 +64,47 @@ Value kda::emitSharedLinearIndex(OpBuilder &b, Location loc,
   return emitLinearIndex(b, loc, blocked, blockedShape);
 }
 
+Value kda::emitPaddedIndex(OpBuilder &b, Location loc,
+                           tile::PaddedSharedLayoutAttr padded, Value index) {
+  Type i32 = b.getI32Type();
+  auto constant = [&](int64_t v) {
+    return LLVM::ConstantOp::create(b, loc, i32, v);
+  };
+  Value intervals = LLVM::LShrOp::create(
+      b, loc, index, constant(llvm::Log2_32(padded.getInterval())));
+  return LLVM::AddOp::create(
+      b, loc, index,
+      LLVM::MulOp::create(b, loc, intervals, constant(padded.getPadding())));
+}
+
+int64_t kda::getSharedRunElements(tile::SharedBufferType buffer) {
+  Attribute layout = buffer.getLayout();
+  if (auto swizzle = dyn_cast_or_null<tile::SwizzledSharedLayoutAttr>(layout))
+    return swizzle.getVec();
+  if (auto nvmma = dyn_cast_or_null<tile::NVMMASharedLayoutAttr>(layout))
+    return 128 / nvmma.getElementBits(); // the swizzle moves 16-byte groups
+  if (auto padded = dyn_cast_or_null<tile::PaddedSharedLayoutAttr>(layout)) {
+    // A run starting at a multiple of its length stays aligned when every
+    // interval's padding is a multiple of it too.
+    int64_t padding = padded.getPadding();
+    return std::min<int64_t>(padded.getInterval(), padding & -padding);
+  }
+  return buffer.getShape().back();
+}
+
 namespace {
 
 /// How many consecutive registers of `layout` one shared-memory access
 /// moves: registers contiguous along the last dimension, at most 128 bits,
-/// and only as many as start at a multiple of the width in every thread (so
-/// the vector is aligned).
+/// within one run of the buffer (getSharedRunElements), and only as many as
+/// start at a multiple of the width in every thread (so the vector is
+/// aligned).
 unsigned getSharedVectorWidth(const LinearLayout &layout, int64_t elemBytes,
                               tile::SharedBufferType buffer) {
   unsigned last = layout.getRank() - 1;
   int64_t width = std::min<int64_t>(layout.getContiguousRegisters(last),
                                     std::max<int64_t>(1, 16 / elemBytes));
-  // A swizzled row moves its groups apart: a vector stays in one group.
-  if (auto swizzle =
-          dyn_cast_or_null<tile::SwizzledSharedLayoutAttr>(buffer.getLayout()))
-    width = std::min<int64_t>(width, swizzle.getVec());
+  width = std::min(width, getSharedRunElements(buffer));
   auto startsAligned = [&](int64_t w) {
     if (layout.getShape()[last] % w)
       return false;
@@ -98,7 +125,8 @@ unsigned getSharedVectorWidth(const LinearLayout &layout, int64_t elemBytes,
 /// The element at `coords` (i32 per dimension) of a shared buffer: row-major,
 /// and in a swizzled buffer the `vec`-element group g of row r (the last two
 /// dimensions) at g ^ ((r / perPhase) % maxPhase). The type verifier makes a
-/// row hold whole phases, so the XOR stays in the row. An nvmma_shared
+/// row hold whole phases, so the XOR stays in the row. A padded buffer moves
+/// the row-major index past the padding (emitPaddedIndex). An nvmma_shared
 /// buffer XORs the 16-byte groups of its column-block order instead
 /// (emitSharedLinearIndex); its whole swizzle periods (8 rows of each block)
 /// and its 8 * swizzleBytes alignment make that the hardware's swizzle of
@@ -128,6 +156,10 @@ Value getSharedAddress(OpBuilder &b, Location loc, Value base,
         LLVM::ShlOp::create(b, loc, phase,
                             constant(llvm::Log2_64(16 / elemBytes)))));
   }
+  if (auto padded =
+          dyn_cast_or_null<tile::PaddedSharedLayoutAttr>(buffer.getLayout()))
+    return at(emitPaddedIndex(
+        b, loc, padded, emitLinearIndex(b, loc, coords, buffer.getShape())));
   SmallVector<Value> placed(coords);
   if (auto swizzle = dyn_cast_or_null<tile::SwizzledSharedLayoutAttr>(
           buffer.getLayout())) {
@@ -165,8 +197,8 @@ struct AllocSharedLowering : OpConversionPattern<tile::AllocSharedOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     tile::SharedBufferType type = op.getType();
-    int64_t bytes =
-        type.getNumElements() * getScratchElementBytes(type.getElementType());
+    int64_t bytes = type.getStorageElements() *
+                    getScratchElementBytes(type.getElementType());
     // The hardware swizzles nvmma_shared buffers by absolute address: each
     // starts a swizzle pattern (8 rows of swizzleBytes).
     auto nvmma =
@@ -193,7 +225,7 @@ struct SmemIndexLowering : OpConversionPattern<tile::SmemIndexOp> {
     Value offset = LLVM::MulOp::create(
         rewriter, loc, adaptor.getIndex(),
         LLVM::ConstantOp::create(rewriter, loc, i32,
-                                 int32_t(slice.getNumElements())));
+                                 int32_t(slice.getStorageElements())));
     rewriter.replaceOpWithNewOp<LLVM::GEPOp>(
         op, adaptor.getBuffer().getType(), slice.getElementType(),
         adaptor.getBuffer(), ValueRange{offset});
@@ -215,7 +247,9 @@ struct SmemLoadLowering : OpConversionPattern<tile::SmemLoadOp> {
     Type elem = cast<LLVM::LLVMStructType>(resultType).getBody()[0];
     LinearLayout layout = getTileLayout(op.getType());
     int64_t elemBytes = getScratchElementBytes(elem);
-    if (elemBytes == 2 && state.hooks->hasMatrixLoads())
+    // An 8x8 matrix load reads 16 contiguous bytes per row.
+    if (elemBytes == 2 && state.hooks->hasMatrixLoads() &&
+        getSharedRunElements(op.getBuffer().getType()) >= 8)
       if (std::optional<MatrixLoadPlan> plan = getMatrixLoadPlan(layout)) {
         rewriter.replaceOp(
             op, packRegisters(rewriter, loc, resultType,
@@ -256,7 +290,7 @@ struct SmemLoadLowering : OpConversionPattern<tile::SmemLoadOp> {
   /// The registers of a 16-bit tile in `layout` by the target's transposing
   /// loads, when it has them, the layout is their pattern, and each lane's
   /// elements lie together and aligned in the buffer (the row holds whole
-  /// runs of them, and a swizzle never splits one); else nullopt.
+  /// runs of them, and the layout never splits one); else nullopt.
   std::optional<SmallVector<Value>>
   loadTransposed(OpBuilder &b, Location loc, Value buffer,
                  tile::SharedBufferType bufferType,
@@ -264,11 +298,8 @@ struct SmemLoadLowering : OpConversionPattern<tile::SmemLoadOp> {
     std::optional<TransposedLoad> load = state.hooks->getTransposedLoad();
     Type elem = bufferType.getElementType();
     if (!load || getScratchElementBytes(elem) != 2 ||
-        bufferType.getShape().back() % load->elements)
-      return std::nullopt;
-    if (auto swizzle = dyn_cast_or_null<tile::SwizzledSharedLayoutAttr>(
-            bufferType.getLayout());
-        swizzle && swizzle.getVec() < load->elements)
+        bufferType.getShape().back() % load->elements ||
+        getSharedRunElements(bufferType) < load->elements)
       return std::nullopt;
     std::optional<LinearLayout> sources =
         getTransposedLoadSources(layout, *load);

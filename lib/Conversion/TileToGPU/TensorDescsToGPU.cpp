@@ -5,7 +5,8 @@
 // a descriptor is an LLVM struct {base, shape..., strides...}, and each
 // tile.async_load / tile.async_store is one engine copy per wave, the waves
 // splitting the block along its outer dimensions so that each wave's tile is
-// contiguous in the row-major buffer.
+// contiguous in the row-major buffer (and, in a padded buffer, whole padding
+// intervals, which the engine pads as it writes).
 //
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
@@ -56,10 +57,22 @@ struct BlockCopyLowering : OpConversionPattern<CopyOp> {
         unpackRegisters(rewriter, loc, adaptor.getDesc());
     auto field = [&](int64_t i) { return fields[i]; };
 
-    SmallVector<int64_t> split = splitBlockOverWaves(block, state.numWarps);
-    int64_t usedWaves = 1;
-    for (int64_t s : split)
-      usedWaves *= s;
+    auto padded = dyn_cast_or_null<tile::PaddedSharedLayoutAttr>(
+        op.getBuffer().getType().getLayout());
+    // Each wave's tile starts a padding interval: fewer waves copy larger
+    // tiles until the tiles hold whole intervals (one wave copies all).
+    SmallVector<int64_t> split;
+    int64_t usedWaves = 0;
+    for (int64_t waves = state.numWarps; !usedWaves; waves /= 2) {
+      split = splitBlockOverWaves(block, waves);
+      int64_t used = 1, tileElements = 1;
+      for (size_t d = 0; d < rank; ++d) {
+        used *= split[d];
+        tileElements *= block[d] / split[d];
+      }
+      if (!padded || tileElements % padded.getInterval() == 0 || waves == 1)
+        usedWaves = used;
+    }
     Value wave = state.hooks->getWaveUniform(
         rewriter, loc, getThreadIndex(rewriter, loc, state).warp);
     Value active =
@@ -110,6 +123,11 @@ struct BlockCopyLowering : OpConversionPattern<CopyOp> {
     }
     copy.global = LLVM::GEPOp::create(rewriter, loc, field(0).getType(), elem,
                                       field(0), ValueRange{globalOffset});
+    if (padded) {
+      sharedOffset = emitPaddedIndex(rewriter, loc, padded, sharedOffset);
+      copy.padInterval = padded.getInterval();
+      copy.padding = padded.getPadding();
+    }
     copy.shared =
         LLVM::GEPOp::create(rewriter, loc, adaptor.getBuffer().getType(), elem,
                             adaptor.getBuffer(), ValueRange{sharedOffset});

@@ -99,6 +99,10 @@ public:
     mlir::Type elementType;
     mlir::Value active;
     bool isLoad;
+    /// Loads into a padded buffer: `padding` elements skipped in shared
+    /// memory after every `padInterval` written (0: no padding).
+    int64_t padInterval = 0;
+    int64_t padding = 0;
   };
   /// Starts `copy` on the engine; every wave issues one per block copy
   /// (active or not), so each wave's count of copies in flight is the same.

@@ -65,6 +65,18 @@ mlir::Value emitSharedLinearIndex(mlir::OpBuilder &b, mlir::Location loc,
                                   tile::SharedBufferType buffer,
                                   mlir::ValueRange coords);
 
+/// Where the element of row-major index `index` (i32) of a padded buffer is
+/// stored: index + (index / interval) * padding (#tile.padded_shared).
+mlir::Value emitPaddedIndex(mlir::OpBuilder &b, mlir::Location loc,
+                            tile::PaddedSharedLayoutAttr padded,
+                            mlir::Value index);
+
+/// How many consecutive elements of a row of `buffer`, from a multiple of
+/// that count, its layout keeps contiguous and aligned in memory: the
+/// swizzle's group, 16 bytes of an nvmma_shared row, the padding's interval
+/// (down to the power of two dividing the padding), or the whole row.
+int64_t getSharedRunElements(tile::SharedBufferType buffer);
+
 /// Tiles become structs of registers and pointers LLVM pointers in their
 /// address space; other types stay for the standard LLVM lowerings.
 /// Shared buffers become pointers to their first element.

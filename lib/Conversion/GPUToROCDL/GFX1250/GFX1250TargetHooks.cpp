@@ -101,8 +101,16 @@ public:
     groups.set(tdm::kGlobalAddress,
                LLVM::PtrToIntOp::create(b, loc, i64, copy.global));
     groups.set(tdm::kType, kTDMTensorType);
-    groups.set(tdm::kDataSize,
-               llvm::Log2_32(copy.elementType.getIntOrFloatBitWidth() / 8));
+    int64_t elemBytes = copy.elementType.getIntOrFloatBitWidth() / 8;
+    groups.set(tdm::kDataSize, llvm::Log2_64(elemBytes));
+    if (copy.padInterval) {
+      std::optional<TDMPadding> pad = getPaddingEncoding(
+          copy.padInterval * elemBytes, copy.padding * elemBytes);
+      assert(pad && copy.isLoad && "padding the engine cannot do");
+      groups.set(tdm::kPadEnable, 1);
+      groups.set(tdm::kPadInterval, pad->interval);
+      groups.set(tdm::kPadAmount, pad->amount);
+    }
     // Descriptor dimension i is the copy's dimension rank - 1 - i.
     for (size_t i = 0; i < rank; ++i) {
       size_t d = rank - 1 - i;

@@ -6,15 +6,16 @@
 // innermost; sizes and strides count elements):
 //   group 0: predicate (the wave copies) bit 0; LDS byte address 32-63; global
 //            byte address 64-120; type 126-127 (2: tensor).
-//   group 1: data size (log2 of the element bytes) 16-17; tensor_dim0 48-79;
+//   group 1: data size (log2 of the element bytes) 16-17; LDS padding
+//            enable 20, interval 22-24, amount 25-31; tensor_dim0 48-79;
 //            tensor_dim1 80-111; tile_dim0 112-127; tile_dim1 128-143;
 //            tile_dim2 144-159; stride of dim 1 160-207; stride of dim 2
 //            208-255.
 //   group 2: tensor_dim2 0-31; tensor_dim3 32-63; stride of dim 3 64-111;
 //            tile_dim3 112-127.
 //   group 3: stride of dim 4 0-47; tensor_dim4 48-79; tile_dim4 80-95.
-// The multicast mask, atomic barrier, iteration and LDS padding fields stay 0
-// (off). Elements of the tile past tensor_dim read as zeros and are not
+// The multicast mask, atomic barrier and iteration fields stay 0 (off).
+// Elements of the tile past tensor_dim read as zeros and are not
 // written by stores.
 //
 //===----------------------------------------------------------------------===//
@@ -22,9 +23,11 @@
 #define KDA_CONVERSION_GPUTOROCDL_GFX1250_TENSORDESCRIPTOR_H
 
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 namespace kda::gfx1250 {
 
@@ -50,6 +53,11 @@ inline constexpr TDMField kLDSAddress{0, 32, 32};
 inline constexpr TDMField kGlobalAddress{0, 64, 57};
 inline constexpr TDMField kType{0, 126, 2};
 inline constexpr TDMField kDataSize{1, 16, 2};
+/// LDS padding on loads: after every 2^(interval + 1) dwords written, skip
+/// amount + 1 dwords (getPaddingEncoding).
+inline constexpr TDMField kPadEnable{1, 20, 1};
+inline constexpr TDMField kPadInterval{1, 22, 3};
+inline constexpr TDMField kPadAmount{1, 25, 7};
 /// tensor_dim i and tile_dim i, i = 0 the innermost dimension.
 inline constexpr TDMField kTensorDim[kTDMMaxRank] = {
     {1, 48, 32}, {1, 80, 32}, {2, 0, 32}, {2, 32, 32}, {3, 48, 32}};
@@ -80,6 +88,26 @@ using TDMGroups = std::array<std::array<uint32_t, 8>, 4>;
 void setField(TDMGroups &groups, TDMField field, uint64_t value);
 /// Reads `field` of `groups`.
 uint64_t getField(const TDMGroups &groups, TDMField field);
+
+/// The kPadInterval and kPadAmount values of LDS padding of `paddingBytes`
+/// after every `intervalBytes`, when the engine can pad so: whole dwords,
+/// an interval of a power of two from 2 to 256 dwords, padding of 1 to 128
+/// dwords. Only loads pad.
+struct TDMPadding {
+  uint64_t interval;
+  uint64_t amount;
+};
+inline std::optional<TDMPadding> getPaddingEncoding(int64_t intervalBytes,
+                                                    int64_t paddingBytes) {
+  if (intervalBytes <= 0 || paddingBytes <= 0 || intervalBytes % 4 ||
+      paddingBytes % 4)
+    return std::nullopt;
+  int64_t interval = intervalBytes / 4, amount = paddingBytes / 4;
+  if (!llvm::isPowerOf2_64(interval) || interval < 2 || interval > 256 ||
+      amount > 128)
+    return std::nullopt;
+  return TDMPadding{llvm::Log2_64(interval) - 1, uint64_t(amount - 1)};
+}
 
 /// The s_wait_tensorcnt operand that leaves at most `pending` of the wave's
 /// tensor copies in flight (one per copy op): `pending`, clamped to the
