@@ -50,6 +50,12 @@ getClusterShape(mlir::Operation *kernel);
 /// The module attribute (i32 array x, y, z) with which the lowerings record
 /// the cluster shape of a kernel launched in clusters, for the launches.
 constexpr llvm::StringLiteral kClusterShapeAttrName = "kda.cluster_shape";
+/// On a tile.make_tensor_desc whose copies run on the tensor memory
+/// accelerator: the recipe (i64 array, kda/Runtime/TensorMap.h) by which the
+/// runtime builds its tensor map, a hidden kernel parameter; on a lowered
+/// kernel, the array of its tensor-map parameters' recipes, in order.
+constexpr llvm::StringLiteral kTensorMapAttrName = "kda.tensor_map";
+constexpr llvm::StringLiteral kTensorMapsAttrName = "kda.tensor_maps";
 /// `lhs` combined with `rhs` by `kind` (arith ops, scalars or tensors). Float
 /// max/min propagate NaN; on i1, max is "any" and min is "all".
 mlir::Value buildCombine(mlir::OpBuilder &b, mlir::Location loc,

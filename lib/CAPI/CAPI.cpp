@@ -100,8 +100,9 @@ bool parseRequest(const char *text, CompileOptions &options,
         }
         v = *dtype;
       } else {
-        error = "error: constexpr '" + key.str() +
-                "' must be a number, {\"float\": number}, a bool or a dtype name";
+        error =
+            "error: constexpr '" + key.str() +
+            "' must be a number, {\"float\": number}, a bool or a dtype name";
         return false;
       }
       req.constexprs[key.str()] = v;
@@ -123,6 +124,14 @@ bool parseRequest(const char *text, CompileOptions &options,
   }
   if (auto output = obj->getString("output"))
     options.outputPath = output->str();
+  if (auto copies = obj->getString("block_copies")) {
+    if (*copies != "engine" && *copies != "elements") {
+      error = "error: block_copies must be \"engine\" or \"elements\", got '" +
+              copies->str() + "'";
+      return false;
+    }
+    options.blockCopyEngine = *copies == "engine";
+  }
   if (auto warps = obj->getInteger("num_warps")) {
     if (*warps < 1 || *warps > 32) {
       error =
@@ -153,11 +162,19 @@ int kda_compile(const char *request, char **response) {
     return respondError(response, result.error);
   json::Array params;
   for (const frontend::ParamSpec &p : result.params)
-    params.push_back(
-        json::Object{{"name", p.name},
-                     {"kind", p.isPointer ? "pointer" : "scalar"},
-                     {"dtype", frontend::dtypeName(p.type).str()},
-                     {"written", p.written}});
+    params.push_back(json::Object{{"name", p.name},
+                                  {"kind", p.isPointer ? "pointer" : "scalar"},
+                                  {"dtype", frontend::dtypeName(p.type).str()},
+                                  {"written", p.written}});
+  // Hidden parameters after them: the tensor maps the runtime builds.
+  for (size_t i = 0; i < result.tensorMaps.size(); ++i) {
+    json::Array recipe;
+    for (int64_t token : result.tensorMaps[i])
+      recipe.push_back(token);
+    params.push_back(json::Object{{"name", "tensor_map_" + std::to_string(i)},
+                                  {"kind", "tensor_map"},
+                                  {"recipe", std::move(recipe)}});
+  }
   double seconds = 0;
   json::Object timings;
   for (auto &[stage, s] : result.timings) {

@@ -8,6 +8,7 @@
 #include "kda/CAPI/kda.h"
 #include "kda/Runtime/CUDALoader.h"
 #include "kda/Runtime/HIPLoader.h"
+#include "kda/Runtime/TensorMap.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -85,6 +86,24 @@ int kda_gpu_launch(const char *platform, void *function, uint32_t gx,
   bool ok = p == Platform::CUDA
                 ? cuda::launchKernel(function, config, args, message)
                 : hip::launchKernel(function, config, args, message);
+  return ok ? 0 : fail(error, message);
+}
+
+int kda_gpu_encode_tensor_map(const int64_t *recipe, size_t recipe_size,
+                              const int64_t *args, size_t num_args,
+                              void *tensor_map, int64_t *base_arg,
+                              char **error) {
+  std::string message;
+  tma::TensorMapRequest request;
+  int64_t base = -1;
+  if (!recipe || !tensor_map || (num_args && !args))
+    return fail(error, "kda_gpu_encode_tensor_map needs a recipe, the "
+                       "arguments and somewhere to put the map");
+  bool ok = tma::evaluateRecipe(recipe, recipe_size, args, num_args, request,
+                                base, message) &&
+            cuda::encodeTensorMap(request, tensor_map, message);
+  if (base_arg)
+    *base_arg = base;
   return ok ? 0 : fail(error, message);
 }
 

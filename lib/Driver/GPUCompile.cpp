@@ -1,5 +1,6 @@
 //===- GPUCompile.cpp - the GPU half of compileKernel ---------------------===//
 #include "kda/Driver/GPUCompile.h"
+#include "Tile/TileDialect.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
 #include "kda/Driver/DriverSupport.h"
 #include "kda/Pipelines/Pipelines.h"
@@ -237,6 +238,7 @@ void kda::compileForGPU(mlir::MLIRContext &ctx, mlir::ModuleOp module,
     GPUPipelineOptions pipeline;
     pipeline.target = target.name;
     pipeline.numWarps = options.numWarps;
+    pipeline.blockCopyEngine = options.blockCopyEngine;
     if (!runPipeline(
             ctx, module,
             [&](mlir::OpPassManager &pm) {
@@ -250,6 +252,15 @@ void kda::compileForGPU(mlir::MLIRContext &ctx, mlir::ModuleOp module,
   if (auto bytes = module->getAttrOfType<mlir::IntegerAttr>(
           GPULoweringState::kDynamicSharedBytesAttr))
     result.sharedBytes = bytes.getInt();
+  if (auto kernel = module.lookupSymbol<mlir::LLVM::LLVMFuncOp>(
+          options.request.kernelName))
+    if (auto maps =
+            kernel->getAttrOfType<mlir::ArrayAttr>(tile::kTensorMapsAttrName))
+      for (mlir::Attribute recipe : maps) {
+        llvm::ArrayRef<int64_t> tokens =
+            llvm::cast<mlir::DenseI64ArrayAttr>(recipe).asArrayRef();
+        result.tensorMaps.emplace_back(tokens.begin(), tokens.end());
+      }
   if (options.emit == EmitKind::Gpu || options.emit == EmitKind::MLIR) {
     llvm::raw_string_ostream os(result.text);
     module->print(os);

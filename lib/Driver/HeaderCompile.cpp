@@ -104,10 +104,14 @@ CompileResult kda::compileKernelHeader(mlir::MLIRContext &ctx,
   } else {
     kernel.platform = "cuda";
     kernel.imageKind = "cubin";
-    result = compileToBytes(ctx, options, EmitKind::Cubin, kernel.image);
+    // The header's launcher passes the kernel's own parameters only, not
+    // tensor maps: its block copies copy elements.
+    CompileOptions cuda = options;
+    cuda.blockCopyEngine = false;
+    result = compileToBytes(ctx, cuda, EmitKind::Cubin, kernel.image);
     if (!result.ok &&
         llvm::StringRef(result.error).contains("cannot find ptxas")) {
-      CompileOptions ptx = options;
+      CompileOptions ptx = cuda;
       ptx.emit = EmitKind::Ptx;
       result = compileKernel(ctx, ptx);
       kernel.imageKind = "ptx";

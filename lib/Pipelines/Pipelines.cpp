@@ -112,7 +112,8 @@ void kda::buildGPULoweringPipeline(OpPassManager &pm,
   if (std::unique_ptr<TargetHooks> hooks = createTargetHooks(options.target)) {
     for (tile::MatrixInstr instr : hooks->getMatrixInstrs())
       layouts.matrixInstrs.push_back(tile::stringifyMatrixInstr(instr).str());
-    blockCopies.engine = hooks->getBlockCopyEngine().str();
+    if (options.blockCopyEngine)
+      blockCopies.engine = hooks->getBlockCopyEngine().str();
   }
   pm.addPass(createTileExpandTensorDescs(blockCopies));
   TileSharedDotsOptions sharedDots;
@@ -156,6 +157,12 @@ struct GPUPipelineCLOptions : public PassPipelineOptions<GPUPipelineCLOptions> {
   Option<unsigned> numWarps{*this, "num-warps",
                             llvm::cl::desc("warps per program"),
                             llvm::cl::init(4)};
+  Option<std::string> blockCopies{
+      *this, "block-copies",
+      llvm::cl::desc("engine (the target's block-copy engine where it can: "
+                     "TMA on sm_90a, the Tensor Data Mover on gfx1250) or "
+                     "elements"),
+      llvm::cl::init("engine")};
 };
 } // namespace
 
@@ -163,11 +170,13 @@ void kda::registerPipelines() {
   PassPipelineRegistration<GPUPipelineCLOptions>(
       "kda-gpu-lower",
       "Lower tile IR to LLVM-dialect kernels for a GPU target "
-      "(target=sm_90a|gfx950|gfx1250 num-warps=N)",
+      "(target=sm_90a|gfx950|gfx1250 num-warps=N "
+      "block-copies=engine|elements)",
       [](OpPassManager &pm, const GPUPipelineCLOptions &cl) {
         GPUPipelineOptions options;
         options.target = cl.target;
         options.numWarps = cl.numWarps;
+        options.blockCopyEngine = cl.blockCopies != "elements";
         buildGPULoweringPipeline(pm, options);
       });
   PassPipelineRegistration<>("kda-tile-simplify",

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kda/Runtime/CUDALoader.h"
+#include "kda/Runtime/TensorMap.h"
 
 #include <dlfcn.h>
 
@@ -46,6 +47,12 @@ struct Driver {
   CUresult (*cuStreamIsCapturing)(CUstream, int *);
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUresult (*cuGetErrorName)(CUresult, const char **);
+  /// CUDA 12 and later; resolved at first use (older drivers launch all
+  /// else).
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const uint32_t *, const uint32_t *, int,
+                                     int, int, int);
 
   /// Empty once the driver is usable; the reason otherwise.
   std::string failure;
@@ -108,6 +115,9 @@ Driver &driver() {
     resolve(handle, "cuFuncSetAttribute", d->cuFuncSetAttribute, f);
     resolve(handle, "cuLaunchKernel", d->cuLaunchKernel, f);
     resolve(handle, "cuStreamIsCapturing", d->cuStreamIsCapturing, f);
+    d->cuTensorMapEncodeTiled =
+        reinterpret_cast<decltype(d->cuTensorMapEncodeTiled)>(
+            dlsym(handle, "cuTensorMapEncodeTiled"));
     if (!f.empty())
       return d;
     if (CUresult rc = d->cuInit(0); rc != CUDA_SUCCESS)
@@ -280,6 +290,42 @@ bool cuda::unloadKernel(void *function, std::string &error) {
   }
   if (CUresult rc = d->cuModuleUnload(module); rc != CUDA_SUCCESS) {
     error = describe(*d, "cuModuleUnload", rc);
+    return false;
+  }
+  return true;
+}
+
+bool cuda::encodeTensorMap(const tma::TensorMapRequest &r, void *tensorMap,
+                           std::string &error) {
+  Driver *d = getDriver(error);
+  if (!d)
+    return false;
+  if (!d->cuTensorMapEncodeTiled) {
+    error = "libcuda.so.1 has no cuTensorMapEncodeTiled (the NVIDIA driver is "
+            "too old for tensor memory accelerator copies)";
+    return false;
+  }
+  // The driver numbers dimensions innermost first; strides in bytes, without
+  // the innermost. Copies need only the element size (unsigned types), zeros
+  // outside the tensor (no fill), no swizzle, 128-byte L2 promotion.
+  constexpr int kUnsignedOfBytes[9] = {-1, 0, 1, -1, 2, -1, -1, -1, 4};
+  constexpr int kL2Promotion128B = 2;
+  uint64_t dims[tma::kMaxRank], strides[tma::kMaxRank];
+  uint32_t box[tma::kMaxRank], elementStrides[tma::kMaxRank];
+  for (int64_t i = 0; i < r.rank; ++i) {
+    int64_t d = r.rank - 1 - i;
+    dims[i] = uint64_t(r.shape[d]);
+    box[i] = uint32_t(r.block[d]);
+    elementStrides[i] = 1;
+    if (i > 0)
+      strides[i - 1] = uint64_t(r.strides[d] * r.elementBytes);
+  }
+  if (CUresult rc = d->cuTensorMapEncodeTiled(
+          tensorMap, kUnsignedOfBytes[r.elementBytes], uint32_t(r.rank),
+          reinterpret_cast<void *>(r.base), dims, strides, box, elementStrides,
+          /*interleave=*/0, /*swizzle=*/0, kL2Promotion128B, /*oobFill=*/0);
+      rc != CUDA_SUCCESS) {
+    error = describe(*d, "cuTensorMapEncodeTiled", rc);
     return false;
   }
   return true;

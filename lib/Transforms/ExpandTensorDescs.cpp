@@ -6,11 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
+#include "kda/Analysis/AxisInfo.h"
 #include "kda/Analysis/NonNegative.h"
 #include "kda/Conversion/GPUToROCDL/GFX1250/TensorDescriptor.h"
+#include "kda/Runtime/TensorMap.h"
 #include "kda/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 
@@ -107,15 +110,95 @@ bool isTensorDataMoverCopy(Operation *op, tile::MakeTensorDescOp desc,
                       [&](Value v) { return isKnownNonNegative(v, op); });
 }
 
+/// The postfix tokens (kda/Runtime/TensorMap.h) computing `v` on the host
+/// from the kernel's arguments, or nullopt when it depends on anything else.
+std::optional<std::vector<int64_t>> getHostExpression(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    if (!func || arg.getOwner() != &func.getBody().front() ||
+        !isa<IntegerType>(arg.getType()))
+      return std::nullopt;
+    return std::vector<int64_t>{tma::kPushArgument, arg.getArgNumber()};
+  }
+  APInt constant;
+  if (matchPattern(v, m_ConstantInt(&constant)))
+    return std::vector<int64_t>{tma::kPushConstant, constant.getSExtValue()};
+  Operation *op = v.getDefiningOp();
+  if (!op)
+    return std::nullopt;
+  if (isa<arith::ExtSIOp, arith::IndexCastOp>(op))
+    return getHostExpression(op->getOperand(0));
+  int64_t token = isa<arith::AddIOp>(op)   ? tma::kAdd
+                  : isa<arith::SubIOp>(op) ? tma::kSub
+                  : isa<arith::MulIOp>(op) ? tma::kMul
+                                           : -1;
+  if (token < 0)
+    return std::nullopt;
+  std::optional<std::vector<int64_t>> lhs =
+      getHostExpression(op->getOperand(0));
+  std::optional<std::vector<int64_t>> rhs =
+      getHostExpression(op->getOperand(1));
+  if (!lhs || !rhs)
+    return std::nullopt;
+  lhs->insert(lhs->end(), rhs->begin(), rhs->end());
+  lhs->push_back(token);
+  return lhs;
+}
+
+/// The tensor-map recipe of `desc` when the host can build its tensor map
+/// and TMA can copy its blocks into a buffer of `buffer`'s type: the base is
+/// a kernel argument known to be 16-byte aligned, the shape and strides are
+/// computed from kernel arguments, every stride but the last (1) is a known
+/// multiple of 16 bytes, and the block fits (tma::isBlockSupported).
+std::optional<std::vector<int64_t>>
+getTensorMapRecipe(tile::MakeTensorDescOp desc, tile::SharedBufferType buffer,
+                   const AxisInfoAnalysis &axisInfo) {
+  tile::TensorDescType type = desc.getResult().getType();
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  int64_t bytes = bits / 8;
+  ArrayRef<int64_t> block = type.getBlockShape();
+  auto base = dyn_cast<BlockArgument>(desc.getBase());
+  auto func = desc->getParentOfType<func::FuncOp>();
+  if (buffer.getLayout() || !llvm::is_contained({8u, 16u, 32u, 64u}, bits) ||
+      !tma::isBlockSupported(block.data(), block.size(), bytes) || !base ||
+      !func || !func->hasAttr("tile.kernel") ||
+      base.getOwner() != &func.getBody().front() ||
+      !matchPattern(desc.getStrides().back(), m_One()) ||
+      axisInfo.getAxisInfo(base).getDivisibility(0) < tma::kAlignment)
+    return std::nullopt;
+  std::vector<std::vector<int64_t>> shape, strides;
+  for (Value dim : desc.getShape()) {
+    std::optional<std::vector<int64_t>> e = getHostExpression(dim);
+    if (!e)
+      return std::nullopt;
+    shape.push_back(std::move(*e));
+  }
+  for (Value stride : desc.getStrides().drop_back()) {
+    std::optional<std::vector<int64_t>> e = getHostExpression(stride);
+    if (!e || axisInfo.getAxisInfo(stride).getDivisibility(0) * bytes %
+                  tma::kAlignment)
+      return std::nullopt;
+    strides.push_back(std::move(*e));
+  }
+  std::vector<int64_t> recipe;
+  tma::appendRecipe(recipe, bytes, base.getArgNumber(),
+                    std::vector<int64_t>(block.begin(), block.end()), shape,
+                    strides);
+  return recipe;
+}
+
 struct TileExpandTensorDescsPass
     : kda::impl::TileExpandTensorDescsBase<TileExpandTensorDescsPass> {
   using TileExpandTensorDescsBase::TileExpandTensorDescsBase;
 
   void runOnOperation() override {
-    if (!engine.empty() && engine != "tdm") {
+    if (!engine.empty() && engine != "tdm" && engine != "tma") {
       getOperation().emitError("unknown block-copy engine '") << engine << "'";
       return signalPassFailure();
     }
+    std::optional<AxisInfoAnalysis> axisInfo;
+    if (engine == "tma")
+      axisInfo.emplace(getOperation());
     SmallVector<Operation *> copies;
     getOperation().walk([&](Operation *op) {
       if (isa<tile::AsyncLoadOp, tile::AsyncStoreOp>(op))
@@ -135,6 +218,13 @@ struct TileExpandTensorDescsPass
       ValueRange offsets = op->getOperands().slice(1, op->getNumOperands() - 2);
       if (engine == "tdm" && isTensorDataMoverCopy(op, desc, offsets, buffer))
         continue;
+      if (engine == "tma")
+        if (std::optional<std::vector<int64_t>> recipe =
+                getTensorMapRecipe(desc, buffer, *axisInfo)) {
+          desc->setAttr(tile::kTensorMapAttrName,
+                        DenseI64ArrayAttr::get(desc.getContext(), *recipe));
+          continue;
+        }
       OpBuilder b(op);
       Location loc = op->getLoc();
       if (auto load = dyn_cast<tile::AsyncLoadOp>(op)) {

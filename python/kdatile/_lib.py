@@ -272,6 +272,11 @@ def _gpu_lib() -> ctypes.CDLL:
     handle.kda_gpu_is_capturing.restype = ctypes.c_int
     handle.kda_gpu_is_capturing.argtypes = [ctypes.c_char_p, vp,
                                             ctypes.POINTER(ctypes.c_int), err]
+    if hasattr(handle, "kda_gpu_encode_tensor_map"):  # runtimes before tensor maps lack it
+        i64p = ctypes.POINTER(ctypes.c_int64)
+        handle.kda_gpu_encode_tensor_map.restype = ctypes.c_int
+        handle.kda_gpu_encode_tensor_map.argtypes = [i64p, ctypes.c_size_t, i64p,
+                                                     ctypes.c_size_t, vp, i64p, err]
     handle.kda_free.restype = None
     handle.kda_free.argtypes = [ctypes.c_void_p]
     _gpu_handles[path] = handle
@@ -313,6 +318,40 @@ def gpu_launch(platform: str, function: int, grid, block, shared_bytes: int, str
                                ctypes.byref(err))
     if rc != 0:
         raise _gpu_error("kernel launch failed", rc, err, handle)
+
+
+TENSOR_MAP_BYTES = 128
+
+
+class TensorMapError(ValueError):
+    """A tensor map the launch cannot build; `base_arg` indexes the tensor's pointer
+    argument (-1 when unknown)."""
+
+    def __init__(self, message: str, base_arg: int):
+        super().__init__(message)
+        self.base_arg = base_arg
+
+
+def gpu_encode_tensor_map(recipe, args):
+    """kda_gpu_encode_tensor_map: the 128-byte tensor map (a 64-byte aligned ctypes object)
+    of `recipe` (a ctypes int64 array) evaluated on `args` (a ctypes int64 array of the
+    kernel parameters' values)."""
+    handle = _gpu_lib()
+    if not hasattr(handle, "kda_gpu_encode_tensor_map"):
+        raise RuntimeError("kdatile: this GPU runtime cannot build tensor maps; use the "
+                           "libkda_gpu_runtime.so of the compiler that built the kernel")
+    # ctypes aligns arrays to their element: 8 x 16 bytes, placed at a 64-byte boundary.
+    raw = (ctypes.c_uint8 * (TENSOR_MAP_BYTES + 64))()
+    offset = (-ctypes.addressof(raw)) % 64
+    tensor_map = (ctypes.c_uint8 * TENSOR_MAP_BYTES).from_buffer(raw, offset)
+    base = ctypes.c_int64(-1)
+    err = ctypes.c_void_p()
+    rc = handle.kda_gpu_encode_tensor_map(recipe, len(recipe), args, len(args),
+                                          ctypes.addressof(tensor_map), ctypes.byref(base),
+                                          ctypes.byref(err))
+    if rc != 0:
+        raise TensorMapError(_take_string(err, handle) or f"code {rc}", base.value)
+    return tensor_map
 
 
 def gpu_is_capturing(platform: str, stream: int) -> int:

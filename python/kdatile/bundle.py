@@ -209,7 +209,7 @@ def export_bundle(out_dir, launches, *, target: str = DEFAULT_TARGET, assume_ali
             "num_warps": spec.num_warps,
             "wave_size": kernel.wave_size, "block": list(kernel.block),
             "shared_bytes": kernel.shared_bytes, "cluster_shape": list(kernel.cluster_shape),
-            "params": kernel.params,
+            "params": kernel.all_params,
             "signature": spec.signature, "constexprs": spec.constexprs,
             "images": images,
         }

@@ -106,7 +106,9 @@ _loaded_lock = threading.Lock()
 class GPUKernel:
     """A compiled GPU kernel: its code object, loaded per device on first launch.
 
-    `params` as in kda_compile's response; `image_kind` is "cubin", "ptx" or "hsaco".
+    `params` as in kda_compile's response; `image_kind` is "cubin", "ptx" or "hsaco". Hidden
+    "tensor_map" parameters (after the others) are built before each launch from the values
+    of the others (`_lib.gpu_encode_tensor_map`, kept for repeated values).
     """
 
     def __init__(self, name: str, platform: str, target: str, image: bytes, image_kind: str,
@@ -117,7 +119,13 @@ class GPUKernel:
         self.target = target
         self.image = image
         self.image_kind = image_kind
-        self.params = [dict(p) for p in params]
+        # What a compile returned (a bundle exports it); `params` are those the caller passes.
+        self.all_params = [dict(p) for p in params]
+        every = self.all_params
+        self.params = [p for p in every if p["kind"] != "tensor_map"]
+        self._recipes = [(ctypes.c_int64 * len(p["recipe"]))(*p["recipe"])
+                         for p in every if p["kind"] == "tensor_map"]
+        self._tensor_maps: dict = {}  # argument values -> the launch's tensor maps
         self.num_warps = int(num_warps)
         self.wave_size = int(wave_size or WAVE_SIZES.get(target, 32))
         self.block = (self.num_warps * self.wave_size, 1, 1)
@@ -127,7 +135,7 @@ class GPUKernel:
         self.functions: dict = {}  # device index -> CUfunction / hipFunction_t
         self._image_digest = hashlib.sha256(image).digest()
         self._makers = [_gpu_maker(p) for p in self.params]
-        self._argv_type = ctypes.c_void_p * max(1, len(self.params))
+        self._argv_type = ctypes.c_void_p * max(1, len(self.params) + len(self._recipes))
 
     def __repr__(self) -> str:
         return (f"<GPUKernel {self.name} for {self.target} ({self.image_kind}, "
@@ -169,11 +177,38 @@ class GPUKernel:
             fn = self.load(index)
         argv = self._argv_type()
         keep = [make(v) for make, v in zip(self._makers, values)]
+        if self._recipes:
+            keep += self._get_tensor_maps(values)
         addressof = ctypes.addressof
         for i, obj in enumerate(keep):
             argv[i] = addressof(obj)
         stream = torch.cuda.current_stream(index).cuda_stream
         _lib.gpu_launch(self.platform, fn, grid3, self.block, self.shared_bytes, stream, argv)
+
+
+    def _get_tensor_maps(self, values) -> list:
+        """The tensor maps of a launch with `values`, built once per distinct values (a
+        few kept: the last launches' pointers and sizes)."""
+        key = tuple(int(v) if isinstance(v, (int, bool)) else v for v in values)
+        maps = self._tensor_maps.get(key)
+        if maps is not None:
+            return maps
+        args = (ctypes.c_int64 * max(1, len(values)))(
+            *[int(v) if isinstance(v, (int, bool)) else 0 for v in values])
+        maps = []
+        for recipe in self._recipes:
+            try:
+                maps.append(_lib.gpu_encode_tensor_map(recipe, args))
+            except _lib.TensorMapError as e:
+                arg = (f"argument '{self.params[e.base_arg]['name']}'"
+                       if 0 <= e.base_arg < len(self.params) else "a tensor argument")
+                raise ValueError(f"kdatile: kernel '{self.name}': the tensor descriptor over "
+                                 f"{arg} cannot be copied by the tensor memory accelerator: "
+                                 f"{e}") from None
+        if len(self._tensor_maps) >= 64:
+            self._tensor_maps.clear()
+        self._tensor_maps[key] = maps
+        return maps
 
 
 __all__ = ["GPUKernel", "code_object_emit", "device_target"]

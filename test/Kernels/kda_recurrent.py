@@ -31,11 +31,15 @@
 # RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
 #
 # The launch kdatile.ops runs at one token per sequence: BV = 32 on 4 warps with the starting
-# state prefetched (PREFETCH_STATE). Its 16-byte asynchronous copies are issued before the first
-# token's loads and norms, and waited for only before the delta rule (then read from shared
-# memory); on AMD the same source compiles without spills.
+# state prefetched (PREFETCH_STATE). On sm_90a the block is one TMA copy (the pool as [slots,
+# H * V, K]; its tensor map a kernel parameter) issued before the first token's loads and
+# norms, and waited for on its barrier only before the delta rule (then read from shared
+# memory); with element copies, 16-byte cp.async copies take its place. On AMD the same source
+# compiles without spills.
 # RUN: kda-compile %{kda_recurrent_sm_90a} --num-warps=4 %{varlen} \
 # RUN:   -D PREFETCH_STATE=True --emit asm -o - | FileCheck %s --check-prefix=PF
+# RUN: kda-compile %{kda_recurrent_sm_90a} --num-warps=4 %{varlen} --block-copies=elements \
+# RUN:   -D PREFETCH_STATE=True --emit asm -o - | FileCheck %s --check-prefix=PFE
 # RUN: kda-compile %{kda_recurrent_gfx950} --num-warps=4 %{varlen} \
 # RUN:   -D PREFETCH_STATE=True --emit hsaco -o %t.pf.hsaco --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=AMD-STATS
@@ -98,21 +102,36 @@
 # SM90: ret;
 
 # PF: .visible .entry kda_recurrent(
-# PF: cp.async.cg.shared.global [%{{.*}}], [%{{.*}}], 16, {{16|%r[0-9]+}};
-# PF: cp.async.commit_group;
+# PF: .param .align 64 .b8 kda_recurrent_param_23[128]
+# PF: mbarrier.init.shared.b64
+# PF: mbarrier.arrive.expect_tx.shared.b64 %{{.*}}, [kda_smem_0], %r{{[0-9]+}};
+# PF: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 # PF: ld.global.v4.b16
 # PF: rsqrt.approx.f32
-# PF: cp.async.wait_group 0;
-# PF-NEXT: bar.sync 0;
+# PF: mbarrier.try_wait.parity.shared.b64
+# PF: bar.sync 0;
 # PF-NEXT: ld.shared.v4.b32
 # PF: ex2.approx{{(\.ftz)?}}.f32
 # PF: st.global.v4.b32
+# PF-NOT: cp.async.cg
+
+# PFE: .visible .entry kda_recurrent(
+# PFE-NOT: .param .align 64
+# PFE: cp.async.cg.shared.global [%{{.*}}], [%{{.*}}], 16, {{16|%r[0-9]+}};
+# PFE: cp.async.commit_group;
+# PFE: ld.global.v4.b16
+# PFE: rsqrt.approx.f32
+# PFE: cp.async.wait_group 0;
+# PFE-NEXT: bar.sync 0;
+# PFE-NEXT: ld.shared.v4.b32
+# PFE: ex2.approx{{(\.ftz)?}}.f32
+# PFE: st.global.v4.b32
 # The padding first token's read (its own wait) and the empty sequence's wait.
-# PF: cp.async.wait_group 0;
-# PF-NEXT: bar.sync 0;
-# PF-NEXT: ld.shared.v4.b32
-# PF: cp.async.wait_group 0;
-# PF-NEXT: bar.sync 0;
+# PFE: cp.async.wait_group 0;
+# PFE-NEXT: bar.sync 0;
+# PFE-NEXT: ld.shared.v4.b32
+# PFE: cp.async.wait_group 0;
+# PFE-NEXT: bar.sync 0;
 
 # GFX950-STATS: resource usage of kernel 'kda_recurrent' (gfx950, wave64)
 # GFX1250-STATS: resource usage of kernel 'kda_recurrent' (gfx1250, wave32)

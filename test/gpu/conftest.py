@@ -4,6 +4,7 @@ Not part of CI. Everything here is skipped without torch + CUDA, or without the 
 directory ($KDA_GPU_ARTIFACTS, default test/gpu/artifacts).
 """
 
+import ctypes
 import json
 import os
 import sys
@@ -50,4 +51,9 @@ def runner(torch_cuda):
     from cuda_runner import CudaRunner
 
     torch_cuda.zeros(1, device="cuda")  # torch's context first: the runner uses it
-    return CudaRunner()
+    runner = CudaRunner()
+    native = (MANIFEST or {}).get("native", {})
+    if "runtime_library" in native:  # builds the tensor maps of TMA kernels
+        runner.tensor_map_runtime = ctypes.CDLL(os.path.join(artifact_dir(),
+                                                             native["runtime_library"]))
+    return runner

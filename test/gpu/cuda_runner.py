@@ -119,7 +119,11 @@ class CudaRunner:
         return fn.value
 
     def pack(self, params, values):
-        """(argv, keep-alive) for `values` described by manifest `params`."""
+        """(argv, keep-alive) for `values` described by manifest `params`; hidden tensor-map
+        parameters (last) are built from the values by the kdatile GPU runtime
+        (`tensor_map_runtime`: a ctypes CDLL of libkda_gpu_runtime.so)."""
+        maps = [p for p in params if p["kind"] == "tensor_map"]
+        params = [p for p in params if p["kind"] != "tensor_map"]
         if len(params) != len(values):
             raise TypeError(f"{len(params)} parameters, {len(values)} values")
         keep = []
@@ -128,10 +132,37 @@ class CudaRunner:
                 keep.append(ctypes.c_void_p(int(v)))
             else:
                 keep.append(_scalar(p["dtype"], v))
+        if maps:
+            ints = [int(v) if p["kind"] == "pointer" or p["dtype"][0] == "i" else 0
+                    for p, v in zip(params, values)]
+            keep += [self.encode_tensor_map(p["recipe"], ints) for p in maps]
         argv = (ctypes.c_void_p * max(1, len(keep)))()
         for i, obj in enumerate(keep):
             argv[i] = ctypes.addressof(obj)
         return argv, keep
+
+    tensor_map_runtime = None
+
+    def encode_tensor_map(self, recipe, args):
+        """The 64-byte aligned 128-byte tensor map of `recipe` on the int arguments `args`."""
+        lib = self.tensor_map_runtime
+        if lib is None:
+            raise RuntimeError("a kernel with tensor maps needs tensor_map_runtime set")
+        i64p = ctypes.POINTER(ctypes.c_int64)
+        lib.kda_gpu_encode_tensor_map.argtypes = [i64p, ctypes.c_size_t, i64p, ctypes.c_size_t,
+                                                  ctypes.c_void_p, i64p,
+                                                  ctypes.POINTER(ctypes.c_void_p)]
+        raw = (ctypes.c_uint8 * 192)()
+        tensor_map = (ctypes.c_uint8 * 128).from_buffer(raw, (-ctypes.addressof(raw)) % 64)
+        r = (ctypes.c_int64 * len(recipe))(*recipe)
+        a = (ctypes.c_int64 * max(1, len(args)))(*args)
+        err = ctypes.c_void_p()
+        rc = lib.kda_gpu_encode_tensor_map(r, len(recipe), a, len(args),
+                                           ctypes.addressof(tensor_map), None, ctypes.byref(err))
+        if rc != 0:
+            raise RuntimeError("kda_gpu_encode_tensor_map failed: "
+                               + ctypes.string_at(err.value).decode())
+        return tensor_map
 
     def launch(self, fn: int, grid, block, params, values, shared_bytes: int = 0,
                stream: int | None = None) -> None:

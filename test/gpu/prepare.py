@@ -312,6 +312,15 @@ def dsl_cases():
                       [src, np.zeros((6, 16, 32), np.uint16),
                        np.full((m, n + 2), 12345, np.uint16), m, n, n + 3, n + 2, off_m, off_n],
                       {"BM": 16, "BN": 32}, (3, 2, 1), 4, 0.0, 0.0))
+    # Rows of 64 bf16 (128 bytes) and 16-byte aligned bases: TMA copies, at every edge and
+    # at negative offsets, zeros loaded outside and nothing stored outside.
+    for (m, n, off_m, off_n) in ((37, 50, -5, 7), (20, 64, 13, -40)):
+        src = r.integers(1, 0x7F00, size=(m, 64)).astype(np.uint16)
+        cases.append((f"tensor_desc_tma_round_trip_{m}x{n}_{off_m}_{off_n}",
+                      tdk.block_round_trip,
+                      [src, np.zeros((6, 16, 32), np.uint16),
+                       np.full((m, 64), 12345, np.uint16), m, n, 64, 64, off_m, off_n],
+                      {"BM": 16, "BN": 32}, (3, 2, 1), 4, 0.0, 0.0))
     base = r.standard_normal((6, 5, 9)).astype(np.float32)
     cases.append(("tensor_desc_strided_3d", tdk.strided_3d,
                   [base, np.zeros((4, 4, 8), np.float32), 9, 6, 5, 1, 45, 9],
@@ -355,6 +364,9 @@ def compile_gpu(request, out_dir, case_id, manifest_case):
         response = _lib.compile(dict(request, emit="cubin", output=cubin))
         files["cubin"] = os.path.basename(cubin)
         manifest_case["shared_bytes"] = int(response.get("shared_bytes") or 0)
+        # The hidden tensor-map parameters the runner builds (after the signature's).
+        manifest_case["params"] += [p for p in response["params"]
+                                    if p["kind"] == "tensor_map"]
     except kt.CompilationError as e:
         errors["cubin"] = str(e)
     try:
@@ -450,6 +462,7 @@ def build_native(out_dir):
     lib = os.path.join(out_dir, "libkda_gpu_runtime.so")
     sources = [os.path.join(ROOT, p) for p in (
         "lib/CAPI/CAPIGPU.cpp", "lib/Runtime/GPULaunch.cpp", "lib/Runtime/CUDALoader.cpp",
+        "lib/Runtime/TensorMap.cpp",
         "lib/Runtime/HIPLoader.cpp")]
     kda_free = os.path.join(out_dir, "kda_free.o")
     try:

@@ -67,3 +67,43 @@ def test_strided_3d():
                 if 0 <= x < a and 0 <= y < b and 0 <= z < c:
                     expected[i, j, k] = view[x, y, z]
     np.testing.assert_array_equal(out, expected)
+
+
+def _sm90a_params(stride, **options):
+    """The sm_90a compile's parameters for block_round_trip with row strides `stride`."""
+    from kdatile import _lib
+
+    src = np.zeros((8, 64), np.uint16)
+    spec = tk.block_round_trip.specialize(src, np.zeros((6, 16, 32), np.uint16), src, 8, 64,
+                                          stride, stride, 0, 0, BM=16, BN=32, target="sm_90a")
+    return _lib.compile(dict(spec.request(), emit="ptx", **options))["params"]
+
+
+def test_sm90a_tensor_maps_are_hidden_parameters():
+    """Rows of whole 16-byte units on aligned tensors: both descriptors become TMA tensor
+    maps, hidden parameters after the kernel's own, with the recipes the runtime evaluates:
+    [2-byte elements, rank 2, base argument 0 or 2, block 16 x 32, shape M and N (arguments
+    3, 4), row stride (argument 5 or 6)]."""
+    params = _sm90a_params(64)
+    maps = [p for p in params if p["kind"] == "tensor_map"]
+    assert [p["kind"] for p in params[:9]] == ["pointer"] * 3 + ["scalar"] * 6
+    assert [p["recipe"] for p in maps] == [
+        [2, 2, 0, 16, 32, 2, 1, 3, 2, 1, 4, 2, 1, 5],
+        [2, 2, 2, 16, 32, 2, 1, 3, 2, 1, 4, 2, 1, 6]]
+    # Strides of 53 elements are not whole 16 bytes; block_copies=elements copies elements.
+    assert not [p for p in _sm90a_params(53) if p["kind"] == "tensor_map"]
+    assert not [p for p in _sm90a_params(64, block_copies="elements")
+                if p["kind"] == "tensor_map"]
+
+
+def test_gpu_kernel_builds_tensor_maps_apart():
+    """A GPUKernel's caller passes the kernel's own parameters; the tensor maps are the
+    launch's (a bundle keeps them all)."""
+    from kdatile import gpu
+
+    params = [{"name": "p", "kind": "pointer", "dtype": "bf16"},
+              {"name": "n", "kind": "scalar", "dtype": "i32"},
+              {"name": "tensor_map_0", "kind": "tensor_map", "recipe": [2, 1, 0, 64, 2, 1, 1]}]
+    k = gpu.GPUKernel("k", "cuda", "sm_90a", b"", "cubin", params, 4)
+    assert [p["name"] for p in k.params] == ["p", "n"]
+    assert [p["name"] for p in k.all_params] == ["p", "n", "tensor_map_0"]

@@ -96,6 +96,12 @@ static cl::opt<unsigned>
     numWarps("num-warps",
              cl::desc("GPU targets: warps (waves) per block (default 4)"),
              cl::init(4), cl::cat(category));
+static cl::opt<std::string> blockCopies(
+    "block-copies",
+    cl::desc("GPU targets: where kt.async_load / kt.async_store run: engine "
+             "(default: on TMA on sm_90a and the Tensor Data Mover on "
+             "gfx1250 where they can) or elements (element copies)"),
+    cl::value_desc("engine|elements"), cl::init("engine"), cl::cat(category));
 static cl::opt<bool> printTimings("time",
                                   cl::desc("Print the time of each stage"),
                                   cl::cat(category));
@@ -177,6 +183,10 @@ int main(int argc, char **argv) {
   options.resourceReport = printStats;
   options.failOnSpill = failOnSpill;
   options.numWarps = numWarps;
+  if (blockCopies != "engine" && blockCopies != "elements")
+    return fail("--block-copies must be engine or elements, got '" +
+                blockCopies + "'");
+  options.blockCopyEngine = blockCopies == "engine";
   if (target != "cpu" &&
       (cpuName.getNumOccurrences() || cpuFeatures.getNumOccurrences()))
     return fail("--cpu and --cpu-features apply to --target cpu only");

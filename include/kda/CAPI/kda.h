@@ -128,6 +128,18 @@ int kda_gpu_launch(const char *platform, void *function, uint32_t gx,
                    uint32_t bz, uint32_t shared_bytes, void *stream,
                    void **args, char **error);
 
+/* Builds the 128-byte tensor map (CUtensorMap, at 64-byte aligned
+ * `tensor_map`) a kernel's "tensor_map" parameter takes: `recipe` (its
+ * `recipe` tokens, see kda/Runtime/TensorMap.h) evaluated on the launch's
+ * `args` (each kernel parameter before the tensor maps, in order: pointers as
+ * addresses, integers as themselves, anything else 0). On failure *error
+ * says what is wrong and *base_arg (when not null) is the index of the
+ * tensor's pointer argument. CUDA only. */
+int kda_gpu_encode_tensor_map(const int64_t *recipe, size_t recipe_size,
+                              const int64_t *args, size_t num_args,
+                              void *tensor_map, int64_t *base_arg,
+                              char **error);
+
 /* Whether `stream` is being captured into a graph: *capturing is 0 (no),
  * 1 (active) or 2 (invalidated capture). */
 int kda_gpu_is_capturing(const char *platform, void *stream, int *capturing,

@@ -90,9 +90,14 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     per register by their mask. Math becomes LLVM intrinsics every GPU
     backend lowers natively. A cluster sum exchanges through the cluster's
     shared memory (a buffer per sum, prepared at the kernel's entry), and
-    the module records the cluster shape (`kda.cluster_shape`). Target
-    specifics (special registers, shuffles, barriers, clusters) come from the
-    target's hooks.
+    the module records the cluster shape (`kda.cluster_shape`). Block copies
+    kept for the target's engine run on it: per wave on gfx1250's Tensor
+    Data Mover; on sm_90a's tensor memory accelerator from one thread, each
+    descriptor's tensor map a hidden kernel parameter (its recipe in the
+    kernel's `kda.tensor_maps`) and loads completing on a ring of barriers
+    made at the kernel's entry. Target specifics (special registers,
+    shuffles, barriers, clusters, copy engines) come from the target's
+    hooks.
 
     Before:
     ```mlir

@@ -62,6 +62,9 @@ struct CompileOptions {
   /// GPU targets: warps (waves) per block; the block has numWarps x wave
   /// size threads.
   unsigned numWarps = 4;
+  /// GPU targets: block copies on the target's engine where it can do them
+  /// (GPUPipelineOptions::blockCopyEngine).
+  bool blockCopyEngine = true;
 };
 
 struct CompileResult {
@@ -78,6 +81,9 @@ struct CompileResult {
   std::vector<frontend::ParamSpec> params;
   /// GPU targets: the back end's resource usage per kernel, as a table.
   std::optional<std::string> resourceReport;
+  /// GPU targets: the recipe (kda/Runtime/TensorMap.h) of each hidden
+  /// tensor-map parameter, which follow `params`.
+  std::vector<std::vector<int64_t>> tensorMaps;
   /// GPU targets: dynamic shared memory (bytes) each launch must provide.
   int64_t sharedBytes = 0;
   /// Programs per cluster (x, y, z) every launch must use: a kernel with

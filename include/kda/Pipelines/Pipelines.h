@@ -31,6 +31,10 @@ void buildCPUPipeline(mlir::OpPassManager &pm);
 struct GPUPipelineOptions {
   std::string target = "sm_90a"; ///< sm_90a, gfx950, gfx1250
   unsigned numWarps = 4;
+  /// Block copies (tile.async_load / async_store) on the target's
+  /// block-copy engine where it can do them (TMA, the Tensor Data Mover);
+  /// false: every one copies elements.
+  bool blockCopyEngine = true;
 };
 
 /// `kda-gpu-lower`: tile IR to LLVM-dialect GPU kernels: layouts for tiles

@@ -16,6 +16,10 @@
 
 #include "kda/Runtime/GPULaunch.h"
 
+namespace kda::tma {
+struct TensorMapRequest;
+} // namespace kda::tma
+
 namespace kda::cuda {
 
 /// Whether libcuda.so.1 can be opened and initialized; `error` says why not.
@@ -35,6 +39,12 @@ bool launchKernel(void *function, const GPULaunchConfig &config, void **args,
 /// cuStreamIsCapturing.
 bool getCaptureStatus(void *stream, GPUCaptureStatus &status,
                       std::string &error);
+
+/// Encodes the tensor map (CUtensorMap, 128 bytes at `tensorMap`, 64-byte
+/// aligned) of `request` (cuTensorMapEncodeTiled): zeros outside the
+/// tensor, no swizzle.
+bool encodeTensorMap(const tma::TensorMapRequest &request, void *tensorMap,
+                     std::string &error);
 
 /// Unloads the module `function` came from (cuModuleUnload).
 bool unloadKernel(void *function, std::string &error);

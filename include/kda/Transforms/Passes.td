@@ -139,14 +139,30 @@ def TileExpandTensorDescs
     ```
 
     With `engine=tdm` (gfx1250's Tensor Data Mover), the copies the engine
-    can do stay for the GPU lowering: a plain row-major buffer, a last
-    stride of 1, at most 5 dimensions of at most 65535 elements, 1, 2, 4 or
-    8-byte elements, and offsets known not to be negative (the engine
-    cannot start before the tensor's first element).
+    can do stay for the GPU lowering: a row-major buffer (or, for loads, a
+    padded one the engine can pad), a last stride of 1, at most 5
+    dimensions of at most 65535 elements, 1, 2, 4 or 8-byte elements, and
+    offsets known not to be negative (the engine cannot start before the
+    tensor's first element).
+
+    With `engine=tma` (sm_90a's tensor memory accelerator), the copies stay
+    whose tensor map the host can build, and the descriptor records how
+    (`kda.tensor_map`, kda/Runtime/TensorMap.h): its base is an argument of
+    a `tile.kernel` function known to be 16-byte aligned, its shape and
+    strides are sums, differences and products of the kernel's integer
+    arguments and constants, every stride but the last (1) a known multiple
+    of 16 bytes, the block at most 256 elements per dimension with whole
+    16-byte rows, into a buffer without a layout. Offsets may have any sign.
+    ```mlir
+    %d = tile.make_tensor_desc %base, [%m, %n], [%ld, %c1]
+        {kda.tensor_map = array<i64: 2, 2, 0, 32, 64, 2, 1, 1, 2, 1, 2, 2, 1, 3>}
+        : !tile.ptr<bf16> -> !tile.tensor_desc<32x64xbf16>
+    tile.async_load %d[%i, %j], %buf : !tile.tensor_desc<32x64xbf16>, !tile.smem<32x64xbf16>
+    ```
   }];
   let options = [
     Option<"engine", "engine", "std::string", /*default=*/"\"\"",
-           "the target's block-copy engine: tdm, or none (\"\")">
+           "the target's block-copy engine: tdm, tma, or none (\"\")">
   ];
 }
 

@@ -105,6 +105,71 @@ public:
   void waitAsyncCopies(OpBuilder &b, Location loc, unsigned pending) override {
     NVVM::CpAsyncWaitGroupOp::create(b, loc, pending);
   }
+  StringRef getBlockCopyEngine() const override { return "tma"; }
+  /// cp.async.bulk.tensor: loads complete on the barrier's transaction
+  /// count, stores are committed as a bulk group.
+  void copyBlockWithTensorMap(OpBuilder &b, Location loc, Value map,
+                              ValueRange coords, Value shared, Value barrier,
+                              bool isLoad) override {
+    if (!isLoad) {
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          b, loc, map, shared, coords, /*l2CacheHint=*/Value(),
+          NVVM::TMAStoreModeAttr::get(b.getContext(), NVVM::TMAStoreMode::TILE),
+          /*predicate=*/Value());
+      NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+      return;
+    }
+    // The destination is named in the cluster's shared window.
+    Value dst = LLVM::AddrSpaceCastOp::create(
+        b, loc,
+        LLVM::LLVMPointerType::get(
+            b.getContext(), unsigned(NVVM::NVVMMemorySpace::SharedCluster)),
+        shared);
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, dst, map, coords, barrier, /*im2colOffsets=*/ValueRange(),
+        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+        NVVM::TMALoadModeAttr::get(b.getContext(), NVVM::TMALoadMode::TILE),
+        /*isCTAOnly=*/b.getBoolAttr(false), /*group=*/nullptr,
+        /*predicate=*/Value());
+  }
+  /// The copy engine reads the map in place: a grid constant.
+  void addTensorMapArgAttrs(MLIRContext *ctx, NamedAttrList &attrs) override {
+    attrs.set(NVVM::NVVMDialect::getGridConstantAttrName(), UnitAttr::get(ctx));
+  }
+  void initCopyBarrier(OpBuilder &b, Location loc, Value barrier) override {
+    NVVM::MBarrierInitOp::create(
+        b, loc, barrier, LLVM::ConstantOp::create(b, loc, b.getI32Type(), 1),
+        /*predicate=*/Value());
+  }
+  void fenceCopyBarrierInit(OpBuilder &b, Location loc) override {
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+  }
+  void expectCopyBytes(OpBuilder &b, Location loc, Value barrier,
+                       int64_t bytes) override {
+    NVVM::MBarrierArriveExpectTxOp::create(
+        b, loc, /*res=*/Type(), barrier,
+        LLVM::ConstantOp::create(b, loc, b.getI32Type(), bytes),
+        NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CTA),
+        b.getBoolAttr(false), /*predicate=*/Value());
+  }
+  void waitCopyBarrier(OpBuilder &b, Location loc, Value barrier,
+                       Value parity) override {
+    // A suspend-time hint of 10 ms per try; the op loops until the phase
+    // completes.
+    NVVM::MBarrierTryWaitParityOp::create(
+        b, loc, barrier, parity,
+        LLVM::ConstantOp::create(b, loc, b.getI32Type(), 10000000));
+  }
+  void fenceSharedForCopies(OpBuilder &b, Location loc) override {
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+  }
+  void waitTensorMapStores(OpBuilder &b, Location loc) override {
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
+                                         /*read=*/UnitAttr());
+  }
   StringRef getSyncScope(kda::tile::MemoryScope scope) const override {
     switch (scope) {
     case kda::tile::MemoryScope::CTA:

@@ -14,6 +14,7 @@
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
 #include "kda/Layout/MatrixLayouts.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -507,10 +508,20 @@ struct AsyncWaitLowering : OpConversionPattern<tile::AsyncWaitOp> {
   LogicalResult
   matchAndRewrite(tile::AsyncWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (state.hooks->hasAsyncCopies())
-      state.hooks->waitAsyncCopies(rewriter, op.getLoc(), op.getPending());
-    if (!state.hooks->getBlockCopyEngine().empty())
-      state.hooks->waitBlockCopies(rewriter, op.getLoc(), op.getPending());
+    unsigned pending = op.getPending();
+    auto copies = state.tensorMapCopies.find(
+        op->getParentOfType<func::FuncOp>().getOperation());
+    bool tensorMaps = copies != state.tensorMapCopies.end();
+    // Per-thread and tensor-map copies count apart: mixed, wait for all.
+    if (tensorMaps && copies->second.mixed)
+      pending = 0;
+    if (state.hooks->hasAsyncCopies() && (!tensorMaps || copies->second.mixed))
+      state.hooks->waitAsyncCopies(rewriter, op.getLoc(), pending);
+    if (tensorMaps)
+      emitWaitTensorMapCopies(rewriter, op.getLoc(), state, copies->second,
+                              pending);
+    else if (!state.hooks->getBlockCopyEngine().empty())
+      state.hooks->waitBlockCopies(rewriter, op.getLoc(), pending);
     // Each thread waited for its own copies; the barrier shows them to all.
     state.hooks->barrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);

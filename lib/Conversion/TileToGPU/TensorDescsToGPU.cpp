@@ -8,11 +8,23 @@
 // contiguous in the row-major buffer (and, in a padded buffer, whole padding
 // intervals, which the engine pads as it writes).
 //
+//
+// On tensor-map engines (TMA) one thread copies the whole block, described by
+// a tensor map the runtime builds from the kernel's arguments and passes as a
+// hidden parameter. Loads complete on a ring of shared-memory barriers, one
+// per load in flight: load i arrives on barrier i % R expecting the block's
+// bytes, and tile.async_wait(n) waits, in order, on the barriers of all but
+// the n newest loads (phase i / R of each), so waits count as cp.async's.
+//
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
+#include "kda/Runtime/TensorMap.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
 
 #include <numeric>
 
@@ -35,6 +47,11 @@ SmallVector<int64_t> kda::splitBlockOverWaves(ArrayRef<int64_t> block,
 
 namespace {
 
+bool usesTensorMap(Value desc) {
+  Operation *def = desc.getDefiningOp();
+  return def && def->hasAttr(tile::kTensorMapAttrName);
+}
+
 template <typename CopyOp>
 struct BlockCopyLowering : OpConversionPattern<CopyOp> {
   BlockCopyLowering(const TypeConverter &converter, MLIRContext *ctx,
@@ -43,6 +60,8 @@ struct BlockCopyLowering : OpConversionPattern<CopyOp> {
   LogicalResult
   matchAndRewrite(CopyOp op, typename CopyOp::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (usesTensorMap(op.getDesc()))
+      return rewriter.notifyMatchFailure(op, "a tensor-map copy");
     Location loc = op.getLoc();
     tile::TensorDescType descType = op.getDesc().getType();
     ArrayRef<int64_t> block = descType.getBlockShape();
@@ -142,6 +161,87 @@ struct BlockCopyLowering : OpConversionPattern<CopyOp> {
   GPULoweringState &state;
 };
 
+/// A tile.async_load / async_store of a descriptor with a tensor map.
+template <typename CopyOp>
+struct TensorMapCopyLowering : OpConversionPattern<CopyOp> {
+  TensorMapCopyLowering(const TypeConverter &converter, MLIRContext *ctx,
+                        GPULoweringState &state)
+      : OpConversionPattern<CopyOp>(converter, ctx), state(state) {}
+  LogicalResult
+  matchAndRewrite(CopyOp op, typename CopyOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Operation *desc = op.getDesc().getDefiningOp();
+    if (!usesTensorMap(op.getDesc()))
+      return rewriter.notifyMatchFailure(op, "not a tensor-map copy");
+    Location loc = op.getLoc();
+    auto func = op->template getParentOfType<func::FuncOp>();
+    const GPULoweringState::TensorMapCopies &copies =
+        state.tensorMapCopies.at(func);
+    Value map = func.getArgument(state.tensorMapArguments.at(desc));
+    SmallVector<Value> coords(llvm::reverse(adaptor.getOffsets()));
+    Value shared = adaptor.getBuffer();
+    TargetHooks &hooks = *state.hooks;
+    auto inFirstThread = [&](function_ref<void()> body) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(
+          scf::IfOp::create(rewriter, loc,
+                            emitIsFirstThread(rewriter, loc, state),
+                            /*withElseRegion=*/false)
+              .thenBlock());
+      body();
+    };
+    if constexpr (std::is_same_v<CopyOp, tile::AsyncStoreOp>) {
+      // The threads' writes of the buffer reach the engine's proxy, then one
+      // thread stores and waits, and no thread writes the buffer before.
+      hooks.fenceSharedForCopies(rewriter, loc);
+      hooks.barrier(rewriter, loc);
+      inFirstThread([&] {
+        hooks.copyBlockWithTensorMap(rewriter, loc, map, coords, shared,
+                                     Value(), /*isLoad=*/false);
+        hooks.waitTensorMapStores(rewriter, loc);
+      });
+      hooks.barrier(rewriter, loc);
+    } else {
+      Type i32 = rewriter.getI32Type();
+      auto constant = [&](int64_t v) {
+        return LLVM::ConstantOp::create(rewriter, loc, i32, v);
+      };
+      tile::TensorDescType type = op.getDesc().getType();
+      int64_t bytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+      for (int64_t n : type.getBlockShape())
+        bytes *= n;
+      // A full ring first retires its oldest load.
+      Value issued = LLVM::LoadOp::create(rewriter, loc, i32, copies.issued);
+      Value waited = LLVM::LoadOp::create(rewriter, loc, i32, copies.waited);
+      Value full = LLVM::ICmpOp::create(
+          rewriter, loc, LLVM::ICmpPredicate::eq,
+          LLVM::SubOp::create(rewriter, loc, issued, waited),
+          constant(GPULoweringState::kTensorMapRing));
+      {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPointToStart(
+            scf::IfOp::create(rewriter, loc, full, /*withElseRegion=*/false)
+                .thenBlock());
+        emitWaitOldest(rewriter, loc, state, copies);
+      }
+      Value barrier = getRingBarrier(rewriter, loc, copies, issued);
+      inFirstThread([&] {
+        hooks.fenceSharedForCopies(rewriter, loc);
+        hooks.expectCopyBytes(rewriter, loc, barrier, bytes);
+        hooks.copyBlockWithTensorMap(rewriter, loc, map, coords, shared,
+                                     barrier, /*isLoad=*/true);
+      });
+      LLVM::StoreOp::create(
+          rewriter, loc,
+          LLVM::AddOp::create(rewriter, loc, issued, constant(1)),
+          copies.issued);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+  GPULoweringState &state;
+};
+
 struct MakeTensorDescLowering : OpConversionPattern<tile::MakeTensorDescOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -160,11 +260,135 @@ struct MakeTensorDescLowering : OpConversionPattern<tile::MakeTensorDescOp> {
 
 } // namespace
 
+Value kda::getRingBarrier(OpBuilder &b, Location loc,
+                          const GPULoweringState::TensorMapCopies &copies,
+                          Value index) {
+  Value slot = LLVM::AndOp::create(
+      b, loc, index,
+      LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                               GPULoweringState::kTensorMapRing - 1));
+  return LLVM::GEPOp::create(b, loc, copies.ring.getType(), b.getI64Type(),
+                             copies.ring, ValueRange{slot});
+}
+
+void kda::emitWaitOldest(OpBuilder &b, Location loc, GPULoweringState &state,
+                         const GPULoweringState::TensorMapCopies &copies) {
+  Type i32 = b.getI32Type();
+  auto constant = [&](int64_t v) {
+    return LLVM::ConstantOp::create(b, loc, i32, v);
+  };
+  Value waited = LLVM::LoadOp::create(b, loc, i32, copies.waited);
+  Value parity = LLVM::AndOp::create(
+      b, loc,
+      LLVM::LShrOp::create(
+          b, loc, waited,
+          constant(llvm::Log2_64(GPULoweringState::kTensorMapRing))),
+      constant(1));
+  state.hooks->waitCopyBarrier(b, loc, getRingBarrier(b, loc, copies, waited),
+                               parity);
+  LLVM::StoreOp::create(
+      b, loc, LLVM::AddOp::create(b, loc, waited, constant(1)), copies.waited);
+}
+
+void kda::emitWaitTensorMapCopies(
+    OpBuilder &b, Location loc, GPULoweringState &state,
+    const GPULoweringState::TensorMapCopies &copies, unsigned pending) {
+  Type i32 = b.getI32Type();
+  // At most a ring of loads is in flight: as many conditional waits.
+  for (int64_t i = pending; i < GPULoweringState::kTensorMapRing; ++i) {
+    Value issued = LLVM::LoadOp::create(b, loc, i32, copies.issued);
+    Value waited = LLVM::LoadOp::create(b, loc, i32, copies.waited);
+    Value more =
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ugt,
+                             LLVM::SubOp::create(b, loc, issued, waited),
+                             LLVM::ConstantOp::create(b, loc, i32, pending));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(
+        scf::IfOp::create(b, loc, more, /*withElseRegion=*/false).thenBlock());
+    emitWaitOldest(b, loc, state, copies);
+  }
+}
+
+LogicalResult kda::prepareTensorMaps(ModuleOp module, GPULoweringState &state) {
+  MLIRContext *ctx = module.getContext();
+  for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+    SmallVector<tile::MakeTensorDescOp> descs;
+    bool perThreadCopies = false;
+    func.walk([&](Operation *op) {
+      if (auto desc = dyn_cast<tile::MakeTensorDescOp>(op);
+          desc && desc->hasAttr(tile::kTensorMapAttrName))
+        descs.push_back(desc);
+      perThreadCopies |= isa<tile::AsyncCopyOp>(op);
+    });
+    if (descs.empty())
+      continue;
+    if (!func->hasAttr("tile.kernel"))
+      return func.emitError("tensor-map copies outside a kernel");
+    SmallVector<Attribute> recipes;
+    for (tile::MakeTensorDescOp desc : descs) {
+      NamedAttrList attrs;
+      attrs.set(LLVM::LLVMDialect::getByValAttrName(),
+                TypeAttr::get(LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8),
+                                                       tma::kTensorMapBytes)));
+      attrs.set(LLVM::LLVMDialect::getAlignAttrName(),
+                IntegerAttr::get(IntegerType::get(ctx, 64),
+                                 tma::kTensorMapAlignment));
+      unsigned index = func.getNumArguments();
+      if (failed(func.insertArgument(index, LLVM::LLVMPointerType::get(ctx),
+                                     attrs.getDictionary(ctx), desc.getLoc())))
+        return func.emitError("cannot add a tensor-map parameter");
+      state.tensorMapArguments[desc] = index;
+      recipes.push_back(desc->getAttr(tile::kTensorMapAttrName));
+    }
+    func->setAttr(tile::kTensorMapsAttrName, ArrayAttr::get(ctx, recipes));
+
+    // The entry: the counters (registers once promoted), the ring, its
+    // barriers initialized by one thread and shown to all.
+    Location loc = func.getLoc();
+    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+    Type i32 = b.getI32Type();
+    Value one = LLVM::ConstantOp::create(b, loc, i32, 1);
+    Value zero = LLVM::ConstantOp::create(b, loc, i32, 0);
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    GPULoweringState::TensorMapCopies copies;
+    copies.mixed = perThreadCopies;
+    copies.issued = LLVM::AllocaOp::create(b, loc, ptr, i32, one);
+    copies.waited = LLVM::AllocaOp::create(b, loc, ptr, i32, one);
+    LLVM::StoreOp::create(b, loc, zero, copies.issued);
+    LLVM::StoreOp::create(b, loc, zero, copies.waited);
+    std::string ring = createSharedBuffer(
+        b, loc, module, state, 8 * GPULoweringState::kTensorMapRing, 8);
+    copies.ring = LLVM::AddressOfOp::create(
+        b, loc,
+        LLVM::LLVMPointerType::get(ctx, state.hooks->getSharedAddressSpace()),
+        ring);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(
+          scf::IfOp::create(b, loc, emitIsFirstThread(b, loc, state),
+                            /*withElseRegion=*/false)
+              .thenBlock());
+      for (int64_t i = 0; i < GPULoweringState::kTensorMapRing; ++i)
+        state.hooks->initCopyBarrier(
+            b, loc,
+            getRingBarrier(b, loc, copies,
+                           LLVM::ConstantOp::create(b, loc, i32, i)));
+      state.hooks->fenceCopyBarrierInit(b, loc);
+    }
+    state.hooks->barrier(b, loc);
+    state.tensorMapCopies[func] = copies;
+  }
+  return success();
+}
+
 void kda::populateTensorDescsToGPUPatterns(TileToGPUTypeConverter &converter,
                                            RewritePatternSet &patterns,
                                            GPULoweringState &state) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<MakeTensorDescLowering>(converter, ctx);
   patterns.add<BlockCopyLowering<tile::AsyncLoadOp>,
-               BlockCopyLowering<tile::AsyncStoreOp>>(converter, ctx, state);
+               BlockCopyLowering<tile::AsyncStoreOp>,
+               TensorMapCopyLowering<tile::AsyncLoadOp>,
+               TensorMapCopyLowering<tile::AsyncStoreOp>>(converter, ctx,
+                                                          state);
 }

@@ -451,6 +451,8 @@ struct ConvertTileToGPUPass
         MemoryOrdering ordering;
         orderGlobalMemory(block, ordering, *hooks);
       }
+    if (failed(prepareTensorMaps(module, state)))
+      return signalPassFailure();
 
     // The scratch buffer is created up front so patterns can refer to it,
     // and sized once every pattern has said what it needs.
@@ -538,6 +540,14 @@ struct FinalizeGPUKernelsPass
         continue;
       func->removeAttr("tile.kernel");
       hooks->markKernel(func, numThreads, clusterShape);
+      // The hidden tensor-map parameters come last.
+      if (auto maps = func->getAttrOfType<ArrayAttr>(tile::kTensorMapsAttrName))
+        for (unsigned i = func.getNumArguments() - maps.size();
+             i < func.getNumArguments(); ++i) {
+          NamedAttrList attrs(func.getArgAttrDict(i));
+          hooks->addTensorMapArgAttrs(ctx, attrs);
+          func.setArgAttrs(i, attrs.getDictionary(ctx));
+        }
     }
     module->removeAttr("tile.num_warps");
     module->removeAttr("tile.wave_size");

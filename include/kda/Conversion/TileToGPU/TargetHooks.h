@@ -114,6 +114,47 @@ public:
   /// flight (no barrier).
   virtual void waitBlockCopies(mlir::OpBuilder &b, mlir::Location loc,
                                unsigned pending) {}
+  /// Tensor-map engines (getBlockCopyEngine() == "tma"): one thread copies
+  /// a whole block, described by a tensor map the runtime built (`map`, a
+  /// generic pointer to the kernel parameter), at `coords` (i32, innermost
+  /// first). A load signals the shared-memory barrier `barrier` (8 bytes)
+  /// when its bytes have landed; a store is one bulk group.
+  virtual void copyBlockWithTensorMap(mlir::OpBuilder &b, mlir::Location loc,
+                                      mlir::Value map, mlir::ValueRange coords,
+                                      mlir::Value shared, mlir::Value barrier,
+                                      bool isLoad) {
+    llvm_unreachable("no tensor-map copies on this target");
+  }
+  /// Target attributes of a kernel's parameter holding a tensor map (the
+  /// function is a kernel already: markKernel).
+  virtual void addTensorMapArgAttrs(mlir::MLIRContext *ctx,
+                                    mlir::NamedAttrList &attrs) {}
+  /// Initializes a completion barrier for one arrival.
+  virtual void initCopyBarrier(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value barrier) {
+    llvm_unreachable("no tensor-map copies on this target");
+  }
+  /// Makes initialized barriers visible to the copy engine (before the
+  /// program's barrier).
+  virtual void fenceCopyBarrierInit(mlir::OpBuilder &b, mlir::Location loc) {}
+  /// Arrives on `barrier` expecting `bytes` more bytes of copies.
+  virtual void expectCopyBytes(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value barrier, int64_t bytes) {
+    llvm_unreachable("no tensor-map copies on this target");
+  }
+  /// Waits until the phase of parity `parity` (i32, 0 or 1) of `barrier` has
+  /// completed.
+  virtual void waitCopyBarrier(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value barrier, mlir::Value parity) {
+    llvm_unreachable("no tensor-map copies on this target");
+  }
+  /// Orders this thread's earlier shared-memory accesses before the copy
+  /// engine's (which run in another memory proxy).
+  virtual void fenceSharedForCopies(mlir::OpBuilder &b, mlir::Location loc) {}
+  /// Waits until this thread's tensor-map stores have completed.
+  virtual void waitTensorMapStores(mlir::OpBuilder &b, mlir::Location loc) {
+    llvm_unreachable("no tensor-map copies on this target");
+  }
   /// LLVM's synchronization scope name for atomics and fences ordered
   /// towards one program's threads, the device, or the system ("").
   virtual llvm::StringRef getSyncScope(tile::MemoryScope scope) const = 0;

@@ -48,6 +48,22 @@ struct GPULoweringState {
   /// which its entry prepares (TargetHooks::initClusterExchanges).
   llvm::MapVector<mlir::Operation *, llvm::SmallVector<std::string>>
       clusterExchanges;
+  /// Tensor-map copies (prepareTensorMaps): the hidden kernel parameter of
+  /// each tile.make_tensor_desc kept for them, and per kernel the ring of
+  /// completion barriers and the counters of copies issued and waited for.
+  llvm::DenseMap<mlir::Operation *, unsigned> tensorMapArguments;
+  struct TensorMapCopies {
+    mlir::Value ring;
+    mlir::Value issued;
+    mlir::Value waited;
+    /// The kernel also has per-thread asynchronous copies, whose waits
+    /// count apart: every wait then waits for everything.
+    bool mixed = false;
+  };
+  llvm::DenseMap<mlir::Operation *, TensorMapCopies> tensorMapCopies;
+  /// Barriers in a kernel's ring: at most this many tensor-map loads are in
+  /// flight (an issue past it first waits for the oldest).
+  static constexpr int64_t kTensorMapRing = 8;
   unsigned getNumThreads() const { return numWarps * hooks->getWaveSize(); }
 };
 
@@ -224,6 +240,26 @@ void populateSharedMemoryToGPUPatterns(TileToGPUTypeConverter &converter,
 void populateTensorDescsToGPUPatterns(TileToGPUTypeConverter &converter,
                                       mlir::RewritePatternSet &patterns,
                                       GPULoweringState &state);
+/// For the tensor-map copies tile-expand-tensor-descs kept (descriptors
+/// with tile::kTensorMapAttrName): adds each descriptor's tensor map as a
+/// hidden kernel parameter (64-byte aligned, 128 bytes, by value), records
+/// the recipes on the kernel (tile::kTensorMapsAttrName), and emits the
+/// kernel's completion-barrier ring and counters at its entry.
+mlir::LogicalResult prepareTensorMaps(mlir::ModuleOp module,
+                                      GPULoweringState &state);
+/// The ring barrier of tensor-map load number `index` (i32).
+mlir::Value getRingBarrier(mlir::OpBuilder &b, mlir::Location loc,
+                           const GPULoweringState::TensorMapCopies &copies,
+                           mlir::Value index);
+/// Waits for the oldest tensor-map load in flight and counts it waited for.
+void emitWaitOldest(mlir::OpBuilder &b, mlir::Location loc,
+                    GPULoweringState &state,
+                    const GPULoweringState::TensorMapCopies &copies);
+/// Waits until at most `pending` tensor-map loads are in flight.
+void emitWaitTensorMapCopies(mlir::OpBuilder &b, mlir::Location loc,
+                             GPULoweringState &state,
+                             const GPULoweringState::TensorMapCopies &copies,
+                             unsigned pending);
 /// How `waves` waves share a block copy: split[d] waves along dimension d,
 /// outer dimensions first and never the last, each wave's tile contiguous in
 /// the row-major buffer; waves past the product copy nothing.

@@ -1,0 +1,71 @@
+// RUN: kda-opt %s --split-input-file --tile-expand-tensor-descs=engine=tma | FileCheck %s
+
+// The tensor memory accelerator copies a kernel's blocks when the host can
+// build the tensor map: the base is a kernel argument known to be 16-byte
+// aligned, the shape and strides are computed from kernel arguments, and
+// every stride but the last is a multiple of 16 bytes. The recipe:
+// [element bytes 2, rank 2, base argument 0, block 32 64, shape m (argument
+// 1) and 2 * n (argument 2 times 2), stride ld (argument 3 extended)].
+// Offsets may have any sign: the engine fills zeros outside.
+// CHECK-LABEL: func.func @kept
+// CHECK: tile.make_tensor_desc {{.*}} {kda.tensor_map = array<i64: 2, 2, 0, 32, 64, 2, 1, 1, 5, 1, 2, 0, 2, 4, 2, 1, 3>}
+// CHECK-NOT: tile.async_copy
+// CHECK: tile.async_load
+// CHECK: tile.async_store
+func.func @kept(%base: !tile.ptr<bf16> {tile.divisibility = 16 : i64}, %m: i32, %n: i32, %ld: i32 {tile.divisibility = 8 : i64}, %i: i32) attributes {tile.kernel} {
+  %c2 = arith.constant 2 : i32
+  %one = arith.constant 1 : i64
+  %cols = arith.muli %n, %c2 : i32
+  %ld64 = arith.extsi %ld : i32 to i64
+  %buf = tile.alloc_shared : !tile.smem<32x64xbf16>
+  %d = tile.make_tensor_desc %base, [%m, %cols], [%ld64, %one] : !tile.ptr<bf16> -> !tile.tensor_desc<32x64xbf16>
+  %neg = arith.subi %c2, %i : i32
+  tile.async_load %d[%neg, %i], %buf : !tile.tensor_desc<32x64xbf16>, !tile.smem<32x64xbf16>
+  tile.async_store %d[%i, %neg], %buf : !tile.tensor_desc<32x64xbf16>, !tile.smem<32x64xbf16>
+  return
+}
+
+// -----
+
+// Element copies: a base not known to be aligned, a stride not known to be
+// whole 16 bytes, a shape read from memory, a 16-byte row of 4 bf16 (8
+// bytes), a swizzled buffer, and a function that is not a kernel.
+#sw = #tile.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+// CHECK-LABEL: func.func @expanded
+// CHECK-NOT: kda.tensor_map
+// CHECK-COUNT-5: tile.async_copy
+// CHECK-NOT: tile.async_load
+func.func @expanded(%base: !tile.ptr<bf16> {tile.divisibility = 16 : i64}, %loose: !tile.ptr<bf16>, %m: i32, %ld: i64 {tile.divisibility = 8 : i64}, %odd: i64, %sizes: !tile.ptr<i32>) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %one = arith.constant 1 : i64
+  %buf = tile.alloc_shared : !tile.smem<16x64xbf16>
+  %a = tile.make_tensor_desc %loose, [%m, %m], [%ld, %one] : !tile.ptr<bf16> -> !tile.tensor_desc<16x64xbf16>
+  tile.async_load %a[%c0, %c0], %buf : !tile.tensor_desc<16x64xbf16>, !tile.smem<16x64xbf16>
+  %b = tile.make_tensor_desc %base, [%m, %m], [%odd, %one] : !tile.ptr<bf16> -> !tile.tensor_desc<16x64xbf16>
+  tile.async_load %b[%c0, %c0], %buf : !tile.tensor_desc<16x64xbf16>, !tile.smem<16x64xbf16>
+  %size = tile.load %sizes : !tile.ptr<i32>
+  %c = tile.make_tensor_desc %base, [%size, %m], [%ld, %one] : !tile.ptr<bf16> -> !tile.tensor_desc<16x64xbf16>
+  tile.async_load %c[%c0, %c0], %buf : !tile.tensor_desc<16x64xbf16>, !tile.smem<16x64xbf16>
+  %narrow = tile.alloc_shared : !tile.smem<16x4xbf16>
+  %d = tile.make_tensor_desc %base, [%m, %m], [%ld, %one] : !tile.ptr<bf16> -> !tile.tensor_desc<16x4xbf16>
+  tile.async_load %d[%c0, %c0], %narrow : !tile.tensor_desc<16x4xbf16>, !tile.smem<16x4xbf16>
+  %swizzled = tile.alloc_shared : !tile.smem<16x64xbf16, #sw>
+  %e = tile.make_tensor_desc %base, [%m, %m], [%ld, %one] : !tile.ptr<bf16> -> !tile.tensor_desc<16x64xbf16>
+  tile.async_load %e[%c0, %c0], %swizzled : !tile.tensor_desc<16x64xbf16>, !tile.smem<16x64xbf16, #sw>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @helper
+// CHECK-NOT: kda.tensor_map
+// CHECK: tile.async_copy
+func.func @helper(%base: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %m: i32) {
+  %c0 = arith.constant 0 : i32
+  %c4 = arith.constant 4 : i64
+  %one = arith.constant 1 : i64
+  %buf = tile.alloc_shared : !tile.smem<8x4xf32>
+  %d = tile.make_tensor_desc %base, [%m, %m], [%c4, %one] : !tile.ptr<f32> -> !tile.tensor_desc<8x4xf32>
+  tile.async_load %d[%c0, %c0], %buf : !tile.tensor_desc<8x4xf32>, !tile.smem<8x4xf32>
+  return
+}
