@@ -145,13 +145,30 @@ std::optional<std::vector<int64_t>> getHostExpression(Value v) {
   return lhs;
 }
 
+/// Whether `buffer` is a tile.alloc_shared, or slices of one each a whole
+/// number of kSharedAlignment bytes: TMA's blocks start 128-byte aligned,
+/// and the lowering aligns the buffers TMA copies (prepareTensorMaps).
+bool isWholeAlignedBuffer(Value buffer) {
+  while (auto index = buffer.getDefiningOp<tile::SmemIndexOp>()) {
+    tile::SharedBufferType slice = index.getType();
+    if (slice.getStorageElements() *
+        (slice.getElementType().getIntOrFloatBitWidth() / 8) %
+        tma::kSharedAlignment)
+      return false;
+    buffer = index.getBuffer();
+  }
+  return buffer.getDefiningOp<tile::AllocSharedOp>() != nullptr;
+}
+
 /// The tensor-map recipe of `desc` when the host can build its tensor map
-/// and TMA can copy its blocks into a buffer of `buffer`'s type: the base is
-/// a kernel argument known to be 16-byte aligned, the shape and strides are
-/// computed from kernel arguments, every stride but the last (1) is a known
-/// multiple of 16 bytes, and the block fits (tma::isBlockSupported).
+/// and TMA can copy its block at `offsets` into a buffer of `buffer`'s type:
+/// the base is a kernel argument known to be 16-byte aligned, the shape and
+/// strides are computed from kernel arguments, every stride but the last (1)
+/// and the innermost offset are known multiples of 16 bytes (TMA faults on
+/// other innermost starts), and the block fits (tma::isBlockSupported).
 std::optional<std::vector<int64_t>>
-getTensorMapRecipe(tile::MakeTensorDescOp desc, tile::SharedBufferType buffer,
+getTensorMapRecipe(tile::MakeTensorDescOp desc, ValueRange offsets,
+                   tile::SharedBufferType buffer,
                    const AxisInfoAnalysis &axisInfo) {
   tile::TensorDescType type = desc.getResult().getType();
   unsigned bits = type.getElementType().getIntOrFloatBitWidth();
@@ -164,7 +181,9 @@ getTensorMapRecipe(tile::MakeTensorDescOp desc, tile::SharedBufferType buffer,
       !func || !func->hasAttr("tile.kernel") ||
       base.getOwner() != &func.getBody().front() ||
       !matchPattern(desc.getStrides().back(), m_One()) ||
-      axisInfo.getAxisInfo(base).getDivisibility(0) < tma::kAlignment)
+      axisInfo.getAxisInfo(base).getDivisibility(0) < tma::kAlignment ||
+      axisInfo.getAxisInfo(offsets.back()).getDivisibility(0) * bytes %
+          tma::kAlignment)
     return std::nullopt;
   std::vector<std::vector<int64_t>> shape, strides;
   for (Value dim : desc.getShape()) {
@@ -185,6 +204,20 @@ getTensorMapRecipe(tile::MakeTensorDescOp desc, tile::SharedBufferType buffer,
                     std::vector<int64_t>(block.begin(), block.end()), shape,
                     strides);
   return recipe;
+}
+
+/// What a TMA store needs beyond a load: offsets known not to be negative
+/// (it faults there) and rows of whole 16-byte units (it leaves a 16-byte
+/// unit the tensor's end cuts unwritten).
+bool isTensorMapStore(Operation *op, tile::MakeTensorDescOp desc,
+                      ValueRange offsets, const AxisInfoAnalysis &axisInfo) {
+  int64_t bytes =
+      desc.getResult().getType().getElementType().getIntOrFloatBitWidth() / 8;
+  return axisInfo.getAxisInfo(desc.getShape().back()).getDivisibility(0) *
+                 bytes % tma::kAlignment ==
+             0 &&
+         llvm::all_of(offsets,
+                      [&](Value v) { return isKnownNonNegative(v, op); });
 }
 
 struct TileExpandTensorDescsPass
@@ -218,9 +251,12 @@ struct TileExpandTensorDescsPass
       ValueRange offsets = op->getOperands().slice(1, op->getNumOperands() - 2);
       if (engine == "tdm" && isTensorDataMoverCopy(op, desc, offsets, buffer))
         continue;
-      if (engine == "tma")
+      if (engine == "tma" &&
+          isWholeAlignedBuffer(op->getOperand(op->getNumOperands() - 1)) &&
+          (isa<tile::AsyncLoadOp>(op) ||
+           isTensorMapStore(op, desc, offsets, *axisInfo)))
         if (std::optional<std::vector<int64_t>> recipe =
-                getTensorMapRecipe(desc, buffer, *axisInfo)) {
+                getTensorMapRecipe(desc, offsets, buffer, *axisInfo)) {
           desc->setAttr(tile::kTensorMapAttrName,
                         DenseI64ArrayAttr::get(desc.getContext(), *recipe));
           continue;

@@ -333,16 +333,17 @@ class TensorMapError(ValueError):
 
 
 def gpu_encode_tensor_map(recipe, args):
-    """kda_gpu_encode_tensor_map: the 128-byte tensor map (a 64-byte aligned ctypes object)
+    """kda_gpu_encode_tensor_map: the 128-byte tensor map (a 128-byte aligned ctypes object, as the
+    driver's CUtensorMap)
     of `recipe` (a ctypes int64 array) evaluated on `args` (a ctypes int64 array of the
     kernel parameters' values)."""
     handle = _gpu_lib()
     if not hasattr(handle, "kda_gpu_encode_tensor_map"):
         raise RuntimeError("kdatile: this GPU runtime cannot build tensor maps; use the "
                            "libkda_gpu_runtime.so of the compiler that built the kernel")
-    # ctypes aligns arrays to their element: 8 x 16 bytes, placed at a 64-byte boundary.
-    raw = (ctypes.c_uint8 * (TENSOR_MAP_BYTES + 64))()
-    offset = (-ctypes.addressof(raw)) % 64
+    # ctypes aligns arrays to their element only: a larger buffer, used from a boundary.
+    raw = (ctypes.c_uint8 * (2 * TENSOR_MAP_BYTES))()
+    offset = (-ctypes.addressof(raw)) % TENSOR_MAP_BYTES
     tensor_map = (ctypes.c_uint8 * TENSOR_MAP_BYTES).from_buffer(raw, offset)
     base = ctypes.c_int64(-1)
     err = ctypes.c_void_p()

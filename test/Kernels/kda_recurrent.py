@@ -102,7 +102,7 @@
 # SM90: ret;
 
 # PF: .visible .entry kda_recurrent(
-# PF: .param .align 64 .b8 kda_recurrent_param_23[128]
+# PF: .param .align 128 .b8 kda_recurrent_param_23[128]
 # PF: mbarrier.init.shared.b64
 # PF: mbarrier.arrive.expect_tx.shared.b64 %{{.*}}, [kda_smem_0], %r{{[0-9]+}};
 # PF: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
@@ -116,7 +116,7 @@
 # PF-NOT: cp.async.cg
 
 # PFE: .visible .entry kda_recurrent(
-# PFE-NOT: .param .align 64
+# PFE-NOT: .param .align 128
 # PFE: cp.async.cg.shared.global [%{{.*}}], [%{{.*}}], 16, {{16|%r[0-9]+}};
 # PFE: cp.async.commit_group;
 # PFE: ld.global.v4.b16

@@ -6,13 +6,16 @@
 // every stride but the last is a multiple of 16 bytes. The recipe:
 // [element bytes 2, rank 2, base argument 0, block 32 64, shape m (argument
 // 1) and 2 * n (argument 2 times 2), stride ld (argument 3 extended)].
-// Offsets may have any sign: the engine fills zeros outside.
+// Load offsets may have any sign (the engine fills zeros outside), store
+// offsets are known non-negative, and the innermost is a known multiple of
+// 16 bytes (the engine faults on others); a store's rows are whole 16-byte
+// units (2 * n elements of 2 bytes, n a multiple of 4).
 // CHECK-LABEL: func.func @kept
 // CHECK: tile.make_tensor_desc {{.*}} {kda.tensor_map = array<i64: 2, 2, 0, 32, 64, 2, 1, 1, 5, 1, 2, 0, 2, 4, 2, 1, 3>}
 // CHECK-NOT: tile.async_copy
 // CHECK: tile.async_load
 // CHECK: tile.async_store
-func.func @kept(%base: !tile.ptr<bf16> {tile.divisibility = 16 : i64}, %m: i32, %n: i32, %ld: i32 {tile.divisibility = 8 : i64}, %i: i32) attributes {tile.kernel} {
+func.func @kept(%base: !tile.ptr<bf16> {tile.divisibility = 16 : i64}, %m: i32, %n: i32 {tile.divisibility = 4 : i64}, %ld: i32 {tile.divisibility = 8 : i64}, %i: i32) attributes {tile.kernel} {
   %c2 = arith.constant 2 : i32
   %one = arith.constant 1 : i64
   %cols = arith.muli %n, %c2 : i32
@@ -20,20 +23,25 @@ func.func @kept(%base: !tile.ptr<bf16> {tile.divisibility = 16 : i64}, %m: i32, 
   %buf = tile.alloc_shared : !tile.smem<32x64xbf16>
   %d = tile.make_tensor_desc %base, [%m, %cols], [%ld64, %one] : !tile.ptr<bf16> -> !tile.tensor_desc<32x64xbf16>
   %neg = arith.subi %c2, %i : i32
-  tile.async_load %d[%neg, %i], %buf : !tile.tensor_desc<32x64xbf16>, !tile.smem<32x64xbf16>
-  tile.async_store %d[%i, %neg], %buf : !tile.tensor_desc<32x64xbf16>, !tile.smem<32x64xbf16>
+  %c8 = arith.constant 8 : i32
+  %col = arith.muli %i, %c8 : i32
+  tile.async_load %d[%neg, %col], %buf : !tile.tensor_desc<32x64xbf16>, !tile.smem<32x64xbf16>
+  %pid = tile.program_id 0
+  %pcol = arith.muli %pid, %c8 : i32
+  tile.async_store %d[%pid, %pcol], %buf : !tile.tensor_desc<32x64xbf16>, !tile.smem<32x64xbf16>
   return
 }
 
 // -----
 
 // Element copies: a base not known to be aligned, a stride not known to be
-// whole 16 bytes, a shape read from memory, a 16-byte row of 4 bf16 (8
-// bytes), a swizzled buffer, and a function that is not a kernel.
+// whole 16 bytes, a shape read from memory, a row of 4 bf16 (8 bytes), a
+// swizzled buffer, an innermost offset not known to be 16 bytes, and a
+// function that is not a kernel.
 #sw = #tile.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
 // CHECK-LABEL: func.func @expanded
 // CHECK-NOT: kda.tensor_map
-// CHECK-COUNT-5: tile.async_copy
+// CHECK-COUNT-6: tile.async_copy
 // CHECK-NOT: tile.async_load
 func.func @expanded(%base: !tile.ptr<bf16> {tile.divisibility = 16 : i64}, %loose: !tile.ptr<bf16>, %m: i32, %ld: i64 {tile.divisibility = 8 : i64}, %odd: i64, %sizes: !tile.ptr<i32>) attributes {tile.kernel} {
   %c0 = arith.constant 0 : i32
@@ -52,6 +60,29 @@ func.func @expanded(%base: !tile.ptr<bf16> {tile.divisibility = 16 : i64}, %loos
   %swizzled = tile.alloc_shared : !tile.smem<16x64xbf16, #sw>
   %e = tile.make_tensor_desc %base, [%m, %m], [%ld, %one] : !tile.ptr<bf16> -> !tile.tensor_desc<16x64xbf16>
   tile.async_load %e[%c0, %c0], %swizzled : !tile.tensor_desc<16x64xbf16>, !tile.smem<16x64xbf16, #sw>
+  %c4 = arith.constant 4 : i32
+  %f = tile.make_tensor_desc %base, [%m, %m], [%ld, %one] : !tile.ptr<bf16> -> !tile.tensor_desc<16x64xbf16>
+  tile.async_load %f[%c0, %c4], %buf : !tile.tensor_desc<16x64xbf16>, !tile.smem<16x64xbf16>
+  return
+}
+
+// -----
+
+// Stores at an offset of unknown sign (TMA stores fault at negative
+// coordinates) or into rows not known to be whole 16-byte units store
+// elements.
+// CHECK-LABEL: func.func @element_stores
+// CHECK-NOT: kda.tensor_map
+// CHECK-COUNT-2: tile.store
+func.func @element_stores(%base: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %m: i32 {tile.divisibility = 4 : i64}, %n: i32, %i: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i64
+  %one = arith.constant 1 : i64
+  %buf = tile.alloc_shared : !tile.smem<8x64xf32>
+  %d = tile.make_tensor_desc %base, [%m, %m], [%c64, %one] : !tile.ptr<f32> -> !tile.tensor_desc<8x64xf32>
+  tile.async_store %d[%i, %c0], %buf : !tile.tensor_desc<8x64xf32>, !tile.smem<8x64xf32>
+  %e = tile.make_tensor_desc %base, [%m, %n], [%c64, %one] : !tile.ptr<f32> -> !tile.tensor_desc<8x64xf32>
+  tile.async_store %e[%c0, %c0], %buf : !tile.tensor_desc<8x64xf32>, !tile.smem<8x64xf32>
   return
 }
 

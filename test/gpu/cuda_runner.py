@@ -144,7 +144,7 @@ class CudaRunner:
     tensor_map_runtime = None
 
     def encode_tensor_map(self, recipe, args):
-        """The 64-byte aligned 128-byte tensor map of `recipe` on the int arguments `args`."""
+        """The 128-byte aligned 128-byte tensor map of `recipe` on the int arguments `args`."""
         lib = self.tensor_map_runtime
         if lib is None:
             raise RuntimeError("a kernel with tensor maps needs tensor_map_runtime set")
@@ -152,8 +152,8 @@ class CudaRunner:
         lib.kda_gpu_encode_tensor_map.argtypes = [i64p, ctypes.c_size_t, i64p, ctypes.c_size_t,
                                                   ctypes.c_void_p, i64p,
                                                   ctypes.POINTER(ctypes.c_void_p)]
-        raw = (ctypes.c_uint8 * 192)()
-        tensor_map = (ctypes.c_uint8 * 128).from_buffer(raw, (-ctypes.addressof(raw)) % 64)
+        raw = (ctypes.c_uint8 * 256)()
+        tensor_map = (ctypes.c_uint8 * 128).from_buffer(raw, (-ctypes.addressof(raw)) % 128)
         r = (ctypes.c_int64 * len(recipe))(*recipe)
         a = (ctypes.c_int64 * max(1, len(args)))(*args)
         err = ctypes.c_void_p()

@@ -312,15 +312,23 @@ def dsl_cases():
                       [src, np.zeros((6, 16, 32), np.uint16),
                        np.full((m, n + 2), 12345, np.uint16), m, n, n + 3, n + 2, off_m, off_n],
                       {"BM": 16, "BN": 32}, (3, 2, 1), 4, 0.0, 0.0))
-    # Rows of 64 bf16 (128 bytes) and 16-byte aligned bases: TMA copies, at every edge and
-    # at negative offsets, zeros loaded outside and nothing stored outside.
-    for (m, n, off_m, off_n) in ((37, 50, -5, 7), (20, 64, 13, -40)):
+    # Rows of 64 bf16 (128 bytes), 16-byte aligned bases and column offsets of whole 16
+    # elements: TMA copies, at every edge and at negative offsets, zeros loaded outside and
+    # nothing stored outside.
+    for (m, n, off_m, off_n) in ((37, 50, -5, 16), (20, 64, 13, -48)):
         src = r.integers(1, 0x7F00, size=(m, 64)).astype(np.uint16)
         cases.append((f"tensor_desc_tma_round_trip_{m}x{n}_{off_m}_{off_n}",
                       tdk.block_round_trip,
                       [src, np.zeros((6, 16, 32), np.uint16),
                        np.full((m, 64), 12345, np.uint16), m, n, 64, 64, off_m, off_n],
                       {"BM": 16, "BN": 32}, (3, 2, 1), 4, 0.0, 0.0))
+        # TMA stores too (at program offsets); fp32 and bf16.
+        for dt in (np.uint16, np.float32):
+            tile = r.integers(1, 0x7F00, size=(m, 64)).astype(dt)
+            cases.append((f"tensor_desc_tma_shifted_{np.dtype(dt).name}_{m}x{n}_{off_m}_{off_n}",
+                          tdk.shifted_copy,
+                          [tile, np.full((m, 64), 12345, dt), m, n, 64, 64, off_m, off_n],
+                          {"BM": 16, "BN": 32}, (3, 2, 1), 4, 0.0, 0.0))
     base = r.standard_normal((6, 5, 9)).astype(np.float32)
     cases.append(("tensor_desc_strided_3d", tdk.strided_3d,
                   [base, np.zeros((4, 4, 8), np.float32), 9, 6, 5, 1, 45, 9],
@@ -504,16 +512,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True, help="artifact directory (created)")
+    ap.add_argument("--only", metavar="TEXT",
+                    help="only the DSL cases whose id contains TEXT (no kdatile.ops calls): "
+                         "a quick run of a few kernels")
     args = ap.parse_args()
     out_dir = os.path.abspath(args.out)
     os.makedirs(out_dir, exist_ok=True)
     cases = [prepare_smoke_case(out_dir)]
-    jit_cases = dsl_cases()
+    jit_cases = [c for c in dsl_cases() if args.only is None or args.only in c[0]]
     for case in jit_cases:
         cases.append(prepare_dsl_case(out_dir, case))
     native = build_native(out_dir)
     try:
-        ops, ops_launches = ops_cases()
+        ops, ops_launches = ({"decode": [], "recurrent": []}, []) if args.only else ops_cases()
     except (kt.CompilationError, RuntimeError, ValueError, OSError) as e:
         ops, ops_launches = {"error": f"{type(e).__name__}: {e}"}, []
     bundle = export_jit_bundle(out_dir, jit_cases,

@@ -37,3 +37,19 @@ def strided_3d(src, out, A, B, C, sa, sb, sc, BA: kt.constexpr, BB: kt.constexpr
     rc = kt.arange(0, BC)
     offs = ra[:, None, None] * BB * BC + rb[None, :, None] * BC + rc[None, None, :]
     kt.store(out + offs, buf.load())
+
+
+@kt.jit
+def shifted_copy(src, dst, M, N, stride_src, stride_dst, off_m, off_n, BM: kt.constexpr,
+                 BN: kt.constexpr):
+    """dst[i * BM:, j * BN:] (a BM x BN block, nothing written outside dst [M, N]) = the block
+    of src [M, N] at (i * BM + off_m, j * BN + off_n), zeros where it leaves src: loads at
+    offsets of any sign, stores at program offsets (never negative)."""
+    i = kt.program_id(0)
+    j = kt.program_id(1)
+    src_desc = kt.make_tensor_descriptor(src, (M, N), (stride_src, 1), (BM, BN))
+    dst_desc = kt.make_tensor_descriptor(dst, (M, N), (stride_dst, 1), (BM, BN))
+    buf = kt.alloc_shared((BM, BN), src.dtype.element_ty)
+    kt.async_load(src_desc, (i * BM + off_m, j * BN + off_n), buf)
+    kt.async_wait(0)
+    kt.async_store(dst_desc, (i * BM, j * BN), buf)

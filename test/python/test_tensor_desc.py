@@ -69,30 +69,54 @@ def test_strided_3d():
     np.testing.assert_array_equal(out, expected)
 
 
-def _sm90a_params(stride, **options):
-    """The sm_90a compile's parameters for block_round_trip with row strides `stride`."""
+@pytest.mark.parametrize("dtype", [np.float32, np.uint16], ids=["f32", "bf16"])
+@pytest.mark.parametrize("off_m, off_n", [(0, 0), (-5, 16), (13, -48), (7, 3)])
+def test_shifted_copy(dtype, off_m, off_n):
+    m, n, bm, bn, grid = 37, 50, 16, 32, (3, 2)
+    rng = np.random.default_rng(abs(off_m * 100 + off_n))
+    src = rng.integers(1, 60000, size=(m, 64)).astype(dtype)
+    dst = np.full((m, 64), 12345, dtype)
+    tk.shifted_copy[grid](src, dst, m, n, 64, 64, off_m, off_n, BM=bm, BN=bn)
+    want = np.full((m, 64), 12345, dtype)
+    for i in range(grid[0]):
+        for j in range(grid[1]):
+            block = reference_block(src[:, :n], i * bm + off_m, j * bn + off_n, bm, bn)
+            rows, cols = min(bm, m - i * bm), min(bn, n - j * bn)
+            want[i * bm:i * bm + rows, j * bn:j * bn + cols] = block[:rows, :cols]
+    np.testing.assert_array_equal(dst, want)
+
+
+def _sm90a_params(kernel, stride, **options):
+    """The sm_90a compile's parameters for a [8, 64] bf16 block copy with row strides
+    `stride` and offsets (0, 0)."""
     from kdatile import _lib
 
     src = np.zeros((8, 64), np.uint16)
-    spec = tk.block_round_trip.specialize(src, np.zeros((6, 16, 32), np.uint16), src, 8, 64,
-                                          stride, stride, 0, 0, BM=16, BN=32, target="sm_90a")
+    args = [src, src, 8, 64, stride, stride, 0, 0]
+    if kernel is tk.block_round_trip:
+        args.insert(1, np.zeros((6, 16, 32), np.uint16))
+    spec = kernel.specialize(*args, BM=16, BN=32, target="sm_90a")
     return _lib.compile(dict(spec.request(), emit="ptx", **options))["params"]
 
 
 def test_sm90a_tensor_maps_are_hidden_parameters():
-    """Rows of whole 16-byte units on aligned tensors: both descriptors become TMA tensor
-    maps, hidden parameters after the kernel's own, with the recipes the runtime evaluates:
-    [2-byte elements, rank 2, base argument 0 or 2, block 16 x 32, shape M and N (arguments
-    3, 4), row stride (argument 5 or 6)]."""
-    params = _sm90a_params(64)
+    """Rows of whole 16-byte units on aligned tensors, offsets known to be whole 16 bytes
+    (and, for stores, not negative): the descriptors become TMA tensor maps, hidden parameters
+    after the kernel's own, with the recipes the runtime evaluates: [2-byte elements, rank 2,
+    base argument 0 or 1, block 16 x 32, shape M and N (arguments 2, 3), row stride
+    (argument 4 or 5)]."""
+    params = _sm90a_params(tk.shifted_copy, 64)
     maps = [p for p in params if p["kind"] == "tensor_map"]
-    assert [p["kind"] for p in params[:9]] == ["pointer"] * 3 + ["scalar"] * 6
+    assert [p["kind"] for p in params[:8]] == ["pointer"] * 2 + ["scalar"] * 6
     assert [p["recipe"] for p in maps] == [
-        [2, 2, 0, 16, 32, 2, 1, 3, 2, 1, 4, 2, 1, 5],
-        [2, 2, 2, 16, 32, 2, 1, 3, 2, 1, 4, 2, 1, 6]]
+        [2, 2, 0, 16, 32, 2, 1, 2, 2, 1, 3, 2, 1, 4],
+        [2, 2, 1, 16, 32, 2, 1, 2, 2, 1, 3, 2, 1, 5]]
+    # A store at offsets of unknown sign stores elements: only the load's map.
+    assert [p["recipe"][2] for p in _sm90a_params(tk.block_round_trip, 64)
+            if p["kind"] == "tensor_map"] == [0]
     # Strides of 53 elements are not whole 16 bytes; block_copies=elements copies elements.
-    assert not [p for p in _sm90a_params(53) if p["kind"] == "tensor_map"]
-    assert not [p for p in _sm90a_params(64, block_copies="elements")
+    assert not [p for p in _sm90a_params(tk.shifted_copy, 53) if p["kind"] == "tensor_map"]
+    assert not [p for p in _sm90a_params(tk.shifted_copy, 64, block_copies="elements")
                 if p["kind"] == "tensor_map"]
 
 

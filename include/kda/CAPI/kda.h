@@ -128,7 +128,7 @@ int kda_gpu_launch(const char *platform, void *function, uint32_t gx,
                    uint32_t bz, uint32_t shared_bytes, void *stream,
                    void **args, char **error);
 
-/* Builds the 128-byte tensor map (CUtensorMap, at 64-byte aligned
+/* Builds the 128-byte tensor map (CUtensorMap, at 128-byte aligned
  * `tensor_map`) a kernel's "tensor_map" parameter takes: `recipe` (its
  * `recipe` tokens, see kda/Runtime/TensorMap.h) evaluated on the launch's
  * `args` (each kernel parameter before the tensor maps, in order: pointers as

@@ -40,7 +40,7 @@ bool launchKernel(void *function, const GPULaunchConfig &config, void **args,
 bool getCaptureStatus(void *stream, GPUCaptureStatus &status,
                       std::string &error);
 
-/// Encodes the tensor map (CUtensorMap, 128 bytes at `tensorMap`, 64-byte
+/// Encodes the tensor map (CUtensorMap, 128 bytes at `tensorMap`, 128-byte
 /// aligned) of `request` (cuTensorMapEncodeTiled): zeros outside the
 /// tensor, no swizzle.
 bool encodeTensorMap(const tma::TensorMapRequest &request, void *tensorMap,

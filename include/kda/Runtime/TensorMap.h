@@ -31,15 +31,18 @@
 
 namespace kda::tma {
 
-/// Bytes of a CUtensorMap (and its alignment as a kernel parameter: 64).
+/// Bytes of a CUtensorMap, and its alignment on the host and as a kernel
+/// parameter (the driver's CUtensorMap is alignas(128)).
 inline constexpr int64_t kTensorMapBytes = 128;
-inline constexpr int64_t kTensorMapAlignment = 64;
+inline constexpr int64_t kTensorMapAlignment = 128;
 inline constexpr int64_t kMaxRank = 5;
 /// Elements of a block per dimension.
 inline constexpr int64_t kMaxBlockDim = 256;
 /// The global address, every stride in bytes, and the innermost block
 /// dimension in bytes are multiples of this.
 inline constexpr int64_t kAlignment = 16;
+/// Shared-memory blocks start at multiples of this.
+inline constexpr int64_t kSharedAlignment = 128;
 /// Strides in bytes are below 2^40; dimensions at most 2^32.
 inline constexpr int64_t kMaxStrideBytes = int64_t(1) << 40;
 inline constexpr int64_t kMaxDim = int64_t(1) << 32;

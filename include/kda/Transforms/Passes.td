@@ -152,7 +152,11 @@ def TileExpandTensorDescs
     strides are sums, differences and products of the kernel's integer
     arguments and constants, every stride but the last (1) a known multiple
     of 16 bytes, the block at most 256 elements per dimension with whole
-    16-byte rows, into a buffer without a layout. Offsets may have any sign.
+    16-byte rows, into a buffer without a layout, the innermost offset a
+    known multiple of 16 bytes (TMA faults on other starts); the other
+    offsets of loads may have any sign, those of stores are known not to be
+    negative (TMA stores fault there), and a store's innermost dimension is
+    known to be whole 16-byte units (TMA leaves a cut unit unwritten).
     ```mlir
     %d = tile.make_tensor_desc %base, [%m, %n], [%ld, %c1]
         {kda.tensor_map = array<i64: 2, 2, 0, 32, 64, 2, 1, 1, 2, 1, 2, 2, 1, 3>}

@@ -13,6 +13,7 @@
 #include "Tile/TileDialect.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
 #include "kda/Layout/MatrixLayouts.h"
+#include "kda/Runtime/TensorMap.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -204,9 +205,13 @@ struct AllocSharedLowering : OpConversionPattern<tile::AllocSharedOp> {
     // starts a swizzle pattern (8 rows of swizzleBytes).
     auto nvmma =
         dyn_cast_or_null<tile::NVMMASharedLayoutAttr>(type.getLayout());
-    std::string name = createSharedBuffer(
-        rewriter, loc, op->getParentOfType<ModuleOp>(), state, bytes,
-        nvmma ? 8 * nvmma.getSwizzleBytes() : 16);
+    // Tensor-map copies start 128-byte aligned.
+    int64_t alignment = nvmma ? 8 * nvmma.getSwizzleBytes() : 16;
+    if (state.tensorMapBuffers.contains(op))
+      alignment = std::max(alignment, tma::kSharedAlignment);
+    std::string name =
+        createSharedBuffer(rewriter, loc, op->getParentOfType<ModuleOp>(),
+                           state, bytes, alignment);
     unsigned addressSpace = state.hooks->getSharedAddressSpace();
     rewriter.replaceOpWithNewOp<LLVM::AddressOfOp>(
         op, LLVM::LLVMPointerType::get(getContext(), addressSpace), name);

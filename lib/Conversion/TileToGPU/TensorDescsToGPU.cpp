@@ -319,6 +319,15 @@ LogicalResult kda::prepareTensorMaps(ModuleOp module, GPULoweringState &state) {
           desc && desc->hasAttr(tile::kTensorMapAttrName))
         descs.push_back(desc);
       perThreadCopies |= isa<tile::AsyncCopyOp>(op);
+      // The buffers of tensor-map copies (slices of whole aligned units, as
+      // tile-expand-tensor-descs checked).
+      if (isa<tile::AsyncLoadOp, tile::AsyncStoreOp>(op) &&
+          usesTensorMap(op->getOperand(0))) {
+        Value buffer = op->getOperand(op->getNumOperands() - 1);
+        while (auto index = buffer.getDefiningOp<tile::SmemIndexOp>())
+          buffer = index.getBuffer();
+        state.tensorMapBuffers.insert(buffer.getDefiningOp());
+      }
     });
     if (descs.empty())
       continue;

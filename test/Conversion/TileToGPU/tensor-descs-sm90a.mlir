@@ -3,13 +3,13 @@
 // RUN: kda-opt %s --split-input-file --kda-gpu-lower="target=sm_90a block-copies=elements" | FileCheck %s --check-prefix=ELEM
 
 // A TMA block load: the tensor map is a hidden kernel parameter (128 bytes
-// by value, 64-byte aligned); the entry initializes a ring of 8 barriers;
+// by value, 128-byte aligned); the entry initializes a ring of 8 barriers;
 // one thread arrives on the load's barrier expecting the block's 4096 bytes
 // and issues cp.async.bulk.tensor at the offsets innermost first; the wait
 // waits on that barrier's phase. The recipe goes on the kernel.
 module attributes {tile.num_warps = 4 : i32} {
 // CHECK-LABEL: func.func @load
-// CHECK-SAME: %[[MAP:[^:]*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>})
+// CHECK-SAME: %[[MAP:[^:]*]]: !llvm.ptr {llvm.align = 128 : i64, llvm.byval = !llvm.array<128 x i8>})
 // CHECK-SAME: kda.tensor_maps = [array<i64: 2, 2, 0, 32, 64, 2, 1, 1, 2, 1, 1, 2, 1, 2>]
 // CHECK-COUNT-8: nvvm.mbarrier.init
 // CHECK: nvvm.fence.mbarrier.init
@@ -46,18 +46,20 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0
 // CHECK: nvvm.barrier
 // PIPE-LABEL: llvm.func @store
-// PIPE-SAME: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
+// PIPE-SAME: !llvm.ptr {llvm.align = 128 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
 // PIPE-SAME: kda.tensor_maps = [array<i64:
 // ELEM-LABEL: llvm.func @store
 // ELEM-NOT: byval
 // ELEM-NOT: cp.async.bulk
 // ELEM: llvm.store
-func.func @store(%base: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %m: i32, %i: i32) attributes {tile.kernel} {
+func.func @store(%base: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %m: i32 {tile.divisibility = 4 : i64}, %i: i32) attributes {tile.kernel} {
   %one = arith.constant 1 : i64
   %c64 = arith.constant 64 : i64
+  %c0 = arith.constant 0 : i32
   %buf = tile.alloc_shared : !tile.smem<8x64xf32>
   %d = tile.make_tensor_desc %base, [%m, %m], [%c64, %one] {kda.tensor_map = array<i64: 4, 2, 0, 8, 64, 2, 1, 1, 2, 1, 1, 2, 0, 64>} : !tile.ptr<f32> -> !tile.tensor_desc<8x64xf32>
-  tile.async_store %d[%i, %i], %buf : !tile.tensor_desc<8x64xf32>, !tile.smem<8x64xf32>
+  %pid = tile.program_id 0
+  tile.async_store %d[%pid, %c0], %buf : !tile.tensor_desc<8x64xf32>, !tile.smem<8x64xf32>
   return
 }
 }

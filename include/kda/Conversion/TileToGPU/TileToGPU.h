@@ -61,6 +61,9 @@ struct GPULoweringState {
     bool mixed = false;
   };
   llvm::DenseMap<mlir::Operation *, TensorMapCopies> tensorMapCopies;
+  /// The tile.alloc_shared ops tensor-map copies read or write: aligned to
+  /// tma::kSharedAlignment.
+  llvm::DenseSet<mlir::Operation *> tensorMapBuffers;
   /// Barriers in a kernel's ring: at most this many tensor-map loads are in
   /// flight (an issue past it first waits for the oldest).
   static constexpr int64_t kTensorMapRing = 8;
@@ -242,7 +245,7 @@ void populateTensorDescsToGPUPatterns(TileToGPUTypeConverter &converter,
                                       GPULoweringState &state);
 /// For the tensor-map copies tile-expand-tensor-descs kept (descriptors
 /// with tile::kTensorMapAttrName): adds each descriptor's tensor map as a
-/// hidden kernel parameter (64-byte aligned, 128 bytes, by value), records
+/// hidden kernel parameter (128 bytes by value, 128-byte aligned), records
 /// the recipes on the kernel (tile::kTensorMapsAttrName), and emits the
 /// kernel's completion-barrier ring and counters at its entry.
 mlir::LogicalResult prepareTensorMaps(mlir::ModuleOp module,
