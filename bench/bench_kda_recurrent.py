@@ -13,12 +13,14 @@ and batch in {1, 8, 32, 128, 256}, T in {1, 4}: FLA's core (in-kernel L2-norm, g
 sigmoid, lower bound -5, fp32 [V, K] pool updated in place) and ours, every variant and the one
 kdatile.ops runs ("ops"), all replayed from CUDA graphs (median), with the bound of the state
 traffic (one state read + T written per sequence and head) at the copy bandwidth measured in
-the same run.
+the same run. The prefetching variant copies its starting state with TMA; "pf ca" is the same
+kernel compiled with element copies (`block_copies="elements"`: cp.async), timed beside it.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import sys
 
@@ -34,6 +36,8 @@ BATCHES = (1, 8, 32, 128, 256)
 TOKENS = (1, 4)
 # (BV, num_warps, PREFETCH_STATE); kdatile.ops runs BV 32 with gpu_launch_options.
 VARIANTS = ((128, 8, False), (64, 4, False), (32, 4, False), (32, 4, True), (32, 2, False))
+# Compiled again with element copies (cp.async) in place of TMA, under DIR/elements.
+ELEMENT_COPIES = (32, 4, True)
 
 
 def bench_case(B, T, rng):
@@ -99,8 +103,18 @@ def run_launch(launch):
                              num_warps=launch.num_warps)
 
 
+def specialization(ours, target=None):
+    return ours.kernel.specialize(*ours.args, **ours.constexprs, num_warps=ours.num_warps,
+                                  target=target)
+
+
+def element_copies_key(spec) -> str:
+    return json.dumps([spec.signature, spec.constexprs, spec.num_warps], sort_keys=True)
+
+
 def prepare(out_dir):
     import kdatile as kt
+    from kdatile import _lib
 
     cases = [check_case(state_bf16, np.random.default_rng(0)) for state_bf16 in (False, True)]
     cases += [bench_case(B, T, np.random.default_rng(0)) for B in BATCHES for T in TOKENS]
@@ -112,6 +126,54 @@ def prepare(out_dir):
                              dict(ours.constexprs, num_warps=ours.num_warps)))
     exported = export_gpu_bundle(kt, out_dir, launches)
     print(f"{len(set(exported))} specializations of kda_recurrent in {out_dir}")
+    elements_dir = os.path.join(out_dir, "elements")
+    os.makedirs(elements_dir, exist_ok=True)
+    index = {}
+    for c in cases:
+        spec = specialization(launch(c, np.zeros(c["v"].shape, np.uint16), ELEMENT_COPIES,
+                                     target="sm_90a"), "sm_90a")
+        key = element_copies_key(spec)
+        if key in index:
+            continue
+        cubin = f"kda_recurrent_{len(index)}.cubin"
+        response = _lib.compile(dict(spec.request(), block_copies="elements", emit="cubin",
+                                     output=os.path.join(elements_dir, cubin)))
+        index[key] = {"cubin": cubin, "params": response["params"],
+                      "shared_bytes": int(response.get("shared_bytes") or 0),
+                      "num_warps": spec.num_warps}
+    with open(os.path.join(elements_dir, "index.json"), "w") as f:
+        json.dump(index, f)
+    print(f"{len(index)} element-copy specializations in {elements_dir}")
+
+
+class ElementCopies:
+    """The ELEMENT_COPIES variant compiled with element copies: launches of the same
+    arguments as the op's Launch, from DIR/elements."""
+
+    def __init__(self, bundle_dir):
+        self.dir = os.path.join(bundle_dir, "elements")
+        with open(os.path.join(self.dir, "index.json")) as f:
+            self.index = json.load(f)
+        self.kernels = {}
+
+    def launcher(self, torch, ours):
+        from kdatile import gpu
+
+        spec = specialization(ours)
+        key = element_copies_key(spec)
+        kernel = self.kernels.get(key)
+        if kernel is None:
+            meta = self.index[key]
+            with open(os.path.join(self.dir, meta["cubin"]), "rb") as f:
+                image = f.read()
+            kernel = self.kernels[key] = gpu.GPUKernel(
+                "kda_recurrent", "cuda", "sm_90a", image, "cubin", meta["params"],
+                meta["num_warps"], meta["shared_bytes"])
+        values = [a.data_ptr() if hasattr(a, "data_ptr") else a
+                  for a in (spec.arguments[p["name"]] for p in kernel.params)]
+        grid = tuple(ours.grid) + (1,) * (3 - len(ours.grid))
+        device = torch.cuda.current_device()
+        return functools.partial(kernel.launch, torch, grid, values, device)
 
 
 def to_torch(torch, c):
@@ -141,7 +203,7 @@ def name(BV, warps, prefetch):
     return f"BV{BV} w{warps}" + (" pf" if prefetch else "")
 
 
-def check(torch):
+def check(torch, element_copies):
     from kda_recurrent_reference import kda_recurrent_reference
     from kda_reference import rel_rms
 
@@ -156,10 +218,12 @@ def check(torch):
         before = widen(c["state"]).astype(np.float64)
         written = np.flatnonzero(np.any(ref_pool != before, axis=(1, 2, 3)))
         untouched = np.setdiff1d(np.arange(before.shape[0]), written)
-        for BV, warps, prefetch in VARIANTS:
+        for BV, warps, prefetch, elements in [(*v, False) for v in VARIANTS] + [
+                (*ELEMENT_COPIES, True)]:
             t = to_torch(torch, c)
             o = torch.full(t["v"].shape, float("nan"), device="cuda", dtype=torch.bfloat16)
-            run_launch(launch(t, o, (BV, warps, prefetch)))()
+            ours = launch(t, o, (BV, warps, prefetch))
+            (element_copies.launcher(torch, ours) if elements else run_launch(ours))()
             torch.cuda.synchronize()
             got_o = bf16_np(torch, o).reshape(ref_o.shape)
             pool = t["state"]
@@ -171,7 +235,8 @@ def check(torch):
                      and (got_o[pad] == 0).all() and np.isfinite(got_o).all())
             good = e_o <= 5e-3 and e_s <= (5e-3 if state_bf16 else 1e-5) and exact
             ok &= good
-            print(f"check {'bf16' if state_bf16 else 'fp32'} pool {name(BV, warps, prefetch)}: "
+            title = name(BV, warps, prefetch) + (" ca" if elements else "")
+            print(f"check {'bf16' if state_bf16 else 'fp32'} pool {title}: "
                   f"out {e_o:.2e} state {e_s:.2e} padding/untouched exact {exact} "
                   f"{'OK' if good else 'FAIL'}")
     return ok
@@ -181,7 +246,8 @@ def run(bundle_dir):
     import torch
 
     os.environ["KDATILE_BUNDLE"] = bundle_dir
-    ok = check(torch)
+    element_copies = ElementCopies(bundle_dir)
+    ok = check(torch, element_copies)
     try:
         from fla.ops.kda.fused_recurrent import fused_recurrent_kda_fwd
     except Exception as e:  # noqa: BLE001
@@ -190,7 +256,7 @@ def run(bundle_dir):
     bw = copy_bandwidth(torch)
     print(f"# {torch.cuda.get_device_name(0)}; copy bandwidth {bw / 1e12:.2f} TB/s; H={H}, "
           "fp32 [V,K] pool, times in us (CUDA graph, median)")
-    head = " ".join(f"{name(*v):>12}" for v in VARIANTS)
+    head = " ".join(f"{name(*v):>12}" for v in VARIANTS) + f" {name(*ELEMENT_COPIES) + ' ca':>12}"
     print(f"{'B':>4} {'T':>2} | {'FLA':>8} | {head} | {'ops':>7} {'ops/FLA':>7} | "
           f"{'bound':>7} {'best/FLA':>8} {'%bound':>7}")
     for T in TOKENS:
@@ -212,10 +278,12 @@ def run(bundle_dir):
             for config in VARIANTS:
                 ours = run_launch(launch(c, torch.empty_like(c["v"]), config))
                 times.append(time_graph(torch, ours))
+            t_ca = time_graph(torch, element_copies.launcher(
+                torch, launch(c, torch.empty_like(c["v"]), ELEMENT_COPIES)))
             bound = (1 + T) * B * H * D * D * 4 / bw * 1e6
             best = min(times)
             ops = times[VARIANTS.index(variant_of(launch(c, torch.empty_like(c["v"]))))]
-            cells = " ".join(f"{x:>12.2f}" for x in times)
+            cells = " ".join(f"{x:>12.2f}" for x in times + [t_ca])
             print(f"{B:>4} {T:>2} | {t_fla:>8.2f} | {cells} | {ops:>7.2f} {t_fla / ops:>7.2f} | "
                   f"{bound:>7.2f} {t_fla / best:>8.2f} {100 * bound / best:>6.1f}%")
             sys.stdout.flush()
