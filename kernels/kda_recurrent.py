@@ -60,10 +60,11 @@ Constexprs:
                     its delta rule (on sm_90a ptxas otherwise issues most of the state's loads
                     after the norms and the gate). On the H200 10-12% faster at one token per
                     sequence and small batch, mostly slower with several tokens (the
-                    first-token test and the wait stay in the loop); kdatile.ops sets it on
-                    NVIDIA GPUs when the sequences average at most one token. The copy is a
-                    tensor-descriptor block load: cp.async on sm_90a, the Tensor Data Mover
-                    on gfx1250 (state in LDS without VGPRs), register copies on gfx950.
+                    first-token test and the wait stay in the loop); kdatile.ops sets it
+                    where a copy engine does the copy (sm_90a, gfx1250) when the sequences
+                    average at most one token. The copy is a tensor-descriptor block load:
+                    TMA on sm_90a, the Tensor Data Mover on gfx1250 (state in LDS without
+                    VGPRs), register copies on gfx950.
 """
 
 import kdatile as kt
@@ -134,6 +135,9 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                                                  (stride_state_slot, K, 1), (1, BV, K))
                 kt.async_load(pool, (slot0, h * V + kt.program_id(2) * BV, 0), s_buf)
             S = kt.zeros((K, BV) if STATE_KV else (BV, K), kt.float32)
+            # Padding tokens leave the state alone: the first real token reads it, from one
+            # place (one set of registers for the carried state).
+            copy_pending = 1
         else:
             S = kt.load(s_head + slot0.to(kt.int64) * stride_state_slot + s_offs).to(kt.float32)
         for t in range(0, seq_len):
@@ -159,8 +163,9 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 if USE_BETA_SIGMOID:
                     beta = kt.sigmoid(beta)
                 if PREFETCH_STATE:
-                    if t == 0:
+                    if copy_pending == 1:
                         S = prefetched_state(s_buf)
+                        copy_pending = 0
                 # Delta rule: decay first; the output uses the updated state.
                 if STATE_KV:
                     S = S * kt.exp(g)[:, None]
@@ -176,14 +181,11 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                          S.to(state_ptr.dtype.element_ty))
                 kt.store(o_ptrs, o.to(o_ptr.dtype.element_ty))
             else:
-                if PREFETCH_STATE:
-                    if t == 0:  # a padding first token: the state still carries on
-                        S = prefetched_state(s_buf)
                 kt.store(o_ptrs, kt.zeros((BV,), o_ptr.dtype.element_ty))
         if PREFETCH_STATE:
-            if seq_len <= 0:
-                # No token read the copy (negative lengths: unchecked offsets under capture):
-                # let it land before exiting.
+            if copy_pending == 1:
+                # No token read the copy (only padding, no tokens, or negative lengths:
+                # unchecked offsets under capture): let it land before exiting.
                 kt.async_wait(0)
     else:
         for t in range(0, seq_len):

@@ -32,7 +32,8 @@ def test_main_jobs_per_target(target):
     this says which compile of the main job changed)."""
     jobs = by_name(target)
     split = "kda_decode_cluster4" if target == "sm_90a" else "kda_decode_bv32"
-    assert list(jobs) == ["kda_decode", "kda_decode_fb", split, "kda_recurrent"]
+    assert list(jobs) == ["kda_decode", "kda_decode_fb", split, "kda_recurrent",
+                          "kda_recurrent_t1"]
     for name in ("kda_decode", "kda_decode_fb"):
         c = jobs[name].spec.constexprs
         assert (c["H"], c["D"], c["BV"], c["BLK"], c["STAGES"], c["CLUSTER"]) == (
@@ -52,6 +53,10 @@ def test_main_jobs_per_target(target):
     assert c["USE_QK_L2NORM"] and c["USE_GATE"] and c["USE_LOWER_BOUND"]
     assert c["USE_BETA_SIGMOID"] and not c["IS_VARLEN"] and not c["HAS_NUM_ACCEPTED"]
     assert "T=i32," in spec.signature and "stride_si_n=i32," in spec.signature
+    # Several tokens load the state directly; one token prefetches it where a copy engine
+    # does the block copy (TMA on sm_90a, the Tensor Data Mover on gfx1250).
+    assert not c["PREFETCH_STATE"]
+    assert jobs["kda_recurrent_t1"].spec.constexprs["PREFETCH_STATE"] == (target != "gfx950")
     for job in jobs.values():
         assert job.spec.target == target
 
@@ -69,7 +74,8 @@ def test_check_jobs():
 
 def test_cpu_jobs_are_listed_once():
     jobs = export.jobs(["cpu"])
-    assert [job.name for job in jobs] == ["kda_decode", "kda_decode_fb", "kda_recurrent"]
+    assert [job.name for job in jobs] == ["kda_decode", "kda_decode_fb", "kda_recurrent",
+                                          "kda_recurrent_t1"]
     assert all(job.spec.num_warps is None for job in jobs)
     assert jobs[0].spec.constexprs["BV"] == jobs[0].spec.constexprs["BLK"] == 128
 
@@ -108,7 +114,7 @@ def test_cli_shell_and_json():
     lines = proc.stdout.splitlines()
     comments = [line for line in lines if line.startswith("#")]
     commands = [shlex.split(line) for line in lines if not line.startswith("#")]
-    assert len(comments) == len(commands) == 4
+    assert len(comments) == len(commands) == 5
     assert comments[0].startswith("# kda_decode sm_90a:")
     assert all(cmd[0] == "bin/kc" and cmd[-1] == "--stats" for cmd in commands)
     assert commands[2][commands[2].index("-o") + 1] == "o/kda_decode_cluster4.sm_90a.ptx"

@@ -195,7 +195,7 @@ def test_v_blocks_and_packed_qkv(state_layout):
 def test_prefetched_state(state_layout, state_bf16):
     """PREFETCH_STATE (the starting state copied through shared memory and read at the first
     token): one-token and longer sequences, a first token that is padding while the starting
-    slot is live (the state is still read there and carried on), a padding sequence; BV = 32."""
+    slot is live (the first real token reads the copy), a padding sequence; BV = 32."""
     rng = np.random.default_rng(29 + state_bf16 + 2 * (state_layout == "kv"))
     lens = [1, 3, 1, 2, 0, 3]
     slots = 2 * len(lens) * 3 + 1

@@ -602,7 +602,7 @@ def test_state_indices_dtype_and_shape(no_launch):
 def test_launch_configuration(monkeypatch):
     """The CPU target runs BV = V (grid (N, H, 1)); a GPU launch splits V into BV = 32 blocks
     (grid (N, H, V // 32)) with 2 warps when the sequences average more than one token, else
-    4 and the starting state prefetched where async copies are asynchronous. The kernel is
+    4 and the starting state prefetched where block copies run on a copy engine. The kernel is
     replaced by a recorder."""
     from kdatile.ops import recurrent
 
@@ -621,7 +621,7 @@ def test_launch_configuration(monkeypatch):
     assert grid == (3, 2, 1) and kw["BV"] == 128 and "num_warps" not in kw
     assert not kw["PREFETCH_STATE"]
     fake_device(monkeypatch)
-    monkeypatch.setattr(recurrent, "has_async_copies", lambda ref, target: True)
+    monkeypatch.setattr(recurrent, "has_block_copy_engine", lambda ref, target: True)
     ops.kda_recurrent(**args)  # 2 tokens per sequence: 2 warps, no prefetch
     grid, kw = launches[-1]
     assert grid == (3, 2, 4) and kw["BV"] == 32 and kw["num_warps"] == 2
@@ -630,15 +630,15 @@ def test_launch_configuration(monkeypatch):
     ops.kda_recurrent(**one_token)  # one token per sequence: 4 warps, prefetch
     grid, kw = launches[-1]
     assert grid == (3, 2, 4) and kw["num_warps"] == 4 and kw["PREFETCH_STATE"]
-    # Where async copies are synchronous (AMD), no prefetch.
-    monkeypatch.setattr(recurrent, "has_async_copies", lambda ref, target: False)
+    # Where block copies are register copies (gfx950), no prefetch.
+    monkeypatch.setattr(recurrent, "has_block_copy_engine", lambda ref, target: False)
     ops.kda_recurrent(**one_token)
     assert launches[-1][1]["num_warps"] == 4 and not launches[-1][1]["PREFETCH_STATE"]
     assert [recurrent.gpu_launch_options(*a) for a in ((4, 4), (4, 5), (4, 4, False))] == [
         (4, True), (2, False), (4, False)]
-    # Launches prepared for a named target: the prefetch on sm_90a, not on AMD targets.
+    # Launches prepared for a named target: the prefetch on sm_90a and gfx1250, not gfx950.
     monkeypatch.undo()
-    for target, prefetch in (("sm_90a", True), ("gfx950", False), ("gfx1250", False)):
+    for target, prefetch in (("sm_90a", True), ("gfx950", False), ("gfx1250", True)):
         _, launch = recurrent.recurrent_launch(**one_token, target=target)
         assert launch.num_warps == 4 and launch.constexprs["PREFETCH_STATE"] is prefetch
         _, launch = recurrent.recurrent_launch(**args, target=target)
@@ -646,14 +646,14 @@ def test_launch_configuration(monkeypatch):
     from kdatile.ops import _kernels
 
     info = recurrent.vd.ArrayInfo("q", np.zeros(1, np.float32))
-    assert [_kernels.has_async_copies(info, t) for t in ("sm_90a", "gfx950", "gfx1250")] == [
-        True, False, False]
-    assert not _kernels.has_async_copies(info, None)  # host arrays
+    assert [_kernels.has_block_copy_engine(info, t)
+            for t in ("sm_90a", "sm_90", "gfx950", "gfx1250")] == [True, True, False, True]
+    assert not _kernels.has_block_copy_engine(info, None)  # host arrays
 
 
-def test_async_copies_of_the_tensors_gpu(monkeypatch):
+def test_copy_engine_of_the_tensors_gpu(monkeypatch):
     """A CUDA tensor's launch asks its own GPU's target (the current device for a tensor
-    without an index): asynchronous copies on NVIDIA, not on AMD. torch stands in here."""
+    without an index): a copy engine on NVIDIA, not on gfx950. torch stands in here."""
     import sys
     import types
 
@@ -669,7 +669,7 @@ def test_async_copies_of_the_tensors_gpu(monkeypatch):
         value = types.SimpleNamespace(device=types.SimpleNamespace(index=index))
         return types.SimpleNamespace(device="cuda", is_torch=True, value=value)
 
-    assert _kernels.has_async_copies(tensor_info(0), None)
-    assert not _kernels.has_async_copies(tensor_info(None), None)  # current device: gfx950
+    assert _kernels.has_block_copy_engine(tensor_info(0), None)
+    assert not _kernels.has_block_copy_engine(tensor_info(None), None)  # current device: gfx950
     assert _kernels.has_clusters(tensor_info(0), None)
     assert not _kernels.has_clusters(tensor_info(1), None)

@@ -131,3 +131,22 @@ def test_gpu_kernel_builds_tensor_maps_apart():
     k = gpu.GPUKernel("k", "cuda", "sm_90a", b"", "cubin", params, 4)
     assert [p["name"] for p in k.params] == ["p", "n"]
     assert [p["name"] for p in k.all_params] == ["p", "n", "tensor_map_0"]
+
+
+@pytest.mark.parametrize("target", ["sm_90a", "gfx950", "gfx1250"])
+def test_block_copy_engines_match_the_compiler(target):
+    """gpu.BLOCK_COPY_ENGINES (what the ops decide launches by) names the targets whose
+    compiler keeps a block copy for an engine: a tensor map on sm_90a, a Tensor Data Mover copy
+    on gfx1250 (the store, at program offsets), neither on gfx950."""
+    from kdatile import _lib, gpu
+
+    src = np.zeros((8, 64), np.uint16)
+    spec = tk.shifted_copy.specialize(src, src, 8, 64, 64, 64, 0, 0, BM=16, BN=32,
+                                      target=target)
+    response = _lib.compile(dict(spec.request(), emit="asm" if target != "sm_90a" else "ptx"))
+    engine = None
+    if any(p["kind"] == "tensor_map" for p in response["params"]):
+        engine = "tma"
+    elif "tensor_store_from_lds" in response["text"]:
+        engine = "tdm"
+    assert gpu.BLOCK_COPY_ENGINES.get(target) == engine

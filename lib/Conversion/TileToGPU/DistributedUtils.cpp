@@ -105,11 +105,23 @@ SmallVector<Value> kda::emitCoords(OpBuilder &b, Location loc,
   Type i32 = b.getI32Type();
   LinearLayout::Coord constant = layout.applyDim(HWDim::Register, reg);
   SmallVector<Value> coords;
-  for (unsigned d = 0; d < layout.getRank(); ++d)
-    coords.push_back(LLVM::XOrOp::create(
-        b, loc, laneWarpCoords[d],
-        LLVM::ConstantOp::create(b, loc, i32, constant[d])));
+  for (unsigned d = 0; d < layout.getRank(); ++d) {
+    Value c = LLVM::ConstantOp::create(b, loc, i32, constant[d]);
+    if (isRegisterOffsetDisjoint(layout, reg, d))
+      coords.push_back(LLVM::AddOp::create(b, loc, laneWarpCoords[d], c));
+    else
+      coords.push_back(LLVM::XOrOp::create(b, loc, laneWarpCoords[d], c));
+  }
   return coords;
+}
+
+bool kda::isRegisterOffsetDisjoint(const LinearLayout &layout, int64_t reg,
+                                   unsigned dim) {
+  int64_t laneWarpBits = 0;
+  for (HWDim hw : {HWDim::Lane, HWDim::Warp})
+    for (unsigned bit = 0; bit < layout.getNumBits(hw); ++bit)
+      laneWarpBits |= layout.getBasis(hw, bit)[dim];
+  return (layout.applyDim(HWDim::Register, reg)[dim] & laneWarpBits) == 0;
 }
 
 Value kda::emitLinearIndex(OpBuilder &b, Location loc, ValueRange coords,

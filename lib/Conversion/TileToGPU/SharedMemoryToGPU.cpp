@@ -181,13 +181,35 @@ Value getSharedAddress(OpBuilder &b, Location loc, Value base,
   return at(emitLinearIndex(b, loc, placed, buffer.getShape()));
 }
 
-/// Where register `reg` of a tile in `layout` lives in `buffer`.
+/// Where register `reg` of a tile in `layout` lives in `buffer`. In a plain
+/// row-major buffer, a register whose constant coordinate adds to the
+/// thread's (isRegisterOffsetDisjoint) is the thread's base address plus a
+/// constant: one base for all such registers, and offsets the back ends fold
+/// into the accesses.
 Value getSharedAddress(OpBuilder &b, Location loc, Value base,
                        tile::SharedBufferType buffer,
                        const LinearLayout &layout, int64_t reg,
                        ValueRange laneWarp) {
-  return getSharedAddress(b, loc, base, buffer,
-                          emitCoords(b, loc, layout, reg, laneWarp));
+  unsigned rank = layout.getRank();
+  bool additive = !buffer.getLayout();
+  for (unsigned d = 0; d < rank && additive; ++d)
+    additive = isRegisterOffsetDisjoint(layout, reg, d);
+  if (!additive)
+    return getSharedAddress(b, loc, base, buffer,
+                            emitCoords(b, loc, layout, reg, laneWarp));
+  ArrayRef<int64_t> shape = buffer.getShape();
+  LinearLayout::Coord constant = layout.applyDim(HWDim::Register, reg);
+  int64_t offset = 0;
+  for (unsigned d = 0; d < rank; ++d)
+    offset = offset * shape[d] + constant[d];
+  Type elem = buffer.getElementType();
+  Value thread =
+      LLVM::GEPOp::create(b, loc, base.getType(), elem, base,
+                          ValueRange{emitLinearIndex(b, loc, laneWarp, shape)});
+  if (offset == 0)
+    return thread;
+  return LLVM::GEPOp::create(b, loc, base.getType(), elem, thread,
+                             ArrayRef<LLVM::GEPArg>{int32_t(offset)});
 }
 
 struct AllocSharedLowering : OpConversionPattern<tile::AllocSharedOp> {

@@ -150,8 +150,12 @@ def has_clusters(ref, target) -> bool:
     return _gpu_target(ref, target) in ("sm_90a", "sm_90")
 
 
-def has_async_copies(ref, target) -> bool:
-    """Whether kt.async_copy runs asynchronously on the launch's GPU (NVIDIA: cp.async; on AMD
-    targets it is a load and a shared-memory store, so a prefetch only costs a barrier):
-    `target` when given, else the GPU holding `ref` (an ArrayInfo)."""
-    return (_gpu_target(ref, target) or "").startswith("sm_")
+def has_block_copy_engine(ref, target) -> bool:
+    """Whether kt.async_load runs on a copy engine on the launch's GPU (gpu.BLOCK_COPY_ENGINES:
+    TMA on NVIDIA, the Tensor Data Mover on gfx1250; on gfx950 it is a load and a shared-memory
+    store, so a prefetch only costs a barrier): `target` when given, else the GPU holding `ref`
+    (an ArrayInfo)."""
+    from .. import gpu
+
+    found = _gpu_target(ref, target)
+    return gpu.BLOCK_COPY_ENGINES.get("sm_90a" if found == "sm_90" else found) is not None

@@ -113,8 +113,8 @@ def _split_decode_job(target, multiprocessors):
                f"through a {what}", _specialization(launch, target))
 
 
-def _recurrent_job(name, description, target, **arguments):
-    args = recurrent_arguments(RECURRENT_SEQUENCES, RECURRENT_TOKENS, **arguments)
+def _recurrent_job(name, description, target, tokens=RECURRENT_TOKENS, **arguments):
+    args = recurrent_arguments(RECURRENT_SEQUENCES, tokens, **arguments)
     _, launch = recurrent_launch(**args, target=target)
     return Job(name, description, _specialization(launch, target))
 
@@ -129,6 +129,9 @@ def main_jobs(target: str, multiprocessors=None) -> list:
         _split_decode_job(target, multiprocessors),
         _recurrent_job("kda_recurrent", f"{RECURRENT_SEQUENCES} sequences of "
                        f"{RECURRENT_TOKENS} tokens", target),
+        _recurrent_job("kda_recurrent_t1", f"{RECURRENT_SEQUENCES} sequences of one token: "
+                       "the starting state prefetched by the copy engine (TMA, the Tensor "
+                       "Data Mover) where there is one", target, tokens=1),
     ]
 
 
@@ -198,6 +201,8 @@ jobs, for each --target (a job that would compile what an earlier one compiles i
                        programs (kda_decode_cluster4 on sm_90a)
   kda_recurrent        kernels/kda_recurrent.py (kda_recurrent): {RECURRENT_SEQUENCES} sequences \
 of {RECURRENT_TOKENS} tokens
+  kda_recurrent_t1     the same at one token per sequence: the starting state prefetched by the
+                       copy engine on sm_90a (TMA) and gfx1250 (the Tensor Data Mover)
 with --checks also the lit tests' compiles (test/Kernels):
   kda_recurrent_bf16_kv  kda_recurrent with a bf16 [K, V] state
   kda_decode_tickets     B = {SMALL_BATCH} split over 4 programs meeting through tickets, forced

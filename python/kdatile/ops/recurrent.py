@@ -17,7 +17,7 @@ from ._kernels import (
     bind,
     check_target,
     execute,
-    has_async_copies,
+    has_block_copy_engine,
     load_kernel,
     on_gpu,
 )
@@ -34,17 +34,18 @@ GPU_BV = 32
 
 
 def gpu_launch_options(num_sequences: int, num_tokens: int,
-                       async_copies: bool = True) -> tuple[int, bool]:
+                       copy_engine: bool = True) -> tuple[int, bool]:
     """(warps, PREFETCH_STATE) of a BV = 32 program on a GPU (measured on the H200,
     docs/performance.md). Several tokens per sequence on average: 2 warps, the state loaded
     directly (with 4 tokens, 2 warps were 0.4-9% faster than 4 at every batch of the
     benchmark, and the prefetch gained at 2 batches of 5 and lost up to 7% at the others).
-    One: 4 warps (faster from 32 sequences; 2 warps won by 4% at 8) and, where kt.async_copy
-    is asynchronous (`async_copies`: NVIDIA), the starting state prefetched through shared
-    memory (10-12% faster at one sequence)."""
+    One: 4 warps (faster from 32 sequences; 2 warps won by 4% at 8) and, where the block copy
+    runs on a copy engine (`copy_engine`: TMA on NVIDIA, the Tensor Data Mover on gfx1250, as
+    the Gluon seed streams its state), the starting state prefetched through shared memory
+    (10-12% faster at one sequence on the H200)."""
     if num_tokens > num_sequences:
         return 2, False
-    return 4, async_copies
+    return 4, copy_engine
 
 
 def kda_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=None, scale=None,
@@ -286,7 +287,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     gpu = on_gpu(ref.device, target)
     if config is None:
         BV = min(GPU_BV, V) if gpu else V
-        num_warps, prefetch = (gpu_launch_options(N, T_total, has_async_copies(ref, target))
+        num_warps, prefetch = (gpu_launch_options(N, T_total, has_block_copy_engine(ref, target))
                                if gpu else (None, False))
     else:
         BV, prefetch = config.block_v, bool(config.prefetch_state)

@@ -52,7 +52,8 @@ func.func @constants(%s: i32) -> (tensor<256xi32, #l>, tensor<256xi32, #l>) {
 
 // tile.range: each register is start + its coordinate. With 2 elements per
 // thread, lane bit i contributes 2 << i and warp bits contribute 64 and 128;
-// register 1 is register 0's coordinate XOR 1.
+// register 1 is register 0's coordinate plus 1 (a bit no lane or warp sets,
+// so the XOR of the coordinates is a sum).
 #l = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tile.num_warps = 4 : i32} {
 // CHECK-LABEL: func.func @range
@@ -81,9 +82,9 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK: %[[W1B:.*]] = llvm.and %[[W1]], %[[C1]]
 // CHECK: %[[W1T:.*]] = llvm.mul %[[W1B]], %[[C128]]
 // CHECK: %[[LW:.*]] = llvm.xor %{{.*}}, %[[W1T]]
-// CHECK: %[[K0:.*]] = llvm.xor %[[LW]], %{{.*}}
+// CHECK: %[[K0:.*]] = llvm.add %[[LW]], %{{.*}}
 // CHECK: %[[R0:.*]] = llvm.add %[[K0]], %[[C8]]
-// CHECK: %[[K1:.*]] = llvm.xor %[[LW]], %[[C1]]
+// CHECK: %[[K1:.*]] = llvm.add %[[LW]], %[[C1]]
 // CHECK: %[[R1:.*]] = llvm.add %[[K1]], %[[C8]]
 // CHECK: llvm.insertvalue %[[R0]], %{{.*}}[0]
 // CHECK: llvm.insertvalue %[[R1]], %{{.*}}[1]

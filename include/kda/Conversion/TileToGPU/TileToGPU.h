@@ -143,6 +143,10 @@ llvm::SmallVector<mlir::Value> emitLaneWarpCoords(mlir::OpBuilder &b,
 llvm::SmallVector<mlir::Value>
 emitCoords(mlir::OpBuilder &b, mlir::Location loc, const LinearLayout &layout,
            int64_t reg, mlir::ValueRange laneWarpCoords);
+/// Whether register `reg`'s constant coordinate shares no bit with any lane
+/// or warp contribution in dimension `dim`: then its XOR is a sum.
+bool isRegisterOffsetDisjoint(const LinearLayout &layout, int64_t reg,
+                              unsigned dim);
 /// Row-major linear index (i32) of a coordinate in a tile of `shape`.
 mlir::Value emitLinearIndex(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::ValueRange coords,
