@@ -38,8 +38,9 @@ Layout constexprs:
                 thread vs. steps.
   STAGES        0 (the default): each step loads its state block into registers. 2 or more,
                 with several steps: blocks stream through a ring of STAGES shared-memory
-                buffers by asynchronous copies, the first STAGES - 1 started before the conv,
-                and each next one while a block is updated.
+                buffers by tensor-descriptor block copies (TMA on sm_90a, the Tensor Data
+                Mover on gfx1250, register copies on gfx950), the first STAGES - 1 started
+                before the conv, and each next one while a block is updated.
   STATE_KV      False: state[slot, h] is [V, K] (K contiguous); True: [K, V].
   CLUSTER       with BV < D: the head's programs sum over a cluster (targets with clusters
                 and the host) instead of the ticket; ticket_ptr and partial_ptr are unused.
@@ -145,6 +146,16 @@ def kda_gate(raw_g, A_log_h, dt_bias, lower_bound, USE_LOWER_BOUND: kt.constexpr
     return g
 
 
+@kt.jit
+def state_block_copy(pool, head, first_row, buf, STATE_KV: kt.constexpr):
+    """Starts the copy of value rows first_row.. of head `head` (slot * H + h) of the pool
+    descriptor into buf [1, ...]: rows of [V, K] memory, columns of [K, V]."""
+    if STATE_KV:
+        kt.async_load(pool, (head, 0, first_row), buf)
+    else:
+        kt.async_load(pool, (head, first_row, 0), buf)
+
+
 # num_slots only bounds the slot indices: pools of 16 or 17 slots share one compiled kernel.
 @kt.jit(do_not_specialize=("num_slots",))
 def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr, fbw_ptr,
@@ -178,10 +189,11 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
         return
     PIPELINED = STAGES > 0 and NB > 1
     if PIPELINED:
+        # Each slot of the ring holds one block of the pool seen as [slots * H, rows, cols].
         if STATE_KV:
-            s_ring = kt.alloc_shared((STAGES, D, ROWS), state_ptr.dtype.element_ty)
+            s_ring = kt.alloc_shared((STAGES, 1, D, ROWS), state_ptr.dtype.element_ty)
         else:
-            s_ring = kt.alloc_shared((STAGES, ROWS, D), state_ptr.dtype.element_ty)
+            s_ring = kt.alloc_shared((STAGES, 1, ROWS, D), state_ptr.dtype.element_ty)
     n = kt.program_id(0)
     h = kt.program_id(1)
     if NV == 1:
@@ -246,9 +258,14 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
             S = kt.load(s_block).to(kt.float32)
         if PIPELINED:
             # The first blocks arrive in shared memory while the conv, norms and gate are
-            # computed, without holding registers.
+            # computed, without holding registers. The pool as [slots * H, D, D]: the slot
+            # passed its test, so the offsets are not negative (the Tensor Data Mover's
+            # condition).
+            pool = kt.make_tensor_descriptor(state_ptr, (num_slots * H, D, D), (D * D, D, 1),
+                                             (1, D, ROWS) if STATE_KV else (1, ROWS, D))
             for b in kt.static_range(min(STAGES - 1, NB)):
-                kt.async_copy(s_ring.index(b), s_block + b * s_step)
+                state_block_copy(pool, slot * H + h, vb * BV + b * ROWS, s_ring.index(b),
+                                 STATE_KV)
         # Short convolution of the head's q and k channels (all of them: every program needs
         # the full norms). With several programs per head, the q/k cache is shifted by the
         # last one, once every program has read it. A program of several steps loads each
@@ -298,9 +315,9 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
                 # the wait's barrier.
                 kt.async_wait(min(b + STAGES - 1, NB) - b - 1)
                 if b + STAGES - 1 < NB:
-                    kt.async_copy(s_ring.index((b + STAGES - 1) % STAGES),
-                                  s_block + (b + STAGES - 1) * s_step)
-                S = s_ring.index(b % STAGES).load().to(kt.float32)
+                    state_block_copy(pool, slot * H + h, vb * BV + (b + STAGES - 1) * ROWS,
+                                     s_ring.index((b + STAGES - 1) % STAGES), STATE_KV)
+                S = s_ring.index(b % STAGES).index(0).load().to(kt.float32)
             elif not ONE_STEP:
                 S = kt.load(s_block + b * s_step).to(kt.float32)
             v_rows = vb * BV + b * ROWS + rows

@@ -53,25 +53,37 @@
 # RUN:   --stats 2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
 #
 # The state streamed through two shared-memory buffers (STAGES = 2, what larger batches run
-# with an fp32 state): 16-byte cp.async copies (the first block's before the conv), a wait and
-# a barrier per step, 128-bit shared loads; AMD copies through registers into LDS. No spills.
+# with an fp32 state): block copies of the pool as [slots * H, D, D], the first block's before
+# the conv, a wait and a barrier per step, 128-bit shared loads. On sm_90a TMA copies (one
+# tensor map, mbarrier waits), on gfx1250 the Tensor Data Mover (descriptor in SGPRs,
+# s_wait_tensorcnt); with element copies, 16-byte cp.async copies. No spills.
 # RUN: kda-compile %{kda_decode_sm_90a} -D STAGES=2 \
 # RUN:   --emit asm -o - | FileCheck %s --check-prefix=STAGES-SM90 --implicit-check-not=.local
+# RUN: kda-compile %{kda_decode_sm_90a} -D STAGES=2 --block-copies=elements \
+# RUN:   --emit asm -o - | FileCheck %s --check-prefix=STAGES-CA --implicit-check-not=.local
 # RUN: kda-compile %{kda_decode_gfx1250} -D STAGES=2 \
 # RUN:   --fail-on-spill --emit asm -o - | FileCheck %s --check-prefix=STAGES-GFX1250
 
 # STAGES-SM90-LABEL: .visible .entry kda_decode(
-# STAGES-SM90: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
-# STAGES-SM90: cp.async.commit_group;
+# STAGES-SM90: .param .align 128 .b8 kda_decode_param_23[128]
+# STAGES-SM90: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 # STAGES-SM90: ex2.approx
-# STAGES-SM90: cp.async.wait_group 0;
-# STAGES-SM90-NEXT: bar.sync 0;
+# STAGES-SM90: mbarrier.try_wait.parity.shared.b64
+# STAGES-SM90: bar.sync 0;
 # STAGES-SM90: ld.shared.v4.{{[bf]}}32
 # STAGES-SM90: ret;
 
+# STAGES-CA-LABEL: .visible .entry kda_decode(
+# STAGES-CA: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
+# STAGES-CA: cp.async.commit_group;
+# STAGES-CA: ex2.approx
+# STAGES-CA: cp.async.wait_group 0;
+# STAGES-CA-NEXT: bar.sync 0;
+# STAGES-CA: ld.shared.v4.{{[bf]}}32
+
 # STAGES-GFX1250-LABEL: kda_decode:
-# STAGES-GFX1250: global_load_b128
-# STAGES-GFX1250: ds_store_b128
+# STAGES-GFX1250: tensor_load_to_lds s[{{[0-9]+}}:{{[0-9]+}}], s[{{[0-9]+}}:{{[0-9]+}}]
+# STAGES-GFX1250: s_wait_tensorcnt
 # STAGES-GFX1250: s_barrier
 # STAGES-GFX1250: ds_load_b128
 
