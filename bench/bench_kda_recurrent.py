@@ -20,12 +20,19 @@ kernel compiled with element copies (`block_copies="elements"`: cp.async), timed
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 
 import numpy as np
-from gpu_timing import copy_bandwidth, export_gpu_bundle, prepare_run_main, time_graph
+from gpu_timing import (
+    ElementCopies,
+    copy_bandwidth,
+    element_copies_spec,
+    export_element_copies,
+    export_gpu_bundle,
+    prepare_run_main,
+    time_graph,
+)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 for sub in ("python", "kernels", os.path.join("test", "python")):
@@ -103,19 +110,8 @@ def run_launch(launch):
                              num_warps=launch.num_warps)
 
 
-def specialization(ours, target=None):
-    return ours.kernel.specialize(*ours.args, **ours.constexprs, num_warps=ours.num_warps,
-                                  target=target)
-
-
-def element_copies_key(spec) -> str:
-    return json.dumps([spec.signature, spec.constexprs, spec.num_warps], sort_keys=True)
-
-
 def prepare(out_dir):
     import kdatile as kt
-    from kdatile import _lib
-
     cases = [check_case(state_bf16, np.random.default_rng(0)) for state_bf16 in (False, True)]
     cases += [bench_case(B, T, np.random.default_rng(0)) for B in BATCHES for T in TOKENS]
     launches = []
@@ -126,54 +122,9 @@ def prepare(out_dir):
                              dict(ours.constexprs, num_warps=ours.num_warps)))
     exported = export_gpu_bundle(kt, out_dir, launches)
     print(f"{len(set(exported))} specializations of kda_recurrent in {out_dir}")
-    elements_dir = os.path.join(out_dir, "elements")
-    os.makedirs(elements_dir, exist_ok=True)
-    index = {}
-    for c in cases:
-        spec = specialization(launch(c, np.zeros(c["v"].shape, np.uint16), ELEMENT_COPIES,
-                                     target="sm_90a"), "sm_90a")
-        key = element_copies_key(spec)
-        if key in index:
-            continue
-        cubin = f"kda_recurrent_{len(index)}.cubin"
-        response = _lib.compile(dict(spec.request(), block_copies="elements", emit="cubin",
-                                     output=os.path.join(elements_dir, cubin)))
-        index[key] = {"cubin": cubin, "params": response["params"],
-                      "shared_bytes": int(response.get("shared_bytes") or 0),
-                      "num_warps": spec.num_warps}
-    with open(os.path.join(elements_dir, "index.json"), "w") as f:
-        json.dump(index, f)
-    print(f"{len(index)} element-copy specializations in {elements_dir}")
-
-
-class ElementCopies:
-    """The ELEMENT_COPIES variant compiled with element copies: launches of the same
-    arguments as the op's Launch, from DIR/elements."""
-
-    def __init__(self, bundle_dir):
-        self.dir = os.path.join(bundle_dir, "elements")
-        with open(os.path.join(self.dir, "index.json")) as f:
-            self.index = json.load(f)
-        self.kernels = {}
-
-    def launcher(self, torch, ours):
-        from kdatile import gpu
-
-        spec = specialization(ours)
-        key = element_copies_key(spec)
-        kernel = self.kernels.get(key)
-        if kernel is None:
-            meta = self.index[key]
-            with open(os.path.join(self.dir, meta["cubin"]), "rb") as f:
-                image = f.read()
-            kernel = self.kernels[key] = gpu.GPUKernel(
-                "kda_recurrent", "cuda", "sm_90a", image, "cubin", meta["params"],
-                meta["num_warps"], meta["shared_bytes"])
-        values = [a.data_ptr() if hasattr(a, "data_ptr") else a
-                  for a in (spec.arguments[p["name"]] for p in kernel.params)]
-        grid = tuple(ours.grid) + (1,) * (3 - len(ours.grid))
-        device = torch.cuda.current_device()
-        return functools.partial(kernel.launch, torch, grid, values, device)
+    specs = [element_copies_spec(launch(c, np.zeros(c["v"].shape, np.uint16), ELEMENT_COPIES,
+                                        target="sm_90a")) for c in cases]
+    print(f"{export_element_copies(out_dir, specs)} element-copy specializations")
 
 
 def to_torch(torch, c):

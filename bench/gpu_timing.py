@@ -3,6 +3,7 @@ two-step command line, and the bundle export of their prepare step."""
 
 import argparse
 import functools
+import json
 import os
 import statistics
 import sys
@@ -18,6 +19,71 @@ def export_gpu_bundle(kt, out_dir, launches):
         sys.exit(f"{runtime} is missing: run `python3 test/gpu/prepare.py --out "
                  "test/gpu/artifacts` first (it builds the LLVM-free GPU runtime)")
     return kt.export_bundle(out_dir, launches, runtime=runtime)
+
+
+def element_copies_spec(launch):
+    """The sm_90a Specialization of an op's Launch (prepared on NumPy stand-ins)."""
+    return launch.kernel.specialize(*launch.args, **launch.constexprs,
+                                    num_warps=launch.num_warps, target="sm_90a")
+
+
+def _element_copies_key(spec) -> str:
+    return json.dumps([spec.kernel, spec.signature, spec.constexprs, spec.num_warps],
+                      sort_keys=True)
+
+
+def export_element_copies(out_dir, specs) -> int:
+    """Compiles each Specialization again with element copies in place of the copy engine
+    (`block_copies="elements"`: cp.async for TMA) into out_dir/elements, for ElementCopies to
+    time beside the bundle's; returns how many distinct ones."""
+    from kdatile import _lib
+
+    elements_dir = os.path.join(out_dir, "elements")
+    os.makedirs(elements_dir, exist_ok=True)
+    index = {}
+    for spec in specs:
+        key = _element_copies_key(spec)
+        if key in index:
+            continue
+        cubin = f"{spec.kernel}_{len(index)}.cubin"
+        response = _lib.compile(dict(spec.request(), block_copies="elements", emit="cubin",
+                                     output=os.path.join(elements_dir, cubin)))
+        index[key] = {"kernel": spec.kernel, "cubin": cubin, "params": response["params"],
+                      "shared_bytes": int(response.get("shared_bytes") or 0),
+                      "num_warps": spec.num_warps}
+    with open(os.path.join(elements_dir, "index.json"), "w") as f:
+        json.dump(index, f)
+    return len(index)
+
+
+class ElementCopies:
+    """The kernels export_element_copies compiled: a launcher for an op's Launch (on CUDA
+    tensors) runs the element-copy build of the same specialization with its arguments."""
+
+    def __init__(self, bundle_dir):
+        self.dir = os.path.join(bundle_dir, "elements")
+        with open(os.path.join(self.dir, "index.json")) as f:
+            self.index = json.load(f)
+        self.kernels = {}
+
+    def launcher(self, torch, launch):
+        from kdatile import gpu
+
+        spec = launch.kernel.specialize(*launch.args, **launch.constexprs,
+                                        num_warps=launch.num_warps)
+        key = _element_copies_key(spec)
+        kernel = self.kernels.get(key)
+        if kernel is None:
+            meta = self.index[key]
+            with open(os.path.join(self.dir, meta["cubin"]), "rb") as f:
+                image = f.read()
+            kernel = self.kernels[key] = gpu.GPUKernel(
+                meta["kernel"], "cuda", "sm_90a", image, "cubin", meta["params"],
+                meta["num_warps"], meta["shared_bytes"])
+        values = [a.data_ptr() if hasattr(a, "data_ptr") else a
+                  for a in (spec.arguments[p["name"]] for p in kernel.params)]
+        grid = tuple(launch.grid) + (1,) * (3 - len(launch.grid))
+        return functools.partial(kernel.launch, torch, grid, values, torch.cuda.current_device())
 
 
 def prepare_run_main(doc, prepare, run):

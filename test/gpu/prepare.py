@@ -45,7 +45,8 @@ def _rng(seed):
 
 
 def dsl_cases():
-    """(case id, jit function, args, constexprs, grid, num_warps, rtol, atol)."""
+    """(case id, jit function, args, constexprs, grid, num_warps, rtol, atol[, compile-request
+    fields such as block_copies])."""
     sys.path.insert(0, os.path.join(ROOT, "test", "python"))
     from delta_rule_step import delta_rule_step
     from l2norm_rows import l2norm_rows
@@ -89,8 +90,9 @@ def dsl_cases():
         launch = decode_launch(inp, idx, lower_bound=lower_bound)
         cases.append((f"kda_decode_h{H}_b{B}_{'lb' if lower_bound else 'sp'}", kda_decode,
                       list(launch.args), launch.constexprs, launch.grid, 4, 1e-2, 1e-2))
-    def decode_case(name, H, B, padding_row, layout, D=128, **config):
-        """A kda_decode case on a pool of 2*B+1 slots, row `padding_row` a padding row."""
+    def decode_case(name, H, B, padding_row, layout, D=128, options=None, **config):
+        """A kda_decode case on a pool of 2*B+1 slots, row `padding_row` a padding row;
+        `options`: compile-request fields (block_copies)."""
         slots = 2 * B + 1
         inp = make_decode_inputs(r, B, H, slots, D=D)
         if layout == "kv":
@@ -99,7 +101,7 @@ def dsl_cases():
         idx[padding_row] = -1
         launch = decode_launch(inp, idx, lower_bound=-5.0, state_layout=layout, **config)
         cases.append((name, kda_decode, list(launch.args), launch.constexprs, launch.grid, 4,
-                      1e-2, 1e-2))
+                      1e-2, 1e-2, options or {}))
 
     # Whole heads in steps, the state streamed through shared memory by cp.async (a ring of
     # two 32-row and of three 16-row buffers), both state layouts; two 64-row buffers (64 KiB:
@@ -107,6 +109,11 @@ def dsl_cases():
     for block_step, stages, layout in ((32, 2, "vk"), (16, 3, "kv"), (64, 2, "vk")):
         decode_case(f"kda_decode_h4_b5_blk{block_step}_stages{stages}_{layout}", 4, 5, 2,
                     layout, block_step=block_step, stages=stages)
+    # The same rings with element copies in place of TMA (block_copies="elements": cp.async).
+    for block_step, stages, layout in ((32, 2, "vk"), (16, 3, "kv")):
+        decode_case(f"kda_decode_h4_b5_blk{block_step}_stages{stages}_{layout}_elements", 4, 5,
+                    2, layout, block_step=block_step, stages=stages,
+                    options={"block_copies": "elements"})
     # Split heads whose programs sum their squares in a thread-block cluster (kt.cluster_sum):
     # 4 and 8 programs per head in one step (also with a [K, V] state), and 2 programs of
     # several steps through shared-memory stages; padding mixed in.
@@ -392,14 +399,14 @@ def compile_gpu(request, out_dir, case_id, manifest_case):
 
 
 def prepare_dsl_case(out_dir, case):
-    case_id, fn, args, constexprs, grid, num_warps, rtol, atol = case
+    case_id, fn, args, constexprs, grid, num_warps, rtol, atol, *options = case
     # The CPU reference, on copies.
     cpu_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     fn[grid](*cpu_args, **constexprs)
     # torch allocations are aligned far beyond 16 bytes: every pointer gets the hint.
     spec = fn.specialize(*args, **constexprs, target=TARGET, num_warps=num_warps,
                          assume_aligned=True)
-    request = spec.request()
+    request = dict(spec.request(), **(options[0] if options else {}))
     params = parse_signature(spec.signature)
     by_name = spec.arguments
     arrays, expected, arg_list = {}, {}, []
@@ -499,7 +506,7 @@ def export_jit_bundle(out_dir, cases, runtime, extra_launches=()):
     bundle_dir = os.path.join(out_dir, "bundle")
     shutil.rmtree(bundle_dir, ignore_errors=True)
     launches = [(fn, args, dict(constexprs, num_warps=nw))
-                for _, fn, args, constexprs, _, nw, _, _ in cases] + list(extra_launches)
+                for _, fn, args, constexprs, _, nw, *_ in cases] + list(extra_launches)
     try:
         exported = kt.export_bundle(bundle_dir, launches, target=TARGET,
                                     runtime=runtime if os.path.isfile(runtime) else None)
