@@ -82,6 +82,12 @@ def desc_errors(p, q, n):
     kt.async_load(d, (0,), buf)
     # ERR: tensor_desc.py:[[@LINE+1]]:19: error: kt.async_load() needs a tensor descriptor (from kt.make_tensor_descriptor), got
     kt.async_load(buf, (0,), buf)
+    # A descriptor and its offsets are one value per program (wave-uniform): tiles are not.
+    # ERR: tensor_desc.py:[[@LINE+1]]:38: error: kt.make_tensor_descriptor() shape must hold integers, got tile of type tensor<4xi32>
+    u = kt.make_tensor_descriptor(p, (kt.arange(0, 4),), (1,), (32,))
+    whole = kt.alloc_shared((32,), kt.float32)
+    # ERR: tensor_desc.py:[[@LINE+1]]:22: error: kt.async_load() offsets must hold integers, got tile of type tensor<4xi32>
+    kt.async_load(d, (kt.arange(0, 4),), whole)
     # ERR: tensor_desc.py:[[@LINE+1]]:23: error: kt.async_store() offsets must be a tuple of one integer per block dimension (1), got tuple
     kt.async_store(d, (0, 1), buf)
     # ERR: tensor_desc.py:[[@LINE+1]]:11: error: '+' cannot take a tensor descriptor; copy its blocks with kt.async_load
