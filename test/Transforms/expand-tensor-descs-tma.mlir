@@ -36,12 +36,13 @@ func.func @kept(%base: !tile.ptr<bf16> {tile.divisibility = 16 : i64}, %m: i32, 
 
 // Element copies: a base not known to be aligned, a stride not known to be
 // whole 16 bytes, a shape read from memory, a row of 4 bf16 (8 bytes), a
-// swizzled buffer, an innermost offset not known to be 16 bytes, and a
-// function that is not a kernel.
+// swizzled buffer, an innermost offset not known to be 16 bytes, a block
+// of 512 columns (TMA boxes take at most 256 per dimension), and a function
+// that is not a kernel.
 #sw = #tile.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
 // CHECK-LABEL: func.func @expanded
 // CHECK-NOT: kda.tensor_map
-// CHECK-COUNT-6: tile.async_copy
+// CHECK-COUNT-7: tile.async_copy
 // CHECK-NOT: tile.async_load
 func.func @expanded(%base: !tile.ptr<bf16> {tile.divisibility = 16 : i64}, %loose: !tile.ptr<bf16>, %m: i32, %ld: i64 {tile.divisibility = 8 : i64}, %odd: i64, %sizes: !tile.ptr<i32>) attributes {tile.kernel} {
   %c0 = arith.constant 0 : i32
@@ -63,6 +64,9 @@ func.func @expanded(%base: !tile.ptr<bf16> {tile.divisibility = 16 : i64}, %loos
   %c4 = arith.constant 4 : i32
   %f = tile.make_tensor_desc %base, [%m, %m], [%ld, %one] : !tile.ptr<bf16> -> !tile.tensor_desc<16x64xbf16>
   tile.async_load %f[%c0, %c4], %buf : !tile.tensor_desc<16x64xbf16>, !tile.smem<16x64xbf16>
+  %wide = tile.alloc_shared : !tile.smem<2x512xbf16>
+  %g = tile.make_tensor_desc %base, [%m, %m], [%ld, %one] : !tile.ptr<bf16> -> !tile.tensor_desc<2x512xbf16>
+  tile.async_load %g[%c0, %c0], %wide : !tile.tensor_desc<2x512xbf16>, !tile.smem<2x512xbf16>
   return
 }
 
