@@ -194,7 +194,7 @@ class GPUKernel:
     def _get_tensor_maps(self, values) -> list:
         """The tensor maps of a launch with `values`, built once per distinct values (a
         few kept: the last launches' pointers and sizes)."""
-        key = tuple(int(v) if isinstance(v, (int, bool)) else v for v in values)
+        key = tuple(values)
         maps = self._tensor_maps.get(key)
         if maps is not None:
             return maps

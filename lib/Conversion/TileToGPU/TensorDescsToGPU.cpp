@@ -52,6 +52,14 @@ bool usesTensorMap(Value desc) {
   return def && def->hasAttr(tile::kTensorMapAttrName);
 }
 
+/// Emits `body` under `scf.if cond` (no results, no else).
+void emitIf(OpBuilder &b, Location loc, Value cond, function_ref<void()> body) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(
+      scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false).thenBlock());
+  body();
+}
+
 template <typename CopyOp>
 struct BlockCopyLowering : OpConversionPattern<CopyOp> {
   BlockCopyLowering(const TypeConverter &converter, MLIRContext *ctx,
@@ -182,13 +190,7 @@ struct TensorMapCopyLowering : OpConversionPattern<CopyOp> {
     Value shared = adaptor.getBuffer();
     TargetHooks &hooks = *state.hooks;
     auto inFirstThread = [&](function_ref<void()> body) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(
-          scf::IfOp::create(rewriter, loc,
-                            emitIsFirstThread(rewriter, loc, state),
-                            /*withElseRegion=*/false)
-              .thenBlock());
-      body();
+      emitIf(rewriter, loc, emitIsFirstThread(rewriter, loc, state), body);
     };
     if constexpr (std::is_same_v<CopyOp, tile::AsyncStoreOp>) {
       // The threads' writes of the buffer reach the engine's proxy, then one
@@ -217,13 +219,8 @@ struct TensorMapCopyLowering : OpConversionPattern<CopyOp> {
           rewriter, loc, LLVM::ICmpPredicate::eq,
           LLVM::SubOp::create(rewriter, loc, issued, waited),
           constant(GPULoweringState::kTensorMapRing));
-      {
-        OpBuilder::InsertionGuard guard(rewriter);
-        rewriter.setInsertionPointToStart(
-            scf::IfOp::create(rewriter, loc, full, /*withElseRegion=*/false)
-                .thenBlock());
-        emitWaitOldest(rewriter, loc, state, copies);
-      }
+      emitIf(rewriter, loc, full,
+             [&] { emitWaitOldest(rewriter, loc, state, copies); });
       Value barrier = getRingBarrier(rewriter, loc, copies, issued);
       inFirstThread([&] {
         hooks.fenceSharedForCopies(rewriter, loc);
@@ -302,10 +299,7 @@ void kda::emitWaitTensorMapCopies(
         LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ugt,
                              LLVM::SubOp::create(b, loc, issued, waited),
                              LLVM::ConstantOp::create(b, loc, i32, pending));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(
-        scf::IfOp::create(b, loc, more, /*withElseRegion=*/false).thenBlock());
-    emitWaitOldest(b, loc, state, copies);
+    emitIf(b, loc, more, [&] { emitWaitOldest(b, loc, state, copies); });
   }
 }
 
@@ -371,19 +365,14 @@ LogicalResult kda::prepareTensorMaps(ModuleOp module, GPULoweringState &state) {
         b, loc,
         LLVM::LLVMPointerType::get(ctx, state.hooks->getSharedAddressSpace()),
         ring);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(
-          scf::IfOp::create(b, loc, emitIsFirstThread(b, loc, state),
-                            /*withElseRegion=*/false)
-              .thenBlock());
+    emitIf(b, loc, emitIsFirstThread(b, loc, state), [&] {
       for (int64_t i = 0; i < GPULoweringState::kTensorMapRing; ++i)
         state.hooks->initCopyBarrier(
             b, loc,
             getRingBarrier(b, loc, copies,
                            LLVM::ConstantOp::create(b, loc, i32, i)));
       state.hooks->fenceCopyBarrierInit(b, loc);
-    }
+    });
     state.hooks->barrier(b, loc);
     state.tensorMapCopies[func] = copies;
   }
