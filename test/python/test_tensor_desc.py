@@ -150,3 +150,19 @@ def test_block_copy_engines_match_the_compiler(target):
     elif "tensor_store_from_lds" in response["text"]:
         engine = "tdm"
     assert gpu.BLOCK_COPY_ENGINES.get(target) == engine
+
+
+def test_tensor_map_errors_name_the_argument():
+    """A launch whose tensor map TMA cannot take (checked before the driver is asked) raises a
+    ValueError naming the tensor's argument: a misaligned base, a dimension of 0."""
+    from kdatile import gpu
+
+    params = [{"name": "state", "kind": "pointer", "dtype": "f32"},
+              {"name": "n", "kind": "scalar", "dtype": "i32"},
+              {"name": "tensor_map_0", "kind": "tensor_map",
+               "recipe": [4, 1, 0, 64, 2, 1, 1]}]
+    k = gpu.GPUKernel("k", "cuda", "sm_90a", b"", "cubin", params, 4)
+    with pytest.raises(ValueError, match="argument 'state'.*not a multiple of 16 bytes"):
+        k._get_tensor_maps([0x1008, 100])
+    with pytest.raises(ValueError, match="argument 'state'.*dimension 0 of the tensor is 0"):
+        k._get_tensor_maps([0x1000, 0])
