@@ -56,6 +56,11 @@ constexpr llvm::StringLiteral kClusterShapeAttrName = "kda.cluster_shape";
 /// kernel, the array of its tensor-map parameters' recipes, in order.
 constexpr llvm::StringLiteral kTensorMapAttrName = "kda.tensor_map";
 constexpr llvm::StringLiteral kTensorMapsAttrName = "kda.tensor_maps";
+/// On a tile.async_load / async_store left to a per-lane block-copy engine
+/// ("buffer"): the bytes each lane moves at once, which
+/// tile-expand-tensor-descs proved aligned in both memories.
+constexpr llvm::StringLiteral kCopyVectorBytesAttrName =
+    "kda.copy_vector_bytes";
 /// `lhs` combined with `rhs` by `kind` (arith ops, scalars or tensors). Float
 /// max/min propagate NaN; on i1, max is "any" and min is "all".
 mlir::Value buildCombine(mlir::OpBuilder &b, mlir::Location loc,

@@ -9,6 +9,7 @@
 #include "kda/Analysis/AxisInfo.h"
 #include "kda/Analysis/NonNegative.h"
 #include "kda/Conversion/GPUToROCDL/GFX1250/TensorDescriptor.h"
+#include "kda/Conversion/GPUToROCDL/GFX950/LaneCopies.h"
 #include "kda/Runtime/TensorMap.h"
 #include "kda/Transforms/Passes.h"
 
@@ -108,6 +109,42 @@ bool isTensorDataMoverCopy(Operation *op, tile::MakeTensorDescOp desc,
                       [](int64_t n) { return n <= gfx1250::kTDMMaxTileDim; }) &&
          llvm::all_of(offsets,
                       [&](Value v) { return isKnownNonNegative(v, op); });
+}
+
+/// The bytes per lane with which gfx950's buffer engine copies the block of
+/// `desc` at `offsets` into or out of `buffer`, or nullopt when it cannot: a
+/// row-major buffer, a last stride of 1, offsets known not to be negative,
+/// and the widest lane-ordered width (gfx950::kLaneCopyBytes, at least an
+/// element) that divides the block's rows and is a known divisor of the
+/// base's alignment, of every stride and the innermost offset in bytes, and
+/// of the innermost dimension (so no lane's group straddles the tensor's
+/// end, which the hardware checks per lane).
+std::optional<int64_t>
+getBufferCopyVectorBytes(Operation *op, tile::MakeTensorDescOp desc,
+                         ValueRange offsets, tile::SharedBufferType buffer,
+                         const AxisInfoAnalysis &axisInfo) {
+  tile::TensorDescType type = desc.getResult().getType();
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  int64_t bytes = bits / 8;
+  if (buffer.getLayout() || !llvm::is_contained({8u, 16u, 32u, 64u}, bits) ||
+      !matchPattern(desc.getStrides().back(), m_One()) ||
+      !llvm::all_of(offsets,
+                    [&](Value v) { return isKnownNonNegative(v, op); }))
+    return std::nullopt;
+  auto divides = [&](int64_t width, Value v, int64_t scale) {
+    return axisInfo.getAxisInfo(v).getDivisibility(0) * scale % width == 0;
+  };
+  for (int64_t width : gfx950::kLaneCopyBytes) {
+    if (width < bytes || type.getBlockShape().back() * bytes % width ||
+        !divides(width, desc.getBase(), 1) ||
+        !divides(width, desc.getShape().back(), bytes) ||
+        !divides(width, offsets.back(), bytes) ||
+        !llvm::all_of(desc.getStrides().drop_back(),
+                      [&](Value s) { return divides(width, s, bytes); }))
+      continue;
+    return width;
+  }
+  return std::nullopt;
 }
 
 /// The postfix tokens (kda/Runtime/TensorMap.h) computing `v` on the host
@@ -225,12 +262,13 @@ struct TileExpandTensorDescsPass
   using TileExpandTensorDescsBase::TileExpandTensorDescsBase;
 
   void runOnOperation() override {
-    if (!engine.empty() && engine != "tdm" && engine != "tma") {
+    if (!engine.empty() && engine != "tdm" && engine != "tma" &&
+        engine != "buffer") {
       getOperation().emitError("unknown block-copy engine '") << engine << "'";
       return signalPassFailure();
     }
     std::optional<AxisInfoAnalysis> axisInfo;
-    if (engine == "tma")
+    if (engine == "tma" || engine == "buffer")
       axisInfo.emplace(getOperation());
     SmallVector<Operation *> copies;
     getOperation().walk([&](Operation *op) {
@@ -251,6 +289,14 @@ struct TileExpandTensorDescsPass
       ValueRange offsets = op->getOperands().slice(1, op->getNumOperands() - 2);
       if (engine == "tdm" && isTensorDataMoverCopy(op, desc, offsets, buffer))
         continue;
+      if (engine == "buffer")
+        if (std::optional<int64_t> width = getBufferCopyVectorBytes(
+                op, desc, offsets, buffer, *axisInfo)) {
+          op->setAttr(
+              tile::kCopyVectorBytesAttrName,
+              IntegerAttr::get(IntegerType::get(op->getContext(), 64), *width));
+          continue;
+        }
       if (engine == "tma" &&
           isWholeAlignedBuffer(op->getOperand(op->getNumOperands() - 1)) &&
           (isa<tile::AsyncLoadOp>(op) ||

@@ -22,9 +22,9 @@ AMD_TARGETS = ("gfx950", "gfx1250")
 WAVE_SIZES = {"sm_90a": 32, "gfx950": 64, "gfx1250": 32}
 # Targets whose tensor-descriptor block copies (kt.async_load / kt.async_store) run on a copy
 # engine, asynchronously and without registers (the compiler's TargetHooks::getBlockCopyEngine;
-# test_tensor_desc.py checks the two agree): TMA on sm_90a, the Tensor Data Mover on gfx1250.
-# Elsewhere they are element copies through registers.
-BLOCK_COPY_ENGINES = {"sm_90a": "tma", "gfx1250": "tdm"}
+# test_tensor_desc.py checks the two agree): TMA on sm_90a, the Tensor Data Mover on gfx1250,
+# bounds-checked buffer loads into LDS (LDS DMA) and buffer stores on gfx950.
+BLOCK_COPY_ENGINES = {"sm_90a": "tma", "gfx950": "buffer", "gfx1250": "tdm"}
 DEFAULT_NUM_WARPS = 4
 
 # (platform, target) per (torch build, device index): device queries are not free.

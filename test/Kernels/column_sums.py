@@ -51,9 +51,9 @@
 # GFX950-LABEL: column_sums:
 # GFX950: global_load_dwordx4 v[{{[0-9]+}}:{{[0-9]+}}]
 # GFX950: {{ds_bpermute_b32|_dpp}}
-# GFX950: s_barrier
 # GFX950: {{ds_write|ds_store}}
-# GFX950: s_barrier
+# GFX950: s_waitcnt lgkmcnt(0)
+# GFX950-NEXT: s_barrier
 # GFX950: {{ds_read|ds_load}}
 # GFX950: global_store_dwordx4
 # GFX950: s_endpgm
@@ -63,9 +63,10 @@
 # GFX1250-LABEL: column_sums:
 # GFX1250: global_load_b128 v[{{[0-9]+}}:{{[0-9]+}}]
 # GFX1250: {{ds_bpermute_b32|_dpp}}
-# GFX1250: s_barrier_wait
 # GFX1250: ds_store
-# GFX1250: s_barrier_wait
+# GFX1250: s_wait_dscnt 0x0
+# GFX1250-NEXT: s_barrier_signal -1
+# GFX1250-NEXT: s_barrier_wait
 # GFX1250: ds_load
 # GFX1250: global_store_b128
 # GFX1250: s_endpgm

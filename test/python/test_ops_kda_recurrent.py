@@ -630,15 +630,15 @@ def test_launch_configuration(monkeypatch):
     ops.kda_recurrent(**one_token)  # one token per sequence: 4 warps, prefetch
     grid, kw = launches[-1]
     assert grid == (3, 2, 4) and kw["num_warps"] == 4 and kw["PREFETCH_STATE"]
-    # Where block copies are register copies (gfx950), no prefetch.
+    # Where block copies would be register copies, no prefetch.
     monkeypatch.setattr(recurrent, "has_block_copy_engine", lambda ref, target: False)
     ops.kda_recurrent(**one_token)
     assert launches[-1][1]["num_warps"] == 4 and not launches[-1][1]["PREFETCH_STATE"]
     assert [recurrent.gpu_launch_options(*a) for a in ((4, 4), (4, 5), (4, 4, False))] == [
         (4, True), (2, False), (4, False)]
-    # Launches prepared for a named target: the prefetch on sm_90a and gfx1250, not gfx950.
+    # Launches prepared for a named target: the prefetch on every GPU (each has an engine).
     monkeypatch.undo()
-    for target, prefetch in (("sm_90a", True), ("gfx950", False), ("gfx1250", True)):
+    for target, prefetch in (("sm_90a", True), ("gfx950", True), ("gfx1250", True)):
         _, launch = recurrent.recurrent_launch(**one_token, target=target)
         assert launch.num_warps == 4 and launch.constexprs["PREFETCH_STATE"] is prefetch
         _, launch = recurrent.recurrent_launch(**args, target=target)
@@ -647,13 +647,14 @@ def test_launch_configuration(monkeypatch):
 
     info = recurrent.vd.ArrayInfo("q", np.zeros(1, np.float32))
     assert [_kernels.has_block_copy_engine(info, t)
-            for t in ("sm_90a", "sm_90", "gfx950", "gfx1250")] == [True, True, False, True]
+            for t in ("sm_90a", "sm_90", "gfx950", "gfx1250")] == [True, True, True, True]
     assert not _kernels.has_block_copy_engine(info, None)  # host arrays
 
 
 def test_copy_engine_of_the_tensors_gpu(monkeypatch):
     """A CUDA tensor's launch asks its own GPU's target (the current device for a tensor
-    without an index): a copy engine on NVIDIA, not on gfx950. torch stands in here."""
+    without an index): clusters on NVIDIA, not on gfx950; both have a copy engine. torch
+    stands in here."""
     import sys
     import types
 
@@ -670,6 +671,7 @@ def test_copy_engine_of_the_tensors_gpu(monkeypatch):
         return types.SimpleNamespace(device="cuda", is_torch=True, value=value)
 
     assert _kernels.has_block_copy_engine(tensor_info(0), None)
-    assert not _kernels.has_block_copy_engine(tensor_info(None), None)  # current device: gfx950
+    assert _kernels.has_block_copy_engine(tensor_info(None), None)  # current device: gfx950
     assert _kernels.has_clusters(tensor_info(0), None)
     assert not _kernels.has_clusters(tensor_info(1), None)
+    assert not _kernels.has_clusters(tensor_info(None), None)

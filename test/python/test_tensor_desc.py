@@ -137,7 +137,7 @@ def test_gpu_kernel_builds_tensor_maps_apart():
 def test_block_copy_engines_match_the_compiler(target):
     """gpu.BLOCK_COPY_ENGINES (what the ops decide launches by) names the targets whose
     compiler keeps a block copy for an engine: a tensor map on sm_90a, a Tensor Data Mover copy
-    on gfx1250 (the store, at program offsets), neither on gfx950."""
+    on gfx1250 (the store, at program offsets), buffer stores on gfx950."""
     from kdatile import _lib, gpu
 
     src = np.zeros((8, 64), np.uint16)
@@ -149,6 +149,8 @@ def test_block_copy_engines_match_the_compiler(target):
         engine = "tma"
     elif "tensor_store_from_lds" in response["text"]:
         engine = "tdm"
+    elif "buffer_store_dword" in response["text"]:
+        engine = "buffer"
     assert gpu.BLOCK_COPY_ENGINES.get(target) == engine
 
 

@@ -145,6 +145,18 @@ def TileExpandTensorDescs
     offsets known not to be negative (the engine cannot start before the
     tensor's first element).
 
+    With `engine=buffer` (gfx950's bounds-checked buffer loads into LDS and
+    buffer stores, per lane), the copies stay into and out of a row-major
+    buffer with a last stride of 1 and offsets known not to be negative,
+    and the op records the bytes each lane moves (`kda.copy_vector_bytes`):
+    16 or 4, the widest that divides the block's rows and, as known
+    divisors, the base's alignment, every stride and the innermost offset
+    in bytes, and the innermost dimension in bytes.
+    ```mlir
+    tile.async_load %d[%i, %c0], %buf {kda.copy_vector_bytes = 16 : i64}
+        : !tile.tensor_desc<32x128xf32>, !tile.smem<32x128xf32>
+    ```
+
     With `engine=tma` (sm_90a's tensor memory accelerator), the copies stay
     whose tensor map the host can build, and the descriptor records how
     (`kda.tensor_map`, kda/Runtime/TensorMap.h): its base is an argument of
@@ -166,7 +178,7 @@ def TileExpandTensorDescs
   }];
   let options = [
     Option<"engine", "engine", "std::string", /*default=*/"\"\"",
-           "the target's block-copy engine: tdm, tma, or none (\"\")">
+           "the target's block-copy engine: tdm, tma, buffer, or none (\"\")">
   ];
 }
 

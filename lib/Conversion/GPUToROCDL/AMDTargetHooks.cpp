@@ -84,6 +84,18 @@ void AMDTargetHooks::barrier(OpBuilder &b, Location loc) {
   LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, "workgroup");
 }
 
+void AMDTargetHooks::sharedMemoryBarrier(OpBuilder &b, Location loc) {
+  // The wave's LDS accesses complete (lgkmcnt(0)) and the waves meet. The
+  // fences only keep the compiler from moving memory accesses across: at
+  // wavefront scope they wait for nothing, where workgroup-scope ones (even
+  // limited to LDS) would wait for every global load in flight, LDS DMA
+  // copies included (vmcnt(0)), which the waits for copies count themselves.
+  fence(b, loc, LLVM::AtomicOrdering::release);
+  waitLDSAccesses(b, loc);
+  ROCDL::SBarrierOp::create(b, loc);
+  fence(b, loc, LLVM::AtomicOrdering::acquire);
+}
+
 void AMDTargetHooks::markKernel(LLVM::LLVMFuncOp func, unsigned numThreads,
                                 ArrayRef<int32_t> /*clusterShape*/) {
   MLIRContext *ctx = func.getContext();
@@ -101,6 +113,11 @@ Value AMDTargetHooks::packMatrixOperand(OpBuilder &b, Location loc,
   return packVector(
       b, loc, VectorType::get({int64_t(elems.size())}, elems[0].getType()),
       elems);
+}
+
+void AMDTargetHooks::fence(OpBuilder &b, Location loc,
+                           LLVM::AtomicOrdering ordering) {
+  LLVM::FenceOp::create(b, loc, ordering, "wavefront");
 }
 
 Value AMDTargetHooks::getWaveUniform(OpBuilder &b, Location loc, Value value) {

@@ -4,6 +4,8 @@
 
 #include "kda/Conversion/TileToGPU/TargetHooks.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
 namespace kda {
 /// ROCDL lowering common to the AMD chips; the wave size and the LDS budget
 /// come from the chip's GPUTargetInfo.
@@ -19,6 +21,7 @@ public:
   mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value value, unsigned laneMask) override;
   void barrier(mlir::OpBuilder &b, mlir::Location loc) override;
+  void sharedMemoryBarrier(mlir::OpBuilder &b, mlir::Location loc) override;
   mlir::Value getWaveUniform(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value value) override;
   llvm::StringRef getSyncScope(tile::MemoryScope scope) const override;
@@ -26,6 +29,13 @@ public:
                   llvm::ArrayRef<int32_t> clusterShape) override;
 
 protected:
+  /// Waits until the wave's LDS accesses have completed, and nothing else.
+  virtual void waitLDSAccesses(mlir::OpBuilder &b, mlir::Location loc) = 0;
+  /// A fence at wavefront scope: orders the compiler's memory accesses
+  /// around it, waits for none.
+  static void fence(mlir::OpBuilder &b, mlir::Location loc,
+                    mlir::LLVM::AtomicOrdering ordering);
+
   /// A matrix instruction's operand (fragment elements in register order) as
   /// the vector the ROCDL MFMA and WMMA ops take.
   static mlir::Value packMatrixOperand(mlir::OpBuilder &b, mlir::Location loc,

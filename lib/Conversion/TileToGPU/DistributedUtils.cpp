@@ -236,7 +236,7 @@ kda::exchangeThroughScratch(OpBuilder &b, Location loc, GPULoweringState &state,
                           numElements * getScratchElementBytes(elementType));
   ThreadIndex thread = getThreadIndex(b, loc, state);
   // Earlier readers of the scratch buffer must be done before it is reused.
-  state.hooks->barrier(b, loc);
+  state.hooks->sharedMemoryBarrier(b, loc);
   SmallVector<Value> srcLaneWarp = emitLaneWarpCoords(b, loc, src, thread);
   uint64_t dupRegs = src.getDuplicateMask(HWDim::Register);
   for (auto [r, value] : llvm::enumerate(srcRegs)) {
@@ -246,7 +246,7 @@ kda::exchangeThroughScratch(OpBuilder &b, Location loc, GPULoweringState &state,
         b, loc, emitCoords(b, loc, src, r, srcLaneWarp), src.getShape());
     storeScratch(b, loc, base, index, value);
   }
-  state.hooks->barrier(b, loc);
+  state.hooks->sharedMemoryBarrier(b, loc);
   SmallVector<Value> dstLaneWarp = emitLaneWarpCoords(b, loc, dst, thread);
   SmallVector<Value> result;
   for (int64_t r = 0; r < dst.getSize(HWDim::Register); ++r) {

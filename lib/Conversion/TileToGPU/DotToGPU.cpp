@@ -70,13 +70,13 @@ struct DotLowering : OpConversionPattern<tile::DotOp> {
     Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
     Value base = getScratch(rewriter, loc, state, (m * k + k * n) * 4);
     ThreadIndex thread = getThreadIndex(rewriter, loc, state);
-    state.hooks->barrier(rewriter, loc);
+    state.hooks->sharedMemoryBarrier(rewriter, loc);
     Value zero = LLVM::ConstantOp::create(rewriter, loc, i32, 0);
     Value bOffset = LLVM::ConstantOp::create(rewriter, loc, i32, m * k);
     bool tf32 = op.getInputPrecision() == tile::InputPrecision::TF32;
     spill(rewriter, loc, base, zero, adaptor.getA(), aType, thread, tf32);
     spill(rewriter, loc, base, bOffset, adaptor.getB(), bType, thread, tf32);
-    state.hooks->barrier(rewriter, loc);
+    state.hooks->sharedMemoryBarrier(rewriter, loc);
 
     LinearLayout cLayout = getTileLayout(cType);
     SmallVector<Value> laneWarp =

@@ -98,15 +98,15 @@ SmallVector<Value> allReduceAcrossLanes(OpBuilder &b, Location loc,
         Value lo = values[j], hi = values[half + j];
         Value send = LLVM::SelectOp::create(b, loc, upper, lo, hi);
         Value keep = LLVM::SelectOp::create(b, loc, upper, hi, lo);
-        kept.push_back(
-            tile::buildCombine(b, loc, kind, keep, shuffleXor(b, loc, hooks, send, mask)));
+        kept.push_back(tile::buildCombine(
+            b, loc, kind, keep, shuffleXor(b, loc, hooks, send, mask)));
       }
       values = std::move(kept);
       halved.push_back(bit);
       continue;
     }
     values[0] = tile::buildCombine(b, loc, kind, values[0],
-                        shuffleXor(b, loc, hooks, values[0], mask));
+                                   shuffleXor(b, loc, hooks, values[0], mask));
   }
   for (unsigned bit : llvm::reverse(halved)) {
     Value upper = isUpper(bit);
@@ -155,7 +155,8 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
       if (it == partial.end())
         partial[rep] = regs[r];
       else
-        it->second = tile::buildCombine(rewriter, loc, kind, it->second, regs[r]);
+        it->second =
+            tile::buildCombine(rewriter, loc, kind, it->second, regs[r]);
     }
     SmallVector<int64_t> reps;
     for (int64_t r = 0; r < numRegs; ++r)
@@ -189,7 +190,7 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
                                   getScratchElementBytes(elemType));
       ThreadIndex thread = getThreadIndex(rewriter, loc, state);
       Type i32 = rewriter.getI32Type();
-      state.hooks->barrier(rewriter, loc);
+      state.hooks->sharedMemoryBarrier(rewriter, loc);
       SmallVector<Value> laneWarp =
           emitLaneWarpCoords(rewriter, loc, result, thread);
       Value warpSlot = LLVM::MulOp::create(
@@ -205,7 +206,7 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
                      LLVM::AddOp::create(rewriter, loc, warpSlot, index),
                      partial[rep]);
       }
-      state.hooks->barrier(rewriter, loc);
+      state.hooks->sharedMemoryBarrier(rewriter, loc);
       for (auto [i, rep] : llvm::enumerate(reps)) {
         Value acc;
         for (int64_t w = 0; w < numWarpsAlong; ++w) {
@@ -362,8 +363,8 @@ struct ScanLowering : OpConversionPattern<tile::ScanOp> {
           if (inserted) {
             SmallVector<Value> values;
             for (Value v : tuples[total[r]])
-              values.push_back(shuffleXor(rewriter, loc, *state.hooks, v,
-                                          1u << bit));
+              values.push_back(
+                  shuffleXor(rewriter, loc, *state.hooks, v, 1u << bit));
             it->second = addTuple(std::move(values));
           }
           partner[r] = it->second;
@@ -398,21 +399,20 @@ struct ScanLowering : OpConversionPattern<tile::ScanOp> {
         for (int64_t r = 0; r < numRegs; ++r)
           sender.try_emplace(total[r], r);
         // The previous exchange's (or op's) reads are done before the writes.
-        state.hooks->barrier(rewriter, loc);
+        state.hooks->sharedMemoryBarrier(rewriter, loc);
         for (int64_t r = 0; r < numRegs; ++r)
           if (sender[total[r]] == r)
             for (size_t k = 0; k < numSrcs; ++k)
               storeScratch(rewriter, loc, srcBase[k], elementIndex[r],
                            tuples[total[r]][k]);
-        state.hooks->barrier(rewriter, loc);
+        state.hooks->sharedMemoryBarrier(rewriter, loc);
         Value flip = constant((int64_t(1) << j) * stride);
         DenseMap<int, int> received;
         for (int64_t r = 0; r < numRegs; ++r) {
           auto [it, inserted] = received.try_emplace(total[r], 0);
           if (inserted) {
-            Value from = LLVM::XOrOp::create(rewriter, loc,
-                                             elementIndex[sender[total[r]]],
-                                             flip);
+            Value from = LLVM::XOrOp::create(
+                rewriter, loc, elementIndex[sender[total[r]]], flip);
             SmallVector<Value> values;
             for (size_t k = 0; k < numSrcs; ++k)
               values.push_back(loadScratch(rewriter, loc, srcBase[k], from,
@@ -450,8 +450,8 @@ struct ScanLowering : OpConversionPattern<tile::ScanOp> {
           newPrefix[r] = second ? combine(partner[r], prefix[r]) : prefix[r];
           continue;
         }
-        newTotal[r] = combine(select(partner[r], total[r]),
-                              select(total[r], partner[r]));
+        newTotal[r] =
+            combine(select(partner[r], total[r]), select(total[r], partner[r]));
         newPrefix[r] = select(combine(partner[r], prefix[r]), prefix[r]);
       }
       prefix = std::move(newPrefix);

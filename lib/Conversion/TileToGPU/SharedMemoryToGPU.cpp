@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
+#include "kda/Conversion/GPUToROCDL/GFX950/LaneCopies.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
 #include "kda/Layout/MatrixLayouts.h"
 #include "kda/Runtime/TensorMap.h"
@@ -440,6 +441,30 @@ struct SmemStoreLowering : OpConversionPattern<tile::SmemStoreOp> {
   GPULoweringState &state;
 };
 
+/// Whether lane-ordered copies (TargetHooks::hasLaneOrderedCopies) of
+/// `width`-element groups of `layout` land where the buffer keeps them: a
+/// row-major buffer of the tile's shape in which lane bit i moves an
+/// element's index by 2^i groups, so lane l's group is l groups past lane
+/// 0's in every register group and every wave.
+bool isLaneOrdered(const LinearLayout &layout, tile::SharedBufferType buffer,
+                   unsigned width, unsigned waveSize) {
+  if (buffer.getLayout() || buffer.getShape() != layout.getShape() ||
+      layout.getNumBits(HWDim::Lane) != llvm::Log2_32(waveSize))
+    return false;
+  ArrayRef<int64_t> shape = buffer.getShape();
+  for (unsigned bit = 0; bit < layout.getNumBits(HWDim::Lane); ++bit) {
+    ArrayRef<int64_t> basis = layout.getBasis(HWDim::Lane, bit);
+    int64_t index = 0, stride = 1;
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      index += basis[d] * stride;
+      stride *= shape[d];
+    }
+    if (index != (int64_t(1) << bit) * width)
+      return false;
+  }
+  return true;
+}
+
 struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
   AsyncCopyLowering(const TypeConverter &converter, MLIRContext *ctx,
                     GPULoweringState &state)
@@ -449,23 +474,12 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
-    auto valueType = cast<RankedTensorType>(tile::getPointeeLikeType(ptrType));
-    Type elem = valueType.getElementType();
-    int64_t elemBytes = getScratchElementBytes(elem);
+    Type elem = cast<RankedTensorType>(tile::getPointeeLikeType(ptrType))
+                    .getElementType();
     LinearLayout layout = getTileLayout(ptrType);
-    // The widest access both memories allow: along the last dimension,
-    // contiguous and aligned in global memory and in the buffer.
-    auto [globalWidth, dim] =
-        getAccessWidth(state, valueType, op.getPtr(), op.getMask());
-    unsigned width =
-        dim + 1 == layout.getRank()
-            ? std::min(globalWidth,
-                       getSharedVectorWidth(layout, elemBytes,
-                                            op.getBuffer().getType()))
-            : 1;
-    int64_t bytes = width * elemBytes;
-    bool async = state.hooks->hasAsyncCopies() &&
-                 (bytes == 4 || bytes == 8 || bytes == 16);
+    AsyncCopyPlan plan = planAsyncCopy(state, op);
+    unsigned width = plan.width;
+    unsigned bytes = width * getScratchElementBytes(elem);
 
     SmallVector<Value> ptrs = unpackRegisters(rewriter, loc, adaptor.getPtr());
     SmallVector<Value> masks;
@@ -474,25 +488,38 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
     ThreadIndex thread = getThreadIndex(rewriter, loc, state);
     SmallVector<Value> laneWarp =
         emitLaneWarpCoords(rewriter, loc, layout, thread);
+    // Lane-ordered copies write at the wave's base, the address of its lane 0.
+    SmallVector<Value> waveCoords;
+    if (plan.laneOrdered) {
+      Value zero =
+          LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(), 0);
+      waveCoords = emitLaneWarpCoords(
+          rewriter, loc, layout,
+          {zero, state.hooks->getWaveUniform(rewriter, loc, thread.warp)});
+    }
     Value owner = emitIsElementOwner(rewriter, loc, layout, thread);
     uint64_t dupRegs = layout.getDuplicateMask(HWDim::Register);
     Type i32 = rewriter.getI32Type();
+    tile::SharedBufferType bufferType = op.getBuffer().getType();
     for (size_t r = 0; r < ptrs.size(); r += width) {
       if (int64_t(r) & dupRegs)
         continue;
       Value mask = masks.empty() ? Value() : masks[r];
-      Value address =
-          getSharedAddress(rewriter, loc, adaptor.getBuffer(),
-                           op.getBuffer().getType(), layout, r, laneWarp);
+      Value address = getSharedAddress(rewriter, loc, adaptor.getBuffer(),
+                                       bufferType, layout, r, laneWarp);
       // A masked asynchronous group reads nothing and writes zeros.
       Value srcBytes;
-      if (async) {
+      if (plan.perThread) {
         srcBytes = LLVM::ConstantOp::create(rewriter, loc, i32, bytes);
         if (mask)
           srcBytes = LLVM::SelectOp::create(
               rewriter, loc, mask, srcBytes,
               LLVM::ConstantOp::create(rewriter, loc, i32, 0));
       }
+      Value waveBase;
+      if (plan.laneOrdered)
+        waveBase = getSharedAddress(rewriter, loc, adaptor.getBuffer(),
+                                    bufferType, layout, r, waveCoords);
       // Only the owner of an element copies it (copies in other threads would
       // write the same bytes again).
       OpBuilder::InsertionGuard insertion(rewriter);
@@ -500,9 +527,27 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
         rewriter.setInsertionPointToStart(
             scf::IfOp::create(rewriter, loc, owner, /*withElseRegion=*/false)
                 .thenBlock());
-      if (async) {
+      if (plan.perThread) {
         state.hooks->asyncCopy(rewriter, loc, address, ptrs[r], bytes,
                                srcBytes);
+        continue;
+      }
+      auto zeros = [&] {
+        Value zero = LLVM::ZeroOp::create(rewriter, loc, elem);
+        return SmallVector<Value>(width, zero);
+      };
+      if (plan.laneOrdered) {
+        // Masked-off lanes copy nothing and write their zeros themselves.
+        if (!mask) {
+          state.hooks->copyLaneOrdered(rewriter, loc, waveBase, ptrs[r], bytes);
+          continue;
+        }
+        auto ifOp = scf::IfOp::create(rewriter, loc, mask,
+                                      /*withElseRegion=*/true);
+        rewriter.setInsertionPointToStart(ifOp.thenBlock());
+        state.hooks->copyLaneOrdered(rewriter, loc, waveBase, ptrs[r], bytes);
+        rewriter.setInsertionPointToStart(ifOp.elseBlock());
+        emitGuardedStore(rewriter, loc, address, zeros(), /*guard=*/Value());
         continue;
       }
       // Without asynchronous copies: through registers.
@@ -544,13 +589,20 @@ struct AsyncWaitLowering : OpConversionPattern<tile::AsyncWaitOp> {
       pending = 0;
     if (state.hooks->hasAsyncCopies() && (!tensorMaps || copies->second.mixed))
       state.hooks->waitAsyncCopies(rewriter, op.getLoc(), pending);
+    auto laneCopies = state.laneCopyInstructions.find(
+        op->getParentOfType<func::FuncOp>().getOperation());
     if (tensorMaps)
       emitWaitTensorMapCopies(rewriter, op.getLoc(), state, copies->second,
                               pending);
-    else if (!state.hooks->getBlockCopyEngine().empty())
+    else if (laneCopies != state.laneCopyInstructions.end())
+      // The newest `pending` groups hold at least this many instructions.
+      state.hooks->waitLaneOrderedCopies(rewriter, op.getLoc(),
+                                         pending * laneCopies->second);
+    else if (!state.hooks->getBlockCopyEngine().empty() &&
+             !state.hooks->hasLaneOrderedBlockCopies())
       state.hooks->waitBlockCopies(rewriter, op.getLoc(), pending);
     // Each thread waited for its own copies; the barrier shows them to all.
-    state.hooks->barrier(rewriter, op.getLoc());
+    state.hooks->sharedMemoryBarrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
   }
@@ -581,4 +633,111 @@ void kda::populateSharedMemoryToGPUPatterns(TileToGPUTypeConverter &converter,
   patterns.add<AllocSharedLowering, SmemLoadLowering, SmemStoreLowering,
                AsyncCopyLowering, AsyncWaitLowering, BarrierLowering>(
       converter, ctx, state);
+}
+
+AsyncCopyPlan kda::planAsyncCopy(const GPULoweringState &state,
+                                 tile::AsyncCopyOp op) {
+  auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
+  auto valueType = cast<RankedTensorType>(tile::getPointeeLikeType(ptrType));
+  int64_t elemBytes = getScratchElementBytes(valueType.getElementType());
+  LinearLayout layout = getTileLayout(ptrType);
+  tile::SharedBufferType buffer = op.getBuffer().getType();
+  // The widest access both memories allow: along the last dimension,
+  // contiguous and aligned in global memory and in the buffer.
+  auto [globalWidth, dim] =
+      getAccessWidth(state, valueType, op.getPtr(), op.getMask());
+  AsyncCopyPlan plan;
+  plan.width = dim + 1 == layout.getRank()
+                   ? std::min(globalWidth,
+                              getSharedVectorWidth(layout, elemBytes, buffer))
+                   : 1;
+  unsigned bytes = plan.width * elemBytes;
+  TargetHooks &hooks = *state.hooks;
+  plan.perThread =
+      hooks.hasAsyncCopies() && (bytes == 4 || bytes == 8 || bytes == 16);
+  plan.laneOrdered =
+      !plan.perThread && hooks.hasLaneOrderedCopies(bytes) &&
+      isLaneOrdered(layout, buffer, plan.width, hooks.getWaveSize());
+  if (plan.laneOrdered) {
+    uint64_t dupRegs = layout.getDuplicateMask(HWDim::Register);
+    for (int64_t r = 0, e = layout.getSize(HWDim::Register); r < e;
+         r += plan.width)
+      plan.instructions += !(r & dupRegs);
+  }
+  return plan;
+}
+
+void kda::prepareLaneOrderedCopies(ModuleOp module, GPULoweringState &state) {
+  bool engine = state.hooks->hasLaneOrderedBlockCopies();
+  for (auto func : module.getOps<func::FuncOp>()) {
+    std::optional<int64_t> fewest;
+    bool laneOrdered = false;
+    auto count = [&](int64_t instructions) {
+      fewest = std::min(fewest.value_or(instructions), instructions);
+    };
+    func.walk([&](Operation *op) {
+      if (auto copy = dyn_cast<tile::AsyncCopyOp>(op)) {
+        AsyncCopyPlan plan = planAsyncCopy(state, copy);
+        laneOrdered |= plan.laneOrdered;
+        count(plan.instructions);
+      } else if (auto load = dyn_cast<tile::AsyncLoadOp>(op); load && engine) {
+        // The engine's loads: one wave's tile (inactive waves issue none,
+        // which only makes waits stricter).
+        tile::TensorDescType type = load.getDesc().getType();
+        ArrayRef<int64_t> block = type.getBlockShape();
+        SmallVector<int64_t> split = splitBlockOverWaves(block, state.numWarps);
+        int64_t elements = 1;
+        for (auto [n, s] : llvm::zip(block, split))
+          elements *= n / s;
+        auto vectorBytes =
+            load->getAttrOfType<IntegerAttr>(tile::kCopyVectorBytesAttrName);
+        laneOrdered = true;
+        count(gfx950::getLaneCopyInstructions(
+            elements, type.getElementType().getIntOrFloatBitWidth() / 8,
+            vectorBytes.getInt(), state.hooks->getWaveSize()));
+      }
+    });
+    if (laneOrdered)
+      state.laneCopyInstructions[func] = *fewest;
+  }
+}
+
+void kda::scopeLaneOrderedCopies(ModuleOp module, const TargetHooks &hooks) {
+  MLIRContext *ctx = module.getContext();
+  unsigned sharedSpace = hooks.getSharedAddressSpace();
+  LLVM::AliasScopeAttr copies, others;
+  for (Operation &func : module.getOps()) {
+    SmallVector<LLVM::AliasAnalysisOpInterface> laneCopies, accesses;
+    func.walk([&](LLVM::AliasAnalysisOpInterface op) {
+      if (hooks.isLaneOrderedCopy(op)) {
+        laneCopies.push_back(op);
+        return;
+      }
+      if (llvm::any_of(op.getAccessedOperands(), [&](Value v) {
+            auto ptr = dyn_cast<LLVM::LLVMPointerType>(v.getType());
+            return ptr && ptr.getAddressSpace() == sharedSpace;
+          }))
+        accesses.push_back(op);
+    });
+    if (laneCopies.empty())
+      continue;
+    if (!copies) {
+      auto domain = LLVM::AliasScopeDomainAttr::get(
+          ctx, DistinctAttr::create(UnitAttr::get(ctx)),
+          StringAttr::get(ctx, "kda shared memory"));
+      auto scope = [&](StringRef name) {
+        return LLVM::AliasScopeAttr::get(
+            ctx, DistinctAttr::create(UnitAttr::get(ctx)), domain,
+            StringAttr::get(ctx, name));
+      };
+      copies = scope("lane-ordered copies");
+      others = scope("other accesses");
+    }
+    for (LLVM::AliasAnalysisOpInterface op : laneCopies)
+      op.setAliasScopes(ArrayAttr::get(ctx, {copies}));
+    for (LLVM::AliasAnalysisOpInterface op : accesses) {
+      op.setAliasScopes(ArrayAttr::get(ctx, {others}));
+      op.setNoAliasScopes(ArrayAttr::get(ctx, {copies}));
+    }
+  }
 }

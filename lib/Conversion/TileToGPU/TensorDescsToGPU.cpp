@@ -110,6 +110,9 @@ struct BlockCopyLowering : OpConversionPattern<CopyOp> {
                   .getResult();
 
     TargetHooks::BlockCopy copy;
+    if (auto bytes = op->template getAttrOfType<IntegerAttr>(
+            tile::kCopyVectorBytesAttrName))
+      copy.vectorBytes = bytes.getInt();
     copy.elementType = elem;
     copy.active = active;
     copy.isLoad = std::is_same_v<CopyOp, tile::AsyncLoadOp>;

@@ -453,6 +453,7 @@ struct ConvertTileToGPUPass
       }
     if (failed(prepareTensorMaps(module, state)))
       return signalPassFailure();
+    prepareLaneOrderedCopies(module, state);
 
     // The scratch buffer is created up front so patterns can refer to it,
     // and sized once every pattern has said what it needs.
@@ -503,6 +504,7 @@ struct ConvertTileToGPUPass
       return signalPassFailure();
 
     emitClusterEntries(module, state);
+    scopeLaneOrderedCopies(module, *hooks);
     if (failed(placeSharedMemory(module, state, scratch, target)))
       return signalPassFailure();
   }

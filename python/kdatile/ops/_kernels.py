@@ -152,9 +152,8 @@ def has_clusters(ref, target) -> bool:
 
 def has_block_copy_engine(ref, target) -> bool:
     """Whether kt.async_load runs on a copy engine on the launch's GPU (gpu.BLOCK_COPY_ENGINES:
-    TMA on NVIDIA, the Tensor Data Mover on gfx1250; on gfx950 it is a load and a shared-memory
-    store, so a prefetch only costs a barrier): `target` when given, else the GPU holding `ref`
-    (an ArrayInfo)."""
+    TMA on NVIDIA, the Tensor Data Mover on gfx1250, buffer loads into LDS on gfx950):
+    `target` when given, else the GPU holding `ref` (an ArrayInfo)."""
     from .. import gpu
 
     found = _gpu_target(ref, target)

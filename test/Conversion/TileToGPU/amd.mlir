@@ -1,8 +1,11 @@
 // RUN: kda-opt %s --split-input-file --convert-tile-to-gpu=target=gfx950 --canonicalize --cse | FileCheck %s
 
 // gfx950 (wave64): lane = tid & 63, warp = tid >> 6; lane exchanges are
-// ds_bpermute reading byte address (lane ^ offset) * 4; barriers are
-// s_barrier between workgroup-scope release and acquire fences.
+// ds_bpermute reading byte address (lane ^ offset) * 4; the barriers of
+// exchanges through LDS wait for the wave's LDS accesses (s_waitcnt
+// lgkmcnt(0) = 49279) and meet at s_barrier, between wavefront-scope fences
+// that keep the compiler from moving accesses across but wait for nothing
+// (workgroup-scope ones would wait for the global loads in flight).
 
 #b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
 module attributes {tile.num_warps = 4 : i32} {
@@ -33,13 +36,15 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK: rocdl.ds_bpermute
 // CHECK-NOT: rocdl.ds_bpermute
 // Then across the 4 warps through LDS.
-// CHECK: llvm.fence syncscope("workgroup") release
+// CHECK: llvm.fence syncscope("wavefront") release
+// CHECK-NEXT: rocdl.s.waitcnt 49279
 // CHECK-NEXT: rocdl.s.barrier
-// CHECK-NEXT: llvm.fence syncscope("workgroup") acquire
+// CHECK-NEXT: llvm.fence syncscope("wavefront") acquire
 // CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<3>
-// CHECK: llvm.fence syncscope("workgroup") release
+// CHECK: llvm.fence syncscope("wavefront") release
+// CHECK-NEXT: rocdl.s.waitcnt 49279
 // CHECK-NEXT: rocdl.s.barrier
-// CHECK-NEXT: llvm.fence syncscope("workgroup") acquire
+// CHECK-NEXT: llvm.fence syncscope("wavefront") acquire
 // CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 func.func @sum(%x: tensor<256xf32, #b>) -> f32 {
   %s = tile.reduce sum %x {axis = 0 : i32} : tensor<256xf32, #b> -> f32
@@ -57,13 +62,15 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-LABEL: func.func @convert
 // CHECK-SAME: !llvm.struct<(f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16)>
 // CHECK: rocdl.workitem.id.x
-// CHECK: llvm.fence syncscope("workgroup") release
+// CHECK: llvm.fence syncscope("wavefront") release
+// CHECK-NEXT: rocdl.s.waitcnt 49279
 // CHECK-NEXT: rocdl.s.barrier
-// CHECK-NEXT: llvm.fence syncscope("workgroup") acquire
+// CHECK-NEXT: llvm.fence syncscope("wavefront") acquire
 // CHECK-COUNT-16: llvm.store %{{.*}} : f16, !llvm.ptr<3>
-// CHECK-NEXT: llvm.fence syncscope("workgroup") release
+// CHECK-NEXT: llvm.fence syncscope("wavefront") release
+// CHECK-NEXT: rocdl.s.waitcnt 49279
 // CHECK-NEXT: rocdl.s.barrier
-// CHECK-NEXT: llvm.fence syncscope("workgroup") acquire
+// CHECK-NEXT: llvm.fence syncscope("wavefront") acquire
 // CHECK-NOT: llvm.store
 // CHECK-COUNT-16: llvm.load %{{.*}} : !llvm.ptr<3> -> f16
 func.func @convert(%x: tensor<64x64xf16, #a>) -> tensor<64x64xf16, #c> {

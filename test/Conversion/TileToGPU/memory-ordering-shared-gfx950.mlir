@@ -1,34 +1,38 @@
 // RUN: kda-opt %s --split-input-file --convert-tile-to-gpu=target=gfx950 | FileCheck %s
 
-// gfx950 (wave64) has no asynchronous copies yet (no LDS-direct loads): a
-// copy goes through registers at once, as a global load (masked groups give
-// zeros without a read) and an LDS store by the thread that owns the element.
-// A wait is only a barrier (release fence, s_barrier, acquire fence), and the
-// same shared-buffer hazards as on sm_90a get one (memory-ordering-shared.mlir).
-
+// gfx950 (wave64) copies into LDS without registers where consecutive lanes'
+// 16-byte groups are consecutive in the buffer (lane-ordered: LDS DMA writes
+// lane l's bytes at the wave's base + 16 l): global_load_lds_dwordx4 at the
+// wave's base, computed from the wave index alone. Masked-off lanes copy
+// nothing and store their zeros themselves. A wait is vmcnt (here for all
+// copies: 3952 = vmcnt(0)) and an LDS-only barrier (lgkmcnt(0) = 49279, with
+// wavefront-scope fences that wait for nothing). The copies and the other LDS
+// accesses are in alias scopes that do not alias, so LLVM adds no vmcnt(0) of
+// its own before the later accesses.
 #blk = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
 module attributes {tile.num_warps = 4 : i32} {
+// CHECK-DAG: #[[DMA:.*]] = #llvm.alias_scope<{{.*}}description = "lane-ordered copies">
+// CHECK-DAG: #[[OTHER:.*]] = #llvm.alias_scope<{{.*}}description = "other accesses">
 // CHECK: llvm.mlir.global internal @kda_smem_0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8192 x i8>
 // CHECK-LABEL: func.func @copy_then_load
-// CHECK-NOT: cp.async
 // CHECK: %[[BUF:.*]] = llvm.mlir.addressof @kda_smem_0 : !llvm.ptr<3>
+// CHECK: rocdl.readfirstlane
 // CHECK: %[[SLOT:.*]] = llvm.getelementptr %[[BUF]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
 // CHECK: %[[DST:.*]] = llvm.getelementptr %[[SLOT]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
-// CHECK: %[[ZERO:.*]] = llvm.mlir.zero : vector<4xf32>
-// CHECK: %[[V:.*]] = scf.if %{{.*}} -> (vector<4xf32>) {
-// CHECK-NEXT: %[[L:.*]] = llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
-// CHECK-NEXT: scf.yield %[[L]] : vector<4xf32>
+// CHECK: %[[WAVE:.*]] = llvm.getelementptr %[[SLOT]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: rocdl.global.load.lds %{{.*}}, %[[WAVE]], 16, 0, 0 {alias_scopes = [#[[DMA]]]}
 // CHECK-NEXT: } else {
-// CHECK-NEXT: scf.yield %[[ZERO]] : vector<4xf32>
+// CHECK: llvm.store %{{.*}}, %[[DST]] {alias_scopes = [#[[OTHER]]], alignment = 16 : i64, noalias_scopes = [#[[DMA]]]} : vector<4xf32>, !llvm.ptr<3>
 // CHECK-NEXT: }
-// CHECK: llvm.store %{{.*}}, %[[DST]] {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
-// CHECK-NEXT: llvm.fence syncscope("workgroup") release
+// CHECK-NEXT: rocdl.s.waitcnt 3952
+// CHECK-NEXT: llvm.fence syncscope("wavefront") release
+// CHECK-NEXT: rocdl.s.waitcnt 49279
 // CHECK-NEXT: rocdl.s.barrier
-// CHECK-NEXT: llvm.fence syncscope("workgroup") acquire
+// CHECK-NEXT: llvm.fence syncscope("wavefront") acquire
 // CHECK-NOT: rocdl.s.barrier
-// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK: llvm.load %[[DST]] {alias_scopes = [#[[OTHER]]], alignment = 16 : i64, noalias_scopes = [#[[DMA]]]} : !llvm.ptr<3> -> vector<4xf32>
 // CHECK-NOT: rocdl.s.barrier
-// CHECK-NOT: cp.async
 // CHECK: return
 func.func @copy_then_load(%base: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32, %i: i32) -> tensor<8x128xf32, #blk> attributes {tile.kernel} {
   %rows = tile.range 0, 8 : tensor<8xi32, #tile.slice<{dim = 1, parent = #blk}>>
@@ -57,12 +61,17 @@ func.func @copy_then_load(%base: !tile.ptr<f32> {tile.divisibility = 16 : i32}, 
 // -----
 
 // A copy into a buffer just read waits for the reads: the barrier comes
-// before the copy's global loads. Storing and reloading in the same layout
+// before the copy's global loads. Pointers of unknown contiguity copy one
+// element per access, through registers (4-byte groups of lanes 4 bytes apart
+// are lane-ordered too, but here the lanes' elements are 4 apart), and the
+// wait waits for no vector-memory counter. Storing and reloading in the same layout
 // needs none; in another layout it does.
 #blk = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
 #col = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
 module attributes {tile.num_warps = 4 : i32} {
 // CHECK-LABEL: func.func @hazards
+// CHECK-NOT: rocdl.s.waitcnt 3952
+// CHECK-NOT: rocdl.global.load.lds
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
 // CHECK-NOT: rocdl.s.barrier
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>

@@ -58,6 +58,12 @@ public:
   /// A barrier for every thread of the program that also orders shared
   /// memory accesses around it.
   virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) = 0;
+  /// A barrier that orders only shared memory accesses around it (the
+  /// scratch exchanges, the waits for copies into shared memory): on AMD it
+  /// need not wait for the wave's global loads and stores in flight.
+  virtual void sharedMemoryBarrier(mlir::OpBuilder &b, mlir::Location loc) {
+    barrier(b, loc);
+  }
   /// Whether the target copies global to shared memory without registers
   /// (asyncCopy and the two below); without, copies go through registers.
   virtual bool hasAsyncCopies() const { return false; }
@@ -73,9 +79,33 @@ public:
   /// copies are in flight (no barrier).
   virtual void waitAsyncCopies(mlir::OpBuilder &b, mlir::Location loc,
                                unsigned pending) {}
+  /// Whether every active lane of a wave can copy `bytes` from its own
+  /// global address into shared memory at the wave's base + lane * `bytes`
+  /// without registers (AMD's LDS DMA): lane-ordered copies, for copies
+  /// whose layout puts consecutive lanes' elements consecutively in the
+  /// buffer.
+  virtual bool hasLaneOrderedCopies(unsigned bytes) const { return false; }
+  /// Starts this lane's lane-ordered copy of `bytes` from global `src`;
+  /// `waveBase` (shared) is the same in every lane of the wave.
+  virtual void copyLaneOrdered(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value waveBase, mlir::Value src,
+                               unsigned bytes) {}
+  /// Whether the block-copy engine's loads are lane-ordered copies, counted
+  /// and waited for with them (waitLaneOrderedCopies, not waitBlockCopies).
+  virtual bool hasLaneOrderedBlockCopies() const { return false; }
+  /// Whether `op` (lowered) is one of the lane-ordered copies above or of
+  /// the block-copy engine's (scopeLaneOrderedCopies).
+  virtual bool isLaneOrderedCopy(mlir::Operation *op) const { return false; }
+  /// Waits until at most `pending` of this wave's lane-ordered copy
+  /// instructions (and of the block-copy engine's, where it issues them:
+  /// "buffer") are in flight (no barrier).
+  virtual void waitLaneOrderedCopies(mlir::OpBuilder &b, mlir::Location loc,
+                                     unsigned pending) {}
   /// The engine that copies blocks of described tensors between global and
-  /// shared memory ("tdm": gfx1250's Tensor Data Mover), or "" where blocks
-  /// are copied element by element (tile-expand-tensor-descs).
+  /// shared memory ("tdm": gfx1250's Tensor Data Mover; "tma": sm_90a's
+  /// tensor memory accelerator; "buffer": gfx950's bounds-checked buffer
+  /// loads into LDS and buffer stores, per lane), or "" where blocks are
+  /// copied element by element (tile-expand-tensor-descs).
   virtual llvm::StringRef getBlockCopyEngine() const { return ""; }
   /// `value` (i32, the same in every lane of the wave) as the target's
   /// compiler sees uniform values (AMD: readfirstlane, so that what is
@@ -103,6 +133,9 @@ public:
     /// memory after every `padInterval` written (0: no padding).
     int64_t padInterval = 0;
     int64_t padding = 0;
+    /// Per-lane engines ("buffer"): the bytes each lane moves at once, as
+    /// tile-expand-tensor-descs proved aligned (kda.copy_vector_bytes).
+    int64_t vectorBytes = 0;
   };
   /// Starts `copy` on the engine; every wave issues one per block copy
   /// (active or not), so each wave's count of copies in flight is the same.

@@ -67,6 +67,10 @@ struct GPULoweringState {
   /// Barriers in a kernel's ring: at most this many tensor-map loads are in
   /// flight (an issue past it first waits for the oldest).
   static constexpr int64_t kTensorMapRing = 8;
+  /// Kernels with lane-ordered copies (prepareLaneOrderedCopies): the fewest
+  /// instructions a wave issues for one group of them, by which a wait for
+  /// all but n groups leaves n times as many instructions in flight.
+  llvm::DenseMap<mlir::Operation *, int64_t> laneCopyInstructions;
   unsigned getNumThreads() const { return numWarps * hooks->getWaveSize(); }
 };
 
@@ -254,6 +258,29 @@ void populateTensorDescsToGPUPatterns(TileToGPUTypeConverter &converter,
 /// kernel's completion-barrier ring and counters at its entry.
 mlir::LogicalResult prepareTensorMaps(mlir::ModuleOp module,
                                       GPULoweringState &state);
+/// How a tile.async_copy moves its elements: `width` of them per access,
+/// and either per thread without registers (`perThread`: cp.async), or per
+/// wave in `instructions` lane-ordered copies (`laneOrdered`: LDS DMA), or
+/// through registers.
+struct AsyncCopyPlan {
+  unsigned width = 1;
+  bool perThread = false;
+  bool laneOrdered = false;
+  int64_t instructions = 0;
+};
+AsyncCopyPlan planAsyncCopy(const GPULoweringState &state,
+                            tile::AsyncCopyOp op);
+/// Records, per kernel with lane-ordered copies (its tile.async_copy ops or
+/// the "buffer" engine's block loads), the fewest instructions of one copy
+/// (GPULoweringState::laneCopyInstructions); copies through registers
+/// count 0.
+void prepareLaneOrderedCopies(mlir::ModuleOp module, GPULoweringState &state);
+/// Tells LLVM that the lane-ordered copies of a kernel (in one alias scope)
+/// and its other shared-memory accesses (in another, not aliasing the
+/// first) touch different bytes: a buffer being copied into is only read
+/// after the kernel's own wait for the copy, so LLVM need not wait for every
+/// copy in flight before each shared-memory access (AMD: vmcnt(0)).
+void scopeLaneOrderedCopies(mlir::ModuleOp module, const TargetHooks &hooks);
 /// The ring barrier of tensor-map load number `index` (i32).
 mlir::Value getRingBarrier(mlir::OpBuilder &b, mlir::Location loc,
                            const GPULoweringState::TensorMapCopies &copies,

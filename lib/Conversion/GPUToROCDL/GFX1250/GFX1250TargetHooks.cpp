@@ -88,6 +88,10 @@ public:
                                        ArrayAttr(), ArrayAttr())
             .getResult());
   }
+  /// gfx12 counts LDS accesses apart (dscnt).
+  void waitLDSAccesses(OpBuilder &b, Location loc) override {
+    ROCDL::WaitDscntOp::create(b, loc, 0);
+  }
   StringRef getBlockCopyEngine() const override { return "tdm"; }
   /// tensor_load_to_lds / tensor_store_from_lds of the wave's tile.
   void copyBlock(OpBuilder &b, Location loc, const BlockCopy &copy) override {
