@@ -40,9 +40,23 @@
 # RUN:   -D PREFETCH_STATE=True --emit asm -o - | FileCheck %s --check-prefix=PF
 # RUN: kda-compile %{kda_recurrent_sm_90a} --num-warps=4 %{varlen} --block-copies=elements \
 # RUN:   -D PREFETCH_STATE=True --emit asm -o - | FileCheck %s --check-prefix=PFE
+# On gfx950 the prefetch is LDS DMA: per wave 8 rows of 512 bytes in 4 buffer loads into LDS
+# (16 bytes per lane, M0 the instruction's base, the hardware's bounds check zero-filling),
+# with per-lane global_load_lds copies for tiles whose span exceeds a buffer's 31-bit offsets,
+# waited for with s_waitcnt vmcnt (the compiler counts the instructions in flight).
 # RUN: kda-compile %{kda_recurrent_gfx950} --num-warps=4 %{varlen} \
-# RUN:   -D PREFETCH_STATE=True --emit hsaco -o %t.pf.hsaco --stats 2>&1 \
-# RUN:   | FileCheck %s --check-prefix=AMD-STATS
+# RUN:   -D PREFETCH_STATE=True --emit asm -o %t.pf.gfx950.s --stats 2>%t.pf.gfx950.stats
+# RUN: FileCheck %s --check-prefix=PF950 --implicit-check-not=scratch_ --input-file %t.pf.gfx950.s
+# RUN: grep -c "buffer_load_dwordx4 v[0-9]*, s\[[0-9]*:[0-9]*\], 0 offen lds" %t.pf.gfx950.s \
+# RUN:   | FileCheck %s --check-prefix=PF950-COPIES
+# RUN: grep -c "global_load_lds_dwordx4" %t.pf.gfx950.s | FileCheck %s --check-prefix=PF950-COPIES
+# RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.pf.gfx950.stats
+# PF950-LABEL: kda_recurrent:
+# PF950-DAG: global_load_lds_dwordx4 v{{[0-9]+}}, s[{{[0-9]+}}:{{[0-9]+}}]
+# PF950-DAG: buffer_load_dwordx4 v{{[0-9]+}}, s[{{[0-9]+}}:{{[0-9]+}}], 0 offen lds
+# PF950-DAG: s_waitcnt vmcnt(0) lgkmcnt(0)
+# PF950-DAG: ds_read_b128
+# PF950-COPIES: {{^}}4{{$}}
 # On gfx1250 the prefetch is one Tensor Data Mover load per wave (the pool as [slots, H * V,
 # K], a [1, 32, 128] block, 8 rows per wave), waited for with s_wait_tensorcnt.
 # RUN: kda-compile %{kda_recurrent_gfx1250} --num-warps=4 %{varlen} \

@@ -31,3 +31,17 @@
 # RUN:   -D STAGES=2 --emit ptx -o - | FileCheck %s --check-prefix=STATIC
 # STATIC: .shared .align 16 .b8 kda_smem_0[4096];
 # STATIC-NOT: kda_dynamic_smem
+#
+# gfx950: consecutive lanes' 16-byte groups are consecutive in each slot, so the copies are
+# LDS DMA (global_load_lds_dwordx4 at the wave's base; the rows past n store their zeros
+# themselves). A 32x128 fp32 slot is 4 instructions per thread, and each wait leaves the
+# newest copy in flight: vmcnt(4) before the LDS-only barrier, not vmcnt(0).
+# RUN: kda-compile %kda_src/test/python/smem_kernels.py --kernel pipelined_copy --target gfx950 \
+# RUN:   --signature 'src=*f32:16, dst=*f32:16, n=i32, ld=i32:16' -D BLOCK=32 -D COLS=128 \
+# RUN:   -D STAGES=3 --emit asm -o - | FileCheck %s --check-prefix=GFX950
+# GFX950-LABEL: pipelined_copy:
+# GFX950: global_load_lds_dwordx4 v[{{[0-9]+}}:{{[0-9]+}}], off
+# GFX950: s_waitcnt vmcnt(4) lgkmcnt(0)
+# GFX950-NEXT: s_barrier
+# GFX950: global_load_lds_dwordx4
+# GFX950: ds_read_b128

@@ -15,15 +15,11 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-DAG: #[[OTHER:.*]] = #llvm.alias_scope<{{.*}}description = "other accesses">
 // CHECK: llvm.mlir.global internal @kda_smem_0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8192 x i8>
 // CHECK-LABEL: func.func @copy_then_load
-// CHECK: %[[BUF:.*]] = llvm.mlir.addressof @kda_smem_0 : !llvm.ptr<3>
 // CHECK: rocdl.readfirstlane
-// CHECK: %[[SLOT:.*]] = llvm.getelementptr %[[BUF]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
-// CHECK: %[[DST:.*]] = llvm.getelementptr %[[SLOT]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
-// CHECK: %[[WAVE:.*]] = llvm.getelementptr %[[SLOT]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
 // CHECK: scf.if %{{.*}} {
-// CHECK-NEXT: rocdl.global.load.lds %{{.*}}, %[[WAVE]], 16, 0, 0 {alias_scopes = [#[[DMA]]]}
+// CHECK-NEXT: rocdl.global.load.lds %{{.*}}, %{{.*}}, 16, 0, 0 {alias_scopes = [#[[DMA]]]}
 // CHECK-NEXT: } else {
-// CHECK: llvm.store %{{.*}}, %[[DST]] {alias_scopes = [#[[OTHER]]], alignment = 16 : i64, noalias_scopes = [#[[DMA]]]} : vector<4xf32>, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}}, %[[DST:.*]] {alias_scopes = [#[[OTHER]]], alignment = 16 : i64, noalias_scopes = [#[[DMA]]]} : vector<4xf32>, !llvm.ptr<3>
 // CHECK-NEXT: }
 // CHECK-NEXT: rocdl.s.waitcnt 3952
 // CHECK-NEXT: llvm.fence syncscope("wavefront") release
@@ -31,7 +27,7 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-NEXT: rocdl.s.barrier
 // CHECK-NEXT: llvm.fence syncscope("wavefront") acquire
 // CHECK-NOT: rocdl.s.barrier
-// CHECK: llvm.load %[[DST]] {alias_scopes = [#[[OTHER]]], alignment = 16 : i64, noalias_scopes = [#[[DMA]]]} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK: llvm.load %{{.*}} {alias_scopes = [#[[OTHER]]], alignment = 16 : i64, noalias_scopes = [#[[DMA]]]} : !llvm.ptr<3> -> vector<4xf32>
 // CHECK-NOT: rocdl.s.barrier
 // CHECK: return
 func.func @copy_then_load(%base: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32, %i: i32) -> tensor<8x128xf32, #blk> attributes {tile.kernel} {
