@@ -307,7 +307,8 @@ bool cuda::encodeTensorMap(const tma::TensorMapRequest &r, void *tensorMap,
   }
   // The driver numbers dimensions innermost first; strides in bytes, without
   // the innermost. Copies need only the element size (unsigned types), zeros
-  // outside the tensor (no fill), no swizzle, 128-byte L2 promotion.
+  // outside the tensor (no fill), the recipe's swizzle (CU_TENSOR_MAP_SWIZZLE
+  // none, 32B, 64B, 128B are 0 to 3), 128-byte L2 promotion.
   constexpr int kUnsignedOfBytes[9] = {-1, 0, 1, -1, 2, -1, -1, -1, 4};
   constexpr int kL2Promotion128B = 2;
   uint64_t dims[tma::kMaxRank], strides[tma::kMaxRank];
@@ -323,7 +324,12 @@ bool cuda::encodeTensorMap(const tma::TensorMapRequest &r, void *tensorMap,
   if (CUresult rc = d->cuTensorMapEncodeTiled(
           tensorMap, kUnsignedOfBytes[r.elementBytes], uint32_t(r.rank),
           reinterpret_cast<void *>(r.base), dims, strides, box, elementStrides,
-          /*interleave=*/0, /*swizzle=*/0, kL2Promotion128B, /*oobFill=*/0);
+          /*interleave=*/0,
+          r.swizzleBytes == 128  ? 3
+          : r.swizzleBytes == 64 ? 2
+          : r.swizzleBytes == 32 ? 1
+                                 : 0,
+          kL2Promotion128B, /*oobFill=*/0);
       rc != CUDA_SUCCESS) {
     error = describe(*d, "cuTensorMapEncodeTiled", rc);
     return false;

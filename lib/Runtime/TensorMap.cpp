@@ -4,23 +4,30 @@
 using namespace kda;
 using namespace kda::tma;
 
+bool tma::isSwizzleSupported(int64_t bytes) {
+  return bytes == 0 || bytes == 32 || bytes == 64 || bytes == 128;
+}
+
 bool tma::isBlockSupported(const int64_t *block, size_t rank,
-                           int64_t elementBytes) {
-  if (rank < 1 || rank > size_t(kMaxRank))
+                           int64_t elementBytes, int64_t swizzleBytes) {
+  if (rank < 1 || rank > size_t(kMaxRank) || !isSwizzleSupported(swizzleBytes))
     return false;
   for (size_t d = 0; d < rank; ++d)
     if (block[d] < 1 || block[d] > kMaxBlockDim)
       return false;
-  return block[rank - 1] * elementBytes % kAlignment == 0;
+  int64_t rowBytes = block[rank - 1] * elementBytes;
+  return swizzleBytes ? rowBytes == swizzleBytes : rowBytes % kAlignment == 0;
 }
 
 void tma::appendRecipe(std::vector<int64_t> &out, int64_t elementBytes,
-                       int64_t baseArg, const std::vector<int64_t> &block,
+                       int64_t baseArg, int64_t swizzleBytes,
+                       const std::vector<int64_t> &block,
                        const std::vector<std::vector<int64_t>> &shape,
                        const std::vector<std::vector<int64_t>> &strides) {
   out.push_back(elementBytes);
   out.push_back(int64_t(block.size()));
   out.push_back(baseArg);
+  out.push_back(swizzleBytes);
   out.insert(out.end(), block.begin(), block.end());
   for (const std::vector<std::vector<int64_t>> *exprs : {&shape, &strides})
     for (const std::vector<int64_t> &e : *exprs) {
@@ -98,8 +105,9 @@ bool tma::evaluateRecipe(const int64_t *recipe, size_t size,
                          TensorMapRequest &request, int64_t &baseArg,
                          std::string &error) {
   Reader r{recipe, size};
-  int64_t bytes, rank;
-  if (!r.next(bytes) || !r.next(rank) || !r.next(baseArg) || rank < 1 ||
+  int64_t bytes, rank, swizzleBytes;
+  if (!r.next(bytes) || !r.next(rank) || !r.next(baseArg) ||
+      !r.next(swizzleBytes) || !isSwizzleSupported(swizzleBytes) || rank < 1 ||
       rank > kMaxRank ||
       (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) || baseArg < 0 ||
       size_t(baseArg) >= numArgs) {
@@ -110,12 +118,13 @@ bool tma::evaluateRecipe(const int64_t *recipe, size_t size,
   request.elementBytes = bytes;
   request.rank = rank;
   request.base = uint64_t(args[baseArg]);
+  request.swizzleBytes = swizzleBytes;
   for (int64_t d = 0; d < rank; ++d)
     if (!r.next(request.block[d])) {
       error = "malformed tensor-map recipe";
       return false;
     }
-  if (!isBlockSupported(request.block, size_t(rank), bytes)) {
+  if (!isBlockSupported(request.block, size_t(rank), bytes, swizzleBytes)) {
     error = "malformed tensor-map recipe";
     return false;
   }

@@ -197,12 +197,39 @@ bool isWholeAlignedBuffer(Value buffer) {
   return buffer.getDefiningOp<tile::AllocSharedOp>() != nullptr;
 }
 
+/// The box TMA copies the block of `type` with into a buffer of `buffer`'s
+/// type, and its swizzle: the whole block into a row-major buffer; into a
+/// #tile.nvmma_shared one, one column block ([..., R, W], W elements of
+/// swizzleBytes) at a time with that swizzle, where each column block is
+/// contiguous (the leading dimensions are 1, or the block is one column
+/// block wide).
+std::optional<std::pair<std::vector<int64_t>, int64_t>>
+getTensorMapBox(tile::TensorDescType type, tile::SharedBufferType buffer) {
+  ArrayRef<int64_t> block = type.getBlockShape();
+  std::vector<int64_t> box(block.begin(), block.end());
+  Attribute layout = buffer.getLayout();
+  if (!layout)
+    return std::make_pair(box, int64_t(0));
+  auto nvmma = dyn_cast<tile::NVMMASharedLayoutAttr>(layout);
+  int64_t leading = 1;
+  for (int64_t n : block.drop_back(std::min<size_t>(2, block.size())))
+    leading *= n;
+  if (!nvmma || block.size() < 2 ||
+      nvmma.getElementBits() != type.getElementType().getIntOrFloatBitWidth() ||
+      block.back() % nvmma.getBlockColumns() ||
+      (leading != 1 && block.back() != nvmma.getBlockColumns()))
+    return std::nullopt;
+  box.back() = nvmma.getBlockColumns();
+  return std::make_pair(box, int64_t(nvmma.getSwizzleBytes()));
+}
+
 /// The tensor-map recipe of `desc` when the host can build its tensor map
 /// and TMA can copy its block at `offsets` into a buffer of `buffer`'s type:
 /// the base is a kernel argument known to be 16-byte aligned, the shape and
 /// strides are computed from kernel arguments, every stride but the last (1)
 /// and the innermost offset are known multiples of 16 bytes (TMA faults on
-/// other innermost starts), and the block fits (tma::isBlockSupported).
+/// other innermost starts), and the box (getTensorMapBox) fits
+/// (tma::isBlockSupported).
 std::optional<std::vector<int64_t>>
 getTensorMapRecipe(tile::MakeTensorDescOp desc, ValueRange offsets,
                    tile::SharedBufferType buffer,
@@ -210,12 +237,13 @@ getTensorMapRecipe(tile::MakeTensorDescOp desc, ValueRange offsets,
   tile::TensorDescType type = desc.getResult().getType();
   unsigned bits = type.getElementType().getIntOrFloatBitWidth();
   int64_t bytes = bits / 8;
-  ArrayRef<int64_t> block = type.getBlockShape();
+  auto box = getTensorMapBox(type, buffer);
   auto base = dyn_cast<BlockArgument>(desc.getBase());
   auto func = desc->getParentOfType<func::FuncOp>();
-  if (buffer.getLayout() || !llvm::is_contained({8u, 16u, 32u, 64u}, bits) ||
-      !tma::isBlockSupported(block.data(), block.size(), bytes) || !base ||
-      !func || !func->hasAttr("tile.kernel") ||
+  if (!box || !llvm::is_contained({8u, 16u, 32u, 64u}, bits) ||
+      !tma::isBlockSupported(box->first.data(), box->first.size(), bytes,
+                             box->second) ||
+      !base || !func || !func->hasAttr("tile.kernel") ||
       base.getOwner() != &func.getBody().front() ||
       !matchPattern(desc.getStrides().back(), m_One()) ||
       axisInfo.getAxisInfo(base).getDivisibility(0) < tma::kAlignment ||
@@ -237,9 +265,8 @@ getTensorMapRecipe(tile::MakeTensorDescOp desc, ValueRange offsets,
     strides.push_back(std::move(*e));
   }
   std::vector<int64_t> recipe;
-  tma::appendRecipe(recipe, bytes, base.getArgNumber(),
-                    std::vector<int64_t>(block.begin(), block.end()), shape,
-                    strides);
+  tma::appendRecipe(recipe, bytes, base.getArgNumber(), box->second, box->first,
+                    shape, strides);
   return recipe;
 }
 

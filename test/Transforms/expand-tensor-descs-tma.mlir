@@ -11,7 +11,7 @@
 // 16 bytes (the engine faults on others); a store's rows are whole 16-byte
 // units (2 * n elements of 2 bytes, n a multiple of 4).
 // CHECK-LABEL: func.func @kept
-// CHECK: tile.make_tensor_desc {{.*}} {kda.tensor_map = array<i64: 2, 2, 0, 32, 64, 2, 1, 1, 5, 1, 2, 0, 2, 4, 2, 1, 3>}
+// CHECK: tile.make_tensor_desc {{.*}} {kda.tensor_map = array<i64: 2, 2, 0, 0, 32, 64, 2, 1, 1, 5, 1, 2, 0, 2, 4, 2, 1, 3>}
 // CHECK-NOT: tile.async_copy
 // CHECK: tile.async_load
 // CHECK: tile.async_store
@@ -102,5 +102,36 @@ func.func @helper(%base: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %m: i32)
   %buf = tile.alloc_shared : !tile.smem<8x4xf32>
   %d = tile.make_tensor_desc %base, [%m, %m], [%c4, %one] : !tile.ptr<f32> -> !tile.tensor_desc<8x4xf32>
   tile.async_load %d[%c0, %c0], %buf : !tile.tensor_desc<8x4xf32>, !tile.smem<8x4xf32>
+  return
+}
+
+// -----
+
+// Into an nvmma_shared buffer TMA copies one column block at a time with the
+// layout's swizzle: a 64x128 bf16 block into a 128-byte-swizzled buffer is
+// boxes of [64, 64] (128-byte rows), swizzle 128 in the recipe. A 32-byte
+// swizzle of bf16 (16 columns) fits the same way; a swizzled buffer whose
+// leading dimension is not 1 and whose block spans two column blocks cannot
+// be boxed contiguously, and copies elements.
+#nv128 = #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>
+#nv32 = #tile.nvmma_shared<{swizzleBytes = 32, elementBits = 16}>
+// CHECK-LABEL: func.func @swizzled
+// CHECK: tile.make_tensor_desc {{.*}} {kda.tensor_map = array<i64: 2, 2, 0, 128, 64, 64, 2, 1, 1, 2, 1, 2, 2, 1, 3>}
+// CHECK: tile.make_tensor_desc {{.*}} {kda.tensor_map = array<i64: 2, 2, 0, 32, 64, 16, 2, 1, 1, 2, 1, 2, 2, 1, 3>}
+// CHECK-COUNT-1: tile.async_copy
+// CHECK-NOT: tile.async_copy
+func.func @swizzled(%base: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %m: i32, %n: i32,
+                    %ld: i64 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %one = arith.constant 1 : i64
+  %a = tile.alloc_shared : !tile.smem<64x128xbf16, #nv128>
+  %d = tile.make_tensor_desc %base, [%m, %n], [%ld, %one] : !tile.ptr<bf16> -> !tile.tensor_desc<64x128xbf16>
+  tile.async_load %d[%c0, %c0], %a : !tile.tensor_desc<64x128xbf16>, !tile.smem<64x128xbf16, #nv128>
+  %b = tile.alloc_shared : !tile.smem<64x32xbf16, #nv32>
+  %e = tile.make_tensor_desc %base, [%m, %n], [%ld, %one] : !tile.ptr<bf16> -> !tile.tensor_desc<64x32xbf16>
+  tile.async_load %e[%c0, %c0], %b : !tile.tensor_desc<64x32xbf16>, !tile.smem<64x32xbf16, #nv32>
+  %c = tile.alloc_shared : !tile.smem<2x8x128xbf16, #nv128>
+  %f = tile.make_tensor_desc %base, [%m, %m, %n], [%ld, %ld, %one] : !tile.ptr<bf16> -> !tile.tensor_desc<2x8x128xbf16>
+  tile.async_load %f[%c0, %c0, %c0], %c : !tile.tensor_desc<2x8x128xbf16>, !tile.smem<2x8x128xbf16, #nv128>
   return
 }

@@ -103,14 +103,14 @@ def test_sm90a_tensor_maps_are_hidden_parameters():
     """Rows of whole 16-byte units on aligned tensors, offsets known to be whole 16 bytes
     (and, for stores, not negative): the descriptors become TMA tensor maps, hidden parameters
     after the kernel's own, with the recipes the runtime evaluates: [2-byte elements, rank 2,
-    base argument 0 or 1, block 16 x 32, shape M and N (arguments 2, 3), row stride
-    (argument 4 or 5)]."""
+    base argument 0 or 1, no swizzle, block 16 x 32, shape M and N (arguments 2, 3), row
+    stride (argument 4 or 5)]."""
     params = _sm90a_params(tk.shifted_copy, 64)
     maps = [p for p in params if p["kind"] == "tensor_map"]
     assert [p["kind"] for p in params[:8]] == ["pointer"] * 2 + ["scalar"] * 6
     assert [p["recipe"] for p in maps] == [
-        [2, 2, 0, 16, 32, 2, 1, 2, 2, 1, 3, 2, 1, 4],
-        [2, 2, 1, 16, 32, 2, 1, 2, 2, 1, 3, 2, 1, 5]]
+        [2, 2, 0, 0, 16, 32, 2, 1, 2, 2, 1, 3, 2, 1, 4],
+        [2, 2, 1, 0, 16, 32, 2, 1, 2, 2, 1, 3, 2, 1, 5]]
     # A store at offsets of unknown sign stores elements: only the load's map.
     assert [p["recipe"][2] for p in _sm90a_params(tk.block_round_trip, 64)
             if p["kind"] == "tensor_map"] == [0]
@@ -127,7 +127,7 @@ def test_gpu_kernel_builds_tensor_maps_apart():
 
     params = [{"name": "p", "kind": "pointer", "dtype": "bf16"},
               {"name": "n", "kind": "scalar", "dtype": "i32"},
-              {"name": "tensor_map_0", "kind": "tensor_map", "recipe": [2, 1, 0, 64, 2, 1, 1]}]
+              {"name": "tensor_map_0", "kind": "tensor_map", "recipe": [2, 1, 0, 0, 64, 2, 1, 1]}]
     k = gpu.GPUKernel("k", "cuda", "sm_90a", b"", "cubin", params, 4)
     assert [p["name"] for p in k.params] == ["p", "n"]
     assert [p["name"] for p in k.all_params] == ["p", "n", "tensor_map_0"]
@@ -162,7 +162,7 @@ def test_tensor_map_errors_name_the_argument():
     params = [{"name": "state", "kind": "pointer", "dtype": "f32"},
               {"name": "n", "kind": "scalar", "dtype": "i32"},
               {"name": "tensor_map_0", "kind": "tensor_map",
-               "recipe": [4, 1, 0, 64, 2, 1, 1]}]
+               "recipe": [4, 1, 0, 0, 64, 2, 1, 1]}]
     k = gpu.GPUKernel("k", "cuda", "sm_90a", b"", "cubin", params, 4)
     with pytest.raises(ValueError, match="argument 'state'.*not a multiple of 16 bytes"):
         k._get_tensor_maps([0x1008, 100])

@@ -21,8 +21,8 @@ std::vector<int64_t> constant(int64_t v) { return {kPushConstant, v}; }
 std::vector<int64_t> poolRecipe() {
   std::vector<int64_t> rows = {kPushConstant, 32, kPushArgument, 2, kMul};
   std::vector<int64_t> out;
-  appendRecipe(out, 4, 0, {1, 32, 128}, {arg(1), rows, constant(128)},
-               {arg(3), constant(128)});
+  appendRecipe(out, 4, 0, /*swizzleBytes=*/0, {1, 32, 128},
+               {arg(1), rows, constant(128)}, {arg(3), constant(128)});
   return out;
 }
 } // namespace
@@ -47,6 +47,28 @@ TEST(TensorMap, Evaluates) {
   EXPECT_EQ(r.strides[1], 128);
   EXPECT_EQ(r.strides[2], 1);
   EXPECT_EQ(r.block[1], 32);
+  EXPECT_EQ(r.swizzleBytes, 0);
+}
+
+TEST(TensorMap, Swizzled) {
+  // A [64, 64] bf16 box of 128-byte rows, 128-byte swizzle: [M, K] at
+  // arguments (base, M, K) = 0..2, row stride K.
+  std::vector<int64_t> recipe;
+  appendRecipe(recipe, 2, 0, 128, {64, 64}, {arg(1), arg(2)}, {arg(2)});
+  const int64_t args[] = {0x10000, 4096, 4096};
+  TensorMapRequest r;
+  int64_t base;
+  std::string error;
+  ASSERT_TRUE(
+      evaluateRecipe(recipe.data(), recipe.size(), args, 3, r, base, error))
+      << error;
+  EXPECT_EQ(r.swizzleBytes, 128);
+  EXPECT_EQ(r.block[1], 64);
+  // A swizzled box row is the swizzle's bytes exactly.
+  std::vector<int64_t> narrow;
+  appendRecipe(narrow, 2, 0, 128, {64, 32}, {arg(1), arg(2)}, {arg(2)});
+  EXPECT_FALSE(
+      evaluateRecipe(narrow.data(), narrow.size(), args, 3, r, base, error));
 }
 
 TEST(TensorMap, ChecksValues) {
@@ -82,7 +104,12 @@ TEST(TensorMap, RejectsMalformedRecipes) {
   EXPECT_FALSE(
       evaluateRecipe(extra.data(), extra.size(), args, 4, r, base, error));
   std::vector<int64_t> badOp;
-  appendRecipe(badOp, 4, 0, {16}, {{kPushConstant, 1, 9}}, {});
+  appendRecipe(badOp, 4, 0, 0, {16}, {{kPushConstant, 1, 9}}, {});
+  EXPECT_FALSE(
+      evaluateRecipe(badOp.data(), badOp.size(), args, 4, r, base, error));
+  // A swizzle TMA does not have.
+  badOp.clear();
+  appendRecipe(badOp, 4, 0, 16, {16}, {constant(64)}, {});
   EXPECT_FALSE(
       evaluateRecipe(badOp.data(), badOp.size(), args, 4, r, base, error));
 }
@@ -96,4 +123,9 @@ TEST(TensorMap, Blocks) {
   const int64_t six[] = {1, 1, 1, 1, 1, 16};
   EXPECT_FALSE(isBlockSupported(six, 6, 1));
   EXPECT_FALSE(isBlockSupported(six, 0, 1));
+  const int64_t rows[] = {64, 64};
+  EXPECT_TRUE(isBlockSupported(rows, 2, 2, 128)); // 128-byte rows
+  EXPECT_FALSE(isBlockSupported(rows, 2, 2, 64));
+  EXPECT_TRUE(isBlockSupported(rows, 2, 1, 64));
+  EXPECT_FALSE(isBlockSupported(rows, 2, 2, 48)); // no such swizzle
 }

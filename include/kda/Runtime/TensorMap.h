@@ -8,7 +8,7 @@
 // how to build it by a recipe of int64 tokens, which the runtime evaluates
 // before each launch:
 //
-//   [element bytes, rank, base argument index,
+//   [element bytes, rank, base argument index, swizzle bytes,
 //    block dims (outermost first) x rank,
 //    shape expressions (outermost first) x rank,
 //    stride expressions (outermost first) x (rank - 1)]
@@ -16,7 +16,12 @@
 // where each expression is [token count, tokens...] in postfix order:
 // kPushConstant v, kPushArgument i (the i-th kernel parameter's value:
 // a pointer's address or an integer), kAdd, kSub, kMul. The innermost stride
-// is 1. Shapes and strides count elements. The limits below are TMA's; the
+// is 1. Shapes and strides count elements. The swizzle (0, 32, 64 or 128
+// bytes) is the one the block lands with in shared memory: with one, every
+// box row is exactly that many bytes, and inside each 1024 bytes the 16-byte
+// group g of byte offset o lands at g ^ ((o / 128) % (swizzle / 16)), as the
+// matrix unit reads a #tile.nvmma_shared column block. The limits below are
+// TMA's; the
 // compiler keeps only copies within them, the runtime checks the values it
 // computes.
 //
@@ -64,12 +69,19 @@ struct TensorMapRequest {
   /// Elements; the innermost is 1.
   int64_t strides[kMaxRank] = {};
   int64_t block[kMaxRank] = {};
+  /// 0 (none), 32, 64 or 128.
+  int64_t swizzleBytes = 0;
 };
+
+/// Whether `bytes` is a swizzle TMA writes: 0 (none), 32, 64 or 128.
+bool isSwizzleSupported(int64_t bytes);
 
 /// Whether a block copy of `block` (outermost first) of `elementBytes`
 /// elements fits TMA: rank 1 to 5, at most 256 elements per dimension, an
-/// innermost dimension of whole 16-byte units.
-bool isBlockSupported(const int64_t *block, size_t rank, int64_t elementBytes);
+/// innermost dimension of whole 16-byte units, or of `swizzleBytes` exactly
+/// when swizzled.
+bool isBlockSupported(const int64_t *block, size_t rank, int64_t elementBytes,
+                      int64_t swizzleBytes = 0);
 
 /// Evaluates `recipe` with the launch's argument values `args` (pointers as
 /// addresses, integers as themselves) and checks the result against TMA's
@@ -80,11 +92,12 @@ bool evaluateRecipe(const int64_t *recipe, size_t size, const int64_t *args,
                     std::string &error);
 
 /// The recipe's tokens appended to `out` for a copy of `block` of
-/// `elementBytes` elements from argument `baseArg`, given the shape and
-/// stride expressions (postfix tokens each, outermost first; strides
-/// without the innermost).
+/// `elementBytes` elements from argument `baseArg` landing with
+/// `swizzleBytes`' swizzle, given the shape and stride expressions (postfix
+/// tokens each, outermost first; strides without the innermost).
 void appendRecipe(std::vector<int64_t> &out, int64_t elementBytes,
-                  int64_t baseArg, const std::vector<int64_t> &block,
+                  int64_t baseArg, int64_t swizzleBytes,
+                  const std::vector<int64_t> &block,
                   const std::vector<std::vector<int64_t>> &shape,
                   const std::vector<std::vector<int64_t>> &strides);
 

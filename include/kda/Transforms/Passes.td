@@ -171,7 +171,7 @@ def TileExpandTensorDescs
     known to be whole 16-byte units (TMA leaves a cut unit unwritten).
     ```mlir
     %d = tile.make_tensor_desc %base, [%m, %n], [%ld, %c1]
-        {kda.tensor_map = array<i64: 2, 2, 0, 32, 64, 2, 1, 1, 2, 1, 2, 2, 1, 3>}
+        {kda.tensor_map = array<i64: 2, 2, 0, 0, 32, 64, 2, 1, 1, 2, 1, 2, 2, 1, 3>}
         : !tile.ptr<bf16> -> !tile.tensor_desc<32x64xbf16>
     tile.async_load %d[%i, %j], %buf : !tile.tensor_desc<32x64xbf16>, !tile.smem<32x64xbf16>
     ```

@@ -192,6 +192,33 @@ struct TensorMapCopyLowering : OpConversionPattern<CopyOp> {
     SmallVector<Value> coords(llvm::reverse(adaptor.getOffsets()));
     Value shared = adaptor.getBuffer();
     TargetHooks &hooks = *state.hooks;
+    // Into an nvmma_shared buffer, one copy per column block (the tensor
+    // map's box, tile-expand-tensor-descs: getTensorMapBox): block j starts
+    // j * W columns in and R * W elements into the buffer.
+    tile::TensorDescType type = op.getDesc().getType();
+    ArrayRef<int64_t> block = type.getBlockShape();
+    int64_t columnBlock = block.back();
+    if (auto nvmma = dyn_cast_or_null<tile::NVMMASharedLayoutAttr>(
+            op.getBuffer().getType().getLayout()))
+      columnBlock = nvmma.getBlockColumns();
+    auto copyBlocks = [&](Value barrier, bool isLoad) {
+      Type i32 = rewriter.getI32Type();
+      int64_t rows = block.size() > 1 ? block[block.size() - 2] : 1;
+      for (int64_t j = 0; j < block.back() / columnBlock; ++j) {
+        SmallVector<Value> at(coords);
+        Value slot = shared;
+        if (j) {
+          at[0] = LLVM::AddOp::create(
+              rewriter, loc, at[0],
+              LLVM::ConstantOp::create(rewriter, loc, i32, j * columnBlock));
+          slot = LLVM::GEPOp::create(
+              rewriter, loc, shared.getType(), type.getElementType(), shared,
+              ArrayRef<LLVM::GEPArg>{int32_t(j * rows * columnBlock)});
+        }
+        hooks.copyBlockWithTensorMap(rewriter, loc, map, at, slot, barrier,
+                                     isLoad);
+      }
+    };
     auto inFirstThread = [&](function_ref<void()> body) {
       emitIf(rewriter, loc, emitIsFirstThread(rewriter, loc, state), body);
     };
@@ -201,8 +228,7 @@ struct TensorMapCopyLowering : OpConversionPattern<CopyOp> {
       hooks.fenceSharedForCopies(rewriter, loc);
       hooks.barrier(rewriter, loc);
       inFirstThread([&] {
-        hooks.copyBlockWithTensorMap(rewriter, loc, map, coords, shared,
-                                     Value(), /*isLoad=*/false);
+        copyBlocks(Value(), /*isLoad=*/false);
         hooks.waitTensorMapStores(rewriter, loc);
       });
       hooks.barrier(rewriter, loc);
@@ -211,7 +237,6 @@ struct TensorMapCopyLowering : OpConversionPattern<CopyOp> {
       auto constant = [&](int64_t v) {
         return LLVM::ConstantOp::create(rewriter, loc, i32, v);
       };
-      tile::TensorDescType type = op.getDesc().getType();
       int64_t bytes = type.getElementType().getIntOrFloatBitWidth() / 8;
       for (int64_t n : type.getBlockShape())
         bytes *= n;
@@ -228,8 +253,7 @@ struct TensorMapCopyLowering : OpConversionPattern<CopyOp> {
       inFirstThread([&] {
         hooks.fenceSharedForCopies(rewriter, loc);
         hooks.expectCopyBytes(rewriter, loc, barrier, bytes);
-        hooks.copyBlockWithTensorMap(rewriter, loc, map, coords, shared,
-                                     barrier, /*isLoad=*/true);
+        copyBlocks(barrier, /*isLoad=*/true);
       });
       LLVM::StoreOp::create(
           rewriter, loc,
