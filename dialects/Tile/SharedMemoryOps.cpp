@@ -121,6 +121,10 @@ static LogicalResult verifyBlockTransfer(Operation *op, TensorDescType desc,
       buffer.getElementType() != desc.getElementType())
     return op->emitOpError("buffer ")
            << buffer << " does not hold a block of " << desc;
+  if (desc.getLayout() && buffer.getLayout() != desc.getLayout())
+    return op->emitOpError("buffer ")
+           << buffer << " does not have the descriptor's layout "
+           << desc.getLayout();
   return success();
 }
 

@@ -53,23 +53,31 @@ void SharedBufferType::print(AsmPrinter &printer) const {
 Type TensorDescType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape;
   Type elementType;
+  Attribute layout;
   if (parser.parseLess() ||
       parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
-      parser.parseType(elementType) || parser.parseGreater())
+      parser.parseType(elementType) ||
+      (succeeded(parser.parseOptionalComma()) &&
+       parser.parseAttribute(layout)) ||
+      parser.parseGreater())
     return {};
   return parser.getChecked<TensorDescType>(parser.getContext(), shape,
-                                           elementType);
+                                           elementType, layout);
 }
 
 void TensorDescType::print(AsmPrinter &printer) const {
   printer << "<";
   printer.printDimensionList(getBlockShape());
-  printer << "x" << getElementType() << ">";
+  printer << "x" << getElementType();
+  if (getLayout())
+    printer << ", " << getLayout();
+  printer << ">";
 }
 
 LogicalResult
 TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError,
-                       ArrayRef<int64_t> blockShape, Type elementType) {
+                       ArrayRef<int64_t> blockShape, Type elementType,
+                       Attribute layout) {
   if (blockShape.empty() || blockShape.size() > 5)
     return emitError() << "a tensor descriptor's block has 1 to 5 dimensions, "
                           "got "
@@ -83,6 +91,9 @@ TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "tensor descriptor elements must be integers or "
                           "floats of 8 bits or more, got "
                        << elementType;
+  // The layout must be one a buffer of the block may have.
+  if (layout)
+    return SharedBufferType::verify(emitError, blockShape, elementType, layout);
   return success();
 }
 

@@ -71,10 +71,21 @@ def Tile_TensorDescType : TypeDef<Tile_Dialect, "TensorDesc"> {
     (base pointer, runtime shape and strides, made by
     `tile.make_tensor_desc`) read and written in blocks of 64x128 by
     `tile.async_load` and `tile.async_store`. Elements of a block outside
-    the tensor read as zeros and are not written.
+    the tensor read as zeros and are not written. An optional shared-memory
+    layout (`!tile.tensor_desc<64x64xbf16, #tile.nvmma_shared<...>>`) is the
+    one its blocks land in: the copies' buffers must have it.
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$blockShape,
-                        "::mlir::Type":$elementType);
+                        "::mlir::Type":$elementType,
+                        OptionalParameter<"::mlir::Attribute">:$layout);
+  let builders = [
+    TypeBuilder<(ins "::llvm::ArrayRef<int64_t>":$blockShape,
+                     "::mlir::Type":$elementType,
+                     CArg<"::mlir::Attribute", "{}">:$layout), [{
+      return $_get($_ctxt, blockShape, elementType, layout);
+    }]>
+  ];
+  let skipDefaultBuilders = 1;
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }

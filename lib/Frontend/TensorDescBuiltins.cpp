@@ -1,7 +1,8 @@
 //===- TensorDescBuiltins.cpp - tensor descriptors and block copies -------===//
 //
-// `desc = kt.make_tensor_descriptor(base, shape, strides, block_shape)`
-// describes a strided global tensor read and written in blocks;
+// `desc = kt.make_tensor_descriptor(base, shape, strides, block_shape,
+// layout=None)` describes a strided global tensor read and written in blocks
+// (landing in shared buffers of `layout`, when given);
 // `kt.async_load(desc, offsets, buf)` starts copying the block at `offsets`
 // into a shared buffer of the block's shape (outside elements read as zeros;
 // `kt.async_wait` counts it as one copy) and `kt.async_store(desc, offsets,
@@ -90,7 +91,29 @@ std::optional<DValue> Emitter::tensorDescBuiltin(const std::string &name,
         argv(2), argloc(2), block->size(), i64, fnName + " strides");
     if (!strides)
       return std::nullopt;
-    auto type = TensorDescType::get(&ctx, *block, ptr.getPointeeType());
+    Attribute layout;
+    if (args[4]) {
+      if (argv(4).kind != DValue::Kind::Layout ||
+          !kda::tile::isSharedLayout(argv(4).attr))
+        return error(argloc(4), fnName +
+                                    " layout must be a shared-memory layout "
+                                    "such as kt.NVMMASharedLayout(...), got " +
+                                    describe(argv(4)));
+      layout = argv(4).attr;
+    }
+    std::string message;
+    TensorDescType type;
+    {
+      ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+        message = diag.str();
+        return success();
+      });
+      type = TensorDescType::getChecked([&] { return mlir::emitError(l); },
+                                        &ctx, ArrayRef<int64_t>(*block),
+                                        ptr.getPointeeType(), layout);
+    }
+    if (!type)
+      return error(args[4] ? argloc(4) : at, fnName + ": " + message);
     return DValue::of(kda::tile::MakeTensorDescOp::create(
                           builder, l, type, base.value, *shape, *strides)
                           .getResult());
@@ -122,6 +145,11 @@ std::optional<DValue> Emitter::tensorDescBuiltin(const std::string &name,
                                 " does not hold the descriptor's block of " +
                                 formatShape(desc.getBlockShape()) + " " +
                                 typeString(desc.getElementType()));
+  if (desc.getLayout() && buffer.getLayout() != desc.getLayout())
+    return error(argloc(2), fnName +
+                                " buffer's layout is not the descriptor's "
+                                "(kt.make_tensor_descriptor's layout): the "
+                                "block would land in another arrangement");
   if (name == "async_load")
     kda::tile::AsyncLoadOp::create(builder, l, argv(0).value, *offsets,
                                    argv(2).value);

@@ -1099,3 +1099,21 @@ func.func @async_store_buffer(%d: !tile.tensor_desc<8x8xf32>, %i: i32) {
   tile.async_store %d[%i, %i], %buf : !tile.tensor_desc<8x8xf32>, !tile.smem<8x16xf32>
   return
 }
+
+// -----
+
+#nv = #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>
+func.func @async_load_layout(%d: !tile.tensor_desc<8x64xbf16, #nv>, %i: i32) {
+  %buf = tile.alloc_shared : !tile.smem<8x64xbf16>
+  // expected-error @below {{buffer '!tile.smem<8x64xbf16>' does not have the descriptor's layout #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>}}
+  tile.async_load %d[%i, %i], %buf : !tile.tensor_desc<8x64xbf16, #nv>, !tile.smem<8x64xbf16>
+  return
+}
+
+// -----
+
+// A descriptor's layout is one a buffer of its block may have.
+// expected-error @below {{a row of 32 elements is not whole 128-byte swizzle rows of 64 elements}}
+func.func @tensor_desc_layout(%d: !tile.tensor_desc<8x32xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>) {
+  return
+}

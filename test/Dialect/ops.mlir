@@ -392,3 +392,17 @@ func.func @tensor_descs(%base: !tile.ptr<bf16>, %m: i32, %n: i32, %ld: i64, %i: 
   tile.async_store %d[%i, %i], %buf : !tile.tensor_desc<64x128xbf16>, !tile.smem<64x128xbf16>
   return
 }
+
+// -----
+
+// A descriptor may name the shared layout its blocks land in.
+#nv = #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>
+// CHECK-LABEL: func.func @tensor_desc_layout
+// CHECK: tile.async_load %{{.*}} : !tile.tensor_desc<64x128xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>, !tile.smem<64x128xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>
+func.func @tensor_desc_layout(%base: !tile.ptr<bf16>, %m: i32, %ld: i64, %i: i32) {
+  %c1 = arith.constant 1 : i64
+  %buf = tile.alloc_shared : !tile.smem<64x128xbf16, #nv>
+  %d = tile.make_tensor_desc %base, [%m, %m], [%ld, %c1] : !tile.ptr<bf16> -> !tile.tensor_desc<64x128xbf16, #nv>
+  tile.async_load %d[%i, %i], %buf : !tile.tensor_desc<64x128xbf16, #nv>, !tile.smem<64x128xbf16, #nv>
+  return
+}

@@ -8,6 +8,10 @@
 # RUN:   --emit asm -o - | FileCheck %s --check-prefix=TDM
 # RUN: kda-compile %s --kernel copy_padded --target gfx1250 --signature 'src=*bf16,dst=*bf16,m=i32,n=i32,ld=i32' \
 # RUN:   --emit asm -o - | FileCheck %s --check-prefix=PAD
+# RUN: kda-compile %s --kernel copy_swizzled --target sm_90a \
+# RUN:   --signature 'src=*bf16:16,m=i32,n=i32,ld=i32:16' --emit tile -o - | FileCheck %s --check-prefix=SWZ
+# RUN: kda-compile %s --kernel copy_swizzled --target sm_90a \
+# RUN:   --signature 'src=*bf16:16,m=i32,n=i32,ld=i32:16' --emit ptx -o - | FileCheck %s --check-prefix=SWZ-PTX
 # RUN: not kda-compile %s --kernel desc_errors --target cpu --signature 'p=*f32,q=*f16,n=i32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=ERR
 
@@ -62,8 +66,33 @@ def copy_padded(src, dst, m, n, ld):
              mask=(rows[:, None] < m) & (cols[None, :] < n))
 
 
+# layout= names the shared layout the blocks land in: the descriptor's type carries it, and
+# on sm_90a a 128-byte-swizzled 64 x 128 bf16 block is two TMA boxes of 64 x 64 (one per
+# column block) with the tensor map's 128-byte swizzle.
+# SWZ-LABEL: func.func @copy_swizzled
+# SWZ: tile.make_tensor_desc {{.*}} -> !tile.tensor_desc<64x128xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>
+# SWZ-PTX-LABEL: .entry copy_swizzled(
+# SWZ-PTX-COUNT-2: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+# SWZ-PTX-NOT: cp.async.bulk.tensor
+@kt.jit
+def copy_swizzled(src, m, n, ld):
+    layout = kt.NVMMASharedLayout(128, 16)
+    a = kt.make_tensor_descriptor(src, (m, n), (ld, 1), (64, 128), layout=layout)
+    buf = kt.alloc_shared((64, 128), kt.bfloat16, layout)
+    kt.async_load(a, (kt.program_id(0) * 64, 0), buf)
+    kt.async_wait(0)
+
+
 @kt.jit
 def desc_errors(p, q, n):
+    # ERR: tensor_desc.py:[[@LINE+1]]:64: error: kt.make_tensor_descriptor() layout must be a shared-memory layout such as kt.NVMMASharedLayout(...), got
+    s = kt.make_tensor_descriptor(p, (n,), (1,), (32,), layout=3)
+    # ERR: tensor_desc.py:[[@LINE+1]]:70: error: kt.make_tensor_descriptor(): an nvmma_shared buffer needs a multiple of 8 rows, got 4
+    t = kt.make_tensor_descriptor(q, (n, n), (n, 1), (4, 64), layout=kt.NVMMASharedLayout(128, 16))
+    nv = kt.make_tensor_descriptor(q, (n, n), (n, 1), (8, 64), layout=kt.NVMMASharedLayout(128, 16))
+    plain = kt.alloc_shared((8, 64), kt.float16)
+    # ERR: tensor_desc.py:[[@LINE+1]]:31: error: kt.async_load() buffer's layout is not the descriptor's (kt.make_tensor_descriptor's layout): the block would land in another arrangement
+    kt.async_load(nv, (0, 0), plain)
     # ERR: tensor_desc.py:[[@LINE+1]]:35: error: kt.make_tensor_descriptor() base must be a pointer to global memory (a kernel argument), got
     x = kt.make_tensor_descriptor(n, (n,), (1,), (32,))
     # ERR: tensor_desc.py:[[@LINE+1]]:50: error: kt.make_tensor_descriptor() block_shape dimensions must be powers of two up to 65536, got [24]
