@@ -91,6 +91,12 @@ LogicalResult SharedDotOp::verify() {
   return success();
 }
 
+LogicalResult DotWaitOp::verify() {
+  if (getPending() < 0)
+    return emitOpError("pending must not be negative, got ") << getPending();
+  return success();
+}
+
 LogicalResult MakeTensorDescOp::verify() {
   TensorDescType desc = getResult().getType();
   size_t rank = desc.getBlockShape().size();

@@ -565,15 +565,20 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
     ```mlir
     %d = tile.dot %a, %b, %c : tensor<16x32xbf16>, tensor<32x8xbf16> -> tensor<16x8xf32>
     ```
+    With `async`, a product the matrix unit reads from shared memory
+    (`tile.shared_dot`) may still be running when the op returns: its
+    result is read only through `tile.dot_wait` or as the accumulator of
+    the next asynchronous product. Elsewhere the product completes at once.
   }];
   let arguments = (ins Tile_FloatTensor:$a, Tile_FloatTensor:$b,
                    RankedTensorOf<[F32]>:$acc,
                    DefaultValuedAttr<Tile_InputPrecision,
-                                     "::kda::tile::InputPrecision::IEEE">:$inputPrecision);
+                                     "::kda::tile::InputPrecision::IEEE">:$inputPrecision,
+                   UnitAttr:$isAsync);
   let results = (outs RankedTensorOf<[F32]>:$result);
   let assemblyFormat = [{
-    $a `,` $b `,` $acc (`precision` $inputPrecision^)? attr-dict `:` type($a) `,`
-    type($b) `->` type($result)
+    $a `,` $b `,` $acc (`precision` $inputPrecision^)? (`async` $isAsync^)? attr-dict
+    `:` type($a) `,` type($b) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -592,14 +597,36 @@ def Tile_SharedDotOp : Tile_Op<"shared_dot", [MemoryEffects<[MemRead]>,
     ```mlir
     %d = tile.shared_dot %a, %b, %c : !tile.smem<64x64xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>, !tile.smem<64x128xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>> -> tensor<64x128xf32>
     ```
+    With `async` (from an asynchronous `tile.dot`) the product is one
+    group of matrix instructions left in flight (`tile.dot_wait`).
   }];
   let arguments = (ins Tile_SharedBufferType:$a, Tile_SharedBufferType:$b,
-                   RankedTensorOf<[F32]>:$acc);
+                   RankedTensorOf<[F32]>:$acc, UnitAttr:$isAsync);
   let results = (outs RankedTensorOf<[F32]>:$result);
   let assemblyFormat = [{
-    $a `,` $b `,` $acc attr-dict `:` qualified(type($a)) `,` qualified(type($b))
-    `->` type($result)
+    $a `,` $b `,` $acc (`async` $isAsync^)? attr-dict `:` qualified(type($a))
+    `,` qualified(type($b)) `->` type($result)
   }];
+  let hasVerifier = 1;
+}
+
+def Tile_DotWaitOp : Tile_Op<"dot_wait", [MemoryEffects<[MemRead]>,
+    AllTypesMatch<["acc", "result"]>]> {
+  let summary = "wait for asynchronous matrix products";
+  let description = [{
+    Returns `acc` once at most `pending` groups of asynchronous products
+    (`tile.shared_dot` with `async`, one group each) are still running, in
+    issue order: with `pending = n` all but the newest n have finished, and
+    the shared memory they read may be written again (after a barrier, for
+    the other threads' products). Where products complete at once it only
+    returns `acc`.
+    ```mlir
+    %r = tile.dot_wait %acc {pending = 1 : i32} : tensor<128x128xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$acc, I32Attr:$pending);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = "$acc attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
 

@@ -78,8 +78,9 @@ static const BuiltinSpec kBuiltins[] = {
     {"associative_scan", {"input", "axis", "combine_fn", "reverse"}, 3},
     {"dot",
      {"input", "other", "acc", "input_precision", "allow_tf32",
-      "max_num_imprecise_acc", "out_dtype"},
+      "max_num_imprecise_acc", "out_dtype", "is_async"},
      2},
+    {"dot_wait", {"acc", "pending"}, 2},
     {"where", {"condition", "x", "y"}, 3},
     {"exp", {"x"}, 1},
     {"exp2", {"x"}, 1},
@@ -442,7 +443,7 @@ std::optional<DValue> Emitter::callBuiltin(
       name == "cummin" || name == "associative_scan")
     return scanBuiltin(name, fnName, args, at);
   if (name == "load" || name == "store" || name == "sum" || name == "max" ||
-      name == "min" || name == "dot")
+      name == "min" || name == "dot" || name == "dot_wait")
     return memoryReduceBuiltin(name, fnName, args, at);
   if (name == "where") {
     DValue &c = argv(0);

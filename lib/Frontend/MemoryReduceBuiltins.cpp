@@ -262,11 +262,38 @@ std::optional<DValue> Emitter::memoryReduceBuiltin(const std::string &name,
     }
     if (!acc)
       return std::nullopt;
+    bool isAsync = false;
+    if (has(7)) {
+      std::optional<Constant> flag = asConstant(argv(7));
+      if (!flag || flag->kind != Constant::Kind::Bool)
+        return error(argloc(7),
+                     "kt.dot() is_async must be a compile-time bool, got " +
+                         describe(argv(7)));
+      isAsync = isTruthy(*flag);
+    }
     return DValue::of(
         kda::tile::DotOp::create(builder, l, acc->getType(), *a, *b, *acc,
                                  tf32 ? kda::tile::InputPrecision::TF32
-                                      : kda::tile::InputPrecision::IEEE)
+                                      : kda::tile::InputPrecision::IEEE,
+                                 isAsync)
             .getResult());
+  }
+  if (name == "dot_wait") {
+    DValue &acc = argv(0);
+    if (!acc.isRuntime() || shapeOf(acc).size() != 2 ||
+        !elementTypeOf(acc).isF32())
+      return error(argloc(0), "kt.dot_wait() acc must be a 2-D fp32 tile (a "
+                              "kt.dot result), got " +
+                                  describe(acc));
+    std::optional<Constant> pending = asConstant(argv(1));
+    if (!pending || pending->kind != Constant::Kind::Int ||
+        pending->intValue < 0 || pending->intValue > (int64_t(1) << 30))
+      return error(argloc(1), "kt.dot_wait() pending must be a compile-time "
+                              "integer of at least 0, got " +
+                                  describe(argv(1)));
+    return DValue::of(kda::tile::DotWaitOp::create(builder, l, acc.value,
+                                                   int32_t(pending->intValue))
+                          .getResult());
   }
   return error(at, "unknown builtin '" + name + "'");
 }

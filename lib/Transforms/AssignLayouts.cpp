@@ -483,6 +483,9 @@ void LayoutAssigner::visitOp(Operation *op) {
       .Case([&](tile::ConvertLayoutOp c) {
         assign(c.getResult(), operandLayout(op, c.getSrc()));
       })
+      .Case([&](tile::DotWaitOp w) {
+        assign(w.getResult(), operandLayout(op, w.getAcc()));
+      })
       .Case([&](scf::ForOp f) { visitFor(f); })
       .Case([&](scf::WhileOp w) { visitWhile(w); })
       .Case([&](scf::IfOp i) { visitIf(i); })

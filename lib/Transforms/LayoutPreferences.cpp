@@ -85,6 +85,8 @@ LayoutPreferences::LayoutPreferences(FunctionOpInterface func,
     } else if (auto dot = dyn_cast<tile::SharedDotOp>(op)) {
       tie({dot.getAcc(), dot.getResult()});
       wanted.try_emplace(dot.getResult(), getDotLayout(dot));
+    } else if (auto wait = dyn_cast<tile::DotWaitOp>(op)) {
+      tie({wait.getAcc(), wait.getResult()});
     } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
       loops.push_back(loop);
     } else if (auto bcast = dyn_cast<tile::BroadcastOp>(op)) {

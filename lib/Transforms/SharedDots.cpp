@@ -72,8 +72,9 @@ struct TileSharedDotsPass : kda::impl::TileSharedDotsBase<TileSharedDotsPass> {
       if (!aBuffer || !bBuffer)
         continue;
       OpBuilder b(dot);
-      Value result = tile::SharedDotOp::create(b, dot.getLoc(), dot.getType(),
-                                               aBuffer, bBuffer, dot.getAcc());
+      Value result =
+          tile::SharedDotOp::create(b, dot.getLoc(), dot.getType(), aBuffer,
+                                    bBuffer, dot.getAcc(), dot.getIsAsync());
       SmallVector<Operation *, 2> loads = {dot.getA().getDefiningOp()};
       if (dot.getB().getDefiningOp() != loads.front())
         loads.push_back(dot.getB().getDefiningOp());

@@ -3,8 +3,11 @@
 # no layout conversion through scratch: the ring's 96 KiB are the only shared memory (the
 # operands are read from it, the accumulator stays in its layout through the K loop and is
 # stored from it). sm_90a: wgmma reading both operands from the 1024-byte aligned
-# nvmma_shared ring (64-byte swizzled a, 128-byte b) that 16-byte cp.async fill, after a
-# proxy fence; gfx950: MFMA 32x32x16, a read by ds_read_b128 (K-contiguous rows) and b by
+# nvmma_shared ring (64-byte swizzled a, 128-byte b) that TMA fills (one thread per block, the
+# tensor maps' swizzles those of the ring: a in one 32-column box, b in two 64-column boxes),
+# after a proxy fence; each slice's two groups of products stay in flight (wgmma.wait_group 2)
+# until the next slice's are issued, then a barrier frees the previous slice's slot for the
+# next copies; gfx950: MFMA 32x32x16, a read by ds_read_b128 (K-contiguous rows) and b by
 # ds_read_b64_tr_b16; gfx1250: WMMA, b read by ds_load_tr16_b128. Where the warpgroups do
 # not divide the rows (64 rows on 8 warps), sm_90a keeps mma.sync on ldmatrix reads.
 #
@@ -27,14 +30,23 @@
 # RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
 
 # SM90: .extern .shared .align 1024 .b8 kda_dynamic_smem[];
-# SM90-DAG: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16
-# SM90-DAG: cp.async.wait_group{{[[:space:]]+}}4;
-# SM90-DAG: wgmma.commit_group.sync.aligned;
-# SM90-DAG: wgmma.wait_group.sync.aligned 0;
+# SM90: .param .align 128 .b8 matmul_param_9[128],
+# SM90-NEXT: .param .align 128 .b8 matmul_param_10[128]
+# SM90-NOT: cp.async.cg
+# SM90: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+# SM90: mbarrier.try_wait.parity.shared.b64
+# SM90: wgmma.commit_group.sync.aligned;
+# SM90: wgmma.commit_group.sync.aligned;
+# SM90-NEXT: // begin inline asm
+# SM90-NEXT: wgmma.wait_group.sync.aligned 2;
+# SM90-NEXT: // end inline asm
+# SM90-NEXT: bar.sync 0;
+# SM90: cp.async.bulk.tensor.2d
+# SM90: wgmma.wait_group.sync.aligned 0;
 
 # Per K slice: two k16 steps of each 32-wide step, for each of the warpgroup's two row blocks.
 # WGMMA: fence.proxy.async.shared::cta;
-# WGMMA-NEXT: wgmma.fence.sync.aligned;
+# WGMMA: wgmma.fence.sync.aligned;
 # WGMMA-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 # WGMMA-NOT: wgmma.mma_async
 
@@ -57,6 +69,8 @@
 # AMD-STATS: LDS {{ *}}98304 bytes/workgroup
 # AMD-STATS: VGPR spills {{ *}}0
 
-# SM90-STATS: shared memory {{ *}}98304 {{ *}}bytes/block (dynamic)
+# The ring and, before it, TMA's 8 completion barriers (64 bytes, padded to the ring's
+# 1024-byte alignment).
+# SM90-STATS: shared memory {{ *}}99328 {{ *}}bytes/block (dynamic)
 # SM90-STATS: spill stores {{ *}}0 bytes
 # SM90-STATS-NEXT: spill loads {{ *}}0 bytes

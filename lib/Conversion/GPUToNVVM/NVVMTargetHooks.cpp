@@ -340,12 +340,15 @@ public:
                                    NVVM::SharedSpace::shared_cta));
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
   }
-  /// Commits the batch and waits for it in one asm statement that also
-  /// takes and returns the accumulators: the wait op alone carries no
-  /// registers, and LLVM could move their first reads above it.
-  SmallVector<Value> finishSharedMatrixMultiplies(OpBuilder &b, Location loc,
-                                                  ValueRange acc) override {
+  void commitSharedMatrixMultiplies(OpBuilder &b, Location loc) override {
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  }
+  /// The wait is one asm statement that also takes and returns the
+  /// accumulators: the wait op alone carries no registers, and LLVM could
+  /// move their first reads above it.
+  SmallVector<Value> waitSharedMatrixMultiplies(OpBuilder &b, Location loc,
+                                                ValueRange acc,
+                                                unsigned pending) override {
     std::string constraints;
     for (size_t i = 0; i < acc.size(); ++i)
       constraints += (i ? ",=f" : "=f");
@@ -356,7 +359,8 @@ public:
         b.getContext(), SmallVector<Type>(acc.size(), b.getF32Type()));
     Value waited =
         LLVM::InlineAsmOp::create(
-            b, loc, structType, acc, "wgmma.wait_group.sync.aligned 0;",
+            b, loc, structType, acc,
+            "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
             constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
             LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
             .getResult(0);

@@ -147,10 +147,21 @@ struct DotLowering : OpConversionPattern<tile::DotOp> {
   }
 };
 
+/// Products complete at once on the host: nothing to wait for.
+struct DotWaitLowering : OpConversionPattern<tile::DotWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::DotWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getAcc());
+    return success();
+  }
+};
+
 } // namespace
 
 void kda::populateTileReduceDotToLinalgPatterns(const TypeConverter &converter,
                                                 RewritePatternSet &patterns) {
-  patterns.add<ReduceLowering, ScanLowering, DotLowering>(
+  patterns.add<ReduceLowering, ScanLowering, DotLowering, DotWaitLowering>(
       converter, patterns.getContext());
 }

@@ -269,9 +269,38 @@ struct SharedDotLowering : OpConversionPattern<tile::SharedDotOp> {
         llvm::copy(d, first);
       }
     }
-    acc = hooks.finishSharedMatrixMultiplies(rewriter, loc, acc);
+    hooks.commitSharedMatrixMultiplies(rewriter, loc);
+    // An asynchronous product stays in flight until a tile.dot_wait.
+    if (!op.getIsAsync())
+      acc = hooks.waitSharedMatrixMultiplies(rewriter, loc, acc, 0);
     Type structType = getTypeConverter()->convertType(op.getType());
     rewriter.replaceOp(op, packRegisters(rewriter, loc, structType, acc));
+    return success();
+  }
+  GPULoweringState &state;
+};
+
+/// A wait for asynchronous products: the target's wait where products run
+/// asynchronously (shared-memory matrix instructions), else the accumulator.
+struct DotWaitLowering : OpConversionPattern<tile::DotWaitOp> {
+  DotWaitLowering(const TypeConverter &converter, MLIRContext *ctx,
+                  GPULoweringState &state)
+      : OpConversionPattern(converter, ctx), state(state) {}
+  LogicalResult
+  matchAndRewrite(tile::DotWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!llvm::is_contained(state.hooks->getMatrixInstrs(),
+                            tile::MatrixInstr::WgmmaM64K16)) {
+      rewriter.replaceOp(op, adaptor.getAcc());
+      return success();
+    }
+    Location loc = op.getLoc();
+    SmallVector<Value> acc = state.hooks->waitSharedMatrixMultiplies(
+        rewriter, loc, unpackRegisters(rewriter, loc, adaptor.getAcc()),
+        op.getPending());
+    rewriter.replaceOp(
+        op, packRegisters(rewriter, loc,
+                          getTypeConverter()->convertType(op.getType()), acc));
     return success();
   }
   GPULoweringState &state;
@@ -282,6 +311,7 @@ struct SharedDotLowering : OpConversionPattern<tile::SharedDotOp> {
 void kda::populateDotToGPUPatterns(TileToGPUTypeConverter &converter,
                                    RewritePatternSet &patterns,
                                    GPULoweringState &state) {
-  patterns.add<DotLowering, DotMatrixLowering, SharedDotLowering>(
-      converter, patterns.getContext(), state);
+  patterns
+      .add<DotLowering, DotMatrixLowering, SharedDotLowering, DotWaitLowering>(
+          converter, patterns.getContext(), state);
 }

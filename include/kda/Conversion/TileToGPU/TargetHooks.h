@@ -285,8 +285,8 @@ public:
   /// D = A * B + C on the warpgroup's 64 x `n` accumulator (`c`, fp32
   /// registers in the order of getWgmmaAccumulatorLayout), A [64, 16] and B
   /// [16, n] of `elementType` (bf16 or f16) read from shared memory: issued
-  /// between beginSharedMatrixMultiplies and finishSharedMatrixMultiplies,
-  /// which returns the registers once they may be read.
+  /// between beginSharedMatrixMultiplies and commitSharedMatrixMultiplies;
+  /// waitSharedMatrixMultiplies returns the registers once they may be read.
   virtual llvm::SmallVector<mlir::Value>
   sharedMatrixMultiply(mlir::OpBuilder &b, mlir::Location loc,
                        const SharedMatrixOperand &a,
@@ -300,10 +300,16 @@ public:
                                            mlir::Location loc) {
     llvm_unreachable("no shared-memory matrix instructions on this target");
   }
-  /// Waits for the batch; returns `acc`, readable from there on.
+  /// Closes the batch as one group of matrix instructions in flight.
+  virtual void commitSharedMatrixMultiplies(mlir::OpBuilder &b,
+                                            mlir::Location loc) {
+    llvm_unreachable("no shared-memory matrix instructions on this target");
+  }
+  /// Waits until at most `pending` groups are in flight; returns `acc`,
+  /// readable from there on (for the groups waited for).
   virtual llvm::SmallVector<mlir::Value>
-  finishSharedMatrixMultiplies(mlir::OpBuilder &b, mlir::Location loc,
-                               mlir::ValueRange acc) {
+  waitSharedMatrixMultiplies(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::ValueRange acc, unsigned pending) {
     llvm_unreachable("no shared-memory matrix instructions on this target");
   }
   /// Marks `func` as a kernel launched with `numThreads` threads, in
