@@ -92,8 +92,9 @@ LogicalResult SharedDotOp::verify() {
 }
 
 LogicalResult DotWaitOp::verify() {
-  if (getPending() < 0)
-    return emitOpError("pending must not be negative, got ") << getPending();
+  int64_t pending = getPendingAttr().getInt();
+  if (pending < 0)
+    return emitOpError("pending must not be negative, got ") << pending;
   return success();
 }
 

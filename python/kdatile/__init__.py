@@ -121,7 +121,7 @@ __all__ = [
     "cluster_sum",
     "CompilationError", "CompiledKernel", "compiler_version", "constexpr", "convert_layout",
     "associative_scan", "cummax", "cummin", "cumprod", "cumsum",
-    "dot", "dtype", "exp", "exp2", "expand_dims", "export_bundle", "float16", "float32",
+    "dot", "dot_wait", "dtype", "exp", "exp2", "expand_dims", "export_bundle", "float16", "float32",
     "float64", "full", "int1", "int16", "int32", "int64", "int8", "jit", "JITFunction",
     "language", "load", "load_compiled", "log", "log2", "make_tensor_descriptor", "max",
     "maximum", "min", "minimum",

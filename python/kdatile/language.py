@@ -146,7 +146,7 @@ BUILTIN_NAMES = (
     "convert_layout", "fma", "cos", "sin", "tanh", "floor", "ceil", "erf",
     "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "alloc_shared", "async_copy",
     "async_wait", "barrier", "cluster_sum", "cumsum", "cumprod", "cummax", "cummin",
-    "associative_scan", "make_tensor_descriptor", "async_load", "async_store",
+    "associative_scan", "make_tensor_descriptor", "async_load", "async_store", "dot_wait",
 )
 
 _ns = globals()

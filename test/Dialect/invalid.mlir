@@ -1117,3 +1117,11 @@ func.func @async_load_layout(%d: !tile.tensor_desc<8x64xbf16, #nv>, %i: i32) {
 func.func @tensor_desc_layout(%d: !tile.tensor_desc<8x32xbf16, #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>>) {
   return
 }
+
+// -----
+
+func.func @dot_wait_pending(%acc: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  // expected-error @below {{pending must not be negative, got -1}}
+  %w = tile.dot_wait %acc {pending = -1 : i32} : tensor<16x16xf32>
+  return %w : tensor<16x16xf32>
+}

@@ -379,6 +379,24 @@ func.func @shared_dot(%c: tensor<64x128xf32, #acc>) -> tensor<64x128xf32, #acc> 
 
 // -----
 
+// Asynchronous products and the wait for them.
+#nv = #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>
+#acc = #tile.mma<{instr = wgmma_m64k16, operand = c, warpsPerCTA = [4, 1]}>
+// CHECK-LABEL: func.func @async_dots
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} async : tensor<16x16xbf16>, tensor<16x16xbf16> -> tensor<16x16xf32>
+// CHECK: tile.shared_dot %{{.*}}, %{{.*}}, %{{.*}} async :
+// CHECK: tile.dot_wait %{{.*}} {pending = 1 : i32} : tensor<64x128xf32, #tile.mma<{instr = wgmma_m64k16, operand = c, warpsPerCTA = [4, 1]}>>
+func.func @async_dots(%x: tensor<16x16xbf16>, %y: tensor<16x16xf32>, %c: tensor<64x128xf32, #acc>) -> (tensor<16x16xf32>, tensor<64x128xf32, #acc>) {
+  %p = tile.dot %x, %x, %y async : tensor<16x16xbf16>, tensor<16x16xbf16> -> tensor<16x16xf32>
+  %a = tile.alloc_shared : !tile.smem<64x64xbf16, #nv>
+  %b = tile.alloc_shared : !tile.smem<64x128xbf16, #nv>
+  %d = tile.shared_dot %a, %b, %c async : !tile.smem<64x64xbf16, #nv>, !tile.smem<64x128xbf16, #nv> -> tensor<64x128xf32, #acc>
+  %w = tile.dot_wait %d {pending = 1 : i32} : tensor<64x128xf32, #acc>
+  return %p, %w : tensor<16x16xf32>, tensor<64x128xf32, #acc>
+}
+
+// -----
+
 // Tensor descriptors: a strided global tensor read and written in blocks.
 // CHECK-LABEL: func.func @tensor_descs
 // CHECK: %[[D:.*]] = tile.make_tensor_desc %{{.*}}, [%{{.*}}, %{{.*}}], [%{{.*}}, %{{.*}}] : !tile.ptr<bf16> -> !tile.tensor_desc<64x128xbf16>

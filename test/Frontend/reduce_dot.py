@@ -51,6 +51,11 @@ def mm(a, b, o):
     # DOT: tile.dot
     acc = kt.dot(ta, tb, acc, input_precision="ieee", allow_tf32=False, out_dtype=kt.float32,
                  max_num_imprecise_acc=None)
+    # An asynchronous product and the wait for it (where products run asynchronously: wgmma
+    # reading shared memory; elsewhere both complete at once).
+    # DOT: %[[P:.*]] = tile.dot %{{.*}}, %{{.*}}, %{{.*}} async : tensor<16x32xbf16>, tensor<32x8xbf16> -> tensor<16x8xf32>
+    # DOT: tile.dot_wait %[[P]] {pending = 1 : i32} : tensor<16x8xf32>
+    acc = kt.dot_wait(kt.dot(ta, tb, acc, is_async=True), 1)
     kt.store(o + i[:, None] * 8 + j[None, :], acc)
 
 
@@ -84,4 +89,10 @@ def bad_dot(a, o):
     h = t.to(kt.bfloat16)
     # ERR: reduce_dot.py:[[@LINE+1]]:38: error: kt.dot() tf32 applies to fp32 operands, got bf16
     u = kt.dot(h, h, input_precision="tf32")
-    kt.store(o + i[:, None] * 16 + i[None, :], x + y + z + w + v + u)
+    # ERR: reduce_dot.py:[[@LINE+1]]:31: error: kt.dot() is_async must be a compile-time bool, got
+    s = kt.dot(t, t, is_async=1)
+    # ERR: reduce_dot.py:[[@LINE+1]]:21: error: kt.dot_wait() acc must be a 2-D fp32 tile (a kt.dot result), got
+    q = kt.dot_wait(h, 0)
+    # ERR: reduce_dot.py:[[@LINE+1]]:24: error: kt.dot_wait() pending must be a compile-time integer of at least 0, got
+    r = kt.dot_wait(t, -1)
+    kt.store(o + i[:, None] * 16 + i[None, :], x + y + z + w + v + u + s + q + r)

@@ -85,3 +85,18 @@ func.func @partial_warpgroups(%c: tensor<64x64xf32>) -> tensor<64x64xf32> {
   return %d : tensor<64x64xf32>
 }
 }
+
+// -----
+
+// An asynchronous dot reads in place as an asynchronous shared_dot.
+#nv = #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>
+// CHECK-LABEL: func.func @in_place_async
+// CHECK: tile.shared_dot %{{.*}}, %{{.*}}, %{{.*}} async :
+func.func @in_place_async(%c: tensor<64x128xf32>) -> tensor<64x128xf32> {
+  %abuf = tile.alloc_shared : !tile.smem<64x64xbf16, #nv>
+  %bbuf = tile.alloc_shared : !tile.smem<64x128xbf16, #nv>
+  %a = tile.smem_load %abuf : !tile.smem<64x64xbf16, #nv> -> tensor<64x64xbf16>
+  %b = tile.smem_load %bbuf : !tile.smem<64x128xbf16, #nv> -> tensor<64x128xbf16>
+  %d = tile.dot %a, %b, %c async : tensor<64x64xbf16>, tensor<64x128xbf16> -> tensor<64x128xf32>
+  return %d : tensor<64x128xf32>
+}

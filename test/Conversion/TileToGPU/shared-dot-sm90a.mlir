@@ -71,3 +71,28 @@ func.func @nvmma_load() -> tensor<16x128xbf16, #blk> attributes {tile.kernel} {
   return %v : tensor<16x128xbf16, #blk>
 }
 }
+
+// -----
+
+// An asynchronous product is committed as its group and not waited for; a
+// tile.dot_wait is the wait with its pending count, carrying the
+// accumulators through the asm so no read of them moves above it.
+#nv64 = #tile.nvmma_shared<{swizzleBytes = 64, elementBits = 16}>
+#nv128 = #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>
+#acc = #tile.mma<{instr = wgmma_m64k16, operand = c, warpsPerCTA = [4, 1]}>
+module attributes {tile.num_warps = 4 : i32} {
+// CHECK-LABEL: func.func @async_dot
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: wgmma.wait_group
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 1;", "=f,{{.*}},~{memory}"
+// CHECK-NOT: wgmma.wait_group
+func.func @async_dot(%c: tensor<64x128xf32, #acc>) -> tensor<64x128xf32, #acc> attributes {tile.kernel} {
+  %a = tile.alloc_shared : !tile.smem<64x32xbf16, #nv64>
+  %b = tile.alloc_shared : !tile.smem<32x128xbf16, #nv128>
+  %d = tile.shared_dot %a, %b, %c async : !tile.smem<64x32xbf16, #nv64>, !tile.smem<32x128xbf16, #nv128> -> tensor<64x128xf32, #acc>
+  %e = tile.shared_dot %a, %b, %d async : !tile.smem<64x32xbf16, #nv64>, !tile.smem<32x128xbf16, #nv128> -> tensor<64x128xf32, #acc>
+  %w = tile.dot_wait %e {pending = 1 : i32} : tensor<64x128xf32, #acc>
+  return %w : tensor<64x128xf32, #acc>
+}
+}
