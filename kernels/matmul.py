@@ -2,16 +2,16 @@
 stored in c's dtype. One program per BLOCK_M x BLOCK_N tile of c (grid (cdiv(M, BLOCK_M),
 cdiv(N, BLOCK_N))); the K loop streams BLOCK_K-wide slices of a and b through a ring of
 STAGES shared-memory slots by tensor-descriptor block copies, STAGES - 1 of them in flight
-while the matrix instructions consume the oldest, one slice of products in flight while the
-next is issued (asynchronous products on sm_90a's wgmma; elsewhere they complete at once) (TMA on sm_90a, one thread per block, into
-the swizzle the matrix unit reads; elsewhere the target's copies: on the CPU and AMD targets
-into these swizzled slots they complete at once). Each slot holds its slice as BLOCK_K / KS
-steps of KS along K, one product per step. The slots take kt.operand_swizzle's layout: on
-sm_90a, when 4-warp warpgroups divide BLOCK_M, wgmma reads each step where it lies in shared
-memory; otherwise each step is read into registers (8x8 matrix loads on sm_90a), which the
-swizzle keeps free of bank conflicts, and smaller steps keep a warp's operands small beside
-its accumulator. Rows, columns and K past the matrix read as zeros (the copies' bounds) and
-are not stored."""
+while the matrix instructions consume the oldest (TMA on sm_90a, one thread per block, into
+the swizzle the matrix unit reads; elsewhere the target's copies, which into these swizzled
+slots complete at once). One slice of products stays in flight while the next is issued
+(asynchronous wgmma on sm_90a; elsewhere products complete at once). Each slot holds its
+slice as BLOCK_K / KS steps of KS along K, one product per step. The slots take
+kt.operand_swizzle's layout: on sm_90a, when 4-warp warpgroups divide BLOCK_M, wgmma reads
+each step where it lies in shared memory; otherwise each step is read into registers (8x8
+matrix loads on sm_90a), which the swizzle keeps free of bank conflicts, and smaller steps
+keep a warp's operands small beside its accumulator. Rows, columns and K past the matrix
+read as zeros (the copies' bounds) and are not stored."""
 
 import kdatile as kt
 
