@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""bf16 matrix products on the GPU, side by side in one run: kernels/matmul.py (cp.async
-stages feeding mma.sync on sm_90a) against torch.matmul (cuBLAS) and a Triton GEMM at 4096^3,
+"""bf16 matrix products on the GPU, side by side in one run: kernels/matmul.py (TMA stages
+feeding asynchronous wgmma on sm_90a) against torch.matmul (cuBLAS) and a Triton GEMM at 4096^3,
 and kt.dot on batches of prefill-shaped chunk products (bench_dot.batched_dot: 64x64x128 and
 64x128x64 tiles, one per program) against torch.bmm and a Triton batched kernel. Every result
 is checked against torch in fp32.

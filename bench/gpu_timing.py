@@ -6,19 +6,29 @@ import functools
 import json
 import os
 import statistics
+import subprocess
 import sys
 
 _ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 
 
 def export_gpu_bundle(kt, out_dir, launches):
-    """kt.export_bundle of `launches` into `out_dir` with the LLVM-free GPU runtime that
-    test/gpu/prepare.py builds; exits with a hint when it has not been built."""
-    runtime = os.path.join(_ROOT, "test", "gpu", "artifacts", "libkda_gpu_runtime.so")
-    if not os.path.exists(runtime):
-        sys.exit(f"{runtime} is missing: run `python3 test/gpu/prepare.py --out "
-                 "test/gpu/artifacts` first (it builds the LLVM-free GPU runtime)")
-    return kt.export_bundle(out_dir, launches, runtime=runtime)
+    """kt.export_bundle of `launches` into `out_dir` with an LLVM-free GPU runtime built from
+    this checkout's sources (test/gpu/gpu_runtime.py), so the bundle's runtime reads what this
+    compiler writes (tensor-map recipes)."""
+    sys.path.insert(0, os.path.join(_ROOT, "test", "gpu"))
+    import gpu_runtime
+
+    os.makedirs(out_dir, exist_ok=True)
+    runtime = os.path.join(out_dir, "libkda_gpu_runtime.build.so")
+    try:
+        gpu_runtime.build(runtime)
+        return kt.export_bundle(out_dir, launches, runtime=runtime)
+    except (RuntimeError, subprocess.CalledProcessError) as e:
+        sys.exit(f"cannot build the GPU runtime for the bundle: {getattr(e, 'stderr', e)}")
+    finally:
+        if os.path.exists(runtime):
+            os.unlink(runtime)
 
 
 def element_copies_spec(launch):

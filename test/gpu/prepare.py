@@ -32,6 +32,8 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 for sub in ("python", "kernels"):
     sys.path.insert(0, os.path.join(ROOT, sub))
 
+import gpu_runtime  # noqa: E402
+
 import kdatile as kt  # noqa: E402
 from kdatile import _lib  # noqa: E402
 from kdatile.runtime import parse_signature  # noqa: E402
@@ -469,23 +471,12 @@ def prepare_smoke_case(out_dir):
 
 def build_native(out_dir):
     """libkda_gpu_runtime.so (no LLVM) and header_smoke, if a C++ compiler is around."""
-    cxx = shutil.which("clang++-22") or shutil.which("clang++") or shutil.which("g++")
-    cc = shutil.which("clang-22") or shutil.which("clang") or shutil.which("gcc")
-    if not cxx or not cc:
+    cxx, cc = gpu_runtime.compilers()
+    if not cxx:
         return {"error": "no C/C++ compiler found"}
     inc = os.path.join(ROOT, "include")
-    lib = os.path.join(out_dir, "libkda_gpu_runtime.so")
-    sources = [os.path.join(ROOT, p) for p in (
-        "lib/CAPI/CAPIGPU.cpp", "lib/Runtime/GPULaunch.cpp", "lib/Runtime/CUDALoader.cpp",
-        "lib/Runtime/TensorMap.cpp",
-        "lib/Runtime/HIPLoader.cpp")]
-    kda_free = os.path.join(out_dir, "kda_free.o")
     try:
-        subprocess.run([cc, "-O2", "-fPIC", "-c", os.path.join(ROOT, "test/gpu/kda_free.c"),
-                        "-o", kda_free], check=True, capture_output=True, text=True)
-        subprocess.run([cxx, "-std=c++17", "-O2", "-fPIC", "-shared", f"-I{inc}", *sources,
-                        kda_free, "-ldl", "-lpthread", "-o", lib],
-                       check=True, capture_output=True, text=True)
+        gpu_runtime.build(os.path.join(out_dir, "libkda_gpu_runtime.so"))
         subprocess.run([cc, "-std=c99", "-O2", "-Wall", "-Werror", f"-I{inc}", f"-I{out_dir}",
                         os.path.join(ROOT, "test/gpu/header_smoke.c"), "-L", out_dir,
                         "-lkda_gpu_runtime", "-ldl", "-lm", "-Wl,-rpath,$ORIGIN", "-o",
@@ -493,9 +484,6 @@ def build_native(out_dir):
                        check=True, capture_output=True, text=True)
     except subprocess.CalledProcessError as e:
         return {"error": f"{' '.join(e.cmd[:2])}...: {e.stderr}"}
-    finally:
-        if os.path.exists(kda_free):
-            os.unlink(kda_free)
     return {"runtime_library": "libkda_gpu_runtime.so", "header_smoke": "header_smoke"}
 
 
