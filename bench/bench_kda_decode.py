@@ -25,7 +25,9 @@ FLA's core on a [K, V] pool (state_v_first=False) and ours at the launch kdatile
 that layout. The protocol is docs/performance.md's: a paged pool of 2*B+1 slots, distinct random
 slots, median over many replays.
 
-FLA (fla-core) must be installed on the GPU machine, e.g. from a wheel in the git-ignored .whl/.
+FLA (fla-core) is installed on the GPU machine, e.g. from a wheel in the git-ignored .whl/;
+without it its columns are nan. The staged launch (two shared-memory stages, TMA on sm_90a) is
+also timed compiled with element copies (cp.async, "ca") beside it.
 """
 
 from __future__ import annotations
@@ -36,7 +38,10 @@ import sys
 
 import numpy as np
 from gpu_timing import (
+    ElementCopies,
     copy_bandwidths,
+    element_copies_spec,
+    export_element_copies,
     export_gpu_bundle,
     prepare_run_main,
     time_graph,
@@ -58,6 +63,9 @@ LAUNCHES = ((128, 32, 2, 4, False), (128, 32, 0, 4, False), (128, 64, 0, 8, Fals
             (128, 128, 0, 4, False), (32, 32, 0, 4, False), (16, 16, 0, 4, True),
             (32, 32, 0, 4, True), (64, 64, 0, 4, True), (64, 32, 0, 4, True))
 VARIANTS = [(state, *launch) for state in STATE_DTYPES for launch in LAUNCHES]
+# The staged launch compiled again with element copies (cp.async) in place of TMA, timed
+# beside it ("ca").
+STAGED = (128, 32, 2, 4, False)
 
 
 def numpy_arguments(H, B, state_dtype="f32", state_layout="vk"):
@@ -105,6 +113,10 @@ def prepare(out_dir):
             add(H, B, "f32", "kv")
     exported = export_gpu_bundle(kt, out_dir, launches)
     print(f"{len(set(exported))} specializations of kda_decode in {out_dir}")
+    specs = [element_copies_spec(decode_launch(**numpy_arguments(H, 8, state),
+                                               target="sm_90a", config=STAGED)[1])
+             for H in HEADS for state in STATE_DTYPES]
+    print(f"{export_element_copies(out_dir, specs)} element-copy specializations")
 
 
 def torch_arguments(torch, H, B, state_dtype, idx, state_layout="vk"):
@@ -126,13 +138,21 @@ def torch_arguments(torch, H, B, state_dtype, idx, state_layout="vk"):
         state_layout=state_layout, out=torch.empty(B, H, D, device="cuda", dtype=bf))
 
 
-def torch_launch(torch, H, B, state_dtype, idx, config, state_layout="vk"):
+def torch_launch(torch, H, B, state_dtype, idx, config, state_layout="vk",
+                 element_copies=None):
     """A callable running kernels/kda_decode.py at `config` (BV, BLK, STAGES, warps, CLUSTER)
-    on fresh CUDA tensors, prepared by the op (decode_launch with config)."""
+    on fresh CUDA tensors, prepared by the op (decode_launch with config); with
+    `element_copies` (an ElementCopies), its element-copy build."""
     from kdatile.ops.decode import decode_launch
 
     _, launch = decode_launch(**torch_arguments(torch, H, B, state_dtype, idx, state_layout),
                               config=config)
+    if element_copies is not None:
+        run_elements = element_copies.launcher(torch, launch)
+
+        def call():  # holds `launch`: its tensors live as long as the callable
+            return run_elements() if launch else None
+        return call
     return functools.partial(launch.kernel[launch.grid], *launch.args, **launch.constexprs,
                              num_warps=launch.num_warps)
 
@@ -188,6 +208,13 @@ def run(bundle_dir):
     os.environ["KDATILE_BUNDLE"] = bundle_dir
     from decode_traffic_twin import best_twin_time
 
+    element_copies = ElementCopies(bundle_dir)
+    try:
+        import fla  # noqa: F401
+        have_fla = True
+    except ImportError as e:
+        print(f"# FLA not importable ({e}); its columns are nan")
+        have_fla = False
     bws = copy_bandwidths(torch)
     bw = max(bws.values())
     print(f"# {torch.cuda.get_device_name(0)}; copy bandwidth (read + write): "
@@ -202,6 +229,7 @@ def run(bundle_dir):
           "every time below")
     header = " ".join(f"{f'{st} {bv}/{blk}/{s}/{w}' + ('c' if c else ''):>16} {'x core':>6}"
                       for st, bv, blk, s, w, c in VARIANTS)
+    header += " " + " ".join(f"{st + ' staged ca':>16} {'ca/TMA':>6}" for st in STATE_DTYPES)
     print(f"{'H':>3} {'B':>4} | {'FLA core':>8} {'FLA full':>8} | {header} | "
           f"{'f32 ops':>8} {'x core':>6} {'x full':>6} {'bf16 ops':>8} {'x core':>6} | "
           f"{'bound':>7} {'%bound':>6} | {'copy':>7} {'%bound':>6} | {'twin':>7} {'launch':>8} "
@@ -213,7 +241,8 @@ def run(bundle_dir):
         for B in BATCHES:
             slots = 2 * B + 1
             idx = torch.from_numpy(rng.permutation(slots)[:B].astype(np.int32)).to("cuda")
-            t_core, t_full, t_core_kv = fla_baselines(torch, H, B, idx)
+            t_core, t_full, t_core_kv = (fla_baselines(torch, H, B, idx) if have_fla
+                                         else (float("nan"),) * 3)
             times = {}
             for state_dtype, *config in VARIANTS:
                 ours = torch_launch(torch, H, B, state_dtype, idx, config)
@@ -231,6 +260,10 @@ def run(bundle_dir):
             ops32 = times[("f32", *ops_launch(B, H, "f32"))]
             ops16 = times[("bf16", *ops_launch(B, H, "bf16"))]
             cells = " ".join(f"{times[v]:>16.2f} {t_core / times[v]:>6.2f}" for v in VARIANTS)
+            for state_dtype in STATE_DTYPES:
+                t_ca = time_graph(torch, torch_launch(torch, H, B, state_dtype, idx, STAGED,
+                                                      element_copies=element_copies))
+                cells += f" {t_ca:>16.2f} {t_ca / times[(state_dtype, *STAGED)]:>6.2f}"
             print(f"{H:>3} {B:>4} | {t_core:>8.2f} {t_full:>8.2f} | {cells} | {ops32:>8.2f} "
                   f"{t_core / ops32:>6.2f} {t_full / ops32:>6.2f} {ops16:>8.2f} "
                   f"{t_core / ops16:>6.2f} | {bound:>7.2f} {100 * bound / ops32:>5.1f}% | "
