@@ -21,6 +21,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace kda;
 
@@ -28,19 +30,33 @@ std::string kda::createSharedBuffer(OpBuilder &b, Location loc, ModuleOp module,
                                     GPULoweringState &state, int64_t bytes,
                                     int64_t alignment) {
   std::string name =
-      GPULoweringState::getSharedBufferSymbol(state.sharedBufferOffsets.size());
+      GPULoweringState::getSharedBufferSymbol(state.sharedBuffers.size());
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(module.getBody());
   LLVM::GlobalOp::create(b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), bytes),
                          /*isConstant=*/false, LLVM::Linkage::Internal, name,
                          Attribute(), alignment,
                          state.hooks->getSharedAddressSpace());
-  int64_t offset = llvm::alignTo(state.sharedBufferBytes, alignment);
-  state.sharedBufferOffsets.push_back(offset);
-  state.sharedBufferBytes = offset + llvm::alignTo(bytes, 16);
+  state.sharedBuffers.push_back({bytes, alignment});
   state.sharedBufferAlignment =
       std::max(state.sharedBufferAlignment, alignment);
   return name;
+}
+
+std::pair<SmallVector<int64_t>, int64_t>
+GPULoweringState::placeSharedBuffers() const {
+  SmallVector<unsigned> order(sharedBuffers.size());
+  std::iota(order.begin(), order.end(), 0);
+  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+    return sharedBuffers[a].alignment > sharedBuffers[b].alignment;
+  });
+  SmallVector<int64_t> offsets(sharedBuffers.size());
+  int64_t end = 0;
+  for (unsigned i : order) {
+    offsets[i] = llvm::alignTo(end, sharedBuffers[i].alignment);
+    end = offsets[i] + llvm::alignTo(sharedBuffers[i].bytes, 16);
+  }
+  return {offsets, end};
 }
 
 Value kda::emitSharedLinearIndex(OpBuilder &b, Location loc,

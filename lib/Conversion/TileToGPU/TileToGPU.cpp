@@ -357,15 +357,15 @@ static LogicalResult placeSharedMemory(ModuleOp module, GPULoweringState &state,
   TargetHooks &hooks = *state.hooks;
   int64_t scratchBytes =
       llvm::alignTo(state.scratchBytes, state.sharedBufferAlignment);
-  int64_t total = scratchBytes + state.sharedBufferBytes;
+  auto [bufferOffsets, bufferBytes] = state.placeSharedBuffers();
+  int64_t total = scratchBytes + bufferBytes;
   int64_t staticLimit = hooks.getMaxSharedBytes();
   int64_t limit = std::max(staticLimit, hooks.getMaxDynamicSharedBytes());
   if (total > limit) {
     return module.emitError("kernel needs ")
            << total << " bytes of shared memory; " << target << " allows "
            << limit << " (" << scratchBytes
-           << " for layout conversions and reductions, "
-           << state.sharedBufferBytes
+           << " for layout conversions and reductions, " << bufferBytes
            << " in shared buffers: use smaller buffers or layouts that need "
               "smaller conversions)";
   }
@@ -389,7 +389,7 @@ static LogicalResult placeSharedMemory(ModuleOp module, GPULoweringState &state,
                          state.sharedBufferAlignment, addressSpace);
   llvm::StringMap<int64_t> offsets;
   offsets[GPULoweringState::kScratchSymbol] = 0;
-  for (auto [index, offset] : llvm::enumerate(state.sharedBufferOffsets))
+  for (auto [index, offset] : llvm::enumerate(bufferOffsets))
     offsets[GPULoweringState::getSharedBufferSymbol(index)] =
         scratchBytes + offset;
   SmallVector<LLVM::AddressOfOp> uses;

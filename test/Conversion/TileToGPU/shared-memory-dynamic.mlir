@@ -56,3 +56,23 @@ func.func @scratch_only(%x: tensor<128x128xf32, #a>) -> tensor<128x128xf32, #c> 
   return %t : tensor<128x128xf32, #c>
 }
 }
+
+// -----
+
+// The most aligned buffers go first, so alignment pads as little as it can:
+// the 1024-byte aligned nvmma_shared buffer, made second, sits before the
+// 16-byte aligned one (no scratch here): 65536 + 64 bytes, not 1024 + 65536.
+#nv = #tile.nvmma_shared<{swizzleBytes = 128, elementBits = 16}>
+// CHECK: module attributes {kda.dynamic_shared_bytes = 65600 : i64
+// CHECK-LABEL: func.func @aligned_first
+// CHECK: %[[B0:.*]] = llvm.mlir.addressof @kda_dynamic_smem : !llvm.ptr<3>
+// CHECK: llvm.getelementptr inbounds %[[B0]][65536] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: %[[B1:.*]] = llvm.mlir.addressof @kda_dynamic_smem : !llvm.ptr<3>
+// CHECK: llvm.getelementptr inbounds %[[B1]][0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+module attributes {tile.num_warps = 4 : i32} {
+func.func @aligned_first() attributes {tile.kernel} {
+  %small = tile.alloc_shared : !tile.smem<16xf32>
+  %big = tile.alloc_shared : !tile.smem<256x128xbf16, #nv>
+  return
+}
+}

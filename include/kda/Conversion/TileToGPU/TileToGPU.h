@@ -28,12 +28,19 @@ struct GPULoweringState {
   /// transient, so all of them reuse one buffer at offset 0.
   int64_t scratchBytes = 0;
   static constexpr llvm::StringLiteral kScratchSymbol = "kda_scratch";
-  /// Bytes of the kernel's shared buffers (tile.alloc_shared), each a module
-  /// global of its own named by number, and each one's offset among them.
-  int64_t sharedBufferBytes = 0;
-  llvm::SmallVector<int64_t> sharedBufferOffsets;
+  /// The kernel's shared buffers (tile.alloc_shared and the lowering's own),
+  /// each a module global of its own named by number: bytes and alignment.
+  struct SharedBuffer {
+    int64_t bytes;
+    int64_t alignment;
+  };
+  llvm::SmallVector<SharedBuffer> sharedBuffers;
   /// The largest alignment any of them needs (the dynamic allocation's).
   int64_t sharedBufferAlignment = 16;
+  /// Each buffer's offset when they share one allocation, and the bytes they
+  /// take: the most aligned first, so that alignment pads as little as it
+  /// can.
+  std::pair<llvm::SmallVector<int64_t>, int64_t> placeSharedBuffers() const;
   static std::string getSharedBufferSymbol(unsigned index) {
     return "kda_smem_" + std::to_string(index);
   }
