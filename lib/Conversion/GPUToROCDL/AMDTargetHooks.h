@@ -22,6 +22,9 @@ public:
                          mlir::Value value, unsigned laneMask) override;
   void barrier(mlir::OpBuilder &b, mlir::Location loc) override;
   void sharedMemoryBarrier(mlir::OpBuilder &b, mlir::Location loc) override;
+  /// Its fences are wavefront-scope: global accesses in flight stay in
+  /// flight.
+  bool sharedMemoryBarrierOrdersGlobalMemory() const override { return false; }
   mlir::Value getWaveUniform(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value value) override;
   llvm::StringRef getSyncScope(tile::MemoryScope scope) const override;

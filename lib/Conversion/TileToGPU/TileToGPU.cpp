@@ -224,7 +224,9 @@ Value getBasePointer(Value ptr) {
 /// base (the same buffer read and written in one layout needs no barrier).
 /// An asynchronous copy reads global memory like a load and must not start
 /// writing its buffer before every earlier access of the buffer is done; its
-/// data is seen after tile.async_wait, whose barrier ends every hazard.
+/// data is seen after tile.async_wait, whose barrier ends every hazard (only
+/// the shared-memory ones where the target's shared-memory barrier leaves
+/// global accesses in flight: AMD).
 struct MemoryOrdering {
   struct Access {
     Value base; // the kernel argument, or null when unknown
@@ -232,6 +234,8 @@ struct MemoryOrdering {
     Type tile;  // the tile moved (its layout says which thread has what)
     bool isStore;
     bool sameThreadsOnly; // not replicated: each element has one thread
+    // An asynchronous copy's global read: done once the copy is waited for.
+    bool doneAtWait = false;
   };
   SmallVector<Access> accesses; // since the last barrier
   bool everything = false;      // after loops: assume any access conflicts
@@ -264,14 +268,19 @@ struct MemoryOrdering {
   }
 };
 
-void orderGlobalMemory(Block &block, MemoryOrdering &state,
-                       TargetHooks &hooks) {
+/// Orders the accesses of `block` after those of `state` (barriers where
+/// they conflict), leaving in `state` those still unordered at its end. With
+/// `insert` false it only follows what they would be (no barrier is made).
+void orderGlobalMemory(Block &block, MemoryOrdering &state, TargetHooks &hooks,
+                       bool insert = true) {
   for (Operation &op : llvm::make_early_inc_range(block)) {
     auto barrierIfConflict = [&](const MemoryOrdering::Access &next) {
       if (!state.conflicts(next))
         return;
-      OpBuilder b(&op);
-      hooks.barrier(b, op.getLoc());
+      if (insert) {
+        OpBuilder b(&op);
+        hooks.barrier(b, op.getLoc());
+      }
       state = MemoryOrdering();
     };
     auto access = [&](Value ptr, Value value, bool isStore) {
@@ -294,6 +303,7 @@ void orderGlobalMemory(Block &block, MemoryOrdering &state,
         barrierIfConflict({getBasePointer(buffer), buffer, Type(), isStore,
                            /*sameThreadsOnly=*/false});
       access(copy.getPtr(), copy.getPtr(), /*isStore=*/false);
+      state.accesses.back().doneAtWait = true;
     } else if (isa<tile::AsyncLoadOp, tile::AsyncStoreOp>(op)) {
       // A block copy (kept for the target's engine): its waves split the
       // block, so no element is sure to stay with one thread.
@@ -302,9 +312,12 @@ void orderGlobalMemory(Block &block, MemoryOrdering &state,
       // A descriptor of unknown origin may alias anything (null base).
       auto desc = op.getOperand(0).getDefiningOp<tile::MakeTensorDescOp>();
       Value base = desc ? getBasePointer(desc.getBase()) : Value();
-      MemoryOrdering::Access global{base, op.getOperand(0), Type(),
+      MemoryOrdering::Access global{base,
+                                    op.getOperand(0),
+                                    Type(),
                                     /*isStore=*/!isLoad,
-                                    /*sameThreadsOnly=*/false};
+                                    /*sameThreadsOnly=*/false,
+                                    /*doneAtWait=*/isLoad};
       if (isLoad)
         for (bool isStore : {false, true})
           barrierIfConflict({getBasePointer(buffer), buffer, Type(), isStore,
@@ -320,24 +333,46 @@ void orderGlobalMemory(Block &block, MemoryOrdering &state,
         barrierIfConflict(read);
         state.accesses.push_back(read);
       }
-    } else if (isa<tile::AtomicRMWOp, tile::AsyncWaitOp, tile::BarrierOp>(op)) {
+    } else if (isa<tile::AtomicRMWOp, tile::BarrierOp>(op) ||
+               (isa<tile::AsyncWaitOp>(op) &&
+                hooks.sharedMemoryBarrierOrdersGlobalMemory())) {
       // Barriers on both sides (AtomicsToGPU.cpp), or a barrier.
       state = MemoryOrdering();
+    } else if (isa<tile::AsyncWaitOp>(op)) {
+      // The wait's barrier orders shared memory only, after every wave has
+      // waited for its copies (their reads are done): the hazards of other
+      // global accesses stay.
+      llvm::erase_if(state.accesses, [](const MemoryOrdering::Access &a) {
+        return a.doneAtWait || isa<tile::SharedBufferType>(a.ptr.getType());
+      });
     } else if (isa<scf::ForOp, scf::WhileOp>(op)) {
       if (!containsMemoryOps(&op))
         continue;
+      // An iteration starts after the accesses before the loop or those an
+      // iteration leaves unordered at its end (followed without barriers,
+      // which only makes them more); after the loop, either.
+      MemoryOrdering carried;
+      for (Region &region : op.getRegions())
+        for (Block &body : region)
+          orderGlobalMemory(body, carried, hooks, /*insert=*/false);
+      // A pointer the body computes may differ from one iteration to the
+      // next: the same tile then no longer keeps each element in one thread.
+      for (MemoryOrdering::Access &a : carried.accesses)
+        a.sameThreadsOnly = false;
+      MemoryOrdering after = state;
+      after.join(carried);
       for (Region &region : op.getRegions())
         for (Block &body : region) {
-          MemoryOrdering inside = MemoryOrdering::all();
-          orderGlobalMemory(body, inside, hooks);
+          MemoryOrdering inside = after;
+          orderGlobalMemory(body, inside, hooks, insert);
         }
-      state = MemoryOrdering::all();
+      state = after;
     } else if (op.getNumRegions() != 0) {
       MemoryOrdering merged = state;
       for (Region &region : op.getRegions())
         for (Block &body : region) {
           MemoryOrdering inside = state;
-          orderGlobalMemory(body, inside, hooks);
+          orderGlobalMemory(body, inside, hooks, insert);
           merged.join(inside);
         }
       state = merged;

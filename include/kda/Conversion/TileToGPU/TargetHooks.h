@@ -64,6 +64,9 @@ public:
   virtual void sharedMemoryBarrier(mlir::OpBuilder &b, mlir::Location loc) {
     barrier(b, loc);
   }
+  /// Whether sharedMemoryBarrier orders global memory too (as barrier does),
+  /// so that the global-memory hazards before a tile.async_wait end at it.
+  virtual bool sharedMemoryBarrierOrdersGlobalMemory() const { return true; }
   /// Whether the target copies global to shared memory without registers
   /// (asyncCopy and the two below); without, copies go through registers.
   virtual bool hasAsyncCopies() const { return false; }
