@@ -148,11 +148,7 @@ def torch_launch(torch, H, B, state_dtype, idx, config, state_layout="vk",
     _, launch = decode_launch(**torch_arguments(torch, H, B, state_dtype, idx, state_layout),
                               config=config)
     if element_copies is not None:
-        run_elements = element_copies.launcher(torch, launch)
-
-        def call():  # holds `launch`: its tensors live as long as the callable
-            return run_elements() if launch else None
-        return call
+        return element_copies.launcher(torch, launch)
     return functools.partial(launch.kernel[launch.grid], *launch.args, **launch.constexprs,
                              num_warps=launch.num_warps)
 

@@ -77,6 +77,8 @@ class ElementCopies:
         self.kernels = {}
 
     def launcher(self, torch, launch):
+        """A callable launching the element-copy build of `launch`; it holds `launch` (the
+        kernel reads its tensors by address)."""
         from kdatile import gpu
 
         spec = launch.kernel.specialize(*launch.args, **launch.constexprs,
@@ -93,7 +95,13 @@ class ElementCopies:
         values = [a.data_ptr() if hasattr(a, "data_ptr") else a
                   for a in (spec.arguments[p["name"]] for p in kernel.params)]
         grid = tuple(launch.grid) + (1,) * (3 - len(launch.grid))
-        return functools.partial(kernel.launch, torch, grid, values, torch.cuda.current_device())
+        return functools.partial(_launch_holding, launch, kernel.launch, torch, grid, values,
+                                 torch.cuda.current_device())
+
+
+def _launch_holding(launch, run, *args):
+    """run(*args): `launch` is only held, so its tensors outlive the addresses in args."""
+    return run(*args)
 
 
 def prepare_run_main(doc, prepare, run):

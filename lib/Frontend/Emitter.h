@@ -26,6 +26,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 
 #include <map>
 #include <optional>
@@ -325,6 +326,30 @@ public:
   /// Checks that `layout` suits a tile of `shape`.
   bool checkLayout(mlir::Attribute layout, llvm::ArrayRef<int64_t> shape,
                    mlir::Type elem, SourceLoc at);
+  /// The shared-memory layout argument `arg` of `fnName` (a null attribute
+  /// when absent), or nullopt after an error that names `example`.
+  std::optional<mlir::Attribute>
+  requireSharedLayout(const std::optional<Arg> &arg, const std::string &fnName,
+                      llvm::StringRef example);
+  /// `T::getChecked(params...)`; when its verifier fails, null after an error
+  /// at `at` giving the verifier's message after `fnName`.
+  template <typename T, typename... Params>
+  T getCheckedType(SourceLoc at, const std::string &fnName,
+                   Params &&...params) {
+    std::string message;
+    T type;
+    {
+      mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
+        message = diag.str();
+        return mlir::success();
+      });
+      type = T::getChecked([&] { return mlir::emitError(loc(at)); }, &ctx,
+                           std::forward<Params>(params)...);
+    }
+    if (!type)
+      error(at, fnName + ": " + message);
+    return type;
+  }
 
   mlir::MLIRContext &ctx;
   ModuleLoader &loader;

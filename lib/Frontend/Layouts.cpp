@@ -122,6 +122,20 @@ bool Emitter::checkLayout(Attribute layout, ArrayRef<int64_t> shape, Type elem,
   return false;
 }
 
+std::optional<Attribute>
+Emitter::requireSharedLayout(const std::optional<Arg> &arg,
+                             const std::string &fnName, StringRef example) {
+  if (!arg)
+    return Attribute();
+  if (arg->value.kind != DValue::Kind::Layout ||
+      !kda::tile::isSharedLayout(arg->value.attr))
+    return error(arg->loc, fnName +
+                               " layout must be a shared-memory layout "
+                               "such as " +
+                               example + ", got " + describe(arg->value));
+  return arg->value.attr;
+}
+
 /// A list of small non-negative ints (a layout parameter).
 static std::optional<SmallVector<unsigned>>
 unsignedList(Emitter &e, const DValue &value, SourceLoc at,

@@ -79,30 +79,15 @@ std::optional<DValue> Emitter::sharedMemoryBuiltin(const std::string &name,
                                   " dtype must be an integer or float "
                                   "type of 8 bits or more, got " +
                                   typeString(elem));
-    Attribute layout;
-    if (has(2)) {
-      if (argv(2).kind != DValue::Kind::Layout ||
-          !kda::tile::isSharedLayout(argv(2).attr))
-        return error(argloc(2), fnName +
-                                    " layout must be a shared-memory layout "
-                                    "such as kt.SwizzledSharedLayout(...), "
-                                    "got " +
-                                    describe(argv(2)));
-      layout = argv(2).attr;
-    }
-    std::string message;
-    SharedBufferType type;
-    {
-      ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
-        message = diag.str();
-        return success();
-      });
-      type =
-          SharedBufferType::getChecked([&] { return mlir::emitError(l); }, &ctx,
-                                       ArrayRef<int64_t>(*shape), elem, layout);
-    }
+    std::optional<Attribute> layout =
+        requireSharedLayout(args[2], fnName, "kt.SwizzledSharedLayout(...)");
+    if (!layout)
+      return std::nullopt;
+    auto type = getCheckedType<SharedBufferType>(
+        has(2) ? argloc(2) : at, fnName, ArrayRef<int64_t>(*shape), elem,
+        *layout);
     if (!type)
-      return error(has(2) ? argloc(2) : at, fnName + ": " + message);
+      return std::nullopt;
     return DValue::of(
         kda::tile::AllocSharedOp::create(builder, l, type).getResult());
   }

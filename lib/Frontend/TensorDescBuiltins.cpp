@@ -91,29 +91,15 @@ std::optional<DValue> Emitter::tensorDescBuiltin(const std::string &name,
         argv(2), argloc(2), block->size(), i64, fnName + " strides");
     if (!strides)
       return std::nullopt;
-    Attribute layout;
-    if (args[4]) {
-      if (argv(4).kind != DValue::Kind::Layout ||
-          !kda::tile::isSharedLayout(argv(4).attr))
-        return error(argloc(4), fnName +
-                                    " layout must be a shared-memory layout "
-                                    "such as kt.NVMMASharedLayout(...), got " +
-                                    describe(argv(4)));
-      layout = argv(4).attr;
-    }
-    std::string message;
-    TensorDescType type;
-    {
-      ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
-        message = diag.str();
-        return success();
-      });
-      type = TensorDescType::getChecked([&] { return mlir::emitError(l); },
-                                        &ctx, ArrayRef<int64_t>(*block),
-                                        ptr.getPointeeType(), layout);
-    }
+    std::optional<Attribute> layout =
+        requireSharedLayout(args[4], fnName, "kt.NVMMASharedLayout(...)");
+    if (!layout)
+      return std::nullopt;
+    auto type = getCheckedType<TensorDescType>(args[4] ? argloc(4) : at, fnName,
+                                               ArrayRef<int64_t>(*block),
+                                               ptr.getPointeeType(), *layout);
     if (!type)
-      return error(args[4] ? argloc(4) : at, fnName + ": " + message);
+      return std::nullopt;
     return DValue::of(kda::tile::MakeTensorDescOp::create(
                           builder, l, type, base.value, *shape, *strides)
                           .getResult());

@@ -11,7 +11,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Tile/TileDialect.h"
-#include "kda/Conversion/GPUToROCDL/GFX950/LaneCopies.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
 #include "kda/Layout/MatrixLayouts.h"
 #include "kda/Runtime/TensorMap.h"
@@ -47,8 +46,10 @@ std::pair<SmallVector<int64_t>, int64_t>
 GPULoweringState::placeSharedBuffers() const {
   SmallVector<unsigned> order(sharedBuffers.size());
   std::iota(order.begin(), order.end(), 0);
-  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
-    return sharedBuffers[a].alignment > sharedBuffers[b].alignment;
+  // Creation order among equals (llvm::sort with the index as tiebreak).
+  llvm::sort(order, [&](unsigned a, unsigned b) {
+    int64_t x = sharedBuffers[a].alignment, y = sharedBuffers[b].alignment;
+    return x != y ? x > y : a < b;
   });
   SmallVector<int64_t> offsets(sharedBuffers.size());
   int64_t end = 0;
@@ -708,9 +709,9 @@ void kda::prepareLaneOrderedCopies(ModuleOp module, GPULoweringState &state) {
         auto vectorBytes =
             load->getAttrOfType<IntegerAttr>(tile::kCopyVectorBytesAttrName);
         laneOrdered = true;
-        count(gfx950::getLaneCopyInstructions(
-            elements, type.getElementType().getIntOrFloatBitWidth() / 8,
-            vectorBytes.getInt(), state.hooks->getWaveSize()));
+        count(state.hooks->getBlockCopyInstructions(
+            elements * type.getElementType().getIntOrFloatBitWidth() / 8,
+            vectorBytes.getInt()));
       }
     });
     if (laneOrdered)

@@ -96,6 +96,12 @@ public:
   /// Whether the block-copy engine's loads are lane-ordered copies, counted
   /// and waited for with them (waitLaneOrderedCopies, not waitBlockCopies).
   virtual bool hasLaneOrderedBlockCopies() const { return false; }
+  /// The lane-ordered instructions a wave's block copy of `bytes` issues at
+  /// `vectorBytes` per lane (hasLaneOrderedBlockCopies).
+  virtual int64_t getBlockCopyInstructions(int64_t bytes,
+                                           int64_t vectorBytes) const {
+    llvm_unreachable("no lane-ordered block copies on this target");
+  }
   /// Whether `op` (lowered) is one of the lane-ordered copies above or of
   /// the block-copy engine's (scopeLaneOrderedCopies).
   virtual bool isLaneOrderedCopy(mlir::Operation *op) const { return false; }

@@ -54,6 +54,10 @@ public:
   }
   StringRef getBlockCopyEngine() const override { return "buffer"; }
   bool hasLaneOrderedBlockCopies() const override { return true; }
+  int64_t getBlockCopyInstructions(int64_t bytes,
+                                   int64_t vectorBytes) const override {
+    return getLaneCopyInstructions(bytes, 1, vectorBytes, getWaveSize());
+  }
   void copyBlock(OpBuilder &b, Location loc, const BlockCopy &copy) override;
   /// vmcnt counts instructions, not copies: waits for all (stores only, which
   /// complete before their op returns).
@@ -132,8 +136,8 @@ void GFX950TargetHooks::copyBlock(OpBuilder &b, Location loc,
   for (int64_t n : copy.tile)
     tileElements *= n;
   int64_t perInstruction = int64_t(getWaveSize()) * laneElements;
-  int64_t instructions = getLaneCopyInstructions(tileElements, elemBytes,
-                                                 vectorBytes, getWaveSize());
+  int64_t instructions =
+      getBlockCopyInstructions(tileElements * elemBytes, vectorBytes);
   auto vectorType = VectorType::get({vectorBytes / 4}, i32);
   auto globalPtr = LLVM::LLVMPointerType::get(b.getContext(), 1);
   auto sharedPtr = LLVM::LLVMPointerType::get(b.getContext(), 3);
