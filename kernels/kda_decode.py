@@ -39,7 +39,7 @@ Layout constexprs:
   STAGES        0 (the default): each step loads its state block into registers. 2 or more,
                 with several steps: blocks stream through a ring of STAGES shared-memory
                 buffers by tensor-descriptor block copies (TMA on sm_90a, the Tensor Data
-                Mover on gfx1250, register copies on gfx950), the first STAGES - 1 started
+                Mover on gfx1250, buffer loads into LDS on gfx950), the first STAGES - 1 started
                 before the conv, and each next one while a block is updated.
   STATE_KV      False: state[slot, h] is [V, K] (K contiguous); True: [K, V].
   CLUSTER       with BV < D: the head's programs sum over a cluster (targets with clusters

@@ -61,10 +61,10 @@ Constexprs:
                     after the norms and the gate). On the H200 10-12% faster at one token per
                     sequence and small batch, mostly slower with several tokens (the
                     first-token test and the wait stay in the loop); kdatile.ops sets it
-                    where a copy engine does the copy (sm_90a, gfx1250) when the sequences
+                    where a copy engine does the copy (every GPU) when the sequences
                     average at most one token. The copy is a tensor-descriptor block load:
-                    TMA on sm_90a, the Tensor Data Mover on gfx1250 (state in LDS without
-                    VGPRs), register copies on gfx950.
+                    TMA on sm_90a, the Tensor Data Mover on gfx1250, buffer loads into LDS
+                    on gfx950 (the state reaches LDS without VGPRs).
 """
 
 import kdatile as kt
