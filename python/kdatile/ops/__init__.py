@@ -1,6 +1,6 @@
 """Validated Python APIs of the KDA kernels (see docs/ops.md).
 
-    from kdatile.ops import kda_decode, kda_decode_with_f_b, kda_recurrent
+    from kdatile.ops import chunk_kda, kda_decode, kda_decode_with_f_b, kda_recurrent
 
 Inputs are torch tensors (CPU or CUDA) or NumPy arrays (bf16 as uint16 bit patterns); the
 kernel runs where the arrays live. Bad arguments raise ValueError naming the argument before
@@ -10,8 +10,9 @@ anything is launched. The kernels themselves come from the source tree's kernels
 
 from . import validation
 from ._kernels import kernels_dir, load_kernel
+from .chunk import chunk_kda
 from .decode import kda_decode, kda_decode_with_f_b
 from .recurrent import kda_recurrent
 
-__all__ = ["kda_decode", "kda_decode_with_f_b", "kda_recurrent", "kernels_dir", "load_kernel",
-           "validation"]
+__all__ = ["chunk_kda", "kda_decode", "kda_decode_with_f_b", "kda_recurrent", "kernels_dir",
+           "load_kernel", "validation"]

@@ -1,0 +1,235 @@
+"""Kimi Delta Attention: the chunked prefill (FLA `chunk_kda`), in two launches.
+
+The math is docs/kda.md, "Chunked prefill". Sequences (tokens cu_seqlens[n] ..
+cu_seqlens[n+1]-1 of the packed inputs) are cut into chunks of C tokens from their first token;
+a chunk never holds tokens of two sequences. Chunk m of sequence n has the chunk slot
+`cu_seqlens[n] // C + n + m`: slots grow with (n, m) and are distinct, so per-chunk arrays
+of `T_total // C + N` slots hold every chunk without reading the lengths on the host (a slot
+no chunk maps to is left alone).
+
+1. `kda_chunk_prep`, grid (T_total // C + N, HV): one program per chunk slot and value head,
+   all in parallel. It fuses the q/k L2 norm, the gate and the beta sigmoid, and writes the
+   chunk's WY form, fp32 [T_total, HV, *] rows (g below is the log decay, gamma its
+   chunk-local running sum, gamma_C the chunk's last):
+       w   = A (k * exp(gamma))          u  = A v
+       qg  = q * exp(gamma)              kd = k * exp(gamma_C - gamma)
+       aqk = [i >= j] sum_d q_i k_j exp(gamma_i - gamma_j)          [T_total, HV, C]
+       gend[slot] = exp(gamma_C)                                    [slots, HV, K]
+   with A = (I + L)^-1 diag(beta) and L[i, j] = [i > j] beta_i sum_d k_i k_j exp(gamma_i -
+   gamma_j), solved by forward substitution. Every exponent is <= 0 (gamma falls along a
+   chunk), pairs are taken one key at a time with the argument clamped at 0 against
+   rounding, and the causal masks are selects, so no gate overflows or makes a NaN.
+2. `kda_chunk_scan`, grid (cdiv(V, BV), N, HV): one program per value tile, sequence and
+   value head carries the state S [K, BV] (fp32, in registers) over the sequence's chunks:
+       delta = u - w S        o = qg S + aqk delta        S <- gend * S + kd^T delta
+   four matrix products per chunk. It writes o, the final state and, when asked, the state
+   before every chunk (what prefix caching keeps).
+
+Rows past a sequence's end read as q = k = v = 0, g = 0, beta = 0 and are not written.
+q and k are [tokens, H, K] and v, g [tokens, HV, *] with HV a multiple of H (value head hv
+reads q/k head hv // (HV // H)), each through a token stride (elements; heads contiguous
+inside a token). K and V are any sizes up to BK and BV_ALL (powers of two; the padding
+columns are masked). Token offsets are 64-bit.
+
+Gate (USE_GATE, with g the raw input): lower_bound * sigmoid(a * (g + dt_bias)) when
+USE_LOWER_BOUND, else -a * softplus(g + dt_bias); a = exp(A_log[hv]), or 1 without HAS_A_LOG;
+dt_bias [HV * K] is optional (HAS_DT_BIAS). Without USE_GATE g is the log decay itself. beta:
+beta_scale * sigmoid(beta) with USE_BETA_SIGMOID (beta_scale 2 allows negative eigenvalues),
+else beta itself. scale, lower_bound and beta_scale are runtime floats.
+
+DOT is the operand type of the matrix products (fp32 accumulation): kt.float32 keeps them
+exact fused multiply-adds; kt.bfloat16 runs them on the matrix instructions.
+"""
+
+import kdatile as kt
+
+
+@kt.jit
+def sequence_bounds(cu_seqlens_ptr, n, T_total):
+    """(bos, eos) of sequence n, clamped to 0 <= bos <= eos <= T_total: bounds the host did
+    not check (under CUDA-graph capture) never move a token out of the arrays."""
+    bos = kt.minimum(kt.maximum(kt.load(cu_seqlens_ptr + n), 0), T_total)
+    eos = kt.minimum(kt.maximum(kt.load(cu_seqlens_ptr + n + 1), bos), T_total)
+    return bos, eos
+
+
+@kt.jit
+def chunk_of_slot(cu_seqlens_ptr, N, T_total, slot, C: kt.constexpr):
+    """(bos, eos, start) of the chunk at `slot`: its sequence's first and past-the-end
+    tokens and its own first token (start >= eos: no chunk has this slot). The sequence is
+    the last n with cu_seqlens[n] // C + n <= slot (a binary search over cu_seqlens)."""
+    lo = 0
+    hi = N
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if kt.load(cu_seqlens_ptr + mid) // C + mid <= slot:
+            lo = mid
+        else:
+            hi = mid
+    bos, eos = sequence_bounds(cu_seqlens_ptr, lo, T_total)
+    return bos, eos, bos + (slot - bos // C - lo) * C
+
+
+@kt.jit
+def log_decay(g, A_log_ptr, dt_bias_ptr, hv, lower_bound, cols, K: kt.constexpr,
+              USE_GATE: kt.constexpr, USE_LOWER_BOUND: kt.constexpr,
+              HAS_A_LOG: kt.constexpr, HAS_DT_BIAS: kt.constexpr):
+    """The per-key log decay of raw gate rows g [rows, BK] (fp32) of value head hv."""
+    if USE_GATE:
+        if HAS_DT_BIAS:
+            g = g + kt.load(dt_bias_ptr + hv * K + cols, mask=cols < K, other=0.0)[None, :]
+        if HAS_A_LOG:
+            a = kt.exp(kt.load(A_log_ptr + hv).to(kt.float32))
+        else:
+            a = 1.0
+        if USE_LOWER_BOUND:
+            g = lower_bound * kt.sigmoid(a * g)
+        else:
+            g = -a * kt.softplus(g)
+    return g
+
+
+@kt.jit
+def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr, cu_seqlens_ptr,
+                   w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, N, T_total, stride_q, stride_k,
+                   stride_v, stride_g, stride_beta, scale, lower_bound, beta_scale,
+                   H: kt.constexpr, HV: kt.constexpr, K: kt.constexpr, V: kt.constexpr,
+                   BK: kt.constexpr, BV_ALL: kt.constexpr, C: kt.constexpr,
+                   USE_QK_L2NORM: kt.constexpr, USE_GATE: kt.constexpr,
+                   USE_LOWER_BOUND: kt.constexpr, HAS_A_LOG: kt.constexpr,
+                   HAS_DT_BIAS: kt.constexpr, USE_BETA_SIGMOID: kt.constexpr,
+                   DOT: kt.constexpr = kt.float32):
+    kt.static_assert(HV % H == 0, "HV must be a multiple of H")
+    kt.static_assert(K <= BK and V <= BV_ALL, "BK and BV_ALL must cover K and V")
+    slot = kt.program_id(0)
+    hv = kt.program_id(1)
+    h = hv // (HV // H)
+    keys = kt.alloc_shared((C, BK), kt.float32)
+    gammas = kt.alloc_shared((C, BK), kt.float32)
+    lower = kt.alloc_shared((C, C), kt.float32)
+    bos, eos, start = chunk_of_slot(cu_seqlens_ptr, N, T_total, slot, C)
+    if start < eos:
+        rows = kt.arange(0, C)
+        cc = kt.arange(0, C)
+        ck = kt.arange(0, BK)
+        cv = kt.arange(0, BV_ALL)
+        tok = start.to(kt.int64) + rows
+        live = tok < eos
+        kmask = live[:, None] & (ck[None, :] < K)
+        vmask = live[:, None] & (cv[None, :] < V)
+        q = kt.load(q_ptr + tok[:, None] * stride_q + h * K + ck[None, :], mask=kmask,
+                    other=0.0).to(kt.float32)
+        k = kt.load(k_ptr + tok[:, None] * stride_k + h * K + ck[None, :], mask=kmask,
+                    other=0.0).to(kt.float32)
+        v = kt.load(v_ptr + tok[:, None] * stride_v + hv * V + cv[None, :], mask=vmask,
+                    other=0.0).to(kt.float32)
+        g = kt.load(g_ptr + tok[:, None] * stride_g + hv * K + ck[None, :], mask=kmask,
+                    other=0.0).to(kt.float32)
+        beta = kt.load(beta_ptr + tok * stride_beta + hv, mask=live, other=0.0).to(kt.float32)
+        if USE_QK_L2NORM:
+            q = kt.l2norm_rows(q)
+            k = kt.l2norm_rows(k)
+        q = q * scale
+        g = kt.where(kmask, log_decay(g, A_log_ptr, dt_bias_ptr, hv, lower_bound, ck, K,
+                                      USE_GATE, USE_LOWER_BOUND, HAS_A_LOG, HAS_DT_BIAS), 0.0)
+        if USE_BETA_SIGMOID:
+            beta = beta_scale * kt.sigmoid(beta)
+        beta = kt.where(live, beta, 0.0)
+        gamma = kt.cumsum(g, 0)
+        keys.store(k)
+        gammas.store(gamma)
+
+        # Pairs one key j at a time: both products share exp(gamma_i - gamma_j).
+        kk = kt.zeros((C, C), kt.float32)
+        qk = kt.zeros((C, C), kt.float32)
+        for j in range(C):
+            kd_j = keys.index(j).load()[None, :] * kt.exp(
+                kt.minimum(gamma - gammas.index(j).load()[None, :], 0.0))
+            column = cc[None, :] == j
+            kk = kt.where(column & (rows[:, None] > j), kt.sum(k * kd_j, 1)[:, None], kk)
+            qk = kt.where(column & (rows[:, None] >= j), kt.sum(q * kd_j, 1)[:, None], qk)
+        lower.store(kk * beta[:, None])
+
+        # (I + L)^-1 by forward substitution: row i = e_i - sum_{j < i} L[i, j] row j.
+        inverse = kt.zeros((C, C), kt.float32)
+        for i in range(C):
+            row = kt.where(cc == i, 1.0, 0.0) - kt.sum(lower.index(i).load()[:, None] * inverse, 0)
+            inverse = kt.where(rows[:, None] == i, row[None, :], inverse)
+        a = (inverse * beta[None, :]).to(DOT)
+
+        gamma_end = gammas.index(C - 1).load()
+        decayed = kt.exp(gamma)
+        w = kt.dot(a, (k * decayed).to(DOT))
+        u = kt.dot(a, v.to(DOT))
+        kd = k * kt.exp(kt.minimum(gamma_end[None, :] - gamma, 0.0))
+        row_k = (tok[:, None] * HV + hv) * K + ck[None, :]
+        kt.store(w_ptr + row_k, w, mask=kmask)
+        kt.store(qg_ptr + row_k, q * decayed, mask=kmask)
+        kt.store(kd_ptr + row_k, kd, mask=kmask)
+        kt.store(u_ptr + (tok[:, None] * HV + hv) * V + cv[None, :], u, mask=vmask)
+        kt.store(aqk_ptr + (tok[:, None] * HV + hv) * C + cc[None, :], qk, mask=live[:, None])
+        kt.store(gend_ptr + (slot.to(kt.int64) * HV + hv) * K + ck, kt.exp(gamma_end),
+                 mask=ck < K)
+
+
+@kt.jit
+def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_seqlens_ptr,
+                   chunk_offsets_ptr, o_ptr, ht_ptr, states_ptr, T_total,
+                   HV: kt.constexpr, K: kt.constexpr, V: kt.constexpr, BK: kt.constexpr,
+                   BV: kt.constexpr, C: kt.constexpr, STATE_VK: kt.constexpr,
+                   HAS_INITIAL: kt.constexpr, STORE_FINAL: kt.constexpr,
+                   STORE_STATES: kt.constexpr, STATES_EVERY: kt.constexpr = 4,
+                   DOT: kt.constexpr = kt.float32):
+    """States are [K, V] per (sequence, value head), or [V, K] with STATE_VK: h0 and ht
+    [N, HV, *] fp32; with STORE_STATES the state before every STATES_EVERY-th chunk m of
+    sequence n goes to states[chunk_offsets[n] + m // STATES_EVERY] ([.., HV, *], in
+    states' dtype)."""
+    kt.static_assert(K <= BK, "BK must cover K")
+    n = kt.program_id(1)
+    hv = kt.program_id(2)
+    rows = kt.arange(0, C)
+    cc = kt.arange(0, C)
+    ck = kt.arange(0, BK)
+    cv = kt.program_id(0) * BV + kt.arange(0, BV)
+    kcol = ck < K
+    vcol = cv < V
+    smask = kcol[:, None] & vcol[None, :]
+    if STATE_VK:
+        s_offs = cv[None, :] * K + ck[:, None]
+    else:
+        s_offs = ck[:, None] * V + cv[None, :]
+    head = (n.to(kt.int64) * HV + hv) * (K * V)
+    if HAS_INITIAL:
+        S = kt.load(h0_ptr + head + s_offs, mask=smask, other=0.0).to(kt.float32)
+    else:
+        S = kt.zeros((BK, BV), kt.float32)
+    bos, eos = sequence_bounds(cu_seqlens_ptr, n, T_total)
+    first_slot = bos // C + n
+    if STORE_STATES:
+        first_chunk = kt.load(chunk_offsets_ptr + n).to(kt.int64)
+    for m in range(0, (eos - bos + C - 1) // C):
+        if STORE_STATES:
+            kt.store(states_ptr + ((first_chunk + m // STATES_EVERY) * HV + hv) * (K * V)
+                     + s_offs, S.to(states_ptr.dtype.element_ty),
+                     mask=smask & (m % STATES_EVERY == 0))
+        tok = (bos + m * C).to(kt.int64) + rows
+        live = tok < eos
+        kmask = live[:, None] & kcol[None, :]
+        row_k = (tok[:, None] * HV + hv) * K + ck[None, :]
+        row_v = (tok[:, None] * HV + hv) * V + cv[None, :]
+        vmask = live[:, None] & vcol[None, :]
+        w = kt.load(w_ptr + row_k, mask=kmask, other=0.0)
+        qg = kt.load(qg_ptr + row_k, mask=kmask, other=0.0)
+        kd = kt.load(kd_ptr + row_k, mask=kmask, other=0.0)
+        u = kt.load(u_ptr + row_v, mask=vmask, other=0.0)
+        aqk = kt.load(aqk_ptr + (tok[:, None] * HV + hv) * C + cc[None, :], mask=live[:, None],
+                      other=0.0)
+        gend = kt.load(gend_ptr + ((first_slot + m).to(kt.int64) * HV + hv) * K + ck,
+                       mask=kcol, other=0.0)
+        s_dot = S.to(DOT)
+        delta = u - kt.dot(w.to(DOT), s_dot)
+        o = kt.dot(aqk.to(DOT), delta.to(DOT), kt.dot(qg.to(DOT), s_dot))
+        kt.store(o_ptr + row_v, o.to(o_ptr.dtype.element_ty), mask=vmask)
+        S = kt.dot(kt.trans(kd).to(DOT), delta.to(DOT), S * gend[:, None])
+    if STORE_FINAL:
+        kt.store(ht_ptr + head + s_offs, S, mask=smask)

@@ -1,0 +1,318 @@
+"""KDA chunked prefill: a validated drop-in for FLA's `fla.ops.kda.chunk_kda`, over the two
+launches of kernels/kda_chunk.py (see docs/ops.md and docs/kda.md, "Chunked prefill").
+
+`kda_chunk_prep` writes every chunk's WY form in parallel, `kda_chunk_scan` carries the state
+over each sequence's chunks. Intermediates are fp32 and allocated per call.
+"""
+
+from __future__ import annotations
+
+from . import validation as vd
+from ._kernels import Launch, bind, check_target, load_kernel, on_gpu
+
+BF16_OR_F32 = ("bf16", "f32")
+F32 = ("f32",)
+INDEX = ("i32", "i64")
+
+# Tokens per chunk of the kernels, and of the states return_intermediate_states gives (FLA's
+# default chunk, so that callers see FLA's boundaries and shapes).
+CHUNK = 16
+STATE_CHUNK = 64
+MAX_HEAD_DIM = 256
+# Value columns per scan program on GPUs; the CPU target takes the whole (padded) head.
+GPU_BV = 32
+
+
+def _pow2(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_state=False,
+              use_qk_l2norm_in_kernel=False, use_gate_in_kernel=False,
+              use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False, safe_gate=False,
+              lower_bound=None, state_v_first=False, cu_seqlens=None, A_log=None,
+              dt_bias=None, return_intermediate_states=False, out=None):
+    """The KDA chunked forward; returns (o, final_state), or (o, final_state, states) with
+    return_intermediate_states. FLA's keywords, shapes and semantics:
+
+    q, k [B, T, H, K]; v [B, T, HV, V] with HV a multiple of H (GVA); g [B, T, HV, K]: the
+    log decay, or with use_gate_in_kernel the raw gate: lower_bound * sigmoid(exp(A_log) *
+    (g + dt_bias)) when lower_bound is given (A_log None: sigmoid(g + dt_bias)), else
+    -exp(A_log) * softplus(g + dt_bias); A_log [HV] fp32, dt_bias [HV * K] fp32 (optional).
+    beta [B, T, HV]: in (0, 1), or logits with use_beta_sigmoid_in_kernel (2 * sigmoid with
+    allow_neg_eigval). q, k, v one dtype (bf16 or fp32); g and beta bf16 or fp32. K = V <= 256,
+    any size. scale: default K ** -0.5. safe_gate: the gate is lower_bound's sigmoid form
+    (lower_bound in [-5, 0) required, as FLA checks); the kernels need no other mode.
+    Varlen: B = 1 and cu_seqlens [N + 1] (int32/int64; 0, non-decreasing, T: host checks,
+    skipped while a CUDA graph is captured). initial_state [N, HV, K, V] fp32 ([N, HV, V, K]
+    with state_v_first); the final state has the same layout (fp32), None unless
+    output_final_state. return_intermediate_states: the state before every 64-token chunk of
+    each sequence, [B, NT, HV, K, V] ([1, chunks] with cu_seqlens) in q's dtype, as FLA gives
+    it. out: None or a contiguous array of v's shape in q's dtype. NumPy arrays and CPU
+    tensors run on the CPU target, GPU tensors on their GPU. Bad arguments raise ValueError
+    naming the argument, before anything is launched.
+    """
+    result, launches = _chunk(**bind(chunk_kda, (q, k, v, g, beta), dict(
+        scale=scale, initial_state=initial_state, output_final_state=output_final_state,
+        use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel, use_gate_in_kernel=use_gate_in_kernel,
+        use_beta_sigmoid_in_kernel=use_beta_sigmoid_in_kernel,
+        allow_neg_eigval=allow_neg_eigval, safe_gate=safe_gate, lower_bound=lower_bound,
+        state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=A_log, dt_bias=dt_bias,
+        return_intermediate_states=return_intermediate_states, out=out)))
+    for launch in launches:
+        opts = {} if launch.num_warps is None else {"num_warps": launch.num_warps}
+        launch.kernel[launch.grid](*launch.args, **launch.constexprs, **opts)
+    return result
+
+
+def chunk_launches(*args, target=None, **kwargs):
+    """(result, [Launch]): what chunk_kda(*args, **kwargs) launches, in order, without
+    launching (the op's checks and argument preparation). target: None (the arrays' device)
+    or a target name; NumPy arrays then stand for GPU tensors."""
+    return _chunk(**bind(chunk_kda, args, kwargs), target=check_target(target))
+
+
+def _check_flag(name, flag):
+    if not isinstance(flag, bool):
+        vd.fail(name, f"expected a bool, got {type(flag).__name__}")
+
+
+def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
+           use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel,
+           allow_neg_eigval, safe_gate, lower_bound, state_v_first, cu_seqlens, A_log,
+           dt_bias, return_intermediate_states, out, target=None):
+    for name in ("output_final_state", "use_qk_l2norm_in_kernel", "use_gate_in_kernel",
+                 "use_beta_sigmoid_in_kernel", "allow_neg_eigval", "safe_gate", "state_v_first",
+                 "return_intermediate_states"):
+        _check_flag(name, locals()[name])
+    lower_bound = vd.check_float("lower_bound", lower_bound, allow_none=True, below=0.0)
+    scale = vd.check_float("scale", scale, allow_none=True)
+    if scale is not None and scale <= 0.0:
+        vd.fail("scale", f"must be > 0, got {scale}")
+    if use_gate_in_kernel:
+        if A_log is None and lower_bound is None:
+            vd.fail("A_log", "is required with use_gate_in_kernel=True unless lower_bound is "
+                             "given (the gate is then lower_bound * sigmoid(g + dt_bias))")
+        if safe_gate and (lower_bound is None or lower_bound < -5.0):
+            vd.fail("lower_bound", f"safe_gate=True needs lower_bound in [-5, 0), got "
+                                   f"{lower_bound}")
+    else:
+        for name, val in (("A_log", A_log), ("dt_bias", dt_bias)):
+            if val is not None:
+                vd.fail(name, "is given but use_gate_in_kernel=False (g is then already the "
+                              "log decay); pass None or use_gate_in_kernel=True")
+    if allow_neg_eigval and not use_beta_sigmoid_in_kernel:
+        vd.fail("allow_neg_eigval", "requires use_beta_sigmoid_in_kernel=True (beta is then "
+                                    "2 * sigmoid(beta))")
+
+    names = ("q", "k", "v", "g", "beta", "initial_state", "cu_seqlens", "A_log", "dt_bias",
+             "out")
+    values = (q, k, v, g, beta, initial_state, cu_seqlens, A_log, dt_bias, out)
+    required = ("q", "k", "v", "g", "beta")
+    a = {n: vd.describe(n, val, optional=n not in required) for n, val in zip(names, values)}
+    ref = a["q"]
+    for info in a.values():
+        if info is not None:
+            vd.check_device(info, ref)
+    vd.check_writable(a["out"])
+
+    qi = a["q"]
+    vd.check_rank(qi, "[B, T, H, K]", 4)
+    B, T, H, K = qi.shape
+    if H < 1:
+        vd.fail("q", f"needs at least one head, got shape {list(qi.shape)}")
+    if not 1 <= K <= MAX_HEAD_DIM:
+        vd.fail("q", f"head dim K = {K} is not supported (1 to {MAX_HEAD_DIM})")
+    vd.check_dtype(qi, BF16_OR_F32)
+    why = f" (from q {list(qi.shape)})"
+    vd.check_shape(a["k"], "[B, T, H, K]", qi.shape, why)
+    vi = a["v"]
+    vd.check_rank(vi, "[B, T, HV, V]", 4)
+    HV, V = vi.shape[2], vi.shape[3]
+    vd.check_shape(vi, "[B, T, HV, V]", (B, T, HV, V), why)
+    if HV < H or HV % H:
+        vd.fail("v", f"its heads HV = {HV} must be a multiple of q's H = {H} (GVA)")
+    if V != K:
+        vd.fail("v", f"head dim V = {V} must equal K = {K}")
+    for name in ("k", "v"):
+        if a[name].dtype != qi.dtype:
+            vd.fail(name, f"dtype must match q's ({qi.value.dtype}), got {a[name].value.dtype}")
+    why_v = f" (B, T from q, HV = {HV} from v)"
+    vd.check_shape(a["g"], "[B, T, HV, K]", (B, T, HV, K), why_v)
+    vd.check_shape(a["beta"], "[B, T, HV]", (B, T, HV), why_v)
+    vd.check_dtype(a["g"], BF16_OR_F32)
+    vd.check_dtype(a["beta"], BF16_OR_F32)
+    if a["A_log"] is not None:
+        vd.check_shape(a["A_log"], "[HV]", (HV,), f" (HV = {HV} from v)")
+        vd.check_dtype(a["A_log"], F32)
+    if a["dt_bias"] is not None:
+        dt = a["dt_bias"]
+        layout, shape = ("[HV, K]", (HV, K)) if dt.ndim == 2 else ("[HV * K]", (HV * K,))
+        vd.check_shape(dt, layout, shape, f" (HV = {HV} from v, K = {K} from q)")
+        vd.check_dtype(dt, F32)
+
+    varlen = a["cu_seqlens"] is not None
+    if varlen:
+        if B != 1:
+            vd.fail("cu_seqlens", f"needs the sequences packed as B = 1, got q of shape "
+                                  f"{list(qi.shape)}")
+        cu = a["cu_seqlens"]
+        vd.check_rank(cu, "[N + 1]", 1)
+        if cu.shape[0] < 1:
+            vd.fail("cu_seqlens", "needs at least one entry (cu_seqlens[0] = 0)")
+        vd.check_dtype(cu, INDEX)
+        N = cu.shape[0] - 1
+    else:
+        N = B
+    state_layout = "[N, HV, V, K]" if state_v_first else "[N, HV, K, V]"
+    st = a["initial_state"]
+    if st is not None:
+        vd.check_shape(st, state_layout, (N, HV, K, V),
+                       f" (N = {N} from {'cu_seqlens' if varlen else 'q'}, HV from v)")
+        vd.check_dtype(st, F32)
+    o = a["out"]
+    if o is not None:
+        vd.check_shape(o, "[B, T, HV, V]", (B, T, HV, V), " (v's shape)")
+        if o.dtype != qi.dtype:
+            vd.fail("out", f"dtype must be q's ({qi.value.dtype}), got {o.value.dtype}")
+        vd.check_contiguous(o, "[B, T, HV, V]")
+        vd.check_no_overlap([o], [a[n] for n in names[:-1] if a[n] is not None])
+
+    T_total = B * T
+    capturing = vd.is_capturing(ref)
+    seq_lens = None
+    if varlen and not capturing:
+        seq_lens = _check_cu_seqlens(cu, T_total)
+    if return_intermediate_states and varlen and seq_lens is None:
+        vd.fail("return_intermediate_states", "with cu_seqlens needs the chunk count, a host "
+                                              "read of cu_seqlens, which cannot run while a "
+                                              "CUDA graph is captured")
+
+    # Valid: conversions and allocations (graph-capturable torch ops for GPU tensors).
+    toks = {}
+    for name in ("q", "k", "v", "g", "beta"):
+        a[name], toks[name] = vd.token_stride(a[name], "[B, T, H, *]")
+    for name in ("A_log", "dt_bias", "initial_state"):
+        if a[name] is not None:
+            a[name] = a[name].contiguous()
+    cu = _sequence_bounds(ref, cu if varlen else None, N, T)
+    if o is None:
+        o = vd.ArrayInfo("out", vd.new_like(ref, (B, T, HV, V), qi.dtype))
+    final = (vd.new_like(ref, (N, HV) + ((V, K) if state_v_first else (K, V)), "f32")
+             if output_final_state else None)
+    states = None
+    if return_intermediate_states:
+        lens = seq_lens if varlen else [T] * N
+        per_seq = [(n + STATE_CHUNK - 1) // STATE_CHUNK for n in lens]
+        inner = (HV,) + ((V, K) if state_v_first else (K, V))
+        lead = (1, sum(per_seq)) if varlen else (B, per_seq[0] if per_seq else 0)
+        states = vd.new_like(ref, lead + inner, qi.dtype)
+    result = (o.value, final) + ((states,) if return_intermediate_states else ())
+    if N == 0 or T_total == 0:
+        if final is not None:
+            _copy_initial(final, a["initial_state"], ref)
+        return result, []
+
+    chunk_offsets = None
+    if states is not None:
+        # Sequence n's first state: the chunks of the sequences before it.
+        if varlen:
+            offsets = [0]
+            for c in per_seq[:-1]:
+                offsets.append(offsets[-1] + c)
+            chunk_offsets = _host_ints(ref, offsets)  # not capturing: checked above
+        else:
+            chunk_offsets = _arange(ref, N, per_seq[0])
+    gpu = on_gpu(ref.device, target)
+    BK = max(16, _pow2(K))
+    BV = min(GPU_BV, BK) if gpu else BK
+    slots = T_total // CHUNK + N
+    f32 = "f32"
+    w = vd.new_like(ref, (T_total, HV, K), f32)
+    qg = vd.new_like(ref, (T_total, HV, K), f32)
+    kd = vd.new_like(ref, (T_total, HV, K), f32)
+    u = vd.new_like(ref, (T_total, HV, V), f32)
+    aqk = vd.new_like(ref, (T_total, HV, CHUNK), f32)
+    gend = vd.new_like(ref, (slots, HV, K), f32)
+    unused = cu.value  # pointer parameters a variant does not read
+    prep = load_kernel("kda_chunk", "kda_chunk_prep")
+    scan = load_kernel("kda_chunk", "kda_chunk_scan")
+    beta_scale = 2.0 if allow_neg_eigval else 1.0
+    prep_args = (
+        a["q"].value, a["k"].value, a["v"].value, a["g"].value, a["beta"].value,
+        a["A_log"].value if a["A_log"] is not None else unused,
+        a["dt_bias"].value if a["dt_bias"] is not None else unused, cu.value,
+        w, u, qg, kd, aqk, gend, int(N), int(T_total), toks["q"], toks["k"], toks["v"], toks["g"],
+        toks["beta"], float(K ** -0.5 if scale is None else scale),
+        float(0.0 if lower_bound is None else lower_bound), beta_scale)
+    prep_constexprs = dict(
+        H=H, HV=HV, K=K, V=V, BK=BK, BV_ALL=BK, C=CHUNK, USE_QK_L2NORM=use_qk_l2norm_in_kernel,
+        USE_GATE=use_gate_in_kernel, USE_LOWER_BOUND=use_gate_in_kernel and lower_bound is not None,
+        HAS_A_LOG=a["A_log"] is not None, HAS_DT_BIAS=a["dt_bias"] is not None,
+        USE_BETA_SIGMOID=use_beta_sigmoid_in_kernel)
+    scan_args = (
+        w, u, qg, kd, aqk, gend,
+        a["initial_state"].value if a["initial_state"] is not None else unused, cu.value,
+        chunk_offsets if chunk_offsets is not None else unused, o.value,
+        final if final is not None else unused, states if states is not None else unused,
+        int(T_total))
+    scan_constexprs = dict(
+        HV=HV, K=K, V=V, BK=BK, BV=BV, C=CHUNK, STATE_VK=state_v_first,
+        HAS_INITIAL=a["initial_state"] is not None, STORE_FINAL=final is not None,
+        STORE_STATES=states is not None, STATES_EVERY=STATE_CHUNK // CHUNK)
+    num_warps = 4 if gpu else None
+    return result, [
+        Launch(prep, prep_args, prep_constexprs, (slots, HV), num_warps),
+        Launch(scan, scan_args, scan_constexprs, ((V + BV - 1) // BV, N, HV), num_warps)]
+
+
+def _check_cu_seqlens(cu: vd.ArrayInfo, T_total: int) -> list:
+    """cu_seqlens[0] = 0, non-decreasing, cu_seqlens[N] = T_total (a host read); returns the
+    sequence lengths."""
+    vals = vd.host_values(cu)
+    if int(vals[0]) != 0:
+        vd.fail("cu_seqlens", f"must start at 0, got {int(vals[0])}")
+    if int(vals[-1]) != T_total:
+        vd.fail("cu_seqlens", f"must end at T = {T_total} (the tokens of q), got "
+                              f"{int(vals[-1])}")
+    steps = vals[1:] - vals[:-1]
+    if (steps < 0).any():
+        i = int((steps < 0).argmax())
+        vd.fail("cu_seqlens", f"must be non-decreasing, got {int(vals[i])} then "
+                              f"{int(vals[i + 1])} at positions {i}, {i + 1}")
+    return [int(s) for s in steps]
+
+
+def _sequence_bounds(ref, cu, N, T):
+    """int32 sequence bounds [N + 1] on ref's device: cu_seqlens converted (no host read), or
+    0, T, 2T, ... for B fixed-length sequences."""
+    np = vd._np()
+    if cu is not None:
+        if cu.is_torch:
+            return vd.ArrayInfo("cu_seqlens", cu.value.to(vd._torch().int32).contiguous())
+        return vd.ArrayInfo("cu_seqlens", np.ascontiguousarray(cu.value, np.int32))
+    return vd.ArrayInfo("cu_seqlens", _arange(ref, N + 1, T))
+
+
+def _arange(ref, count, step):
+    """[0, step, 2 step, ...] (count int32 values) on ref's device (graph-capturable)."""
+    if ref.is_torch:
+        torch = vd._torch()
+        return torch.arange(count, dtype=torch.int32, device=ref.value.device) * step
+    return vd._np().arange(count, dtype=vd._np().int32) * step
+
+
+def _host_ints(ref, values):
+    """An int32 array of `values` on ref's device."""
+    if ref.is_torch:
+        torch = vd._torch()
+        return torch.tensor(values, dtype=torch.int32, device=ref.value.device)
+    return vd._np().asarray(values, vd._np().int32)
+
+
+def _copy_initial(final, initial, ref):
+    """The final state of sequences without tokens: the initial state (or zeros)."""
+    if initial is None:
+        final[...] = 0
+    else:
+        final[...] = initial.value

@@ -1,0 +1,199 @@
+"""kdatile.ops.chunk_kda on the CPU target against the fp64 token-by-token recurrence
+(kda_chunk_reference.py): outputs, final states and the states at chunk boundaries within
+relative RMS 5e-3 (fp32 intermediates; bf16 outputs are rounded once), varlen lengths around
+the chunk size, GVA, both gate forms, both state layouts, non-power-of-two head dims, saturated
+gates, prefill then recurrent decode, and the argument checks."""
+
+import numpy as np
+import pytest
+
+from kda_chunk_reference import chunk_states, kda_prefill_reference, prefill_inputs
+from kda_reference import bf16_to_f32, rel_rms
+from kdatile.ops import chunk_kda, kda_recurrent
+
+from conftest import requires_lib
+
+pytestmark = requires_lib
+
+LIMIT = 5e-3
+
+
+def widen(x):
+    return bf16_to_f32(x) if x.dtype == np.uint16 else np.asarray(x, np.float32)
+
+
+def gate_params(rng, HV, K, lower_bound, a_log=True, bias=True):
+    kw = {"lower_bound": lower_bound}
+    if a_log:
+        kw["A_log"] = rng.uniform(-1.0, 1.0, HV).astype(np.float32)
+    if bias:
+        kw["dt_bias"] = rng.standard_normal(HV * K).astype(np.float32)
+    return kw
+
+
+def check(q, k, v, g, beta, *, states_every=None, **kw):
+    """Runs chunk_kda and the reference on the same inputs; returns the op's results."""
+    initial = kw.get("initial_state")
+    got = chunk_kda(q, k, v, g, beta, output_final_state=True,
+                    return_intermediate_states=states_every is not None, **kw)
+    ref_kw = {name: kw.get(name) for name in ("scale", "cu_seqlens", "A_log", "dt_bias",
+                                              "lower_bound")}
+    ref_o, ref_final, trace = kda_prefill_reference(
+        widen(q), widen(k), widen(v), widen(g), widen(beta), initial_state=initial,
+        use_qk_l2norm=kw.get("use_qk_l2norm_in_kernel", False),
+        use_gate=kw.get("use_gate_in_kernel", False),
+        use_beta_sigmoid=kw.get("use_beta_sigmoid_in_kernel", False),
+        allow_neg_eigval=kw.get("allow_neg_eigval", False),
+        state_v_first=kw.get("state_v_first", False), **ref_kw)
+    o, final = got[0], got[1]
+    o = widen(o)
+    assert np.isfinite(o).all() and np.isfinite(final).all()
+    assert rel_rms(ref_o, o) <= LIMIT
+    assert rel_rms(ref_final, final) <= LIMIT
+    if states_every is not None:
+        ref_states = chunk_states(trace, states_every, kw.get("state_v_first", False))
+        states = widen(got[2]).reshape(ref_states.shape)
+        assert rel_rms(ref_states, states) <= (1e-2 if q.dtype == np.uint16 else LIMIT)
+    return got
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16"])
+def test_fixed_length_log_decay(dtype):
+    rng = np.random.default_rng(1)
+    B, T, H, D = 2, 40, 1, 32
+    q, k, v, g, beta = prefill_inputs(rng, B, T, H, H, D, D, dtype=dtype, use_gate=False,
+                                      use_beta_sigmoid=False)
+    h0 = rng.standard_normal((B, H, D, D)).astype(np.float32)
+    check(q, k, v, g, beta, initial_state=h0, use_qk_l2norm_in_kernel=True)
+
+
+def test_varlen_lower_bound_gate_with_states():
+    rng = np.random.default_rng(2)
+    lens = [1, 15, 16, 17, 63, 64, 65, 200]
+    H, D = 3, 64
+    T = sum(lens)
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    q, k, v, g, beta = prefill_inputs(rng, 1, T, H, H, D, D)
+    h0 = rng.standard_normal((len(lens), H, D, D)).astype(np.float32) * 0.5
+    check(q, k, v, g, beta, initial_state=h0, cu_seqlens=cu, use_qk_l2norm_in_kernel=True,
+          use_gate_in_kernel=True, use_beta_sigmoid_in_kernel=True, states_every=64,
+          **gate_params(rng, H, D, -5.0))
+
+
+def test_gva_softplus_gate_v_first_non_power_of_two():
+    rng = np.random.default_rng(3)
+    H, HV, D = 1, 3, 100
+    lens = [17, 0, 33]
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    q, k, v, g, beta = prefill_inputs(rng, 1, sum(lens), H, HV, D, D, dtype="f32")
+    h0 = rng.standard_normal((len(lens), HV, D, D)).astype(np.float32) * 0.3
+    check(q, k, v, g, beta, initial_state=h0, cu_seqlens=cu, state_v_first=True,
+          use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
+          use_beta_sigmoid_in_kernel=True, allow_neg_eigval=True,
+          **gate_params(rng, HV, D, None))
+
+
+def test_kimi_heads_sigmoid_gate_without_a_log():
+    rng = np.random.default_rng(4)
+    H, D = 12, 128
+    q, k, v, g, beta = prefill_inputs(rng, 1, 24, H, H, D, D)
+    check(q, k, v, g, beta, use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
+          use_beta_sigmoid_in_kernel=True, safe_gate=True,
+          **gate_params(rng, H, D, -5.0, a_log=False))
+
+
+@pytest.mark.parametrize("gate", ["saturated", "extreme_softplus"])
+def test_saturated_gates_stay_finite(gate):
+    rng = np.random.default_rng(5)
+    H, D, T = 2, 32, 160  # 160 tokens at -5 nats: 800 nats of decay
+    q, k, v, g, beta = prefill_inputs(rng, 1, T, H, H, D, D)
+    if gate == "saturated":
+        g = np.full_like(g, 60.0)  # sigmoid(exp(A_log) * 60) = 1: every step decays by e^-5
+        kw = gate_params(rng, H, D, -5.0, bias=False)
+    else:
+        g = (rng.choice([-1.0, 1.0], g.shape) * 1e4).astype(np.float32)
+        kw = gate_params(rng, H, D, None, bias=False)
+    check(q, k, v, g, beta, use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
+          use_beta_sigmoid_in_kernel=True, **kw)
+
+
+def test_prefill_then_recurrent_continues_the_sequence():
+    rng = np.random.default_rng(6)
+    H, D, T, extra = 2, 64, 37, 3
+    q, k, v, g, beta = prefill_inputs(rng, 1, T + extra, H, H, D, D)
+    gate = gate_params(rng, H, D, -5.0)
+    flags = dict(use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
+                 use_beta_sigmoid_in_kernel=True)
+    whole_o, whole_final = chunk_kda(q, k, v, g, beta, output_final_state=True, **flags, **gate)
+    head = [x[:, :T] for x in (q, k, v, g, beta)]
+    _, state = chunk_kda(*head, output_final_state=True, **flags, **gate)
+    # The [K, V] state continues in the recurrent core: it starts from slot 0 and writes
+    # token t's state to slot t.
+    pool = np.concatenate([state, np.zeros((extra - 1, H, D, D), np.float32)])
+    tail = [np.ascontiguousarray(x[:, T:]) for x in (q, k, v, g, beta)]
+    o = kda_recurrent(*tail, initial_state=pool,
+                      state_indices=np.arange(extra, dtype=np.int32).reshape(1, extra),
+                      state_layout="kv", A_log=gate["A_log"], dt_bias=gate["dt_bias"],
+                      lower_bound=-5.0)
+    assert rel_rms(widen(whole_o)[:, T:], widen(o)) <= LIMIT
+    assert rel_rms(whole_final, pool[extra - 1]) <= LIMIT
+
+
+def test_zero_tokens_and_empty_sequences():
+    rng = np.random.default_rng(7)
+    q, k, v, g, beta = prefill_inputs(rng, 1, 0, 1, 1, 16, 16, use_gate=False,
+                                      use_beta_sigmoid=False)
+    h0 = rng.standard_normal((2, 1, 16, 16)).astype(np.float32)
+    o, final = chunk_kda(q, k, v, g, beta, initial_state=h0, output_final_state=True,
+                         cu_seqlens=np.array([0, 0, 0], np.int32))
+    assert o.shape == (1, 0, 1, 16)
+    np.testing.assert_array_equal(final, h0)
+
+
+def _args(rng, **over):
+    q, k, v, g, beta = prefill_inputs(rng, 1, 20, 2, 2, 16, 16, use_gate=False,
+                                      use_beta_sigmoid=False)
+    kw = dict(q=q, k=k, v=v, g=g, beta=beta)
+    kw.update(over)
+    return kw
+
+
+BAD = [
+    ({"cu_seqlens": np.array([1, 20], np.int32)}, "cu_seqlens", "start at 0"),
+    ({"cu_seqlens": np.array([0, 19], np.int32)}, "cu_seqlens", "end at T"),
+    ({"cu_seqlens": np.array([0, 12, 8, 20], np.int32)}, "cu_seqlens", "non-decreasing"),
+    ({"cu_seqlens": np.array([0, 20], np.float32)}, "cu_seqlens", "dtype"),
+    ({"A_log": np.zeros(2, np.float32)}, "A_log", "use_gate_in_kernel=False"),
+    ({"dt_bias": np.zeros(32, np.float32)}, "dt_bias", "use_gate_in_kernel=False"),
+    ({"use_gate_in_kernel": True}, "A_log", "required"),
+    ({"allow_neg_eigval": True}, "allow_neg_eigval", "use_beta_sigmoid_in_kernel"),
+    ({"use_gate_in_kernel": True, "safe_gate": True, "A_log": np.zeros(2, np.float32)},
+     "lower_bound", "safe_gate"),
+    ({"lower_bound": 1.0}, "lower_bound", ""),
+    ({"scale": -1.0}, "scale", "> 0"),
+    ({"initial_state": np.zeros((2, 2, 16, 16), np.float32)}, "initial_state", "shape"),
+    ({"initial_state": np.zeros((1, 2, 16, 16), np.float64)}, "initial_state", "dtype"),
+]
+
+
+@pytest.mark.parametrize("over,name,text", BAD)
+def test_bad_arguments(over, name, text):
+    with pytest.raises(ValueError, match=f"argument '{name}'.*{text}"):
+        chunk_kda(**_args(np.random.default_rng(8), **over))
+
+
+def test_bad_shapes():
+    rng = np.random.default_rng(9)
+    kw = _args(rng)
+    with pytest.raises(ValueError, match="argument 'v'.*multiple"):
+        chunk_kda(**dict(kw, v=np.zeros((1, 20, 3, 16), np.float32),
+                         g=np.zeros((1, 20, 3, 16), np.float32),
+                         beta=np.zeros((1, 20, 3), np.float32)))
+    with pytest.raises(ValueError, match="argument 'cu_seqlens'.*B = 1"):
+        two = {n: np.concatenate([x, x]) for n, x in kw.items()}
+        chunk_kda(**two, cu_seqlens=np.array([0, 40], np.int32))
+    with pytest.raises(ValueError, match="argument 'out'"):
+        chunk_kda(**kw, out=kw["v"])
+    with pytest.raises(ValueError, match="argument 'q'.*head dim"):
+        big = np.zeros((1, 2, 1, 300), np.float32)
+        chunk_kda(big, big, big, big, np.zeros((1, 2, 1), np.float32))
