@@ -1,0 +1,139 @@
+"""KDA chunked prefill on the GPU: kdatile.ops.chunk_kda against FLA's chunk_kda in one run.
+
+    python3 bench/bench_kda_prefill.py prepare DIR   # here: compile the launches into a bundle
+    python3 bench/bench_kda_prefill.py run DIR       # on the GPU machine (torch; FLA optional)
+
+The protocol of docs/performance.md: bf16 q, k, v, lower bound -5 with the in-kernel L2 norm,
+gate and beta sigmoid, fp32 states, CUDA-graph medians. `run` first checks a small varlen
+case against the fp64 token recurrence (test/python/kda_chunk_reference.py), then times each
+shape; TFLOP/s by KDA.md's count, T * H * 180224. FLA, when importable, runs with
+FLA_FLASH_KDA=0 on the same tensors.
+"""
+
+import functools
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "test", "python"))
+sys.path.insert(0, os.path.dirname(__file__))
+
+from gpu_timing import export_gpu_bundle, prepare_run_main, time_graph  # noqa: E402
+
+D = 128
+# (label, H, sequence lengths); one sequence is the fixed-length [1, T] call.
+SHAPES = [
+    ("T=8192", 64, [8192]),
+    ("6144+2048", 64, [6144, 2048]),
+    ("8x1024", 12, [1024] * 8),
+    ("8x4096", 12, [4096] * 8),
+    ("7168+512+512", 12, [7168, 512, 512]),
+]
+CHECK_LENS = [1, 17, 64, 100]
+CHECK_H = 2
+
+
+def inputs(xp, H, lens, make):
+    """chunk_kda's arguments for sequences `lens` of H heads; `make(shape, dtype)` builds
+    each array ("bf16" or "f32")."""
+    T = sum(lens)
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    args = dict(q=make((1, T, H, D), "bf16"), k=make((1, T, H, D), "bf16"),
+                v=make((1, T, H, D), "bf16"), g=make((1, T, H, D), "bf16"),
+                beta=make((1, T, H), "bf16"), A_log=make((H,), "f32"),
+                dt_bias=make((H * D,), "f32"), initial_state=make((len(lens), H, D, D), "f32"))
+    if len(lens) > 1:
+        args["cu_seqlens"] = xp(cu)
+    return args
+
+
+KEYWORDS = dict(output_final_state=True, use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
+                use_beta_sigmoid_in_kernel=True, lower_bound=-5.0, safe_gate=True)
+
+
+def prepare(out_dir):
+    import kdatile as kt
+    from kdatile.ops.chunk import chunk_launches
+
+    def zeros(shape, dtype):
+        return np.zeros(shape, np.uint16 if dtype == "bf16" else np.float32)
+
+    launches = []
+    for _, H, lens in SHAPES + [("check", CHECK_H, CHECK_LENS)]:
+        _, ops = chunk_launches(**inputs(np.asarray, H, lens, zeros), **KEYWORDS,
+                                target="sm_90a")
+        launches += [(x.kernel, x.args, dict(x.constexprs, num_warps=x.num_warps)) for x in ops]
+    exported = export_gpu_bundle(kt, out_dir, launches)
+    print(f"{len(set(exported))} specializations of kda_chunk in {out_dir}")
+
+
+def run(bundle_dir):
+    import torch
+
+    from kda_chunk_reference import kda_prefill_reference
+    from kda_reference import rel_rms
+    from kdatile.ops import chunk_kda
+    from kdatile.ops.chunk import chunk_launches
+
+    os.environ["KDATILE_BUNDLE"] = bundle_dir
+    os.environ["FLA_FLASH_KDA"] = "0"
+    gen = torch.Generator(device="cuda").manual_seed(0)
+
+    def rand(shape, dtype):
+        x = torch.randn(shape, generator=gen, device="cuda")
+        return x.to(torch.bfloat16) if dtype == "bf16" else x * 0.1
+
+    def cuda(a):
+        return torch.from_numpy(a).cuda()
+
+    c = inputs(cuda, CHECK_H, CHECK_LENS, rand)
+    o, final = chunk_kda(**c, **KEYWORDS)
+    host = {n: x.float().cpu().numpy() for n, x in c.items() if n != "cu_seqlens"}
+    ref_o, ref_final, _ = kda_prefill_reference(
+        host["q"], host["k"], host["v"], host["g"], host["beta"],
+        initial_state=host["initial_state"], cu_seqlens=c["cu_seqlens"].cpu().numpy(),
+        use_qk_l2norm=True, use_gate=True, use_beta_sigmoid=True, A_log=host["A_log"],
+        dt_bias=host["dt_bias"], lower_bound=-5.0)
+    err_o = rel_rms(ref_o, o.float().cpu().numpy())
+    err_s = rel_rms(ref_final, final.cpu().numpy())
+    print(f"check lens {CHECK_LENS}, H={CHECK_H}: rel RMS o {err_o:.2e}, final state "
+          f"{err_s:.2e} ({'ok' if max(err_o, err_s) <= 5e-3 else 'FAILED'})")
+    try:
+        from fla.ops.kda import chunk_kda as fla_chunk_kda
+    except Exception as e:  # noqa: BLE001
+        print(f"FLA not importable ({e}); timing ours only")
+        fla_chunk_kda = None
+    print(f"# {torch.cuda.get_device_name(0)}; D={D}, bf16 inputs, fp32 states, lower bound "
+          "-5; us (CUDA graph, median)")
+    print(f"{'shape':>14} {'H':>3} | {'FLA':>9} | {'ours':>9} {'FLA/ours':>8} {'TFLOP/s':>8} | "
+          f"{'prep':>9} {'scan':>9}")
+    for label, H, lens in SHAPES:
+        c = inputs(cuda, H, lens, rand)
+        ours = functools.partial(chunk_kda, **c, **KEYWORDS)
+        t_ours = time_graph(torch, ours, calls=5, replays=10)
+        t_fla = float("nan")
+        if fla_chunk_kda is not None:
+            fla_args = {n: x for n, x in c.items() if n != "cu_seqlens"}
+            if "cu_seqlens" in c:
+                fla_args["cu_seqlens"] = c["cu_seqlens"].long()
+            fla = functools.partial(fla_chunk_kda, **fla_args, **KEYWORDS)
+            try:
+                t_fla = time_graph(torch, fla, calls=5, replays=10)
+            except Exception as e:  # noqa: BLE001
+                print(f"FLA failed at {label}: {e}")
+        # Each launch alone, on the same intermediates.
+        _, launches = chunk_launches(**c, **KEYWORDS)
+        parts = [time_graph(torch, functools.partial(x.kernel[x.grid], *x.args, **x.constexprs,
+                                                     num_warps=x.num_warps), calls=5, replays=10)
+                 for x in launches]
+        T = sum(lens)
+        tflops = T * H * 180224 / (t_ours * 1e-6) / 1e12
+        print(f"{label:>14} {H:>3} | {t_fla:>9.1f} | {t_ours:>9.1f} {t_fla / t_ours:>8.2f} "
+              f"{tflops:>8.1f} | {parts[0]:>9.1f} {parts[1]:>9.1f}")
+        sys.stdout.flush()
+        del c
+
+
+if __name__ == "__main__":
+    prepare_run_main(__doc__, prepare, run)
