@@ -8,7 +8,7 @@ over each sequence's chunks. Intermediates are fp32 and allocated per call.
 from __future__ import annotations
 
 from . import validation as vd
-from ._kernels import Launch, bind, check_target, load_kernel, on_gpu
+from ._kernels import Launch, bind, check_target, execute, load_kernel, on_gpu
 
 BF16_OR_F32 = ("bf16", "f32")
 F32 = ("f32",)
@@ -52,16 +52,9 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_sta
     tensors run on the CPU target, GPU tensors on their GPU. Bad arguments raise ValueError
     naming the argument, before anything is launched.
     """
-    result, launches = _chunk(**bind(chunk_kda, (q, k, v, g, beta), dict(
-        scale=scale, initial_state=initial_state, output_final_state=output_final_state,
-        use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel, use_gate_in_kernel=use_gate_in_kernel,
-        use_beta_sigmoid_in_kernel=use_beta_sigmoid_in_kernel,
-        allow_neg_eigval=allow_neg_eigval, safe_gate=safe_gate, lower_bound=lower_bound,
-        state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=A_log, dt_bias=dt_bias,
-        return_intermediate_states=return_intermediate_states, out=out)))
+    result, launches = _chunk(**locals())
     for launch in launches:
-        opts = {} if launch.num_warps is None else {"num_warps": launch.num_warps}
-        launch.kernel[launch.grid](*launch.args, **launch.constexprs, **opts)
+        execute(None, launch)
     return result
 
 
@@ -182,7 +175,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     capturing = vd.is_capturing(ref)
     seq_lens = None
     if varlen and not capturing:
-        seq_lens = _check_cu_seqlens(cu, T_total)
+        seq_lens = vd.check_cu_seqlens(cu, T_total)
     if return_intermediate_states and varlen and seq_lens is None:
         vd.fail("return_intermediate_states", "with cu_seqlens needs the chunk count, a host "
                                               "read of cu_seqlens, which cannot run while a "
@@ -210,7 +203,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     result = (o.value, final) + ((states,) if return_intermediate_states else ())
     if N == 0 or T_total == 0:
         if final is not None:
-            _copy_initial(final, a["initial_state"], ref)
+            _copy_initial(final, a["initial_state"])
         return result, []
 
     chunk_offsets = None
@@ -266,23 +259,6 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         Launch(scan, scan_args, scan_constexprs, ((V + BV - 1) // BV, N, HV), num_warps)]
 
 
-def _check_cu_seqlens(cu: vd.ArrayInfo, T_total: int) -> list:
-    """cu_seqlens[0] = 0, non-decreasing, cu_seqlens[N] = T_total (a host read); returns the
-    sequence lengths."""
-    vals = vd.host_values(cu)
-    if int(vals[0]) != 0:
-        vd.fail("cu_seqlens", f"must start at 0, got {int(vals[0])}")
-    if int(vals[-1]) != T_total:
-        vd.fail("cu_seqlens", f"must end at T = {T_total} (the tokens of q), got "
-                              f"{int(vals[-1])}")
-    steps = vals[1:] - vals[:-1]
-    if (steps < 0).any():
-        i = int((steps < 0).argmax())
-        vd.fail("cu_seqlens", f"must be non-decreasing, got {int(vals[i])} then "
-                              f"{int(vals[i + 1])} at positions {i}, {i + 1}")
-    return [int(s) for s in steps]
-
-
 def _sequence_bounds(ref, cu, N, T):
     """int32 sequence bounds [N + 1] on ref's device: cu_seqlens converted (no host read), or
     0, T, 2T, ... for B fixed-length sequences."""
@@ -310,7 +286,7 @@ def _host_ints(ref, values):
     return vd._np().asarray(values, vd._np().int32)
 
 
-def _copy_initial(final, initial, ref):
+def _copy_initial(final, initial):
     """The final state of sequences without tokens: the initial state (or zeros)."""
     if initial is None:
         final[...] = 0

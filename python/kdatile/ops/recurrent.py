@@ -255,7 +255,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     capturing = vd.is_capturing(ref)
     if not capturing:
         if varlen:
-            _check_cu_seqlens(cu, T_total)
+            vd.check_cu_seqlens(cu, T_total)
         if na is not None:
             vals = vd.host_values(na)
             bad = (vals < 1) | (vals > Tcols)
@@ -311,21 +311,6 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                       USE_GATE=use_gate, USE_LOWER_BOUND=use_gate and lower_bound is not None,
                       USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV, PREFETCH_STATE=prefetch)
     return o.value, Launch(kernel, kargs, constexprs, (N, H, V // BV), num_warps)
-
-
-def _check_cu_seqlens(cu: vd.ArrayInfo, T_total: int) -> None:
-    """cu_seqlens[0] = 0, non-decreasing, cu_seqlens[N] = T_total (a host read)."""
-    vals = vd.host_values(cu)
-    if int(vals[0]) != 0:
-        vd.fail("cu_seqlens", f"must start at 0, got {int(vals[0])}")
-    if int(vals[-1]) != T_total:
-        vd.fail("cu_seqlens", f"must end at T_total = {T_total} (the tokens of q), got "
-                             f"{int(vals[-1])}")
-    steps = vals[1:] - vals[:-1]
-    if (steps < 0).any():
-        i = int((steps < 0).argmax())
-        vd.fail("cu_seqlens", f"must be non-decreasing, got {int(vals[i])} then "
-                             f"{int(vals[i + 1])} at positions {i}, {i + 1}")
 
 
 def _narrow_offsets(cu: vd.ArrayInfo, T_total: int) -> vd.ArrayInfo:

@@ -336,6 +336,22 @@ def check_duplicate_slots(info: ArrayInfo, num_slots: int) -> None:
                         "use distinct cache slots (check_duplicate_slots=True)")
 
 
+def check_cu_seqlens(cu: ArrayInfo, T_total: int) -> list:
+    """cu_seqlens[0] = 0, non-decreasing, cu_seqlens[N] = T_total (a host read: callers skip
+    it while a CUDA graph is captured); returns the sequence lengths."""
+    vals = host_values(cu)
+    if int(vals[0]) != 0:
+        fail(cu.name, f"must start at 0, got {int(vals[0])}")
+    if int(vals[-1]) != T_total:
+        fail(cu.name, f"must end at T_total = {T_total} (the tokens of q), got {int(vals[-1])}")
+    steps = vals[1:] - vals[:-1]
+    if (steps < 0).any():
+        i = int((steps < 0).argmax())
+        fail(cu.name, f"must be non-decreasing, got {int(vals[i])} then {int(vals[i + 1])} at "
+                      f"positions {i}, {i + 1}")
+    return [int(x) for x in steps]
+
+
 def token_stride(info: ArrayInfo, layout: str) -> tuple[ArrayInfo, int]:
     """(array, token stride in elements) of a token-major array [N, T, *inner] read through one
     stride per token (token n*T + t at (n*T + t) * stride) with dense inner dimensions (the last
@@ -376,7 +392,8 @@ def new_like(ref: ArrayInfo, shape: tuple, dtype: str):
 
 
 __all__ = [
-    "ArrayInfo", "MAX_ELEMENTS_32", "check_choice", "check_contiguous", "check_device",
+    "ArrayInfo", "MAX_ELEMENTS_32", "check_choice", "check_contiguous", "check_cu_seqlens",
+    "check_device",
     "check_dtype", "check_duplicate_slots", "check_elements_32", "check_float",
     "check_head_dim", "check_no_overlap", "check_positive_strides", "check_rank",
     "check_shape", "check_writable", "describe", "fail", "host_values", "is_capturing",
