@@ -98,7 +98,7 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                    USE_QK_L2NORM: kt.constexpr, USE_GATE: kt.constexpr,
                    USE_LOWER_BOUND: kt.constexpr, HAS_A_LOG: kt.constexpr,
                    HAS_DT_BIAS: kt.constexpr, USE_BETA_SIGMOID: kt.constexpr,
-                   DOT: kt.constexpr = kt.float32):
+                   ANCHORED: kt.constexpr = False, DOT: kt.constexpr = kt.float32):
     kt.static_assert(HV % H == 0, "HV must be a multiple of H")
     kt.static_assert(K <= BK and V <= BV_ALL, "BK and BV_ALL must cover K and V")
     slot = kt.program_id(0)
@@ -136,18 +136,30 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
             beta = beta_scale * kt.sigmoid(beta)
         beta = kt.where(live, beta, 0.0)
         gamma = kt.cumsum(g, 0)
-        keys.store(k)
+        if not ANCHORED:
+            keys.store(k)
         gammas.store(gamma)
 
-        # Pairs one key j at a time: both products share exp(gamma_i - gamma_j).
-        kk = kt.zeros((C, C), kt.float32)
-        qk = kt.zeros((C, C), kt.float32)
-        for j in range(C):
-            kd_j = keys.index(j).load()[None, :] * kt.exp(
-                kt.minimum(gamma - gammas.index(j).load()[None, :], 0.0))
-            column = cc[None, :] == j
-            kk = kt.where(column & (rows[:, None] > j), kt.sum(k * kd_j, 1)[:, None], kk)
-            qk = kt.where(column & (rows[:, None] >= j), kt.sum(q * kd_j, 1)[:, None], qk)
+        if ANCHORED:
+            # Both factors referred to the middle row r: exp(gamma_i - gamma_j) = exp(gamma_i -
+            # gamma_r) exp(gamma_r - gamma_j), each within 8 |lower_bound| nats, so the
+            # pairs are two matrix products (the masked upper halves may overflow; selects
+            # drop them).
+            anchor = gammas.index(C // 2 - 1).load()[None, :]
+            toward = kt.exp(gamma - anchor)
+            back = kt.trans(k * kt.exp(anchor - gamma))
+            kk = kt.where(rows[:, None] > cc[None, :], kt.dot(k * toward, back), 0.0)
+            qk = kt.where(rows[:, None] >= cc[None, :], kt.dot(q * toward, back), 0.0)
+        else:
+            # Pairs one key j at a time: both products share exp(gamma_i - gamma_j).
+            kk = kt.zeros((C, C), kt.float32)
+            qk = kt.zeros((C, C), kt.float32)
+            for j in range(C):
+                kd_j = keys.index(j).load()[None, :] * kt.exp(
+                    kt.minimum(gamma - gammas.index(j).load()[None, :], 0.0))
+                column = cc[None, :] == j
+                kk = kt.where(column & (rows[:, None] > j), kt.sum(k * kd_j, 1)[:, None], kk)
+                qk = kt.where(column & (rows[:, None] >= j), kt.sum(q * kd_j, 1)[:, None], qk)
         lower.store(kk * beta[:, None])
 
         # (I + L)^-1 by forward substitution: row i = e_i - sum_{j < i} L[i, j] row j.
@@ -163,13 +175,39 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
         u = kt.dot(a, v.to(DOT))
         kd = k * kt.exp(kt.minimum(gamma_end[None, :] - gamma, 0.0))
         row_k = (tok[:, None] * HV + hv) * K + ck[None, :]
-        kt.store(w_ptr + row_k, w, mask=kmask)
-        kt.store(qg_ptr + row_k, q * decayed, mask=kmask)
-        kt.store(kd_ptr + row_k, kd, mask=kmask)
-        kt.store(u_ptr + (tok[:, None] * HV + hv) * V + cv[None, :], u, mask=vmask)
+        out_ty = w_ptr.dtype.element_ty
+        kt.store(w_ptr + row_k, w.to(out_ty), mask=kmask)
+        kt.store(qg_ptr + row_k, (q * decayed).to(out_ty), mask=kmask)
+        kt.store(kd_ptr + row_k, kd.to(out_ty), mask=kmask)
+        kt.store(u_ptr + (tok[:, None] * HV + hv) * V + cv[None, :], u.to(out_ty), mask=vmask)
         kt.store(aqk_ptr + (tok[:, None] * HV + hv) * C + cc[None, :], qk, mask=live[:, None])
         kt.store(gend_ptr + (slot.to(kt.int64) * HV + hv) * K + ck, kt.exp(gamma_end),
                  mask=ck < K)
+
+
+@kt.jit
+def scan_operands(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, bos, eos, first_slot, m,
+                  chunks, hv, cv, HV: kt.constexpr, K: kt.constexpr, V: kt.constexpr,
+                  BK: kt.constexpr, C: kt.constexpr):
+    """Chunk m's (w, qg, kd, u, aqk, gend) for the scan's value columns cv; all zeros for
+    m == chunks (the prefetch past the last chunk reads nothing)."""
+    rows = kt.arange(0, C)
+    ck = kt.arange(0, BK)
+    kcol = ck < K
+    tok = (bos + m * C).to(kt.int64) + rows
+    live = tok < eos
+    kmask = live[:, None] & kcol[None, :]
+    row_k = (tok[:, None] * HV + hv) * K + ck[None, :]
+    w = kt.load(w_ptr + row_k, mask=kmask, other=0.0)
+    qg = kt.load(qg_ptr + row_k, mask=kmask, other=0.0)
+    kd = kt.load(kd_ptr + row_k, mask=kmask, other=0.0)
+    u = kt.load(u_ptr + (tok[:, None] * HV + hv) * V + cv[None, :],
+                mask=live[:, None] & (cv < V)[None, :], other=0.0)
+    aqk = kt.load(aqk_ptr + (tok[:, None] * HV + hv) * C + kt.arange(0, C)[None, :],
+                  mask=live[:, None], other=0.0)
+    gend = kt.load(gend_ptr + ((first_slot + m).to(kt.int64) * HV + hv) * K + ck,
+                   mask=kcol & (m < chunks), other=0.0)
+    return w, qg, kd, u, aqk, gend
 
 
 @kt.jit
@@ -188,7 +226,6 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_s
     n = kt.program_id(1)
     hv = kt.program_id(2)
     rows = kt.arange(0, C)
-    cc = kt.arange(0, C)
     ck = kt.arange(0, BK)
     cv = kt.program_id(0) * BV + kt.arange(0, BV)
     kcol = ck < K
@@ -207,29 +244,27 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_s
     first_slot = bos // C + n
     if STORE_STATES:
         first_chunk = kt.load(chunk_offsets_ptr + n).to(kt.int64)
-    for m in range(0, (eos - bos + C - 1) // C):
+    chunks = (eos - bos + C - 1) // C
+    # The next chunk's operands are loaded before this chunk's products, so their latency
+    # hides behind the serial state update.
+    w, qg, kd, u, aqk, gend = scan_operands(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr,
+                                            bos, eos, first_slot, 0, chunks, hv, cv, HV, K, V,
+                                            BK, C)
+    for m in range(0, chunks):
         if STORE_STATES:
             kt.store(states_ptr + ((first_chunk + m // STATES_EVERY) * HV + hv) * (K * V)
                      + s_offs, S.to(states_ptr.dtype.element_ty),
                      mask=smask & (m % STATES_EVERY == 0))
-        tok = (bos + m * C).to(kt.int64) + rows
-        live = tok < eos
-        kmask = live[:, None] & kcol[None, :]
-        row_k = (tok[:, None] * HV + hv) * K + ck[None, :]
-        row_v = (tok[:, None] * HV + hv) * V + cv[None, :]
-        vmask = live[:, None] & vcol[None, :]
-        w = kt.load(w_ptr + row_k, mask=kmask, other=0.0)
-        qg = kt.load(qg_ptr + row_k, mask=kmask, other=0.0)
-        kd = kt.load(kd_ptr + row_k, mask=kmask, other=0.0)
-        u = kt.load(u_ptr + row_v, mask=vmask, other=0.0)
-        aqk = kt.load(aqk_ptr + (tok[:, None] * HV + hv) * C + cc[None, :], mask=live[:, None],
-                      other=0.0)
-        gend = kt.load(gend_ptr + ((first_slot + m).to(kt.int64) * HV + hv) * K + ck,
-                       mask=kcol, other=0.0)
+        w_next, qg_next, kd_next, u_next, aqk_next, gend_next = scan_operands(
+            w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, bos, eos, first_slot, m + 1,
+            chunks, hv, cv, HV, K, V, BK, C)
         s_dot = S.to(DOT)
-        delta = u - kt.dot(w.to(DOT), s_dot)
+        delta = u.to(kt.float32) - kt.dot(w.to(DOT), s_dot)
         o = kt.dot(aqk.to(DOT), delta.to(DOT), kt.dot(qg.to(DOT), s_dot))
-        kt.store(o_ptr + row_v, o.to(o_ptr.dtype.element_ty), mask=vmask)
+        tok = (bos + m * C).to(kt.int64) + rows
+        kt.store(o_ptr + (tok[:, None] * HV + hv) * V + cv[None, :],
+                 o.to(o_ptr.dtype.element_ty), mask=(tok < eos)[:, None] & vcol[None, :])
         S = kt.dot(kt.trans(kd).to(DOT), delta.to(DOT), S * gend[:, None])
+        w, qg, kd, u, aqk, gend = w_next, qg_next, kd_next, u_next, aqk_next, gend_next
     if STORE_FINAL:
         kt.store(ht_ptr + head + s_offs, S, mask=smask)

@@ -5,7 +5,10 @@
 # kt.trans permutes the loaded tile's layout (no data moves), so x^T lives on
 # other threads than the x it is added to: the transposed tile is converted
 # back to x's layout through shared memory (stores between two barriers, then
-# 128-bit LDS/shared loads on AMD), before the add. x is loaded and out stored
+# loads), before the add. The scratch rows are padded by one word, so that
+# both the column-wise stores and the row-wise loads spread over the banks
+# (two-address 32-bit LDS accesses on AMD instead of 128-bit loads that the
+# unpadded rows' 16-way conflicting stores would pair with). x is loaded and out stored
 # with 128-bit accesses (contiguous rows, 16-byte aligned pointers); no spills.
 #
 # RUN: kda-compile %kda_src/test/python/dsl_kernels.py --kernel transpose_add --target gfx950 \
@@ -33,9 +36,9 @@
 # GFX950-LABEL: transpose_add:
 # GFX950: global_load_dwordx4 v[{{[0-9]+}}:{{[0-9]+}}]
 # GFX950: s_barrier
-# GFX950: {{ds_write|ds_store}}
+# GFX950: ds_write2_b32
 # GFX950: s_barrier
-# GFX950: {{ds_read|ds_load}}_b128
+# GFX950: ds_read2_b32
 # GFX950: global_store_dwordx4
 # GFX950: s_endpgm
 # GFX950: .wavefront_size: 64
@@ -44,9 +47,9 @@
 # GFX1250-LABEL: transpose_add:
 # GFX1250: global_load_b128 v[{{[0-9]+}}:{{[0-9]+}}]
 # GFX1250: s_barrier_wait
-# GFX1250: ds_store
+# GFX1250: ds_store_2addr_b32
 # GFX1250: s_barrier_wait
-# GFX1250: ds_load_b128
+# GFX1250: ds_load_2addr_b32
 # GFX1250: global_store_b128
 # GFX1250: s_endpgm
 # GFX1250: .amdhsa_wavefront_size32 1

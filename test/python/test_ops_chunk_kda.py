@@ -1,6 +1,7 @@
 """kdatile.ops.chunk_kda on the CPU target against the fp64 token-by-token recurrence
 (kda_chunk_reference.py): outputs, final states and the states at chunk boundaries within
-relative RMS 5e-3 (fp32 intermediates; bf16 outputs are rounded once), varlen lengths around
+relative RMS 5e-3 with fp32 inputs (fp32 intermediates) and 1e-2 with bf16 inputs (bf16
+intermediates and matrix operands, as FLA keeps them), varlen lengths around
 the chunk size, GVA, both gate forms, both state layouts, non-power-of-two head dims, saturated
 gates, prefill then recurrent decode, and the argument checks."""
 
@@ -16,6 +17,12 @@ from conftest import requires_lib
 pytestmark = requires_lib
 
 LIMIT = 5e-3
+BF16_LIMIT = 1e-2
+
+
+def limit(x):
+    """The tolerance of chunk_kda's results for inputs of x's dtype."""
+    return BF16_LIMIT if x.dtype == np.uint16 else LIMIT
 
 
 def widen(x):
@@ -48,12 +55,12 @@ def check(q, k, v, g, beta, *, states_every=None, **kw):
     o, final = got[0], got[1]
     o = widen(o)
     assert np.isfinite(o).all() and np.isfinite(final).all()
-    assert rel_rms(ref_o, o) <= LIMIT
-    assert rel_rms(ref_final, final) <= LIMIT
+    assert rel_rms(ref_o, o) <= limit(q)
+    assert rel_rms(ref_final, final) <= limit(q)
     if states_every is not None:
         ref_states = chunk_states(trace, states_every, kw.get("state_v_first", False))
         states = widen(got[2]).reshape(ref_states.shape)
-        assert rel_rms(ref_states, states) <= (1e-2 if q.dtype == np.uint16 else LIMIT)
+        assert rel_rms(ref_states, states) <= limit(q)
     return got
 
 
@@ -135,8 +142,8 @@ def test_prefill_then_recurrent_continues_the_sequence():
                       state_indices=np.arange(extra, dtype=np.int32).reshape(1, extra),
                       state_layout="kv", A_log=gate["A_log"], dt_bias=gate["dt_bias"],
                       lower_bound=-5.0)
-    assert rel_rms(widen(whole_o)[:, T:], widen(o)) <= LIMIT
-    assert rel_rms(whole_final, pool[extra - 1]) <= LIMIT
+    assert rel_rms(widen(whole_o)[:, T:], widen(o)) <= limit(q)
+    assert rel_rms(whole_final, pool[extra - 1]) <= limit(q)
 
 
 def test_zero_tokens_and_empty_sequences():

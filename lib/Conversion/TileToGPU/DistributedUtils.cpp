@@ -2,6 +2,7 @@
 #include "Tile/TileDialect.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
 #include "kda/Layout/LayoutAttrs.h"
+#include "kda/Layout/ScratchPadding.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -232,9 +233,29 @@ kda::exchangeThroughScratch(OpBuilder &b, Location loc, GPULoweringState &state,
   int64_t numElements = 1;
   for (int64_t s : src.getShape())
     numElements *= s;
+  int64_t elementBytes = getScratchElementBytes(elementType);
+  int64_t rowLength = src.getShape().empty() ? 1 : src.getShape().back();
+  int64_t rowPadding = getScratchRowPadding(src, dst, elementBytes);
   Value base = getScratch(b, loc, state,
-                          numElements * getScratchElementBytes(elementType));
+                          (numElements + numElements / rowLength * rowPadding) *
+                              elementBytes);
   ThreadIndex thread = getThreadIndex(b, loc, state);
+  Type i32 = b.getI32Type();
+  // Rows (the last dimension) rowPadding elements apart beyond their length;
+  // the column is added last so that neighbouring elements stay neighbours.
+  auto scratchIndex = [&](SmallVector<Value> coords,
+                          ArrayRef<int64_t> shape) -> Value {
+    if (rowPadding == 0)
+      return emitLinearIndex(b, loc, coords, shape);
+    Value column = coords.pop_back_val();
+    Value row = emitLinearIndex(b, loc, coords, shape.drop_back());
+    return LLVM::AddOp::create(
+        b, loc,
+        LLVM::MulOp::create(
+            b, loc, row,
+            LLVM::ConstantOp::create(b, loc, i32, rowLength + rowPadding)),
+        column);
+  };
   // Earlier readers of the scratch buffer must be done before it is reused.
   state.hooks->sharedMemoryBarrier(b, loc);
   SmallVector<Value> srcLaneWarp = emitLaneWarpCoords(b, loc, src, thread);
@@ -242,16 +263,16 @@ kda::exchangeThroughScratch(OpBuilder &b, Location loc, GPULoweringState &state,
   for (auto [r, value] : llvm::enumerate(srcRegs)) {
     if (int64_t(r) & dupRegs)
       continue; // another register holds the same element
-    Value index = emitLinearIndex(
-        b, loc, emitCoords(b, loc, src, r, srcLaneWarp), src.getShape());
+    Value index =
+        scratchIndex(emitCoords(b, loc, src, r, srcLaneWarp), src.getShape());
     storeScratch(b, loc, base, index, value);
   }
   state.hooks->sharedMemoryBarrier(b, loc);
   SmallVector<Value> dstLaneWarp = emitLaneWarpCoords(b, loc, dst, thread);
   SmallVector<Value> result;
   for (int64_t r = 0; r < dst.getSize(HWDim::Register); ++r) {
-    Value index = emitLinearIndex(
-        b, loc, emitCoords(b, loc, dst, r, dstLaneWarp), dst.getShape());
+    Value index =
+        scratchIndex(emitCoords(b, loc, dst, r, dstLaneWarp), dst.getShape());
     result.push_back(loadScratch(b, loc, base, index, elementType));
   }
   return result;

@@ -2,11 +2,15 @@
 launches of kernels/kda_chunk.py (see docs/ops.md and docs/kda.md, "Chunked prefill").
 
 `kda_chunk_prep` writes every chunk's WY form in parallel, `kda_chunk_scan` carries the state
-over each sequence's chunks. Intermediates are fp32 and allocated per call.
+over each sequence's chunks. Intermediates (allocated per call) and the operands of the
+matrix products are in q's dtype, as FLA keeps them: with bf16 inputs they are bf16 (results
+within relative RMS 1e-2 of the fp64 recurrence), with fp32 inputs fp32 (5e-3); accumulation
+and the state are fp32 always.
 """
 
 from __future__ import annotations
 
+from .. import language as lang
 from . import validation as vd
 from ._kernels import Launch, bind, check_target, execute, load_kernel, on_gpu
 
@@ -21,6 +25,10 @@ STATE_CHUNK = 64
 MAX_HEAD_DIM = 256
 # Value columns per scan program on GPUs; the CPU target takes the whole (padded) head.
 GPU_BV = 32
+# The prep's intra-chunk pairs are two matrix products referred to the chunk's middle row
+# when every log decay is >= this (the lower-bound gate): exp(8 * 10) stays finite in fp32
+# (and bf16); steeper or unbounded gates take the exact pair-by-pair form.
+ANCHORED_LOWER_BOUND = -10.0
 
 
 def _pow2(n: int) -> int:
@@ -221,16 +229,20 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     BV = min(GPU_BV, BK) if gpu else BK
     slots = T_total // CHUNK + N
     f32 = "f32"
-    w = vd.new_like(ref, (T_total, HV, K), f32)
-    qg = vd.new_like(ref, (T_total, HV, K), f32)
-    kd = vd.new_like(ref, (T_total, HV, K), f32)
-    u = vd.new_like(ref, (T_total, HV, V), f32)
+    inter = qi.dtype
+    w = vd.new_like(ref, (T_total, HV, K), inter)
+    qg = vd.new_like(ref, (T_total, HV, K), inter)
+    kd = vd.new_like(ref, (T_total, HV, K), inter)
+    u = vd.new_like(ref, (T_total, HV, V), inter)
     aqk = vd.new_like(ref, (T_total, HV, CHUNK), f32)
     gend = vd.new_like(ref, (slots, HV, K), f32)
     unused = cu.value  # pointer parameters a variant does not read
     prep = load_kernel("kda_chunk", "kda_chunk_prep")
     scan = load_kernel("kda_chunk", "kda_chunk_scan")
     beta_scale = 2.0 if allow_neg_eigval else 1.0
+    dot = lang.bfloat16 if inter == "bf16" else lang.float32
+    anchored = (use_gate_in_kernel and lower_bound is not None
+                and lower_bound >= ANCHORED_LOWER_BOUND)
     prep_args = (
         a["q"].value, a["k"].value, a["v"].value, a["g"].value, a["beta"].value,
         a["A_log"].value if a["A_log"] is not None else unused,
@@ -242,7 +254,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         H=H, HV=HV, K=K, V=V, BK=BK, BV_ALL=BK, C=CHUNK, USE_QK_L2NORM=use_qk_l2norm_in_kernel,
         USE_GATE=use_gate_in_kernel, USE_LOWER_BOUND=use_gate_in_kernel and lower_bound is not None,
         HAS_A_LOG=a["A_log"] is not None, HAS_DT_BIAS=a["dt_bias"] is not None,
-        USE_BETA_SIGMOID=use_beta_sigmoid_in_kernel)
+        USE_BETA_SIGMOID=use_beta_sigmoid_in_kernel, ANCHORED=anchored, DOT=dot)
     scan_args = (
         w, u, qg, kd, aqk, gend,
         a["initial_state"].value if a["initial_state"] is not None else unused, cu.value,
@@ -252,7 +264,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     scan_constexprs = dict(
         HV=HV, K=K, V=V, BK=BK, BV=BV, C=CHUNK, STATE_VK=state_v_first,
         HAS_INITIAL=a["initial_state"] is not None, STORE_FINAL=final is not None,
-        STORE_STATES=states is not None, STATES_EVERY=STATE_CHUNK // CHUNK)
+        STORE_STATES=states is not None, STATES_EVERY=STATE_CHUNK // CHUNK, DOT=dot)
     num_warps = 4 if gpu else None
     return result, [
         Launch(prep, prep_args, prep_constexprs, (slots, HV), num_warps),

@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from .. import gpu
 from ..specialize import TARGETS
+from .chunk import chunk_launches
 from .decode import decode_launch
 from .recurrent import recurrent_launch
 
@@ -29,6 +30,8 @@ HEAD_DIM = 128
 LARGE_BATCH = 64
 SMALL_BATCH = 1
 RECURRENT_SEQUENCES, RECURRENT_TOKENS = 8, 4
+# The prefill's: Kimi-K3 TP8's 8 x 1k varlen batch.
+PREFILL_SEQUENCES, PREFILL_TOKENS = 8, 1024
 
 FILE_EXTENSIONS = {"asm": "s", "header": "h", "llvm": "ll", "tile": "mlir", "mlir": "mlir",
                    "gpu": "mlir"}
@@ -87,6 +90,23 @@ def recurrent_arguments(N: int, T: int, *, H: int = HEADS, D: int = HEAD_DIM, sl
         state_layout=state_layout)
 
 
+def prefill_arguments(N: int, T: int, *, H: int = HEADS, D: int = HEAD_DIM) -> dict:
+    """chunk_kda keywords (the main shape by default): N sequences of T bf16 tokens packed
+    through cu_seqlens, in-kernel L2-norm, lower-bound gate (safe_gate) and beta sigmoid, an
+    fp32 [K, V] initial and final state; zero-filled NumPy arrays."""
+    np = _np()
+    bf16 = np.uint16
+    tokens = N * T
+    return dict(
+        q=np.zeros((1, tokens, H, D), bf16), k=np.zeros((1, tokens, H, D), bf16),
+        v=np.zeros((1, tokens, H, D), bf16), g=np.zeros((1, tokens, H, D), bf16),
+        beta=np.zeros((1, tokens, H), bf16), A_log=np.zeros(H, np.float32),
+        dt_bias=np.zeros(H * D, np.float32), initial_state=np.zeros((N, H, D, D), np.float32),
+        cu_seqlens=np.arange(0, tokens + 1, T, dtype=np.int32), output_final_state=True,
+        use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True, use_beta_sigmoid_in_kernel=True,
+        safe_gate=True, lower_bound=-5.0)
+
+
 def _specialization(launch, target):
     return launch.kernel.specialize(*launch.args, **launch.constexprs, grid=launch.grid,
                                     target=target, num_warps=launch.num_warps)
@@ -119,6 +139,15 @@ def _recurrent_job(name, description, target, tokens=RECURRENT_TOKENS, **argumen
     return Job(name, description, _specialization(launch, target))
 
 
+def _prefill_jobs(target):
+    _, (prep, scan) = chunk_launches(
+        **prefill_arguments(PREFILL_SEQUENCES, PREFILL_TOKENS), target=target)
+    what = f"{PREFILL_SEQUENCES} sequences of {PREFILL_TOKENS} tokens"
+    return [Job("kda_chunk_prep", f"{what}: every chunk's WY form", _specialization(prep, target)),
+            Job("kda_chunk_scan", f"{what}: the state over each sequence's chunks",
+                _specialization(scan, target))]
+
+
 def main_jobs(target: str, multiprocessors=None) -> list:
     """The main job's KDA compiles for `target`."""
     return [
@@ -132,7 +161,7 @@ def main_jobs(target: str, multiprocessors=None) -> list:
         _recurrent_job("kda_recurrent_t1", f"{RECURRENT_SEQUENCES} sequences of one token: "
                        "the starting state prefetched by the copy engine (TMA, the Tensor "
                        "Data Mover) where there is one", target, tokens=1),
-    ]
+    ] + _prefill_jobs(target)
 
 
 def check_jobs(target: str, multiprocessors=None) -> list:
@@ -203,6 +232,9 @@ jobs, for each --target (a job that would compile what an earlier one compiles i
 of {RECURRENT_TOKENS} tokens
   kda_recurrent_t1     the same at one token per sequence: the starting state prefetched by the
                        copy engine on sm_90a (TMA) and gfx1250 (the Tensor Data Mover)
+  kda_chunk_prep       kernels/kda_chunk.py (kda_chunk_prep): chunk_kda's {PREFILL_SEQUENCES} x \
+{PREFILL_TOKENS} tokens
+  kda_chunk_scan       the same prefill's state scan (kda_chunk_scan)
 with --checks also the lit tests' compiles (test/Kernels):
   kda_recurrent_bf16_kv  kda_recurrent with a bf16 [K, V] state
   kda_decode_tickets     B = {SMALL_BATCH} split over 4 programs meeting through tickets, forced

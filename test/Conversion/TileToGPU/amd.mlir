@@ -54,8 +54,9 @@ func.func @sum(%x: tensor<256xf32, #b>) -> f32 {
 
 // -----
 
-// A layout conversion through LDS: 64x64 f16 = 8192 bytes.
-// CHECK: llvm.mlir.global internal @kda_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8192 x i8>
+// A layout conversion through LDS: 64x64 f16, rows padded by one word (64 x 66
+// x 2 = 8448 bytes).
+// CHECK: llvm.mlir.global internal @kda_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<8448 x i8>
 #a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
 #c = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
 module attributes {tile.num_warps = 4 : i32} {

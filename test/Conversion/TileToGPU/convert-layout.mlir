@@ -3,10 +3,12 @@
 // Conversions that move elements between threads go through the scratch
 // buffer in shared memory (addr_space 3, sized for the whole tile): a barrier,
 // every thread stores its registers, a barrier, every thread loads the
-// registers of the new layout.
+// registers of the new layout. Rows of the scratch are padded so that the
+// column-wise side of the conversion spreads over the banks
+// (getScratchRowPadding): here by 2 words, 16 x 34 f32 = 2176 bytes, each
+// row 34 elements after the previous one.
 
-// 16x32 f32 = 2048 bytes.
-// CHECK: llvm.mlir.global internal @kda_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<2048 x i8>
+// CHECK: llvm.mlir.global internal @kda_scratch() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<2176 x i8>
 #a = #tile.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #c = #tile.blocked<{sizePerThread = [2, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
 module attributes {tile.num_warps = 4 : i32} {
@@ -15,7 +17,9 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-DAG: %[[BASE:.*]] = llvm.mlir.addressof @kda_scratch : !llvm.ptr<3>
 // CHECK-DAG: %[[X0:.*]] = llvm.extractvalue %[[X]][0]
 // CHECK-DAG: %[[X3:.*]] = llvm.extractvalue %[[X]][3]
+// CHECK-DAG: %[[ROW:.*]] = llvm.mlir.constant(34 : i32) : i32
 // CHECK: nvvm.barrier0
+// CHECK: llvm.mul %{{.*}}, %[[ROW]] : i32
 // CHECK: llvm.getelementptr %[[BASE]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
 // CHECK: llvm.store %[[X0]], %{{.*}} : f32, !llvm.ptr<3>
 // CHECK-COUNT-2: llvm.store %{{.*}} : f32, !llvm.ptr<3>
@@ -35,7 +39,8 @@ func.func @convert(%x: tensor<16x32xf32, #a>) -> tensor<16x32xf32, #c> {
 // -----
 
 // A reshape whose destination spreads the row-major order over lanes
-// differently from the source: 512 f16 = 1024 bytes of scratch.
+// differently from the source: 512 f16 = 1024 bytes of scratch, unpadded (the
+// two sides have different rows).
 // CHECK: llvm.mlir.global internal @kda_scratch() {{.*}}addr_space = 3 : i32{{.*}} : !llvm.array<1024 x i8>
 #a = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #c = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
@@ -54,8 +59,9 @@ func.func @reshape(%x: tensor<512xf16, #a>) -> tensor<16x32xf16, #c> {
 
 // -----
 
-// i1 tiles travel through scratch as bytes: 16x32 i1 = 512 bytes.
-// CHECK: llvm.mlir.global internal @kda_scratch() {{.*}} : !llvm.array<512 x i8>
+// i1 tiles travel through scratch as bytes: 16x32 i1, rows padded by one
+// word, 16 x 36 = 576 bytes.
+// CHECK: llvm.mlir.global internal @kda_scratch() {{.*}} : !llvm.array<576 x i8>
 #a = #tile.blocked<{sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #c = #tile.blocked<{sizePerThread = [2, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
 module attributes {tile.num_warps = 4 : i32} {

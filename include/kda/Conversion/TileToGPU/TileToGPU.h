@@ -191,7 +191,8 @@ std::optional<llvm::SmallVector<int64_t>> getRegisterRemap(
 
 /// Moves a tile through scratch: every thread writes its registers at their
 /// linear index (by `srcShape` row-major), then reads the registers of the
-/// destination layout (same linear order over `dstShape`).
+/// destination layout (same linear order over `dstShape`); rows are padded
+/// against bank conflicts (getScratchRowPadding).
 llvm::SmallVector<mlir::Value>
 exchangeThroughScratch(mlir::OpBuilder &b, mlir::Location loc,
                        GPULoweringState &state, mlir::ValueRange srcRegs,
