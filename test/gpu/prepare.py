@@ -298,18 +298,6 @@ def dsl_cases():
                       [a, b, np.zeros((M, N), np.float32), M, N, K, K, N, N],
                       {"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "STAGES": stages,
                        "KS": ks}, grid, nw, 1e-5, 1e-4))
-    # kernels/kda_chunk_aqk.py: the prefill's intra-chunk products (mma.sync on bf16
-    # operands), a tail chunk, gates down to -20 nats a token.
-    from kda_chunk_aqk import kda_chunk_aqk
-    from kda_chunk_reference import chunk_inputs
-    from kda_reference import f32_to_bf16
-
-    for (T, H, D, low) in ((150, 2, 64, -5.0), (128, 3, 128, -20.0)):
-        q, k, g = chunk_inputs(r, T, H, D, low)
-        cases.append((f"kda_chunk_aqk_T{T}_H{H}_D{D}", kda_chunk_aqk,
-                      [f32_to_bf16(q), f32_to_bf16(k), g, np.zeros((T, H, D), np.float32),
-                       np.zeros((T, H, 64), np.float32), T, D ** -0.5],
-                      {"H": H, "D": D}, ((T + 63) // 64, H, 1), 4, 1e-4, 1e-4))
     # Tensor descriptors: blocks across every edge and at negative offsets, loaded (zeros
     # outside) and stored back (nothing outside), bf16 with padded rows (finite values: a
     # replay compares with torch.equal); a 3-D strided view.

@@ -3,10 +3,6 @@ the token-by-token recurrence, independently of the chunked kernels (kernels/kda
 per sequence and value head, S [K, V] decays by exp(g_t) along K, then
 S <- S + k_t (beta_t (v_t - S^T k_t))^T and o_t = S^T (scale q_t).
 
-Also the intra-chunk products alone (kernels/kda_chunk_aqk.py): per chunk of C tokens, gamma =
-the running sum of g from the chunk's first token, and A[i, j] = scale * sum_d q_i[d] k_j[d]
-exp(gamma_i[d] - gamma_j[d]) for j <= i.
-
 Inputs are the values the kernels see, already widened to floats (bf16 bit patterns go through
 kda_reference.bf16_to_f32 first).
 """
@@ -111,32 +107,3 @@ def prefill_inputs(rng, B, T, H, HV, K, V, *, dtype="bf16", use_gate=True, gate_
     else:
         beta = rng.uniform(0.05, 0.95, (B, T, HV)).astype(np.float32)
     return q, k, v, g, beta
-
-
-def chunk_aqk_reference(q, k, g, scale, C):
-    """q, k, g: [T, H, D] float arrays (exact values). Returns gamma [T, H, D] and
-    A [T, H, C] in fp64."""
-    q, k, g = (np.asarray(x, np.float64) for x in (q, k, g))
-    T, H, D = q.shape
-    gamma = np.empty((T, H, D))
-    A = np.zeros((T, H, C))
-    for c0 in range(0, T, C):
-        n = min(C, T - c0)
-        gam = np.cumsum(g[c0:c0 + n], axis=0)                      # [n, H, D]
-        gamma[c0:c0 + n] = gam
-        lower = np.tril(np.ones((n, n), bool))
-        diff = gam[:, None] - gam[None, :]                         # [i, j, H, D]
-        decay = np.exp(np.where(lower[:, :, None, None], diff, -np.inf))
-        prod = np.einsum("ihd,jhd,ijhd->ihj", q[c0:c0 + n], k[c0:c0 + n], decay)
-        A[c0:c0 + n, :, :n] = scale * prod
-    return gamma, A
-
-
-def chunk_inputs(rng, T, H, D, gate_low):
-    """L2-normalized q, k and log decays uniform in [gate_low, 0]."""
-    q = rng.standard_normal((T, H, D))
-    k = rng.standard_normal((T, H, D))
-    q /= np.linalg.norm(q, axis=-1, keepdims=True)
-    k /= np.linalg.norm(k, axis=-1, keepdims=True)
-    g = rng.uniform(gate_low, 0.0, (T, H, D))
-    return q.astype(np.float32), k.astype(np.float32), g.astype(np.float32)

@@ -33,7 +33,7 @@ def test_main_jobs_per_target(target):
     jobs = by_name(target)
     split = "kda_decode_cluster4" if target == "sm_90a" else "kda_decode_bv32"
     assert list(jobs) == ["kda_decode", "kda_decode_fb", split, "kda_recurrent",
-                          "kda_recurrent_t1"]
+                          "kda_recurrent_t1", "kda_chunk_prep", "kda_chunk_scan"]
     for name in ("kda_decode", "kda_decode_fb"):
         c = jobs[name].spec.constexprs
         assert (c["H"], c["D"], c["BV"], c["BLK"], c["STAGES"], c["CLUSTER"]) == (
@@ -57,6 +57,14 @@ def test_main_jobs_per_target(target):
     # (TMA on sm_90a, buffer loads into LDS on gfx950, the Tensor Data Mover on gfx1250).
     assert not c["PREFETCH_STATE"]
     assert jobs["kda_recurrent_t1"].spec.constexprs["PREFETCH_STATE"]
+    # The prefill: 8 x 1024 tokens in 16-token chunks (8 * 1024 / 16 + 8 slots), bf16
+    # intermediates and products, the anchored pairs of the lower-bound gate.
+    prep, scan = jobs["kda_chunk_prep"].spec, jobs["kda_chunk_scan"].spec
+    assert prep.grid == (520, 12, 1) and scan.grid == (4, 8, 12)
+    assert prep.constexprs["ANCHORED"] and prep.constexprs["C"] == 16
+    assert prep.constexprs["DOT"] == scan.constexprs["DOT"] == "bf16"
+    assert "w_ptr=*bf16:16" in prep.signature and "w_ptr=*bf16:16" in scan.signature
+    assert scan.constexprs["BV"] == 32 and scan.constexprs["HAS_INITIAL"]
     for job in jobs.values():
         assert job.spec.target == target
 
@@ -75,7 +83,8 @@ def test_check_jobs():
 def test_cpu_jobs_are_listed_once():
     jobs = export.jobs(["cpu"])
     assert [job.name for job in jobs] == ["kda_decode", "kda_decode_fb", "kda_recurrent",
-                                          "kda_recurrent_t1"]
+                                          "kda_recurrent_t1", "kda_chunk_prep",
+                                          "kda_chunk_scan"]
     assert all(job.spec.num_warps is None for job in jobs)
     assert jobs[0].spec.constexprs["BV"] == jobs[0].spec.constexprs["BLK"] == 128
 
@@ -98,7 +107,8 @@ def test_cli_help():
     proc = run_export("--help")
     assert proc.returncode == 0, proc.stderr
     for word in ("--target", "--format", "--out", "--checks", "kda_decode_fb",
-                 "kda_decode_cluster4", "kda_decode_bv32", "kda_recurrent", "decode_config"):
+                 "kda_decode_cluster4", "kda_decode_bv32", "kda_recurrent", "kda_chunk_prep",
+                 "kda_chunk_scan", "decode_config"):
         assert word in proc.stdout
 
 
@@ -114,7 +124,7 @@ def test_cli_shell_and_json():
     lines = proc.stdout.splitlines()
     comments = [line for line in lines if line.startswith("#")]
     commands = [shlex.split(line) for line in lines if not line.startswith("#")]
-    assert len(comments) == len(commands) == 5
+    assert len(comments) == len(commands) == 7
     assert comments[0].startswith("# kda_decode sm_90a:")
     assert all(cmd[0] == "bin/kc" and cmd[-1] == "--stats" for cmd in commands)
     assert commands[2][commands[2].index("-o") + 1] == "o/kda_decode_cluster4.sm_90a.ptx"

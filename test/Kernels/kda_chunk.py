@@ -1,0 +1,51 @@
+# kernels/kda_chunk.py (chunk_kda's two launches) on the three GPU targets at the Kimi-K3 TP8
+# prefill (H = 12, D = 128, bf16 inputs, lower-bound gate, 8 x 1024 tokens), with the
+# signatures and constexprs of the launches kdatile.ops picks (`python3 -m kdatile.ops.export`:
+# %{kda_chunk_prep_<target>}, %{kda_chunk_scan_<target>}; test/lit.cfg.py).
+#
+# kda_chunk_prep: on sm_90a the anchored intra-chunk pairs run on tf32 mma.sync (m16n8k8) and
+# the WY products on bf16 mma.sync (m16n8k16); with the pair-by-pair form (no lower bound)
+# only the WY products are matrix instructions. On the AMD targets these products have 16-long
+# reductions, below the 32 of the bf16 MFMA / WMMA instructions the compiler uses: they are
+# fused multiply-adds there. No spills on AMD; the LDS stays far below gfx950's 80 KB for two
+# workgroups per CU.
+#
+# kda_chunk_scan: the state products (reductions over K = 128) on bf16 mma.sync (sm_90a),
+# v_mfma_f32_16x16x32_bf16 (gfx950) and v_wmma_f32_16x16x32_bf16 (gfx1250), no spills on AMD.
+#
+# RUN: kda-compile %{kda_chunk_prep_sm_90a} --emit ptx -o - | FileCheck %s --check-prefix=PREP-SM90
+# RUN: kda-compile %{kda_chunk_prep_sm_90a} -D ANCHORED=False --emit ptx -o - \
+# RUN:   | FileCheck %s --check-prefix=PAIRS-SM90 --implicit-check-not=tf32
+# RUN: kda-compile %{kda_chunk_scan_sm_90a} --emit ptx -o - | FileCheck %s --check-prefix=SCAN-SM90
+#
+# RUN: kda-compile %{kda_chunk_prep_gfx950} --emit asm -o - --stats 2>%t.prep.gfx950 \
+# RUN:   | FileCheck %s --check-prefix=PREP-AMD
+# RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.prep.gfx950
+# RUN: kda-compile %{kda_chunk_scan_gfx950} --emit asm -o - --stats 2>%t.scan.gfx950 \
+# RUN:   | FileCheck %s --check-prefix=SCAN-GFX950
+# RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.scan.gfx950
+#
+# RUN: kda-compile %{kda_chunk_prep_gfx1250} --emit asm -o - --stats 2>%t.prep.gfx1250 \
+# RUN:   | FileCheck %s --check-prefix=PREP-AMD
+# RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.prep.gfx1250
+# RUN: kda-compile %{kda_chunk_scan_gfx1250} --emit asm -o - --stats 2>%t.scan.gfx1250 \
+# RUN:   | FileCheck %s --check-prefix=SCAN-GFX1250
+# RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.scan.gfx1250
+
+# PREP-SM90: .visible .entry kda_chunk_prep(
+# PREP-SM90-DAG: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+# PREP-SM90-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+# PAIRS-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+# SCAN-SM90: .visible .entry kda_chunk_scan(
+# SCAN-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+
+# PREP-AMD-LABEL: kda_chunk_prep:
+# PREP-AMD: s_endpgm
+# SCAN-GFX950-LABEL: kda_chunk_scan:
+# SCAN-GFX950: v_mfma_f32_16x16x32_bf16
+# SCAN-GFX1250-LABEL: kda_chunk_scan:
+# SCAN-GFX1250: v_wmma_f32_16x16x32_bf16
+
+# AMD-STATS: LDS {{ *[1-7]?[0-9]?[0-9]?[0-9]?[0-9]}} bytes/workgroup
+# AMD-STATS: VGPR spills {{ *}}0{{$}}
+# AMD-STATS-NEXT: SGPR spills {{ *}}0{{$}}
