@@ -45,7 +45,8 @@ ops = m.get("ops") or {}
 if "error" in ops or not ops:
     print(f"  kdatile.ops cases: {ops.get('error', 'none (rerun prepare.py)')}")
 else:
-    print(f"  kdatile.ops cases: {len(ops['decode'])} decode, {len(ops['recurrent'])} recurrent")
+    print(f"  kdatile.ops cases: {len(ops['decode'])} decode, {len(ops['recurrent'])} recurrent, "
+          f"{len(ops.get('prefill', []))} prefill")
 PY
 if [[ -f "$DIR/bundle/index.json" ]]; then
   PYTHONPATH="$PWD/python${PYTHONPATH:+:$PYTHONPATH}" python3 -c \

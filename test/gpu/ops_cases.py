@@ -2,11 +2,12 @@
 
 test/gpu/prepare.py (build machine) exports the kernel specializations each call launches on
 sm_90a (the ops' own launch preparation, kdatile.ops.decode.decode_launch /
-kdatile.ops.recurrent.recurrent_launch, on the case's NumPy inputs standing for CUDA tensors);
-test/gpu/test_gpu_ops.py (GPU machine) builds the same inputs (seeded NumPy) and their fp64
-reference (test/python's pure-NumPy kda_reference.py / kda_recurrent_reference.py) and makes the
-call on CUDA tensors. Both build the inputs and the call here, so the arrays' shapes, strides
-and dtypes (hence the specializations) are the same. NumPy only (no torch, no libkda).
+kdatile.ops.recurrent.recurrent_launch / kdatile.ops.chunk.chunk_launches, on the case's NumPy
+inputs standing for CUDA tensors); test/gpu/test_gpu_ops.py (GPU machine) builds the same inputs
+(seeded NumPy) and their fp64 reference (test/python's pure-NumPy kda_reference.py /
+kda_recurrent_reference.py / kda_chunk_reference.py) and makes the call on CUDA tensors. Both
+build the inputs and the call here, so the arrays' shapes, strides and dtypes (hence the
+specializations) are the same. NumPy only (no torch, no libkda).
 """
 
 import os
@@ -78,6 +79,19 @@ RECURRENT_CASES = [
          index_dtype="i32", g_bf16=False, given_out=False, seed=5006),
 ]
 
+# Prefill (chunk_kda): varlen lengths around the 16-token chunk at the Kimi-K3 TP8 heads, GVA
+# with a non-power-of-two head dim, the softplus gate and [V, K] states, and a 2k-token Kimi
+# sequence.
+PREFILL_CASES = [
+    dict(id="prefill-varlen-H12-D128-bf16-lb-kv", H=12, HV=12, D=128,
+         lens=[1, 15, 16, 17, 63, 64, 65, 200], dtype="bf16", gate="lb", v_first=False,
+         initial=True, neg=False, seed=6001),
+    dict(id="prefill-B2-T300-H3-HV6-D100-f32-softplus-vk-neg", H=3, HV=6, D=100, B=2, T=300,
+         dtype="f32", gate="sp", v_first=True, initial=True, neg=True, seed=6002),
+    dict(id="prefill-T2048-H12-D128-bf16-lb", H=12, HV=12, D=128, B=1, T=2048, dtype="bf16",
+         gate="lb", v_first=False, initial=False, neg=False, seed=6003),
+]
+
 # What each op writes in place (compared bit-exactly between eager and graph replay).
 DECODE_WRITTEN = ("state", "conv_storage")
 RECURRENT_WRITTEN = ("state",)
@@ -118,6 +132,24 @@ def recurrent_call(case, arr):
     return (arr["q"], arr["k"], arr["v"], arr["g"], arr["beta"]), kwargs
 
 
+def prefill_call(case, arr):
+    """(positional args, keyword args) of chunk_kda for case `case` (arr as above)."""
+    lb = case["gate"] == "lb"
+    kwargs = dict(output_final_state=True, use_qk_l2norm_in_kernel=True,
+                  use_gate_in_kernel=True, use_beta_sigmoid_in_kernel=True,
+                  allow_neg_eigval=case["neg"], safe_gate=lb, lower_bound=-5.0 if lb else None,
+                  A_log=arr["A_log"], dt_bias=arr["dt_bias"],
+                  initial_state=arr.get("initial_state"), cu_seqlens=arr.get("cu_seqlens"),
+                  state_v_first=case["v_first"])
+    return (arr["q"], arr["k"], arr["v"], arr["g"], arr["beta"]), kwargs
+
+
+def prefill_tolerance(case):
+    """Relative RMS bound of chunk_kda's output and final state (docs/kda.md): 1e-2 with bf16
+    inputs (bf16 intermediates), 5e-3 with fp32 ones."""
+    return 1e-2 if case["dtype"] == "bf16" else 5e-3
+
+
 # -- inputs and fp64 references -------------------------------------------------------------
 
 
@@ -126,7 +158,8 @@ def build_case(kind, case, *, reference=True):
     recurrent_call take (bf16 as uint16 bit patterns; a width-major conv cache as its
     [slots, 3, C] storage), and with `reference` the fp64 reference: ref_out / ref_o, ref_state
     (the whole pool), ref_conv_storage (decode) and live_slots (the slots the call writes)."""
-    return (_decode_case if kind == "decode" else _recurrent_case)(case, reference)
+    return {"decode": _decode_case, "recurrent": _recurrent_case,
+            "prefill": _prefill_case}[kind](case, reference)
 
 
 PAD_VALUES = (-1, -7, "slots", "slots+5", 2**31 - 1)
@@ -247,12 +280,47 @@ def _recurrent_case(case, reference):
     return arrays, ref
 
 
+def _prefill_case(case, reference):
+    from kda_chunk_reference import kda_prefill_reference, prefill_inputs
+    from kda_reference import bf16_to_f32
+
+    r = np.random.default_rng(case["seed"])
+    H, HV, D = case["H"], case["HV"], case["D"]
+    if "lens" in case:
+        lens = case["lens"]
+        B, T, N = 1, sum(lens), len(lens)
+        cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    else:
+        B, T, cu = case["B"], case["T"], None
+        N = B
+    q, k, v, g, beta = prefill_inputs(r, B, T, H, HV, D, D, dtype=case["dtype"])
+    arrays = {"q": q, "k": k, "v": v, "g": g, "beta": beta,
+              "A_log": r.uniform(-1.0, 1.0, HV).astype(np.float32),
+              "dt_bias": r.standard_normal(HV * D).astype(np.float32)}
+    if case["initial"]:
+        arrays["initial_state"] = (r.standard_normal((N, HV, D, D)) * 0.3).astype(np.float32)
+    if cu is not None:
+        arrays["cu_seqlens"] = cu
+    if not reference:
+        return arrays, None
+    widen = lambda a: bf16_to_f32(a) if a.dtype == np.uint16 else np.asarray(a, np.float32)  # noqa: E731
+    ref_o, ref_final, _ = kda_prefill_reference(
+        widen(q), widen(k), widen(v), widen(g), widen(beta),
+        initial_state=arrays.get("initial_state"), cu_seqlens=cu, use_qk_l2norm=True,
+        use_gate=True, use_beta_sigmoid=True, allow_neg_eigval=case["neg"],
+        A_log=arrays["A_log"], dt_bias=arrays["dt_bias"],
+        lower_bound=-5.0 if case["gate"] == "lb" else None, state_v_first=case["v_first"])
+    return arrays, {"ref_o": ref_o, "ref_final": ref_final}
+
+
 # -- the launches the cases pick --------------------------------------------------------------
 
 
 def launches(target="sm_90a"):
     """(case id, Launch) of every case: what the op prepares for `target` on the case's inputs
-    (kdatile.ops' decode_launch / recurrent_launch; needs the kdatile package, not libkda)."""
+    (kdatile.ops' decode_launch / recurrent_launch / chunk_launches, a prefill case giving one
+    entry per launch; needs the kdatile package, not libkda)."""
+    from kdatile.ops.chunk import chunk_launches
     from kdatile.ops.decode import decode_launch
     from kdatile.ops.recurrent import recurrent_launch
 
@@ -266,6 +334,11 @@ def launches(target="sm_90a"):
         arrays, _ = build_case("recurrent", case, reference=False)
         args, kwargs = recurrent_call(case, arrays)
         out.append((case["id"], recurrent_launch(*args, target=target, **kwargs)[1]))
+    for case in PREFILL_CASES:
+        arrays, _ = build_case("prefill", case, reference=False)
+        args, kwargs = prefill_call(case, arrays)
+        out += [(case["id"], launch) for launch in chunk_launches(*args, target=target,
+                                                                  **kwargs)[1]]
     return out
 
 

@@ -347,17 +347,22 @@ def dsl_cases():
 
 def ops_cases():
     """The kdatile.ops calls of test_gpu_ops.py (ops_cases.py): returns (manifest entries,
-    bundle launches). The launches are the ops' own (decode_launch / recurrent_launch with
-    target sm_90a, the case's NumPy inputs standing for the CUDA tensors), so the bundle holds
-    exactly what the GPU calls select. The inputs and the fp64 references are rebuilt on the
+    bundle launches). The launches are the ops' own (decode_launch / recurrent_launch /
+    chunk_launches with target sm_90a, the case's NumPy inputs standing for the CUDA tensors),
+    and those of the FLA layer routed to kdatile (fla_client.py), so the bundle holds exactly
+    what the GPU calls select. The inputs and the fp64 references are rebuilt on the
     GPU machine (pure NumPy, seeded), which keeps the artifacts small."""
-    from ops_cases import DECODE_CASES, RECURRENT_CASES, launches
+    from fla_client import client_launches
+    from ops_cases import DECODE_CASES, PREFILL_CASES, RECURRENT_CASES, launches
 
-    entries = {"decode": list(DECODE_CASES), "recurrent": list(RECURRENT_CASES)}
+    entries = {"decode": list(DECODE_CASES), "recurrent": list(RECURRENT_CASES),
+               "prefill": list(PREFILL_CASES), "kernels": set()}
     bundle_launches = []
-    for _, launch in launches(TARGET):
+    for launch in [launch for _, launch in launches(TARGET)] + client_launches(TARGET):
+        entries["kernels"].add(os.path.splitext(os.path.basename(launch.kernel.filename))[0])
         opts = {} if launch.num_warps is None else {"num_warps": launch.num_warps}
         bundle_launches.append((launch.kernel, launch.args, dict(launch.constexprs, **opts)))
+    entries["kernels"] = sorted(entries["kernels"])
     return entries, bundle_launches
 
 
@@ -507,7 +512,8 @@ def main():
         cases.append(prepare_dsl_case(out_dir, case))
     native = build_native(out_dir)
     try:
-        ops, ops_launches = ({"decode": [], "recurrent": []}, []) if args.only else ops_cases()
+        ops, ops_launches = (({"decode": [], "recurrent": [], "prefill": []}, [])
+                              if args.only else ops_cases())
     except (kt.CompilationError, RuntimeError, ValueError, OSError) as e:
         ops, ops_launches = {"error": f"{type(e).__name__}: {e}"}, []
     bundle = export_jit_bundle(out_dir, jit_cases,
@@ -526,7 +532,8 @@ def main():
     if "error" in ops:
         print(f"  ops: {ops['error']}")
     else:
-        print(f"  ops: {len(ops['decode'])} decode and {len(ops['recurrent'])} recurrent calls")
+        print(f"  ops: {len(ops['decode'])} decode, {len(ops['recurrent'])} recurrent and "
+              f"{len(ops['prefill'])} prefill calls")
     if "error" in bundle:
         print(f"  bundle: {bundle['error']}")
     else:

@@ -1,5 +1,5 @@
-"""kdatile.ops (kda_decode, kda_decode_with_f_b, kda_recurrent) on CUDA tensors vs the fp64
-reference, and under CUDA-graph capture.
+"""kdatile.ops (kda_decode, kda_decode_with_f_b, kda_recurrent, chunk_kda) on CUDA tensors vs
+the fp64 reference, and under CUDA-graph capture.
 
 The calls are ops_cases.py's (listed under "ops" in the manifest); test/gpu/prepare.py (build
 machine) exported the kernel specializations they launch into <artifacts>/bundle, so that here
@@ -9,7 +9,8 @@ machine) exported the kernel specializations they launch into <artifacts>/bundle
 Tolerances of docs/kda.md ("Acceptance tolerances"), as in the CPU tests
 (test/python/test_ops_kda_decode.py, test_ops_kda_recurrent.py): output rel RMS <= 5e-3;
 fp32 state rel RMS <= 1e-5 (bf16 state: 4e-3 decode, 5e-3 recurrent); conv cache bit-exact;
-untouched slots bit-exact; padding outputs exactly zero; no NaN/Inf. A graph captured after
+untouched slots bit-exact; padding outputs exactly zero; no NaN/Inf; chunk_kda's output and
+final state rel RMS <= 1e-2 with bf16 inputs, 5e-3 with fp32 ones. A graph captured after
 one eager warm-up call replays bit-identically to an eager call from the same inputs.
 """
 
@@ -23,6 +24,8 @@ from ops_cases import (
     RECURRENT_WRITTEN,
     build_case,
     decode_call,
+    prefill_call,
+    prefill_tolerance,
     recurrent_call,
 )
 
@@ -32,7 +35,9 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 OPS = (MANIFEST or {}).get("ops") or {}
 DECODE = OPS.get("decode", [])
 RECURRENT = OPS.get("recurrent", [])
-CASES = [("decode", c) for c in DECODE] + [("recurrent", c) for c in RECURRENT]
+PREFILL = OPS.get("prefill", [])
+CASES = ([("decode", c) for c in DECODE] + [("recurrent", c) for c in RECURRENT]
+         + [("prefill", c) for c in PREFILL])
 IDS = [c["id"] for _, c in CASES]
 
 OUT_TOL = 5e-3
@@ -114,6 +119,12 @@ class Call:
         self.host, self.ref = _load(kind, case)
         self.dev = {k: _to_torch(torch, a).cuda() for k, a in self.host.items()}
         ops = kt.ops
+        self.final = None
+        if kind == "prefill":
+            args, kwargs = prefill_call(case, self.dev)
+            self.written = ()
+            self.run = lambda: self._prefill(ops.chunk_kda, args, kwargs)
+            return
         if kind == "decode":
             args, kwargs = decode_call(case, self.dev, lambda t: t.transpose(1, 2))
             op = ops.kda_decode_with_f_b if case["fused"] else ops.kda_decode
@@ -123,6 +134,11 @@ class Call:
         self.written = DECODE_WRITTEN if kind == "decode" else RECURRENT_WRITTEN
         self.run = lambda: op(*args, **kwargs)
 
+    def _prefill(self, op, args, kwargs):
+        """chunk_kda's output; its final state is kept in self.final."""
+        out, self.final = op(*args, **kwargs)
+        return out
+
     def reset(self):
         for name, t in self.dev.items():
             t.copy_(_to_torch(self.torch, self.host[name]))
@@ -131,6 +147,8 @@ class Call:
         """What the call produced: its output and every array it writes in place (clones)."""
         res = {"out": out.clone()}
         res.update((name, self.dev[name].clone()) for name in self.written)
+        if self.final is not None:
+            res["final"] = self.final.clone()
         return res
 
 
@@ -173,7 +191,21 @@ def check_vs_reference(kind, case, host, ref, got_out, state, conv=None):
                                       err_msg="an untouched conv cache slot changed")
 
 
+def check_prefill(case, ref, got_out, final):
+    """chunk_kda's output and final state against the fp64 recurrence (NumPy)."""
+    o, st = _widen(got_out), _widen(final)
+    assert o.shape == ref["ref_o"].shape, f"out shape {o.shape}"
+    assert np.isfinite(o).all() and np.isfinite(st).all(), "NaN/Inf in the results"
+    tol = prefill_tolerance(case)
+    for name, want, got in (("output", ref["ref_o"], o), ("final state", ref["ref_final"], st)):
+        err = _rel_rms(want, got)
+        assert err <= tol, f"{name} rel RMS {err:.3g} > {tol}"
+
+
 def _check_call(torch, call, out):
+    if call.kind == "prefill":
+        check_prefill(call.case, call.ref, _host(torch, out), _host(torch, call.final))
+        return
     if call.case["given_out"]:
         assert out.data_ptr() == call.dev["out"].data_ptr(), "out= was not returned"
     conv = _host(torch, call.dev["conv_storage"]) if call.kind == "decode" else None

@@ -204,3 +204,28 @@ def test_bad_shapes():
     with pytest.raises(ValueError, match="argument 'q'.*head dim"):
         big = np.zeros((1, 2, 1, 300), np.float32)
         chunk_kda(big, big, big, big, np.zeros((1, 2, 1), np.float32))
+
+
+# Heads x head dims, each with a different mix of the other factors (GVA, gate form, state
+# layout, initial state, allow_neg_eigval, input dtype) over the varlen lengths around the
+# chunk: every factor level appears with several H and D.
+GRID_LENS = [1, 15, 16, 17, 63, 64, 65, 200]
+GRID = [(H, D) for H in (1, 3, 12) for D in (32, 64, 100, 128)]
+
+
+@pytest.mark.parametrize("H,D", GRID, ids=[f"H{H}-D{D}" for H, D in GRID])
+def test_heads_by_head_dims(H, D):
+    i = GRID.index((H, D))
+    rng = np.random.default_rng(100 + i)
+    HV = H * (2 if i % 3 == 1 else 1)
+    lens = GRID_LENS[i % 4:] if H < 12 else GRID_LENS[i % 4:i % 4 + 3]
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    dtype = "bf16" if i % 2 == 0 else "f32"
+    q, k, v, g, beta = prefill_inputs(rng, 1, sum(lens), H, HV, D, D, dtype=dtype)
+    kw = {}
+    if i % 4 != 3:
+        kw["initial_state"] = rng.standard_normal((len(lens), HV, D, D)).astype(np.float32) * 0.3
+    check(q, k, v, g, beta, cu_seqlens=cu, state_v_first=i % 2 == 1,
+          use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
+          use_beta_sigmoid_in_kernel=True, allow_neg_eigval=i % 5 == 2,
+          **gate_params(rng, HV, D, -5.0 if i % 3 != 2 else None), **kw)

@@ -1,0 +1,100 @@
+"""A real client: FLA's own KimiDeltaAttention layer (fla.layers.kda, random weights,
+Kimi-Linear shapes, fla_client.py) runs a 2048-token prefill and 16 decode steps twice on the
+GPU, once on FLA's kernels and once with its chunk_kda / fused_recurrent_kda calls routed to
+kdatile.ops (from the artifacts' bundle, compiling nothing); the outputs and the recurrent
+state after every call agree within relative RMS 1e-2 (bf16 inputs and intermediates on both
+sides, docs/kda.md).
+
+FLA is brought at test time (fla-org/flash-linear-attention on PYTHONPATH, with einops) and
+never part of this repository; without it the test is skipped.
+"""
+
+import os
+
+import pytest
+from fla_client import (
+    DECODE_STEPS,
+    HEAD_DIM,
+    HEADS,
+    HIDDEN,
+    LOWER_BOUND,
+    PREFILL_TOKENS,
+    recurrent_step,
+)
+
+from conftest import artifact_dir
+
+TOLERANCE = 1e-2
+
+
+class LayerCache(list):
+    """The part of FLA's Cache the layer uses: cache[layer_idx] and update()."""
+
+    def update(self, layer_idx, offset=None, **state):
+        if len(self) <= layer_idx:
+            self.append(state)
+        else:
+            self[layer_idx] = state
+
+
+def _rel_rms(torch, ref, got):
+    ref, got = ref.double(), got.double()
+    return float(torch.sqrt(torch.mean((ref - got) ** 2)) / torch.sqrt(torch.mean(ref ** 2)))
+
+
+def test_kimi_layer_prefill_then_decode_on_kdatile(torch_cuda, manifest, monkeypatch):
+    torch = torch_cuda
+    try:
+        import fla.layers.kda as fla_kda
+    except Exception as e:  # noqa: BLE001 - FLA or one of its dependencies is missing
+        pytest.skip(f"FLA is not importable ({type(e).__name__}: {e})")
+    info = manifest.get("bundle") or {}
+    if "dir" not in info:
+        pytest.skip("no bundle in the artifacts: rerun prepare.py")
+    monkeypatch.setenv("KDATILE_BUNDLE", os.path.join(artifact_dir(), info["dir"]))
+    import kdatile
+    import kdatile.ops
+
+    torch.manual_seed(0)
+    layer = fla_kda.KimiDeltaAttention(hidden_size=HIDDEN, head_dim=HEAD_DIM, num_heads=HEADS,
+                                       safe_gate=True, lower_bound=LOWER_BOUND, layer_idx=0)
+    layer = layer.cuda().to(torch.bfloat16).eval()
+    layer.A_log.data = torch.randn_like(layer.A_log, dtype=torch.float32) * 0.5
+    layer.dt_bias.data = layer.dt_bias.data.float()
+    x = torch.randn(1, PREFILL_TOKENS + DECODE_STEPS, HIDDEN, device="cuda",
+                    dtype=torch.bfloat16)
+    calls = {"chunk_kda": 0, "fused_recurrent_kda": 0}
+
+    def counted(name, fn):
+        def call(*args, **kwargs):
+            calls[name] += 1
+            return fn(*args, **kwargs)
+        return call
+
+    def run():
+        cache = LayerCache()
+        outs, states = [], []
+        with torch.no_grad():
+            for lo, hi in [(0, PREFILL_TOKENS)] + [(PREFILL_TOKENS + t, PREFILL_TOKENS + t + 1)
+                                                  for t in range(DECODE_STEPS)]:
+                outs.append(layer(x[:, lo:hi], past_key_values=cache, use_cache=True)[0])
+                states.append(cache[0]["recurrent_state"].float().clone())
+        torch.cuda.synchronize()
+        return torch.cat(outs, 1), states
+
+    want_o, want_states = run()
+    compiles = kdatile.cache_stats()["compiles"]
+    monkeypatch.setattr(fla_kda, "chunk_kda", counted("chunk_kda", kdatile.ops.chunk_kda))
+    monkeypatch.setattr(fla_kda, "fused_recurrent_kda",
+                        counted("fused_recurrent_kda", recurrent_step))
+    got_o, got_states = run()
+    assert calls == {"chunk_kda": 1, "fused_recurrent_kda": DECODE_STEPS}
+    assert kdatile.cache_stats()["compiles"] == compiles, "kdatile compiled something"
+    assert torch.isfinite(got_o).all()
+    err = _rel_rms(torch, want_o[:, :PREFILL_TOKENS], got_o[:, :PREFILL_TOKENS])
+    assert err <= TOLERANCE, f"prefill output rel RMS {err:.3g}"
+    err = _rel_rms(torch, want_o[:, PREFILL_TOKENS:], got_o[:, PREFILL_TOKENS:])
+    assert err <= TOLERANCE, f"decode outputs rel RMS {err:.3g}"
+    for step, (want, got) in enumerate(zip(want_states, got_states)):
+        err = _rel_rms(torch, want, got)
+        assert err <= TOLERANCE, f"recurrent state after call {step}: rel RMS {err:.3g}"
