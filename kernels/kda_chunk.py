@@ -37,8 +37,11 @@ dt_bias [HV * K] is optional (HAS_DT_BIAS). Without USE_GATE g is the log decay 
 beta_scale * sigmoid(beta) with USE_BETA_SIGMOID (beta_scale 2 allows negative eigenvalues),
 else beta itself. scale, lower_bound and beta_scale are runtime floats.
 
-DOT is the operand type of the matrix products (fp32 accumulation): kt.float32 keeps them
-exact fused multiply-adds; kt.bfloat16 runs them on the matrix instructions.
+DOT is the operand type of the matrix products (fp32 accumulation) and of w, u, qg and kd:
+kt.float32 keeps them exact fused multiply-adds; kt.bfloat16 runs them on the matrix
+instructions (the prep's anchored pairs on tf32 ones). ANCHORED: the pairs as two products
+referred to the chunk's middle row (every log decay >= -10). LANES: the target's warp (wave)
+size, over which the prep's solve lays a chunk's rows.
 """
 
 import kdatile as kt
@@ -98,7 +101,8 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                    USE_QK_L2NORM: kt.constexpr, USE_GATE: kt.constexpr,
                    USE_LOWER_BOUND: kt.constexpr, HAS_A_LOG: kt.constexpr,
                    HAS_DT_BIAS: kt.constexpr, USE_BETA_SIGMOID: kt.constexpr,
-                   ANCHORED: kt.constexpr = False, DOT: kt.constexpr = kt.float32):
+                   ANCHORED: kt.constexpr = False, DOT: kt.constexpr = kt.float32,
+                   LANES: kt.constexpr = 32, num_warps: kt.constexpr = 4):
     kt.static_assert(HV % H == 0, "HV must be a multiple of H")
     kt.static_assert(K <= BK and V <= BV_ALL, "BK and BV_ALL must cover K and V")
     slot = kt.program_id(0)
@@ -172,9 +176,12 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
 
         # (I + L)^-1 by forward substitution: row i = e_i - sum_{j < i} L[i, j] row j (on
         # the H200 10% faster than the product (I - L)(I + L^2)(I + L^4)(I + L^8)).
-        inverse = kt.zeros((C, C), kt.float32)
+        # The rows of a column lie in one warp: the sums take no barrier.
+        SOLVE = kt.BlockedLayout([1, 1], [C, LANES // C], [1, num_warps], [0, 1])
+        inverse = kt.zeros((C, C), kt.float32, layout=SOLVE)
         for i in range(C):
-            row = kt.where(cc == i, 1.0, 0.0) - kt.sum(lower.index(i).load()[:, None] * inverse, 0)
+            l_i = lower.index(i).load(layout=kt.SliceLayout(1, SOLVE))
+            row = kt.where(cc == i, 1.0, 0.0) - kt.sum(l_i[:, None] * inverse, 0)
             inverse = kt.where(rows[:, None] == i, row[None, :], inverse)
         a = (inverse * beta[None, :]).to(DOT)
 

@@ -150,6 +150,15 @@ def has_clusters(ref, target) -> bool:
     return _gpu_target(ref, target) in ("sm_90a", "sm_90")
 
 
+def wave_size(ref, target) -> int:
+    """The lanes of a warp (wave) on the launch's GPU (gpu.WAVE_SIZES), 32 on the CPU target:
+    `target` when given, else the GPU holding `ref` (an ArrayInfo)."""
+    from .. import gpu
+
+    found = _gpu_target(ref, target)
+    return gpu.WAVE_SIZES.get("sm_90a" if found == "sm_90" else found, 32)
+
+
 def has_block_copy_engine(ref, target) -> bool:
     """Whether kt.async_load runs on a copy engine on the launch's GPU (gpu.BLOCK_COPY_ENGINES:
     TMA on NVIDIA, the Tensor Data Mover on gfx1250, buffer loads into LDS on gfx950):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .. import language as lang
 from . import validation as vd
-from ._kernels import Launch, bind, check_target, execute, load_kernel, on_gpu
+from ._kernels import Launch, bind, check_target, execute, load_kernel, on_gpu, wave_size
 
 BF16_OR_F32 = ("bf16", "f32")
 F32 = ("f32",)
@@ -254,7 +254,8 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         H=H, HV=HV, K=K, V=V, BK=BK, BV_ALL=BK, C=CHUNK, USE_QK_L2NORM=use_qk_l2norm_in_kernel,
         USE_GATE=use_gate_in_kernel, USE_LOWER_BOUND=use_gate_in_kernel and lower_bound is not None,
         HAS_A_LOG=a["A_log"] is not None, HAS_DT_BIAS=a["dt_bias"] is not None,
-        USE_BETA_SIGMOID=use_beta_sigmoid_in_kernel, ANCHORED=anchored, DOT=dot)
+        USE_BETA_SIGMOID=use_beta_sigmoid_in_kernel, ANCHORED=anchored, DOT=dot,
+        LANES=wave_size(ref, target) if gpu else 32)
     scan_args = (
         w, u, qg, kd, aqk, gend,
         a["initial_state"].value if a["initial_state"] is not None else unused, cu.value,
