@@ -72,7 +72,8 @@ def Tile_MatrixInstr : I32EnumAttr<"MatrixInstr",
     I32EnumAttrCase<"Mfma16x16x32", 2, "mfma_16x16x32">,
     I32EnumAttrCase<"Wmma16x16x32", 3, "wmma_16x16x32">,
     I32EnumAttrCase<"MmaM16N8K8Tf32", 4, "mma_m16n8k8_tf32">,
-    I32EnumAttrCase<"WgmmaM64K16", 5, "wgmma_m64k16">]> {
+    I32EnumAttrCase<"WgmmaM64K16", 5, "wgmma_m64k16">,
+    I32EnumAttrCase<"Mfma16x16x16", 6, "mfma_16x16x16">]> {
   let cppNamespace = "::kda::tile";
   let genSpecializedAttr = 0;
 }

@@ -45,6 +45,8 @@ std::array<int64_t, 3> kda::getMatrixInstructionShape(MatrixInstr instr) {
     return {16, 16, 32};
   case MatrixInstr::MmaM16N8K8Tf32:
     return {16, 8, 8};
+  case MatrixInstr::Mfma16x16x16:
+    return {16, 16, 16};
   case MatrixInstr::WgmmaM64K16:
     return {64, 8, 16};
   }
@@ -60,6 +62,7 @@ unsigned kda::getMatrixInstructionLanes(MatrixInstr instr) {
     return 32;
   case MatrixInstr::Mfma32x32x16:
   case MatrixInstr::Mfma16x16x32:
+  case MatrixInstr::Mfma16x16x16:
     return 64;
   }
   llvm_unreachable("unknown matrix instruction");
@@ -152,7 +155,8 @@ LinearLayout kda::getMatrixFragmentLayout(MatrixInstr instr,
     }
     return layout;
   case MatrixInstr::Mfma32x32x16:
-  case MatrixInstr::Mfma16x16x32: {
+  case MatrixInstr::Mfma16x16x32:
+  case MatrixInstr::Mfma16x16x16: {
     // Lanes: the low lanes walk the accumulator's columns, or the row of A
     // and the column of B; the high lane bits are the row group (C) or the
     // K group (A, B).
@@ -170,12 +174,13 @@ LinearLayout kda::getMatrixFragmentLayout(MatrixInstr instr,
       addStrided(layout, HWDim::Lane, 0, 4, int64_t(1) << groupBits);
       return layout;
     }
-    // A [M, K] or B [K, N]: 8 consecutive K per lane, K groups of 8 across
-    // the high lane bits.
+    // A [M, K] or B [K, N]: consecutive K per lane (8, or 4 for 16x16x16),
+    // K groups of as many across the high lane bits.
     unsigned kDim = operand == MatrixOperand::A ? 1 : 0;
-    addStrided(layout, HWDim::Register, kDim, 1, 8);
+    int64_t perLane = mnk[2] >> groupBits;
+    addStrided(layout, HWDim::Register, kDim, 1, perLane);
     addStrided(layout, HWDim::Lane, 1 - kDim, 1, width);
-    addStrided(layout, HWDim::Lane, kDim, 8, int64_t(1) << groupBits);
+    addStrided(layout, HWDim::Lane, kDim, perLane, int64_t(1) << groupBits);
     return layout;
   }
   case MatrixInstr::Wmma16x16x32: {

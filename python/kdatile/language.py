@@ -186,7 +186,8 @@ class MmaLayout:  # noqa: N801 - layout classes are spelled like Gluon's
     """`kt.MmaLayout(instr, operand, warps_per_cta)`: operand "a", "b" or "c" of a product on
     the matrix instruction `instr` ("mma_m16n8k16", "mma_m16n8k8_tf32" or, for "c" only,
     "wgmma_m64k16" with warps_per_cta = [4 * warpgroups, 1] on NVIDIA GPUs,
-    "mfma_32x32x16" or "mfma_16x16x32" on gfx950, "wmma_16x16x32" on gfx1250), spread over
+    "mfma_32x32x16", "mfma_16x16x32" or "mfma_16x16x16" on gfx950, "wmma_16x16x32" on
+    gfx1250), spread over
     warps_per_cta = [along M, along N] warps (see docs/layouts.md)."""
 
     def __init__(self, instr, operand, warps_per_cta):

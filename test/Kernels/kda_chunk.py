@@ -5,13 +5,14 @@
 #
 # kda_chunk_prep: on sm_90a the anchored intra-chunk pairs run on tf32 mma.sync (m16n8k8) and
 # the WY products on bf16 mma.sync (m16n8k16); with the pair-by-pair form (no lower bound)
-# only the WY products are matrix instructions. On the AMD targets these products have 16-long
-# reductions, below the 32 of the bf16 MFMA / WMMA instructions the compiler uses: they are
-# fused multiply-adds there. No spills on AMD; the LDS stays far below gfx950's 80 KB for two
-# workgroups per CU.
+# only the WY products are matrix instructions. The WY products reduce over the chunk's 16
+# tokens: on gfx950 v_mfma_f32_16x16x16_bf16; gfx1250's bf16 WMMA reduces over 32, so there
+# they are fused multiply-adds, as the tf32 pairs on both AMD targets (no tf32 instruction).
+# No spills on AMD; the LDS stays far below gfx950's 80 KB for two workgroups per CU.
 #
 # kda_chunk_scan: the state products (reductions over K = 128) on bf16 mma.sync (sm_90a),
-# v_mfma_f32_16x16x32_bf16 (gfx950) and v_wmma_f32_16x16x32_bf16 (gfx1250), no spills on AMD.
+# v_mfma_f32_16x16x32_bf16 (gfx950) and v_wmma_f32_16x16x32_bf16 (gfx1250), those over the
+# chunk's 16 tokens on v_mfma_f32_16x16x16_bf16 (gfx950); no spills on AMD.
 #
 # RUN: kda-compile %{kda_chunk_prep_sm_90a} --emit ptx -o - | FileCheck %s --check-prefix=PREP-SM90
 # RUN: kda-compile %{kda_chunk_prep_sm_90a} -D ANCHORED=False --emit ptx -o - \
@@ -19,7 +20,7 @@
 # RUN: kda-compile %{kda_chunk_scan_sm_90a} --emit ptx -o - | FileCheck %s --check-prefix=SCAN-SM90
 #
 # RUN: kda-compile %{kda_chunk_prep_gfx950} --emit asm -o - --stats 2>%t.prep.gfx950 \
-# RUN:   | FileCheck %s --check-prefix=PREP-AMD
+# RUN:   | FileCheck %s --check-prefixes=PREP-AMD,PREP-GFX950
 # RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.prep.gfx950
 # RUN: kda-compile %{kda_chunk_scan_gfx950} --emit asm -o - --stats 2>%t.scan.gfx950 \
 # RUN:   | FileCheck %s --check-prefix=SCAN-GFX950
@@ -40,9 +41,11 @@
 # SCAN-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
 # PREP-AMD-LABEL: kda_chunk_prep:
+# PREP-GFX950: v_mfma_f32_16x16x16_bf16
 # PREP-AMD: s_endpgm
 # SCAN-GFX950-LABEL: kda_chunk_scan:
-# SCAN-GFX950: v_mfma_f32_16x16x32_bf16
+# SCAN-GFX950-DAG: v_mfma_f32_16x16x32_bf16
+# SCAN-GFX950-DAG: v_mfma_f32_16x16x16_bf16
 # SCAN-GFX1250-LABEL: kda_chunk_scan:
 # SCAN-GFX1250: v_wmma_f32_16x16x32_bf16
 

@@ -17,6 +17,12 @@
 # RUN:   | FileCheck %s --check-prefix=GFX1250 --implicit-check-not=v_fmac_f32 \
 # RUN:       --implicit-check-not=v_dual_fmac_f32
 # RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.gfx1250.stats
+# A reduction of 16 on 16 rows (too few for 32x32x16) takes gfx950's 16x16x16 MFMA (bf16
+# operands as i16): two per wave, the 4 waves along N.
+# RUN: kda-compile %kda_src/test/python/dsl_kernels.py --kernel matmul_tile --target gfx950 \
+# RUN:   --signature 'a_ptr=*bf16:16, b_ptr=*bf16:16, c_ptr=*f32:16, out_ptr=*f32:16' \
+# RUN:   -D M=16 -D N=128 -D K=16 --emit asm -o - \
+# RUN:   | FileCheck %s --check-prefix=GFX950-K16 --implicit-check-not=v_fmac_f32
 # RUN: %if ptxas %{ %{matmul} --target sm_90a --emit cubin -o %t.cubin --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
 
@@ -29,6 +35,11 @@
 # GFX950-COUNT-2: v_mfma_f32_32x32x16_bf16
 # GFX950-NOT: v_mfma
 # GFX950: s_endpgm
+
+# GFX950-K16-LABEL: matmul_tile:
+# GFX950-K16-COUNT-2: v_mfma_f32_16x16x16_bf16
+# GFX950-K16-NOT: v_mfma
+# GFX950-K16: s_endpgm
 
 # AMD-STATS: VGPR spills {{ *}}0
 

@@ -3,6 +3,8 @@
 // RUN: kda-opt %s --split-input-file \
 // RUN:   --tile-assign-layouts="num-warps=4 wave-size=64 matrix-instrs=mfma_32x32x16,mfma_16x16x32" \
 // RUN:   | FileCheck %s --check-prefix=MFMA
+// RUN: kda-opt %s --split-input-file --tile-assign-layouts="num-warps=4 wave-size=64 \
+// RUN:   matrix-instrs=mfma_32x32x16,mfma_16x16x32,mfma_16x16x16" | FileCheck %s --check-prefix=GFX950
 // RUN: kda-opt %s --split-input-file \
 // RUN:   --tile-assign-layouts="num-warps=4 matrix-instrs=wmma_16x16x32" \
 // RUN:   | FileCheck %s --check-prefix=WMMA
@@ -38,17 +40,38 @@ func.func @dot_bf16(%a: !tile.ptr<bf16>, %b: !tile.ptr<bf16>, %acc: f32) -> f32 
 
 // An instruction tile smaller than the warps' block: the warps left over hold
 // copies (all four along M of one 16x8 tile). A K of 16 is too small for the
-// 16x16x32 MFMA and M = 16 for the 32x32x16 one: no mma layout there.
+// 16x16x32 MFMA and M = 16 for the 32x32x16 one, N = 8 for the 16x16x16 one:
+// no mma layout there.
 // CHECK-LABEL: func.func @one_tile
 // CHECK: tile.dot {{.*}} -> tensor<16x8xf32, #tile.mma<{instr = mma_m16n8k16, operand = c, warpsPerCTA = [4, 1]}>>
 // MFMA-LABEL: func.func @one_tile
 // MFMA: tile.dot {{.*}} -> tensor<16x8xf32, #tile.blocked
+// GFX950-LABEL: func.func @one_tile
+// GFX950: tile.dot {{.*}} -> tensor<16x8xf32, #tile.blocked
 func.func @one_tile(%x: bf16, %acc: f32) -> f32 {
   %a = tile.splat %x : tensor<16x16xbf16>
   %b = tile.splat %x : tensor<16x8xbf16>
   %c = tile.splat %acc : tensor<16x8xf32>
   %d = tile.dot %a, %b, %c : tensor<16x16xbf16>, tensor<16x8xbf16> -> tensor<16x8xf32>
   %r = tile.reduce sum %d {axis = 1 : i32} : tensor<16x8xf32> -> tensor<16xf32>
+  %s = tile.reduce sum %r {axis = 0 : i32} : tensor<16xf32> -> f32
+  return %s : f32
+}
+
+// -----
+
+// A reduction of 16 over 16 x 32: the 16x16x16 MFMA where the list has it (gfx950);
+// 2 x 2 waves, those along M holding copies.
+// GFX950-LABEL: func.func @short_k
+// GFX950: tile.dot {{.*}} -> tensor<16x32xf32, #tile.mma<{instr = mfma_16x16x16, operand = c, warpsPerCTA = [2, 2]}>>
+// MFMA-LABEL: func.func @short_k
+// MFMA: tile.dot {{.*}} -> tensor<16x32xf32, #tile.blocked
+func.func @short_k(%x: bf16, %acc: f32) -> f32 {
+  %a = tile.splat %x : tensor<16x16xbf16>
+  %b = tile.splat %x : tensor<16x32xbf16>
+  %c = tile.splat %acc : tensor<16x32xf32>
+  %d = tile.dot %a, %b, %c : tensor<16x16xbf16>, tensor<16x32xbf16> -> tensor<16x32xf32>
+  %r = tile.reduce sum %d {axis = 1 : i32} : tensor<16x32xf32> -> tensor<16xf32>
   %s = tile.reduce sum %r {axis = 0 : i32} : tensor<16xf32> -> f32
   return %s : f32
 }

@@ -133,6 +133,25 @@ TEST(MatrixLayouts, AmdMfma16x16x32) {
   });
 }
 
+// v_mfma_f32_16x16x16_bf16 (wave64): C as 16x16x32's, A and B with 4 K per
+// lane.
+TEST(MatrixLayouts, AmdMfma16x16x16) {
+  auto mfma = MatrixInstr::Mfma16x16x16;
+  EXPECT_EQ(getMatrixInstructionShape(mfma),
+            (std::array<int64_t, 3>{16, 16, 16}));
+  EXPECT_EQ(getMatrixInstructionLanes(mfma), 64u);
+  expectFragment(mfma, MatrixOperand::C, 4, [](int64_t i, int64_t l) {
+    return Coord{4 * (l / 16) + i, l % 16};
+  });
+  // A: element j of lane l is A[l % 16][4 * (l / 16) + j].
+  expectFragment(mfma, MatrixOperand::A, 4, [](int64_t j, int64_t l) {
+    return Coord{l % 16, 4 * (l / 16) + j};
+  });
+  expectFragment(mfma, MatrixOperand::B, 4, [](int64_t j, int64_t l) {
+    return Coord{4 * (l / 16) + j, l % 16};
+  });
+}
+
 // gfx1250 (CDNA5 ISA) v_wmma_f32_16x16x32_bf16 (wave32).
 TEST(MatrixLayouts, AmdWmma16x16x32) {
   auto wmma = MatrixInstr::Wmma16x16x32;

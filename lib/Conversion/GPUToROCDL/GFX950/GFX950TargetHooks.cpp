@@ -66,23 +66,29 @@ public:
   }
   ArrayRef<kda::tile::MatrixInstr> getMatrixInstrs() const override {
     // The 32x32 tile first: half the instructions of the 16x16 one for the
-    // same product, where a dot is large enough for it.
+    // same product, where a dot is large enough for it; 16x16x16 for
+    // reductions of 16 (or 48, ...) that the others do not divide.
     static const kda::tile::MatrixInstr instrs[] = {
         kda::tile::MatrixInstr::Mfma32x32x16,
-        kda::tile::MatrixInstr::Mfma16x16x32};
+        kda::tile::MatrixInstr::Mfma16x16x32,
+        kda::tile::MatrixInstr::Mfma16x16x16};
     return instrs;
   }
   /// v_mfma_f32_{32x32x16,16x16x32}_{bf16,f16}: A and B as 8 16-bit
-  /// elements, C and D as 16 (32x32) or 4 (16x16) f32; no broadcast
-  /// (cbsz = abid = blgp = 0).
+  /// elements, C and D as 16 (32x32) or 4 (16x16) f32;
+  /// v_mfma_f32_16x16x16{bf16_1k,f16}: A and B as 4 (bf16 as i16), C and D
+  /// as 4 f32. No broadcast (cbsz = abid = blgp = 0).
   SmallVector<Value> matrixMultiply(OpBuilder &b, Location loc,
                                     kda::tile::MatrixInstr instr, ValueRange a,
                                     ValueRange bOperand,
                                     ValueRange c) override {
     bool wide = instr == kda::tile::MatrixInstr::Mfma32x32x16;
-    assert(a.size() == 8 && bOperand.size() == 8 &&
+    bool shortK = instr == kda::tile::MatrixInstr::Mfma16x16x16;
+    assert(a.size() == (shortK ? 4u : 8u) && bOperand.size() == a.size() &&
            c.size() == (wide ? 16u : 4u) && "gfx950 MFMA operands");
     Type elem = a.front().getType();
+    if (shortK)
+      return matrixMultiplyShortK(b, loc, a, bOperand, c);
     Value zero = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0);
     SmallVector<Value> args = {packMatrixOperand(b, loc, a),
                                packMatrixOperand(b, loc, bOperand),
@@ -102,6 +108,33 @@ public:
                      .getResult()
                : ROCDL::mfma_f32_16x16x32_f16::create(b, loc, result, args)
                      .getResult();
+    return kda::unpackVector(b, loc, d);
+  }
+  /// The 16x16x16 instructions; the bf16 one takes its operands as i16.
+  SmallVector<Value> matrixMultiplyShortK(OpBuilder &b, Location loc,
+                                          ValueRange a, ValueRange bOperand,
+                                          ValueRange c) {
+    Type elem = a.front().getType();
+    auto pack = [&](ValueRange v) {
+      Value packed = packMatrixOperand(b, loc, v);
+      if (!elem.isBF16())
+        return packed;
+      return LLVM::BitcastOp::create(
+                 b, loc, VectorType::get({int64_t(v.size())}, b.getI16Type()),
+                 packed)
+          .getResult();
+    };
+    Value zero = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0);
+    SmallVector<Value> args = {
+        pack(a), pack(bOperand), packMatrixOperand(b, loc, c),
+        zero,    zero,           zero};
+    Type result = VectorType::get({4}, b.getF32Type());
+    Value d =
+        elem.isBF16()
+            ? ROCDL::mfma_f32_16x16x16bf16_1k::create(b, loc, result, args)
+                  .getResult()
+            : ROCDL::mfma_f32_16x16x16f16::create(b, loc, result, args)
+                  .getResult();
     return kda::unpackVector(b, loc, d);
   }
 };
