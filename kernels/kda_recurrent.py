@@ -65,6 +65,10 @@ Constexprs:
                     average at most one token. The copy is a tensor-descriptor block load:
                     TMA on sm_90a, the Tensor Data Mover on gfx1250, buffer loads into LDS
                     on gfx950 (the state reaches LDS without VGPRs).
+  FINAL_STATE_ONLY  every token's output, but only the state after the sequence's last live
+                    token is written, to that token's slot (the state every-token writing
+                    leaves there); the other tokens' slots are not touched: one state write
+                    per sequence instead of one per token.
 """
 
 import kdatile as kt
@@ -87,7 +91,7 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   HAS_NUM_ACCEPTED: kt.constexpr, USE_QK_L2NORM: kt.constexpr,
                   USE_GATE: kt.constexpr, USE_LOWER_BOUND: kt.constexpr,
                   USE_BETA_SIGMOID: kt.constexpr, BV: kt.constexpr,
-                  PREFETCH_STATE: kt.constexpr = False):
+                  PREFETCH_STATE: kt.constexpr = False, FINAL_STATE_ONLY: kt.constexpr = False):
     kt.static_assert(K > 0 and (K & (K - 1)) == 0 and V > 0 and (V & (V - 1)) == 0,
                      "K and V must be powers of two")
     kt.static_assert(BV > 0 and (BV & (BV - 1)) == 0 and V % BV == 0,
@@ -140,6 +144,7 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
             copy_pending = 1
         else:
             S = kt.load(s_head + slot0.to(kt.int64) * stride_state_slot + s_offs).to(kt.float32)
+        last_slot = -1  # FINAL_STATE_ONLY: the slot of the last live token
         for t in range(0, seq_len):
             tok = bos + t
             o_ptrs = o_ptr + (tok * H + h) * V + offs_v
@@ -177,11 +182,18 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                     u = kt.sum(S * k[None, :], 1)
                     S = S + (beta * (v - u))[:, None] * k[None, :]
                     o = kt.sum(S * q[None, :], 1)
-                kt.store(s_head + slot.to(kt.int64) * stride_state_slot + s_offs,
-                         S.to(state_ptr.dtype.element_ty))
+                if FINAL_STATE_ONLY:
+                    last_slot = slot
+                else:
+                    kt.store(s_head + slot.to(kt.int64) * stride_state_slot + s_offs,
+                             S.to(state_ptr.dtype.element_ty))
                 kt.store(o_ptrs, o.to(o_ptr.dtype.element_ty))
             else:
                 kt.store(o_ptrs, kt.zeros((BV,), o_ptr.dtype.element_ty))
+        if FINAL_STATE_ONLY:
+            if last_slot >= 0:
+                kt.store(s_head + last_slot.to(kt.int64) * stride_state_slot + s_offs,
+                         S.to(state_ptr.dtype.element_ty))
         if PREFETCH_STATE:
             if copy_pending == 1:
                 # No token read the copy (only padding, no tokens, or negative lengths:

@@ -138,6 +138,34 @@ def test_varlen_spec_decode(state_layout, state_bf16, backend):
 
 
 @requires_lib
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("state_layout,state_bf16", [("vk", False), ("kv", True)])
+def test_final_state_only(state_layout, state_bf16, backend):
+    """final_state_only: the outputs of every token, and only each sequence's last live
+    token's slot written (with the state every-token writing leaves there): varlen tokens,
+    num_accepted_tokens, padding tokens, an out-of-range slot and a padding sequence."""
+    rng = np.random.default_rng(21 + state_bf16)
+    inp, si, cu, acc = varlen_case(rng, state_layout=state_layout, state_bf16=state_bf16)
+    before = inp["state"].copy()
+    kw = dict(cu_seqlens=cu, num_accepted_tokens=acc, state_layout=state_layout)
+    every = dict(inp, state=before.copy())
+    want_o = call(every, si, backend, **kw)
+    got_o = call(inp, si, backend, final_state_only=True, **kw)
+    np.testing.assert_array_equal(got_o, want_o)
+    slots = before.shape[0]
+    want = before.copy()
+    for n in range(len(cu) - 1):
+        if not 0 <= si[n, acc[n] - 1] < slots:
+            continue  # a padding sequence writes nothing
+        live = [si[n, t] for t in range(min(cu[n + 1] - cu[n], si.shape[1]))
+                if 0 <= si[n, t] < slots]
+        if live:
+            want[live[-1]] = every["state"][live[-1]]
+    np.testing.assert_array_equal(inp["state"], want)
+    assert not np.array_equal(want, before)
+
+
+@requires_lib
 @pytest.mark.parametrize("state_layout", ["vk", "kv"])
 def test_every_num_accepted(state_layout):
     """[N, T, H, D] inputs: sequence n starts from column num_accepted[n] - 1, every value

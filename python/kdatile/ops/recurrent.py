@@ -52,7 +52,7 @@ def gpu_launch_options(num_sequences: int, num_tokens: int,
 def kda_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=None, scale=None,
                   initial_state, state_indices, cu_seqlens=None, num_accepted_tokens=None,
                   use_qk_l2norm=True, use_gate=True, use_beta_sigmoid=True, state_layout="vk",
-                  out=None, check_duplicate_slots=False):
+                  out=None, check_duplicate_slots=False, final_state_only=False):
     """The KDA recurrent core over several tokens per sequence; returns `out` [.., H, V].
 
     q, k [N, T, H, K], v [N, T, H, V] (one dtype: bf16 or fp32), g [N, T, H, K] (bf16 or fp32;
@@ -83,6 +83,9 @@ def kda_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=Non
     with the other arguments.
     check_duplicate_slots: read the slot table on the host and raise ValueError when a live slot
     is used by two sequences (a device sync; skipped while a CUDA graph is captured).
+    final_state_only: every token's output, but only the state after each sequence's last live
+    token is written (to that token's slot, as without it); the other tokens' slots are left
+    alone (one state write per sequence instead of one per token).
     Bad arguments raise ValueError naming the argument, before anything is launched.
     """
     return execute(*_recurrent(**locals()))
@@ -112,8 +115,8 @@ class RecurrentConfig(NamedTuple):
 
 def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_state,
                state_indices, cu_seqlens, num_accepted_tokens, use_qk_l2norm, use_gate,
-               use_beta_sigmoid, state_layout, out, check_duplicate_slots, target=None,
-               config=None):
+               use_beta_sigmoid, state_layout, out, check_duplicate_slots, final_state_only,
+               target=None, config=None):
     """(out, Launch or None) of kda_recurrent's arguments on `target` (None: the device's)."""
     if config is not None:
         config = RecurrentConfig(*config)
@@ -121,7 +124,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     state_layout = vd.check_choice("state_layout", state_layout, STATE_LAYOUTS)
     for name, flag in (("use_qk_l2norm", use_qk_l2norm), ("use_gate", use_gate),
                        ("use_beta_sigmoid", use_beta_sigmoid),
-                       ("check_duplicate_slots", check_duplicate_slots)):
+                       ("check_duplicate_slots", check_duplicate_slots),
+                       ("final_state_only", final_state_only)):
         if not isinstance(flag, bool):
             vd.fail(name, f"expected a bool, got {type(flag).__name__}")
     # The gate is lower_bound * sigmoid(...): a decay needs a negative bound.
@@ -309,7 +313,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     constexprs = dict(H=H, K=K, V=V, STATE_KV=state_layout == "kv", IS_VARLEN=varlen,
                       HAS_NUM_ACCEPTED=na is not None, USE_QK_L2NORM=use_qk_l2norm,
                       USE_GATE=use_gate, USE_LOWER_BOUND=use_gate and lower_bound is not None,
-                      USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV, PREFETCH_STATE=prefetch)
+                      USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV, PREFETCH_STATE=prefetch,
+                      FINAL_STATE_ONLY=final_state_only)
     return o.value, Launch(kernel, kargs, constexprs, (N, H, V // BV), num_warps)
 
 
