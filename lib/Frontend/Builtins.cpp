@@ -133,6 +133,14 @@ bool Emitter::isBuiltinName(llvm::StringRef name) const {
          name != "to" && findBuiltin(name);
 }
 
+std::vector<std::string> Emitter::builtinNames() const {
+  std::vector<std::string> names;
+  for (const BuiltinSpec &spec : kBuiltins)
+    if (isBuiltinName(spec.name))
+      names.push_back(spec.name);
+  return names;
+}
+
 bool Emitter::bindArgs(llvm::StringRef fnName,
                        llvm::ArrayRef<const char *> params,
                        unsigned numRequired, std::vector<Arg> &positional,

@@ -236,6 +236,8 @@ public:
                                     const std::string &fnName, BoundArgs &args,
                                     SourceLoc at);
   bool isBuiltinName(llvm::StringRef name) const;
+  /// The kt.* builtins' names (the frontend's table), for suggestions.
+  std::vector<std::string> builtinNames() const;
   bool bindArgs(llvm::StringRef fnName, llvm::ArrayRef<const char *> params,
                 unsigned numRequired, std::vector<Arg> &positional,
                 std::vector<std::pair<std::string, Arg>> &kw, SourceLoc at,

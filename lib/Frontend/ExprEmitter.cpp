@@ -161,7 +161,12 @@ std::optional<DValue> Emitter::lookupName(const std::string &name,
   for (const char *b : kPythonBuiltins)
     if (name == b)
       return DValue::builtin(std::string("py.") + b);
-  return error(at, "name '" + name + "' is not defined");
+  std::string why;
+  if (!frame->module->parsed.starImports.empty())
+    why = " (names from `from " + frame->module->parsed.starImports.front() +
+          " import *` are not followed: import them by name, e.g. `import "
+          "kdatile as kt`)";
+  return error(at, "name '" + name + "' is not defined" + why);
 }
 
 std::optional<DValue> Emitter::resolveModule(const std::string &dotted,
@@ -342,9 +347,34 @@ std::optional<DValue> Emitter::languageMember(const std::string &name,
     if (name == n)
       return error(at, "kt." + name + " is not supported by this compiler yet");
   std::string where;
-  if (!llvm::sys::fs::is_regular_file(loader.stdlibPath()))
+  if (!llvm::sys::fs::is_regular_file(loader.stdlibPath())) {
     where = " (the DSL standard library " + loader.stdlibPath() +
             " does not exist: check --stdlib-dir)";
+  } else {
+    // Builtins and standard-library functions within an edit per three
+    // letters (at least one), or that share a prefix of four, closest first.
+    std::vector<std::string> candidates = builtinNames();
+    std::string ignored;
+    if (LoadedModule *lib = loader.stdlib(ignored))
+      for (const auto &[symbol, def] : lib->parsed.symbols)
+        if (def.kind == frontend::SymbolKind::Function)
+          candidates.push_back(symbol);
+    std::vector<std::pair<unsigned, std::string>> close;
+    for (const std::string &c : candidates) {
+      unsigned d = llvm::StringRef(c).edit_distance(name, true, 3);
+      bool prefix =
+          name.size() >= 4 &&
+          llvm::StringRef(c).starts_with(llvm::StringRef(name).take_front(4));
+      if (d <= std::max<unsigned>(1, name.size() / 3) || prefix)
+        close.push_back({d, c});
+    }
+    llvm::sort(close);
+    where = ": it is not a DSL builtin";
+    for (size_t i = 0; i < close.size() && i < 4; ++i)
+      where += (i ? ", " : " (close: ") + shown + "." + close[i].second;
+    if (!close.empty())
+      where += ")";
+  }
   return error(at, "module '" + shown + "' has no attribute '" + name + "'" +
                        where);
 }

@@ -143,8 +143,16 @@ OwningOpRef<ModuleOp> Emitter::emitKernel(const CompileRequest &request) {
       it->second.kind == SymbolKind::OtherGlobal ||
       it->second.kind == SymbolKind::Import ||
       it->second.kind == SymbolKind::ImportFrom) {
+    std::string defined;
+    for (const auto &[name, symbol] : main->parsed.symbols)
+      if (symbol.kind == SymbolKind::Function ||
+          symbol.kind == SymbolKind::BrokenFunction)
+        defined += (defined.empty() ? "" : ", ") + name;
     diagnostics += "error: no @kt.jit function named '" + request.kernelName +
-                   "' in " + request.filename + "\n";
+                   "' in " + request.filename +
+                   (defined.empty() ? " (it defines none)"
+                                    : " (it defines: " + defined + ")") +
+                   "\n";
     return nullptr;
   }
   tileLimits = request.tileLimits;

@@ -110,6 +110,7 @@ bool Parser::parseFromImport(ParsedModule &module) {
   while (true) {
     if (tok().isOp("*")) {
       consume(); // star imports bind nothing the DSL can see
+      module.starImports.push_back(std::string(level, '.') + from);
     } else {
       if (!tok().is(TokenKind::Name))
         return syntaxError(), false;

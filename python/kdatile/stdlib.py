@@ -22,24 +22,30 @@ def silu(x):
 @kt.jit
 def l2norm(x, eps: kt.constexpr = 1e-6):
     """x / sqrt(sum(x^2) + eps) of a 1-D tile (padding lanes must hold 0)."""
+    kt.static_assert(len(x.shape) == 1, "kt.l2norm normalizes a 1-D tile; for the rows of a "
+                     "2-D tile use kt.l2norm_rows")
     return x * kt.rsqrt(kt.sum(x * x, 0) + eps)
 
 
 @kt.jit
 def rmsnorm(x, weight, eps: kt.constexpr):
     """x * rsqrt(mean(x^2) + eps) * weight of a 1-D tile; the mean is over the whole tile."""
+    kt.static_assert(len(x.shape) == 1, "kt.rmsnorm normalizes a 1-D tile; for the rows of a "
+                     "2-D tile use kt.rmsnorm_rows")
     return x * kt.rsqrt(kt.sum(x * x, 0) / x.shape[0] + eps) * weight
 
 
 @kt.jit
 def l2norm_rows(x, eps: kt.constexpr = 1e-6):
     """l2norm of every row of a 2-D tile."""
+    kt.static_assert(len(x.shape) == 2, "kt.l2norm_rows normalizes the rows of a 2-D tile")
     return x * kt.rsqrt(kt.sum(x * x, 1) + eps)[:, None]
 
 
 @kt.jit
 def rmsnorm_rows(x, weight, eps: kt.constexpr):
     """rmsnorm of every row of a 2-D tile; `weight` is a 1-D tile over the columns."""
+    kt.static_assert(len(x.shape) == 2, "kt.rmsnorm_rows normalizes the rows of a 2-D tile")
     return x * kt.rsqrt(kt.sum(x * x, 1) / x.shape[1] + eps)[:, None] * weight[None, :]
 
 

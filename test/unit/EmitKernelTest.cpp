@@ -163,7 +163,15 @@ TEST(EmitKernel, IndependentErrorsAreAllReported) {
 TEST(EmitKernel, KernelLevelErrors) {
   mlir::MLIRContext ctx;
   Result r = compile(ctx, "def k(x):\n    pass\n", "nope", "");
-  EXPECT_EQ(r.diagnostics, "error: no @kt.jit function named 'nope' in k.py\n");
+  EXPECT_EQ(
+      r.diagnostics,
+      "error: no @kt.jit function named 'nope' in k.py (it defines none)\n");
+  r = compile(ctx,
+              "@kt.jit\ndef k(x):\n    pass\n@kt.jit\ndef a(x):\n    pass\n",
+              "nope", "");
+  EXPECT_EQ(
+      r.diagnostics,
+      "error: no @kt.jit function named 'nope' in k.py (it defines: a, k)\n");
   r = compile(ctx, "@kt.jit\ndef k(x, BLOCK: kt.constexpr):\n    pass\n", "k",
               "x=i32");
   EXPECT_EQ(r.diagnostics,

@@ -46,6 +46,9 @@ struct ParsedModule {
   std::map<std::string, ModuleSymbol> symbols;
   /// Every module named by an import statement, with its relative level.
   std::vector<std::pair<std::string, unsigned>> imports;
+  /// The modules of `from M import *` statements (which bind nothing the
+  /// DSL sees), for the diagnostics of undefined names.
+  std::vector<std::string> starImports;
 };
 
 /// Parses a whole file. Fails only on lexical errors (which valid Python
