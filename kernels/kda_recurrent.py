@@ -20,7 +20,9 @@ Per token t of sequence n (fp32):
     state[state_indices[n, t], h] <- S      (rounded to the pool's dtype; S stays fp32)
 
 Tokens. Not varlen: q, k, v, g, beta are [N, T, H, *] (token n*T + t). IS_VARLEN: they are
-[1, T_total, H, *] and sequence n holds tokens cu_seqlens[n] .. cu_seqlens[n+1]-1. q, k, v, g
+[1, T_total, H, *] and sequence n holds tokens cu_seqlens[n] .. cu_seqlens[n+1]-1. H counts the
+value heads (v, g, beta, the state, o); q and k have QK_H heads, H a multiple of them (GVA:
+value head h reads q/k head h // (H // QK_H); QK_H = 0: H). q, k, v, g
 and beta are addressed through a token stride each (elements; heads contiguous inside a token),
 so splits of a packed [T, 3*H*D] tensor work. o is contiguous [tokens, H, V]. Token offsets are
 64-bit.
@@ -65,6 +67,8 @@ Constexprs:
                     average at most one token. The copy is a tensor-descriptor block load:
                     TMA on sm_90a, the Tensor Data Mover on gfx1250, buffer loads into LDS
                     on gfx950 (the state reaches LDS without VGPRs).
+  GATE_PER_HEAD     g is one log decay per token and head ([.., H], Gated DeltaNet), decaying
+                    every key channel alike; not with USE_GATE.
   FINAL_STATE_ONLY  every token's output, but only the state after the sequence's last live
                     token is written, to that token's slot (the state every-token writing
                     leaves there); the other tokens' slots are not touched: one state write
@@ -91,13 +95,17 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   HAS_NUM_ACCEPTED: kt.constexpr, USE_QK_L2NORM: kt.constexpr,
                   USE_GATE: kt.constexpr, USE_LOWER_BOUND: kt.constexpr,
                   USE_BETA_SIGMOID: kt.constexpr, BV: kt.constexpr,
-                  PREFETCH_STATE: kt.constexpr = False, FINAL_STATE_ONLY: kt.constexpr = False):
+                  PREFETCH_STATE: kt.constexpr = False, FINAL_STATE_ONLY: kt.constexpr = False,
+                  QK_H: kt.constexpr = 0, GATE_PER_HEAD: kt.constexpr = False):
     kt.static_assert(K > 0 and (K & (K - 1)) == 0 and V > 0 and (V & (V - 1)) == 0,
                      "K and V must be powers of two")
     kt.static_assert(BV > 0 and (BV & (BV - 1)) == 0 and V % BV == 0,
                      "BV must be a power of two dividing V")
+    kt.static_assert(QK_H == 0 or H % QK_H == 0, "H must be a multiple of QK_H")
+    kt.static_assert(not (GATE_PER_HEAD and USE_GATE), "GATE_PER_HEAD takes the log decay")
     n = kt.program_id(0)
     h = kt.program_id(1)
+    h_qk = h if QK_H == 0 else h // (H // QK_H)
     if PREFETCH_STATE:
         s_buf = kt.alloc_shared((1, K, BV) if STATE_KV else (1, BV, K),
                                 state_ptr.dtype.element_ty)
@@ -150,10 +158,13 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
             o_ptrs = o_ptr + (tok * H + h) * V + offs_v
             slot = kt.load(si_row + t * stride_si_t, mask=t < T, other=-1)
             if (slot >= 0) & (slot < num_slots):
-                q = kt.load(q_ptr + tok * stride_q + h * K + offs_k).to(kt.float32)
-                k = kt.load(k_ptr + tok * stride_k + h * K + offs_k).to(kt.float32)
+                q = kt.load(q_ptr + tok * stride_q + h_qk * K + offs_k).to(kt.float32)
+                k = kt.load(k_ptr + tok * stride_k + h_qk * K + offs_k).to(kt.float32)
                 v = kt.load(v_ptr + tok * stride_v + h * V + offs_v).to(kt.float32)
-                g = kt.load(g_ptr + tok * stride_g + h * K + offs_k).to(kt.float32)
+                if GATE_PER_HEAD:
+                    g = kt.load(g_ptr + tok * stride_g + h).to(kt.float32)
+                else:
+                    g = kt.load(g_ptr + tok * stride_g + h * K + offs_k).to(kt.float32)
                 beta = kt.load(beta_ptr + tok * stride_beta + h).to(kt.float32)
                 if USE_QK_L2NORM:
                     q = q * kt.rsqrt(kt.sum(q * q, 0) + 1e-6)
@@ -172,13 +183,17 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                         S = prefetched_state(s_buf)
                         copy_pending = 0
                 # Delta rule: decay first; the output uses the updated state.
-                if STATE_KV:
+                if GATE_PER_HEAD:
+                    S = S * kt.exp(g)
+                elif STATE_KV:
                     S = S * kt.exp(g)[:, None]
+                else:
+                    S = S * kt.exp(g)[None, :]
+                if STATE_KV:
                     u = kt.sum(S * k[:, None], 0)
                     S = S + k[:, None] * (beta * (v - u))[None, :]
                     o = kt.sum(S * q[:, None], 0)
                 else:
-                    S = S * kt.exp(g)[None, :]
                     u = kt.sum(S * k[None, :], 1)
                     S = S + (beta * (v - u))[:, None] * k[None, :]
                     o = kt.sum(S * q[None, :], 1)

@@ -1,9 +1,9 @@
 """A real client: FLA's own KimiDeltaAttention layer (fla.layers.kda, random weights,
 Kimi-Linear shapes, fla_client.py) runs a 2048-token prefill and 16 decode steps twice on the
 GPU, once on FLA's kernels and once with its chunk_kda / fused_recurrent_kda calls routed to
-kdatile.ops (from the artifacts' bundle, compiling nothing); the outputs and the recurrent
-state after every call agree within relative RMS 1e-2 (bf16 inputs and intermediates on both
-sides, docs/kda.md).
+kdatile.ops' ops of the same names (from the artifacts' bundle, compiling nothing); the
+outputs and the recurrent state after every call agree within relative RMS 1e-2 (bf16 inputs
+and intermediates on both sides, docs/kda.md).
 
 FLA is brought at test time (fla-org/flash-linear-attention on PYTHONPATH, with einops) and
 never part of this repository; without it the test is skipped.
@@ -19,7 +19,6 @@ from fla_client import (
     HIDDEN,
     LOWER_BOUND,
     PREFILL_TOKENS,
-    recurrent_step,
 )
 
 from conftest import artifact_dir
@@ -86,7 +85,7 @@ def test_kimi_layer_prefill_then_decode_on_kdatile(torch_cuda, manifest, monkeyp
     compiles = kdatile.cache_stats()["compiles"]
     monkeypatch.setattr(fla_kda, "chunk_kda", counted("chunk_kda", kdatile.ops.chunk_kda))
     monkeypatch.setattr(fla_kda, "fused_recurrent_kda",
-                        counted("fused_recurrent_kda", recurrent_step))
+                        counted("fused_recurrent_kda", kdatile.ops.fused_recurrent_kda))
     got_o, got_states = run()
     assert calls == {"chunk_kda": 1, "fused_recurrent_kda": DECODE_STEPS}
     assert kdatile.cache_stats()["compiles"] == compiles, "kdatile compiled something"

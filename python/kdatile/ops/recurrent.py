@@ -103,6 +103,16 @@ def recurrent_launch(*args, target=None, config=None, **kwargs):
     return _recurrent(**bind(kda_recurrent, args, kwargs), target=target, config=config)
 
 
+def recurrent_slot_per_sequence(q, k, v, g, beta, *, gate_per_head=False, **kwargs):
+    """(out, Launch or None) of kda_recurrent's arguments (keywords) with state_indices [N]:
+    one slot per sequence, which every token of the sequence updates (FLA's fused_recurrent
+    semantics, see fused_recurrent.py); gate_per_head: g [.., HV] (Gated DeltaNet)."""
+    target = check_target(kwargs.pop("target", None))
+    bound = bind(kda_recurrent, (q, k, v, g, beta), kwargs)
+    return _recurrent(**bound, target=target, gate_per_head=gate_per_head,
+                      slot_per_sequence=True)
+
+
 class RecurrentConfig(NamedTuple):
     """A recurrent launch's configuration: value rows per program (BV), warps per program
     (None: the default; the CPU target ignores it) and whether the starting state is
@@ -116,7 +126,7 @@ class RecurrentConfig(NamedTuple):
 def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_state,
                state_indices, cu_seqlens, num_accepted_tokens, use_qk_l2norm, use_gate,
                use_beta_sigmoid, state_layout, out, check_duplicate_slots, final_state_only,
-               target=None, config=None):
+               target=None, config=None, gate_per_head=False, slot_per_sequence=False):
     """(out, Launch or None) of kda_recurrent's arguments on `target` (None: the device's)."""
     if config is not None:
         config = RecurrentConfig(*config)
@@ -174,39 +184,45 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     why = f" (from q {list(qi.shape)})"
     vd.check_shape(a["k"], layout_qk, qi.shape, why)
     vi = a["v"]
-    vd.check_rank(vi, f"{lead}, H, V]", 4)
-    V = vi.shape[3]
-    vd.check_shape(vi, f"{lead}, H, V]", (lead0, lead1, H, V), why)
+    vd.check_rank(vi, f"{lead}, HV, V]", 4)
+    HV, V = vi.shape[2], vi.shape[3]
+    vd.check_shape(vi, f"{lead}, HV, V]", (lead0, lead1, HV, V), why)
+    if HV < H or HV % H:
+        vd.fail("v", f"its heads HV = {HV} must be a multiple of q's H = {H} (GVA)")
     vd.check_head_dim(V, "v")
-    vd.check_shape(a["g"], layout_qk, qi.shape, why)
-    vd.check_shape(a["beta"], f"{lead}, H]", (lead0, lead1, H), why)
+    why_v = f" (from q {list(qi.shape)}, HV = {HV} from v)"
+    if gate_per_head:
+        vd.check_shape(a["g"], f"{lead}, HV]", (lead0, lead1, HV), why_v)
+    else:
+        vd.check_shape(a["g"], f"{lead}, HV, K]", (lead0, lead1, HV, K), why_v)
+    vd.check_shape(a["beta"], f"{lead}, HV]", (lead0, lead1, HV), why_v)
     for name in ("k", "v"):
         if a[name].dtype != qi.dtype:
             vd.fail(name, f"dtype must match q's ({qi.value.dtype}), got {a[name].value.dtype}")
     vd.check_dtype(a["g"], BF16_OR_F32)
     vd.check_dtype(a["beta"], BF16_OR_F32)
     if use_gate:
-        vd.check_shape(a["A_log"], "[H]", (H,), f" (H={H} from q)")
+        vd.check_shape(a["A_log"], "[HV]", (HV,), f" (HV={HV} from v)")
         vd.check_dtype(a["A_log"], F32)
         dt = a["dt_bias"]
         if dt.ndim == 2:
-            vd.check_shape(dt, "[H, K]", (H, K), f" (H={H}, K={K} from q)")
+            vd.check_shape(dt, "[HV, K]", (HV, K), f" (HV={HV} from v, K={K} from q)")
         else:
-            vd.check_shape(dt, "[H*K]", (H * K,), f" (H={H}, K={K} from q)")
+            vd.check_shape(dt, "[HV*K]", (HV * K,), f" (HV={HV} from v, K={K} from q)")
         vd.check_dtype(dt, F32)
 
     # The state pool.
     st = a["initial_state"]
     inner = (V, K) if state_layout == "vk" else (K, V)
-    st_layout = "[slots, H, V, K]" if state_layout == "vk" else "[slots, H, K, V]"
+    st_layout = "[slots, HV, V, K]" if state_layout == "vk" else "[slots, HV, K, V]"
     vd.check_rank(st, st_layout, 4)
     slots = st.shape[0]
-    vd.check_shape(st, st_layout, (slots, H) + inner,
-                  f" (H={H}, K={K} from q, V={V} from v, state_layout='{state_layout}')")
+    vd.check_shape(st, st_layout, (slots, HV) + inner,
+                  f" (K={K} from q, HV={HV} and V={V} from v, state_layout='{state_layout}')")
     vd.check_dtype(st, BF16_OR_F32)
     head = inner[0] * inner[1]
-    if (H > 1 and st.strides[1] != head) or st.strides[2] != inner[1] or st.strides[3] != 1:
-        vd.fail("initial_state", f"each slot must be a dense [H, {inner[0]}, {inner[1]}] block "
+    if (HV > 1 and st.strides[1] != head) or st.strides[2] != inner[1] or st.strides[3] != 1:
+        vd.fail("initial_state", f"each slot must be a dense [HV, {inner[0]}, {inner[1]}] block "
                                 f"(strides (*, {head}, {inner[1]}, 1) in elements; use "
                                 f"state_layout for the other layout), got strides {st.strides}")
     vd.check_positive_strides(st, st_layout)
@@ -223,7 +239,11 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     else:
         N, T_total = lead0, lead0 * lead1
     idx = a["state_indices"]
-    if idx.ndim == 1:
+    if slot_per_sequence:
+        vd.check_shape(idx, "[N]", (N,), f" (N={N} from {'cu_seqlens' if varlen else 'q'})")
+        idx = vd.ArrayInfo("state_indices", idx.value.reshape(N, 1))
+        a["state_indices"] = idx
+    elif idx.ndim == 1:
         if N != 1:
             vd.fail("state_indices", f"a 1-D table is ambiguous with N = {N} sequences: pass the "
                                     f"per-token table as a 2-D [N, T] array (shape "
@@ -231,7 +251,9 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         idx = vd.ArrayInfo("state_indices", idx.value.reshape(1, -1))
         a["state_indices"] = idx
     vd.check_rank(idx, "[N, T]", 2)
-    if varlen:
+    if slot_per_sequence:
+        Tcols = 1
+    elif varlen:
         Tcols = idx.shape[1]
         vd.check_shape(idx, "[N, Tcols]", (N, Tcols), f" (N={N} from cu_seqlens)")
         if Tcols < 1 and N > 0:
@@ -245,10 +267,10 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         vd.check_shape(na, "[N]", (N,), f" (N={N} from {'cu_seqlens' if varlen else 'q'})")
         vd.check_dtype(na, INDEX)
 
-    out_shape = (lead0, lead1, H, V)
+    out_shape = (lead0, lead1, HV, V)
     o = a["out"]
     if o is not None:
-        vd.check_shape(o, f"{lead}, H, V]", out_shape, f" (from q {list(qi.shape)} and v)")
+        vd.check_shape(o, f"{lead}, HV, V]", out_shape, f" (from q {list(qi.shape)} and v)")
         if o.dtype != qi.dtype:
             vd.fail("out", f"dtype must be q's ({qi.value.dtype}), got {o.value.dtype}")
         vd.check_contiguous(o, f"{lead}, H, V]")
@@ -277,6 +299,12 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         if a[name] is not None:
             a[name] = a[name].contiguous()
     idx = vd.slot_indices(idx, "[N, T]", (N, Tcols))
+    # One slot per sequence: every token reads column 0 (a zero column stride). The kernel's
+    # T is the tokens per sequence without cu_seqlens, else the table's columns, which must
+    # then cover any sequence.
+    kernel_cols = Tcols
+    if slot_per_sequence:
+        kernel_cols = T_total if varlen else lead1
     if na is not None:
         na = vd.slot_indices(na, "[N]", (N,))  # clamped to [-1, 2**31 - 1]: the kernel clamps
     if varlen:
@@ -298,24 +326,25 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         BV, prefetch = config.block_v, bool(config.prefetch_state)
         num_warps = config.num_warps if gpu else None
     unused = idx.value  # pointer parameters a variant does not read
-    stride_slot = st.strides[0] if slots > 1 else H * head
+    stride_slot = st.strides[0] if slots > 1 else HV * head
     kernel = load_kernel("kda_recurrent", "kda_recurrent")
     kargs = (
         a["q"].value, a["k"].value, a["v"].value, a["g"].value, a["beta"].value,
         a["A_log"].value if use_gate else unused, a["dt_bias"].value if use_gate else unused,
         st.value, idx.value, na.value if na is not None else unused,
         cu.value if varlen else unused, o.value,
-        int(Tcols), int(slots), toks["q"], toks["k"], toks["v"], toks["g"], toks["beta"],
-        int(stride_slot), int(idx.strides[0] if N > 1 else Tcols),
-        int(idx.strides[1] if Tcols > 1 else 1),
+        int(kernel_cols), int(slots), toks["q"], toks["k"], toks["v"], toks["g"],
+        toks["beta"], int(stride_slot), int(idx.strides[0] if N > 1 else Tcols),
+        0 if slot_per_sequence else int(idx.strides[1] if Tcols > 1 else 1),
         float(K ** -0.5 if scale is None else scale),
         float(0.0 if lower_bound is None else lower_bound))
-    constexprs = dict(H=H, K=K, V=V, STATE_KV=state_layout == "kv", IS_VARLEN=varlen,
+    constexprs = dict(H=HV, K=K, V=V, STATE_KV=state_layout == "kv", IS_VARLEN=varlen,
                       HAS_NUM_ACCEPTED=na is not None, USE_QK_L2NORM=use_qk_l2norm,
                       USE_GATE=use_gate, USE_LOWER_BOUND=use_gate and lower_bound is not None,
                       USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV, PREFETCH_STATE=prefetch,
-                      FINAL_STATE_ONLY=final_state_only)
-    return o.value, Launch(kernel, kargs, constexprs, (N, H, V // BV), num_warps)
+                      FINAL_STATE_ONLY=final_state_only, QK_H=H if HV != H else 0,
+                      GATE_PER_HEAD=gate_per_head)
+    return o.value, Launch(kernel, kargs, constexprs, (N, HV, V // BV), num_warps)
 
 
 def _narrow_offsets(cu: vd.ArrayInfo, T_total: int) -> vd.ArrayInfo:

@@ -1,0 +1,129 @@
+"""FLA's fused-recurrent calls on kernels/kda_recurrent.py: `fused_recurrent_kda` (fla.ops.kda)
+and `fused_recurrent_gated_delta_rule` (fla.ops.gated_delta_rule, Gated DeltaNet), with FLA's
+keywords, shapes and semantics (docs/ops.md).
+
+Each sequence n runs from initial_state[n] (zeros when None) over its tokens; the final state
+is returned, not written into the initial state. Underneath, a copy of the initial states is the
+state pool with one slot per sequence, which the kernel updates once, after the sequence's last
+token (FINAL_STATE_ONLY).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import validation as vd
+from ._kernels import bind, check_target, execute
+from .recurrent import recurrent_slot_per_sequence
+
+
+def fused_recurrent_kda(q, k, v, g, beta, scale=None, initial_state=None,
+                        output_final_state=False, use_qk_l2norm_in_kernel=False,
+                        use_gate_in_kernel=False, use_beta_sigmoid_in_kernel=False,
+                        allow_neg_eigval=False, lower_bound=None, state_v_first=False,
+                        cu_seqlens=None, A_log=None, dt_bias=None, out=None):
+    """KDA over every token of each sequence; returns (o, final_state or None).
+
+    q, k [B, T, H, K], v [B, T, HV, V] (GVA: HV a multiple of H), g [B, T, HV, K] (the log
+    decay, or the raw gate with use_gate_in_kernel: lower_bound * sigmoid(exp(A_log) * (g +
+    dt_bias)) when lower_bound is given, else -exp(A_log) * softplus(g + dt_bias)), beta
+    [B, T, HV] (sigmoid applied with use_beta_sigmoid_in_kernel). Varlen: B = 1 and cu_seqlens
+    [N + 1]. initial_state [N, HV, K, V] ([N, HV, V, K] with state_v_first), fp32 or bf16, or
+    None; the final state has its layout and dtype (fp32 without one). allow_neg_eigval is not
+    supported (ValueError)."""
+    o, final, launch = _kda(**locals())
+    return execute(o, launch), final
+
+
+def fused_recurrent_kda_launch(*args, target=None, **kwargs):
+    """(o, final_state, Launch or None): what fused_recurrent_kda(*args, **kwargs) launches,
+    without launching (the op's checks and preparation); target: None (the arrays' device) or
+    a target name, NumPy arrays then standing for GPU tensors."""
+    return _kda(**bind(fused_recurrent_kda, args, kwargs), target=check_target(target))
+
+
+def _kda(q, k, v, g, beta, scale, initial_state, output_final_state, use_qk_l2norm_in_kernel,
+         use_gate_in_kernel, use_beta_sigmoid_in_kernel, allow_neg_eigval, lower_bound,
+         state_v_first, cu_seqlens, A_log, dt_bias, out, target=None):
+    if allow_neg_eigval is not False:
+        vd.fail("allow_neg_eigval", "is not supported by fused_recurrent_kda (beta in (0, 1))")
+    return _prepare(q, k, v, g, beta, scale=scale, initial_state=initial_state,
+                    output_final_state=output_final_state,
+                    use_qk_l2norm=use_qk_l2norm_in_kernel, use_gate=use_gate_in_kernel,
+                    use_beta_sigmoid=use_beta_sigmoid_in_kernel, lower_bound=lower_bound,
+                    state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=A_log,
+                    dt_bias=dt_bias, out=out, gate_per_head=False, target=target)
+
+
+def fused_recurrent_gated_delta_rule(q, k, v, g, beta=None, scale=None, initial_state=None,
+                                     output_final_state=False, cu_seqlens=None,
+                                     use_qk_l2norm_in_kernel=False, out=None):
+    """Gated DeltaNet over every token of each sequence; returns (o, final_state or None).
+
+    q, k [B, T, H, K], v [B, T, HV, V] (GVA), g [B, T, HV]: one log decay per token and value
+    head; beta [B, T, HV] in (0, 1), None: ones. Varlen: B = 1 and cu_seqlens [N + 1].
+    initial_state [N, HV, K, V] (FLA's layout), fp32 or bf16, or None."""
+    if beta is None:
+        beta = _ones_like_gate(q, g)
+    o, final, launch = _prepare(
+        q, k, v, g, beta, scale=scale, initial_state=initial_state,
+        output_final_state=output_final_state, use_qk_l2norm=use_qk_l2norm_in_kernel,
+        use_gate=False, use_beta_sigmoid=False, lower_bound=None, state_v_first=False,
+        cu_seqlens=cu_seqlens, A_log=None, dt_bias=None, out=out, gate_per_head=True)
+    return execute(o, launch), final
+
+
+def _ones_like_gate(q, g):
+    """beta = 1 in g's shape and dtype (bf16 ones as their bit pattern in NumPy)."""
+    info = vd.describe("g", g)
+    ones = vd.new_like(vd.describe("q", q), info.shape, info.dtype)
+    if info.is_torch:
+        ones.fill_(1.0)
+    else:
+        ones[...] = 0x3F80 if info.dtype == "bf16" else 1.0
+    return ones
+
+
+def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_qk_l2norm,
+             use_gate, use_beta_sigmoid, lower_bound, state_v_first, cu_seqlens, A_log,
+             dt_bias, out, gate_per_head, target=None):
+    """(o, final state or None, Launch or None): the pool (a copy of the initial states, or
+    zeros) updated once per sequence by kda_recurrent's final-state-only launch."""
+    for name, flag in (("output_final_state", output_final_state),
+                       ("state_v_first", state_v_first)):
+        if not isinstance(flag, bool):
+            vd.fail(name, f"expected a bool, got {type(flag).__name__}")
+    qi = vd.describe("q", q)
+    vi = vd.describe("v", v)
+    vd.check_rank(qi, "[B, T, H, K]", 4)
+    vd.check_rank(vi, "[B, T, HV, V]", 4)
+    K, HV, V = qi.shape[3], vi.shape[2], vi.shape[3]
+    if cu_seqlens is not None:
+        cu = vd.describe("cu_seqlens", cu_seqlens)
+        vd.check_rank(cu, "[N + 1]", 1)
+        N = max(cu.shape[0] - 1, 0)
+    else:
+        N = qi.shape[0]
+    inner = (V, K) if state_v_first else (K, V)
+    layout = "vk" if state_v_first else "kv"
+    if initial_state is None:
+        pool = vd.new_like(qi, (N, HV) + inner, "f32")
+        pool[...] = 0
+    else:
+        st = vd.describe("initial_state", initial_state)
+        shape = "[N, HV, V, K]" if state_v_first else "[N, HV, K, V]"
+        vd.check_shape(st, shape, (N, HV) + inner, f" (N = {N}, HV = {HV} from v)")
+        pool = st.contiguous().value
+        pool = pool.clone() if st.is_torch else np.array(pool, copy=True)
+    if qi.is_torch:
+        torch = vd._torch()
+        indices = torch.arange(N, dtype=torch.int32, device=qi.value.device)
+    else:
+        indices = np.arange(N, dtype=np.int32)
+    o, launch = recurrent_slot_per_sequence(
+        q, k, v, g, beta, A_log=A_log, dt_bias=dt_bias, lower_bound=lower_bound, scale=scale,
+        initial_state=pool, state_indices=indices, cu_seqlens=cu_seqlens,
+        use_qk_l2norm=use_qk_l2norm, use_gate=use_gate, use_beta_sigmoid=use_beta_sigmoid,
+        state_layout=layout, out=out, final_state_only=True, gate_per_head=gate_per_head,
+        target=target)
+    return o, (pool if output_final_state else None), launch
