@@ -117,39 +117,33 @@ TEST(MatrixLayouts, AmdMfma32x32x16) {
   });
 }
 
-// v_mfma_f32_16x16x32_bf16 (wave64).
-TEST(MatrixLayouts, AmdMfma16x16x32) {
-  auto mfma = MatrixInstr::Mfma16x16x32;
-  // D: 4 VGPRs; VGPR i of lane l is D[4 * (l / 16) + i][l % 16].
-  expectFragment(mfma, MatrixOperand::C, 4, [](int64_t i, int64_t l) {
-    return Coord{4 * (l / 16) + i, l % 16};
-  });
-  // A: element j of lane l is A[l % 16][8 * (l / 16) + j].
-  expectFragment(mfma, MatrixOperand::A, 8, [](int64_t j, int64_t l) {
-    return Coord{l % 16, 8 * (l / 16) + j};
-  });
-  expectFragment(mfma, MatrixOperand::B, 8, [](int64_t j, int64_t l) {
-    return Coord{8 * (l / 16) + j, l % 16};
-  });
-}
-
-// v_mfma_f32_16x16x16_bf16 (wave64): C as 16x16x32's, A and B with 4 K per
-// lane.
-TEST(MatrixLayouts, AmdMfma16x16x16) {
-  auto mfma = MatrixInstr::Mfma16x16x16;
+/// The 16x16 MFMAs (wave64) with `perLane` consecutive K per lane (8 for
+/// 16x16x32, 4 for 16x16x16): D in 4 VGPRs, VGPR i of lane l is
+/// D[4 * (l / 16) + i][l % 16]; element j of lane l is A[l % 16][perLane *
+/// (l / 16) + j] and B[perLane * (l / 16) + j][l % 16].
+static void expectMfma16x16(MatrixInstr mfma, int64_t perLane) {
   EXPECT_EQ(getMatrixInstructionShape(mfma),
-            (std::array<int64_t, 3>{16, 16, 16}));
+            (std::array<int64_t, 3>{16, 16, 4 * perLane}));
   EXPECT_EQ(getMatrixInstructionLanes(mfma), 64u);
   expectFragment(mfma, MatrixOperand::C, 4, [](int64_t i, int64_t l) {
     return Coord{4 * (l / 16) + i, l % 16};
   });
-  // A: element j of lane l is A[l % 16][4 * (l / 16) + j].
-  expectFragment(mfma, MatrixOperand::A, 4, [](int64_t j, int64_t l) {
-    return Coord{l % 16, 4 * (l / 16) + j};
-  });
-  expectFragment(mfma, MatrixOperand::B, 4, [](int64_t j, int64_t l) {
-    return Coord{4 * (l / 16) + j, l % 16};
-  });
+  expectFragment(mfma, MatrixOperand::A, perLane,
+                 [perLane](int64_t j, int64_t l) {
+                   return Coord{l % 16, perLane * (l / 16) + j};
+                 });
+  expectFragment(mfma, MatrixOperand::B, perLane,
+                 [perLane](int64_t j, int64_t l) {
+                   return Coord{perLane * (l / 16) + j, l % 16};
+                 });
+}
+
+// v_mfma_f32_16x16x32_bf16 and v_mfma_f32_16x16x16_bf16 (wave64).
+TEST(MatrixLayouts, AmdMfma16x16x32) {
+  expectMfma16x16(MatrixInstr::Mfma16x16x32, 8);
+}
+TEST(MatrixLayouts, AmdMfma16x16x16) {
+  expectMfma16x16(MatrixInstr::Mfma16x16x16, 4);
 }
 
 // gfx1250 (CDNA5 ISA) v_wmma_f32_16x16x32_bf16 (wave32).
