@@ -92,6 +92,17 @@ PREFILL_CASES = [
          gate="lb", v_first=False, initial=False, neg=False, seed=6003),
 ]
 
+# FLA's fused-recurrent calls (fused_recurrent_kda, fused_recurrent_gated_delta_rule): GVA,
+# varlen with an empty sequence, both KDA state layouts.
+FUSED_CASES = [
+    dict(id="fused-kda-varlen-H2-HV4-D128-bf16-lb-vfirst", op="kda", H=2, HV=4, D=128,
+         lens=[3, 1, 5, 0, 2], v_first=True, seed=7001),
+    dict(id="fused-kda-B3-T4-H12-D128-bf16-lb", op="kda", H=12, HV=12, D=128, B=3, T=4,
+         v_first=False, seed=7002),
+    dict(id="fused-gdn-varlen-H16-HV32-D128-bf16", op="gdn", H=16, HV=32, D=128,
+         lens=[2, 1, 4, 0], v_first=False, seed=7003),
+]
+
 # What each op writes in place (compared bit-exactly between eager and graph replay).
 DECODE_WRITTEN = ("state", "conv_storage")
 RECURRENT_WRITTEN = ("state",)
@@ -144,6 +155,18 @@ def prefill_call(case, arr):
     return (arr["q"], arr["k"], arr["v"], arr["g"], arr["beta"]), kwargs
 
 
+def fused_call(case, arr):
+    """(op name, positional args, keyword args) of a FUSED_CASES call (arr as above)."""
+    args = (arr["q"], arr["k"], arr["v"], arr["g"], arr["beta"])
+    kwargs = dict(initial_state=arr["initial_state"], output_final_state=True,
+                  cu_seqlens=arr.get("cu_seqlens"), use_qk_l2norm_in_kernel=True)
+    if case["op"] == "gdn":
+        return "fused_recurrent_gated_delta_rule", args, kwargs
+    kwargs.update(use_gate_in_kernel=True, use_beta_sigmoid_in_kernel=True, lower_bound=-5.0,
+                  A_log=arr["A_log"], dt_bias=arr["dt_bias"], state_v_first=case["v_first"])
+    return "fused_recurrent_kda", args, kwargs
+
+
 def prefill_tolerance(case):
     """Relative RMS bound of chunk_kda's output and final state (docs/kda.md): 1e-2 with bf16
     inputs (bf16 intermediates), 5e-3 with fp32 ones."""
@@ -158,8 +181,8 @@ def build_case(kind, case, *, reference=True):
     recurrent_call take (bf16 as uint16 bit patterns; a width-major conv cache as its
     [slots, 3, C] storage), and with `reference` the fp64 reference: ref_out / ref_o, ref_state
     (the whole pool), ref_conv_storage (decode) and live_slots (the slots the call writes)."""
-    return {"decode": _decode_case, "recurrent": _recurrent_case,
-            "prefill": _prefill_case}[kind](case, reference)
+    return {"decode": _decode_case, "recurrent": _recurrent_case, "prefill": _prefill_case,
+            "fused": _fused_case}[kind](case, reference)
 
 
 PAD_VALUES = (-1, -7, "slots", "slots+5", 2**31 - 1)
@@ -313,6 +336,47 @@ def _prefill_case(case, reference):
     return arrays, {"ref_o": ref_o, "ref_final": ref_final}
 
 
+def _fused_case(case, reference):
+    from kda_chunk_reference import kda_prefill_reference, prefill_inputs
+    from kda_reference import bf16_to_f32
+
+    r = np.random.default_rng(case["seed"])
+    H, HV, D = case["H"], case["HV"], case["D"]
+    if "lens" in case:
+        B, T, N = 1, sum(case["lens"]), len(case["lens"])
+        cu = np.concatenate([[0], np.cumsum(case["lens"])]).astype(np.int32)
+    else:
+        B, T, N, cu = case["B"], case["T"], case["B"], None
+    gdn = case["op"] == "gdn"
+    q, k, v, g, beta = prefill_inputs(r, B, T, H, HV, D, D, dtype="bf16")
+    h0 = (r.standard_normal((N, HV, D, D)) * 0.3).astype(np.float32)
+    arrays = {"q": q, "k": k, "v": v, "initial_state": h0}
+    if gdn:
+        arrays["g"] = -r.uniform(0.01, 1.0, (B, T, HV)).astype(np.float32)
+        arrays["beta"] = r.uniform(0.1, 0.9, (B, T, HV)).astype(np.float32)
+    else:
+        arrays.update(g=g, beta=beta, A_log=r.uniform(-1.0, 1.0, HV).astype(np.float32),
+                      dt_bias=r.standard_normal(HV * D).astype(np.float32))
+        if case["v_first"]:
+            arrays["initial_state"] = np.ascontiguousarray(h0.transpose(0, 1, 3, 2))
+    if cu is not None:
+        arrays["cu_seqlens"] = cu
+    if not reference:
+        return arrays, None
+    widen = lambda a: bf16_to_f32(a) if a.dtype == np.uint16 else np.asarray(a, np.float32)  # noqa: E731
+    if gdn:
+        ref_o, ref_final, _ = kda_prefill_reference(
+            widen(q), widen(k), widen(v), np.repeat(arrays["g"][..., None], D, -1),
+            arrays["beta"], initial_state=h0, cu_seqlens=cu, use_qk_l2norm=True)
+    else:
+        ref_o, ref_final, _ = kda_prefill_reference(
+            widen(q), widen(k), widen(v), widen(g), widen(beta),
+            initial_state=arrays["initial_state"], cu_seqlens=cu, use_qk_l2norm=True,
+            use_gate=True, use_beta_sigmoid=True, A_log=arrays["A_log"],
+            dt_bias=arrays["dt_bias"], lower_bound=-5.0, state_v_first=case["v_first"])
+    return arrays, {"ref_o": ref_o, "ref_final": ref_final}
+
+
 # -- the launches the cases pick --------------------------------------------------------------
 
 
@@ -320,6 +384,7 @@ def launches(target="sm_90a"):
     """(case id, Launch) of every case: what the op prepares for `target` on the case's inputs
     (kdatile.ops' decode_launch / recurrent_launch / chunk_launches, a prefill case giving one
     entry per launch; needs the kdatile package, not libkda)."""
+    from kdatile.ops import fused_recurrent
     from kdatile.ops.chunk import chunk_launches
     from kdatile.ops.decode import decode_launch
     from kdatile.ops.recurrent import recurrent_launch
@@ -339,6 +404,16 @@ def launches(target="sm_90a"):
         args, kwargs = prefill_call(case, arrays)
         out += [(case["id"], launch) for launch in chunk_launches(*args, target=target,
                                                                   **kwargs)[1]]
+    for case in FUSED_CASES:
+        arrays, _ = build_case("fused", case, reference=False)
+        name, args, kwargs = fused_call(case, arrays)
+        if name == "fused_recurrent_kda":
+            launch = fused_recurrent.fused_recurrent_kda_launch(*args, target=target,
+                                                                **kwargs)[2]
+        else:
+            launch = fused_recurrent.fused_recurrent_gated_delta_rule_launch(
+                *args, target=target, **kwargs)[2]
+        out.append((case["id"], launch))
     return out
 
 

@@ -1,5 +1,6 @@
-"""kdatile.ops (kda_decode, kda_decode_with_f_b, kda_recurrent, chunk_kda) on CUDA tensors vs
-the fp64 reference, and under CUDA-graph capture.
+"""kdatile.ops (kda_decode, kda_decode_with_f_b, kda_recurrent, chunk_kda, fused_recurrent_kda,
+fused_recurrent_gated_delta_rule) on CUDA tensors vs the fp64 reference, and under CUDA-graph
+capture.
 
 The calls are ops_cases.py's (listed under "ops" in the manifest); test/gpu/prepare.py (build
 machine) exported the kernel specializations they launch into <artifacts>/bundle, so that here
@@ -24,6 +25,7 @@ from ops_cases import (
     RECURRENT_WRITTEN,
     build_case,
     decode_call,
+    fused_call,
     prefill_call,
     prefill_tolerance,
     recurrent_call,
@@ -36,8 +38,9 @@ OPS = (MANIFEST or {}).get("ops") or {}
 DECODE = OPS.get("decode", [])
 RECURRENT = OPS.get("recurrent", [])
 PREFILL = OPS.get("prefill", [])
+FUSED = OPS.get("fused", [])
 CASES = ([("decode", c) for c in DECODE] + [("recurrent", c) for c in RECURRENT]
-         + [("prefill", c) for c in PREFILL])
+         + [("prefill", c) for c in PREFILL] + [("fused", c) for c in FUSED])
 IDS = [c["id"] for _, c in CASES]
 
 OUT_TOL = 5e-3
@@ -120,10 +123,14 @@ class Call:
         self.dev = {k: _to_torch(torch, a).cuda() for k, a in self.host.items()}
         ops = kt.ops
         self.final = None
-        if kind == "prefill":
-            args, kwargs = prefill_call(case, self.dev)
+        if kind in ("prefill", "fused"):
+            if kind == "prefill":
+                op, (args, kwargs) = ops.chunk_kda, prefill_call(case, self.dev)
+            else:
+                name, args, kwargs = fused_call(case, self.dev)
+                op = getattr(ops, name)
             self.written = ()
-            self.run = lambda: self._prefill(ops.chunk_kda, args, kwargs)
+            self.run = lambda: self._with_final(op, args, kwargs)
             return
         if kind == "decode":
             args, kwargs = decode_call(case, self.dev, lambda t: t.transpose(1, 2))
@@ -134,8 +141,9 @@ class Call:
         self.written = DECODE_WRITTEN if kind == "decode" else RECURRENT_WRITTEN
         self.run = lambda: op(*args, **kwargs)
 
-    def _prefill(self, op, args, kwargs):
-        """chunk_kda's output; its final state is kept in self.final."""
+    def _with_final(self, op, args, kwargs):
+        """The output of an op returning (o, final state); the final state is kept in
+        self.final."""
         out, self.final = op(*args, **kwargs)
         return out
 
@@ -191,20 +199,25 @@ def check_vs_reference(kind, case, host, ref, got_out, state, conv=None):
                                       err_msg="an untouched conv cache slot changed")
 
 
-def check_prefill(case, ref, got_out, final):
-    """chunk_kda's output and final state against the fp64 recurrence (NumPy)."""
+def check_with_final(kind, case, ref, got_out, final):
+    """The output and final state of chunk_kda or a fused-recurrent call against the fp64
+    recurrence (NumPy): chunk_kda within prefill_tolerance, the fused-recurrent ones (fp32
+    recurrent math) within OUT_TOL and F32_STATE_TOL."""
     o, st = _widen(got_out), _widen(final)
     assert o.shape == ref["ref_o"].shape, f"out shape {o.shape}"
     assert np.isfinite(o).all() and np.isfinite(st).all(), "NaN/Inf in the results"
-    tol = prefill_tolerance(case)
-    for name, want, got in (("output", ref["ref_o"], o), ("final state", ref["ref_final"], st)):
+    tol_o, tol_st = ((prefill_tolerance(case),) * 2 if kind == "prefill"
+                     else (OUT_TOL, F32_STATE_TOL))
+    for name, want, got, tol in (("output", ref["ref_o"], o, tol_o),
+                                 ("final state", ref["ref_final"], st, tol_st)):
         err = _rel_rms(want, got)
         assert err <= tol, f"{name} rel RMS {err:.3g} > {tol}"
 
 
 def _check_call(torch, call, out):
-    if call.kind == "prefill":
-        check_prefill(call.case, call.ref, _host(torch, out), _host(torch, call.final))
+    if call.kind in ("prefill", "fused"):
+        check_with_final(call.kind, call.case, call.ref, _host(torch, out),
+                         _host(torch, call.final))
         return
     if call.case["given_out"]:
         assert out.data_ptr() == call.dev["out"].data_ptr(), "out= was not returned"

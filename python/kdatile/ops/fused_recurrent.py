@@ -63,14 +63,27 @@ def fused_recurrent_gated_delta_rule(q, k, v, g, beta=None, scale=None, initial_
     q, k [B, T, H, K], v [B, T, HV, V] (GVA), g [B, T, HV]: one log decay per token and value
     head; beta [B, T, HV] in (0, 1), None: ones. Varlen: B = 1 and cu_seqlens [N + 1].
     initial_state [N, HV, K, V] (FLA's layout), fp32 or bf16, or None."""
+    o, final, launch = _gdn(**locals())
+    return execute(o, launch), final
+
+
+def fused_recurrent_gated_delta_rule_launch(*args, target=None, **kwargs):
+    """(o, final_state, Launch or None): what fused_recurrent_gated_delta_rule(*args,
+    **kwargs) launches, without launching (as fused_recurrent_kda_launch)."""
+    return _gdn(**bind(fused_recurrent_gated_delta_rule, args, kwargs),
+                target=check_target(target))
+
+
+def _gdn(q, k, v, g, beta, scale, initial_state, output_final_state, cu_seqlens,
+         use_qk_l2norm_in_kernel, out, target=None):
     if beta is None:
         beta = _ones_like_gate(q, g)
-    o, final, launch = _prepare(
-        q, k, v, g, beta, scale=scale, initial_state=initial_state,
-        output_final_state=output_final_state, use_qk_l2norm=use_qk_l2norm_in_kernel,
-        use_gate=False, use_beta_sigmoid=False, lower_bound=None, state_v_first=False,
-        cu_seqlens=cu_seqlens, A_log=None, dt_bias=None, out=out, gate_per_head=True)
-    return execute(o, launch), final
+    return _prepare(q, k, v, g, beta, scale=scale, initial_state=initial_state,
+                    output_final_state=output_final_state,
+                    use_qk_l2norm=use_qk_l2norm_in_kernel, use_gate=False,
+                    use_beta_sigmoid=False, lower_bound=None, state_v_first=False,
+                    cu_seqlens=cu_seqlens, A_log=None, dt_bias=None, out=out,
+                    gate_per_head=True, target=target)
 
 
 def _ones_like_gate(q, g):
