@@ -15,6 +15,8 @@ kdatile.ops runs ("ops"), all replayed from CUDA graphs (median), with the bound
 traffic (one state read + T written per sequence and head) at the copy bandwidth measured in
 the same run. The prefetching variant copies its starting state with TMA; "pf ca" is the same
 kernel compiled with element copies (`block_copies="elements"`: cp.async), timed beside it.
+"final" is the op's launch with final_state_only (every output, one state write per sequence
+instead of T), beside the per-token states of "ops".
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ for sub in ("python", "kernels", os.path.join("test", "python")):
 
 H, D = 12, 128
 BATCHES = (1, 8, 32, 128, 256)
-TOKENS = (1, 4)
+TOKENS = (1, 2, 4, 8)
 # (BV, num_warps, PREFETCH_STATE); kdatile.ops runs BV 32 with gpu_launch_options.
 VARIANTS = ((128, 8, False), (64, 4, False), (32, 4, False), (32, 4, True), (32, 2, False))
 # Compiled again with element copies (cp.async) in place of TMA, under DIR/elements.
@@ -88,7 +90,7 @@ def check_case(state_bf16, rng):
                 acc=np.array([3, 1, 3, 1, 2, 3, 4, 2], np.int32), cu=cu)
 
 
-def launch(c, o, config=None, target=None):
+def launch(c, o, config=None, target=None, final_state_only=False):
     """The op's Launch of kda_recurrent for a case (NumPy arrays or their tensors) writing `o`:
     at `config` (BV, num_warps, PREFETCH_STATE), or the op's own choice when None."""
     from kdatile.ops.recurrent import recurrent_launch
@@ -97,7 +99,7 @@ def launch(c, o, config=None, target=None):
                             dt_bias=c["dt_bias"], lower_bound=-5.0, initial_state=c["state"],
                             state_indices=c["si"], cu_seqlens=c["cu"],
                             num_accepted_tokens=c["acc"], out=o, target=target,
-                            config=config)[1]
+                            config=config, final_state_only=final_state_only)[1]
 
 
 def variant_of(launch):
@@ -120,6 +122,11 @@ def prepare(out_dir):
             ours = launch(c, np.zeros(c["v"].shape, np.uint16), config, target="sm_90a")
             launches.append((ours.kernel, ours.args,
                              dict(ours.constexprs, num_warps=ours.num_warps)))
+    for c in cases[2:]:
+        final = launch(c, np.zeros(c["v"].shape, np.uint16), target="sm_90a",
+                       final_state_only=True)
+        launches.append((final.kernel, final.args,
+                         dict(final.constexprs, num_warps=final.num_warps)))
     exported = export_gpu_bundle(kt, out_dir, launches)
     print(f"{len(set(exported))} specializations of kda_recurrent in {out_dir}")
     specs = [element_copies_spec(launch(c, np.zeros(c["v"].shape, np.uint16), ELEMENT_COPIES,
@@ -209,7 +216,7 @@ def run(bundle_dir):
           "fp32 [V,K] pool, times in us (CUDA graph, median)")
     head = " ".join(f"{name(*v):>12}" for v in VARIANTS) + f" {name(*ELEMENT_COPIES) + ' ca':>12}"
     print(f"{'B':>4} {'T':>2} | {'FLA':>8} | {head} | {'ops':>7} {'ops/FLA':>7} | "
-          f"{'bound':>7} {'best/FLA':>8} {'%bound':>7}")
+          f"{'final':>7} {'ops/final':>9} | {'bound':>7} {'best/FLA':>8} {'%bound':>7}")
     for T in TOKENS:
         for B in BATCHES:
             c = to_torch(torch, bench_case(B, T, np.random.default_rng(B * 10 + T)))
@@ -231,12 +238,15 @@ def run(bundle_dir):
                 times.append(time_graph(torch, ours))
             t_ca = time_graph(torch, element_copies.launcher(
                 torch, launch(c, torch.empty_like(c["v"]), ELEMENT_COPIES)))
+            t_final = time_graph(torch, run_launch(
+                launch(c, torch.empty_like(c["v"]), final_state_only=True)))
             bound = (1 + T) * B * H * D * D * 4 / bw * 1e6
             best = min(times)
             ops = times[VARIANTS.index(variant_of(launch(c, torch.empty_like(c["v"]))))]
             cells = " ".join(f"{x:>12.2f}" for x in times + [t_ca])
             print(f"{B:>4} {T:>2} | {t_fla:>8.2f} | {cells} | {ops:>7.2f} {t_fla / ops:>7.2f} | "
-                  f"{bound:>7.2f} {t_fla / best:>8.2f} {100 * bound / best:>6.1f}%")
+                  f"{t_final:>7.2f} {ops / t_final:>9.2f} | {bound:>7.2f} {t_fla / best:>8.2f} "
+                  f"{100 * bound / best:>6.1f}%")
             sys.stdout.flush()
     if not ok:
         sys.exit("correctness check FAILED")
