@@ -78,6 +78,24 @@
 # RUN:   --emit cubin -o %t.kv.cubin --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
 #
+# Gated DeltaNet as fused_recurrent_gated_delta_rule runs it: Qwen3-Next's 32 value heads over
+# 16 q/k heads (GVA), one log decay per token and head, the state written once per sequence
+# (FINAL_STATE_ONLY): no spills on any target.
+# DEFINE: %{gdn} = -D H=32 -D QK_H=16 -D GATE_PER_HEAD=True -D USE_GATE=False \
+# DEFINE:   -D USE_LOWER_BOUND=False -D USE_BETA_SIGMOID=False -D FINAL_STATE_ONLY=True
+# RUN: kda-compile %{kda_recurrent_gfx950} --num-warps=4 %{varlen} %{gdn} \
+# RUN:   --emit hsaco -o %t.gdn.gfx950.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
+# RUN: kda-compile %{kda_recurrent_gfx1250} --num-warps=4 %{varlen} %{gdn} \
+# RUN:   --emit hsaco -o %t.gdn.gfx1250.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
+# RUN: kda-compile %{kda_recurrent_sm_90a} --num-warps=4 %{varlen} %{gdn} --emit asm -o - \
+# RUN:   | FileCheck %s --check-prefix=SM90
+# RUN: %if ptxas %{ kda-compile %{kda_recurrent_sm_90a} --num-warps=4 %{varlen} %{gdn} \
+# RUN:   --emit cubin -o %t.gdn.cubin --stats 2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
+# A QK_H that does not divide H is rejected.
+# RUN: not kda-compile %{kda_recurrent_sm_90a} -D QK_H=5 --emit tile -o - 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=BAD-QK --implicit-check-not=error:
+# BAD-QK: error: static assertion failed: H must be a multiple of QK_H
+#
 # The kernel's promises are asserted, and a failed assertion ends the compile at once.
 # RUN: not kda-compile %{kda_recurrent_gfx950} -D BV=65536 --emit tile -o - 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=BAD-BV --implicit-check-not=error:

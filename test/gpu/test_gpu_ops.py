@@ -27,8 +27,8 @@ from ops_cases import (
     decode_call,
     fused_call,
     prefill_call,
-    prefill_tolerance,
     recurrent_call,
+    with_final_failures,
 )
 
 from conftest import MANIFEST, artifact_dir
@@ -199,25 +199,11 @@ def check_vs_reference(kind, case, host, ref, got_out, state, conv=None):
                                       err_msg="an untouched conv cache slot changed")
 
 
-def check_with_final(kind, case, ref, got_out, final):
-    """The output and final state of chunk_kda or a fused-recurrent call against the fp64
-    recurrence (NumPy): chunk_kda within prefill_tolerance, the fused-recurrent ones (fp32
-    recurrent math) within OUT_TOL and F32_STATE_TOL."""
-    o, st = _widen(got_out), _widen(final)
-    assert o.shape == ref["ref_o"].shape, f"out shape {o.shape}"
-    assert np.isfinite(o).all() and np.isfinite(st).all(), "NaN/Inf in the results"
-    tol_o, tol_st = ((prefill_tolerance(case),) * 2 if kind == "prefill"
-                     else (OUT_TOL, F32_STATE_TOL))
-    for name, want, got, tol in (("output", ref["ref_o"], o, tol_o),
-                                 ("final state", ref["ref_final"], st, tol_st)):
-        err = _rel_rms(want, got)
-        assert err <= tol, f"{name} rel RMS {err:.3g} > {tol}"
-
-
 def _check_call(torch, call, out):
     if call.kind in ("prefill", "fused"):
-        check_with_final(call.kind, call.case, call.ref, _host(torch, out),
-                         _host(torch, call.final))
+        failures = with_final_failures(call.kind, call.case, call.ref,
+                                       _widen(_host(torch, out)), _widen(_host(torch, call.final)))
+        assert not failures, "; ".join(failures)
         return
     if call.case["given_out"]:
         assert out.data_ptr() == call.dev["out"].data_ptr(), "out= was not returned"
