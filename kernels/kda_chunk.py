@@ -41,7 +41,9 @@ DOT is the operand type of the matrix products (fp32 accumulation) and of w, u, 
 kt.float32 keeps them exact fused multiply-adds; kt.bfloat16 runs them on the matrix
 instructions (the prep's anchored pairs on tf32 ones). ANCHORED: the pairs as two products
 referred to the chunk's middle row (every log decay >= -10). LANES: the target's warp (wave)
-size, over which the prep's solve lays a chunk's rows.
+size, over which the prep's solve lays a chunk's rows. GATE_PER_HEAD: g is one log decay per
+token and value head ([T_total, HV], Gated DeltaNet); the pairs are then q k^T and k k^T times
+the rows' decays, on the matrix instructions (tf32 with bf16 inputs).
 """
 
 import kdatile as kt
@@ -102,8 +104,11 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                    USE_LOWER_BOUND: kt.constexpr, HAS_A_LOG: kt.constexpr,
                    HAS_DT_BIAS: kt.constexpr, USE_BETA_SIGMOID: kt.constexpr,
                    ANCHORED: kt.constexpr = False, DOT: kt.constexpr = kt.float32,
-                   LANES: kt.constexpr = 32, num_warps: kt.constexpr = 4):
+                   LANES: kt.constexpr = 32, GATE_PER_HEAD: kt.constexpr = False,
+                   num_warps: kt.constexpr = 4):
     kt.static_assert(HV % H == 0, "HV must be a multiple of H")
+    kt.static_assert(not (GATE_PER_HEAD and (USE_GATE or ANCHORED)),
+                     "GATE_PER_HEAD takes the log decay, pair by pair")
     kt.static_assert(K <= BK and V <= BV_ALL, "BK and BV_ALL must cover K and V")
     slot = kt.program_id(0)
     hv = kt.program_id(1)
@@ -127,8 +132,12 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                     other=0.0).to(kt.float32)
         v = kt.load(v_ptr + tok[:, None] * stride_v + hv * V + cv[None, :], mask=vmask,
                     other=0.0).to(kt.float32)
-        g = kt.load(g_ptr + tok[:, None] * stride_g + hv * K + ck[None, :], mask=kmask,
-                    other=0.0).to(kt.float32)
+        if GATE_PER_HEAD:
+            g_head = kt.load(g_ptr + tok * stride_g + hv, mask=live, other=0.0).to(kt.float32)
+            g = g_head[:, None] + kt.zeros((C, BK), kt.float32)
+        else:
+            g = kt.load(g_ptr + tok[:, None] * stride_g + hv * K + ck[None, :], mask=kmask,
+                        other=0.0).to(kt.float32)
         beta = kt.load(beta_ptr + tok * stride_beta + hv, mask=live, other=0.0).to(kt.float32)
         if USE_QK_L2NORM:
             q = kt.l2norm_rows(q)
@@ -140,11 +149,23 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
             beta = beta_scale * kt.sigmoid(beta)
         beta = kt.where(live, beta, 0.0)
         gamma = kt.cumsum(g, 0)
-        if not ANCHORED:
+        if not ANCHORED and not GATE_PER_HEAD:
             keys.store(k)
         gammas.store(gamma)
 
-        if ANCHORED:
+        if GATE_PER_HEAD:
+            # One decay per row: the pairs are q k^T and k k^T times exp(gamma_i - gamma_j).
+            g_head = kt.cumsum(kt.where(live, g_head, 0.0), 0)
+            decay = kt.exp(kt.minimum(g_head[:, None] - g_head[None, :], 0.0))
+            if DOT == kt.float32:
+                kk = kt.dot(k, kt.trans(k))
+                qk = kt.dot(q, kt.trans(k))
+            else:
+                kk = kt.dot(k, kt.trans(k), input_precision="tf32")
+                qk = kt.dot(q, kt.trans(k), input_precision="tf32")
+            kk = kt.where(rows[:, None] > cc[None, :], kk * decay, 0.0)
+            qk = kt.where(rows[:, None] >= cc[None, :], qk * decay, 0.0)
+        elif ANCHORED:
             # Both factors referred to the middle row r: exp(gamma_i - gamma_j) = exp(gamma_i -
             # gamma_r) exp(gamma_r - gamma_j), each within 8 |lower_bound| nats, so the
             # pairs are two matrix products (the masked upper halves may overflow; selects

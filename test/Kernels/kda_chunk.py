@@ -18,6 +18,16 @@
 # RUN: kda-compile %{kda_chunk_prep_sm_90a} -D ANCHORED=False --emit ptx -o - \
 # RUN:   | FileCheck %s --check-prefix=PAIRS-SM90 --implicit-check-not=tf32
 # RUN: kda-compile %{kda_chunk_scan_sm_90a} --emit ptx -o - | FileCheck %s --check-prefix=SCAN-SM90
+# Gated DeltaNet's prep (chunk_gated_delta_rule: one decay per row, Qwen3-Next's 32 value heads
+# over 16 q/k heads): q k^T and k k^T on tf32 mma.sync times the rows' decays; no spills on AMD.
+# DEFINE: %{gdn} = -D GATE_PER_HEAD=True -D USE_GATE=False -D USE_LOWER_BOUND=False \
+# DEFINE:   -D ANCHORED=False -D USE_BETA_SIGMOID=False -D HAS_A_LOG=False -D HAS_DT_BIAS=False \
+# DEFINE:   -D H=16 -D HV=32
+# RUN: kda-compile %{kda_chunk_prep_sm_90a} %{gdn} --emit ptx -o - | FileCheck %s --check-prefix=PREP-SM90
+# RUN: kda-compile %{kda_chunk_prep_gfx950} %{gdn} --emit hsaco -o %t.gdn.gfx950.hsaco --stats \
+# RUN:   2>&1 | FileCheck %s --check-prefix=AMD-STATS
+# RUN: kda-compile %{kda_chunk_prep_gfx1250} %{gdn} --emit hsaco -o %t.gdn.gfx1250.hsaco --stats \
+# RUN:   2>&1 | FileCheck %s --check-prefix=AMD-STATS
 #
 # RUN: kda-compile %{kda_chunk_prep_gfx950} --emit asm -o - --stats 2>%t.prep.gfx950 \
 # RUN:   | FileCheck %s --check-prefixes=PREP-AMD,PREP-GFX950

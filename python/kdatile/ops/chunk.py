@@ -73,6 +73,22 @@ def chunk_launches(*args, target=None, **kwargs):
     return _chunk(**bind(chunk_kda, args, kwargs), target=check_target(target))
 
 
+def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
+                           output_final_state=False, cu_seqlens=None,
+                           use_qk_l2norm_in_kernel=False, out=None):
+    """Gated DeltaNet's chunked forward (FLA's `fla.ops.gated_delta_rule.
+    chunk_gated_delta_rule` keywords); returns (o, final_state). The launches of chunk_kda
+    with one log decay per token and value head: q, k [B, T, H, K], v [B, T, HV, V] (GVA),
+    g [B, T, HV] (the log decay), beta [B, T, HV] in (0, 1), initial_state [N, HV, K, V]
+    fp32 or None; varlen through cu_seqlens with B = 1."""
+    result, launches = _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
+                              use_qk_l2norm_in_kernel, False, False, False, False, None, False,
+                              cu_seqlens, None, None, False, out, gate_per_head=True)
+    for launch in launches:
+        execute(None, launch)
+    return result
+
+
 def _check_flag(name, flag):
     if not isinstance(flag, bool):
         vd.fail(name, f"expected a bool, got {type(flag).__name__}")
@@ -81,7 +97,7 @@ def _check_flag(name, flag):
 def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
            use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel,
            allow_neg_eigval, safe_gate, lower_bound, state_v_first, cu_seqlens, A_log,
-           dt_bias, return_intermediate_states, out, target=None):
+           dt_bias, return_intermediate_states, out, target=None, gate_per_head=False):
     for name in ("output_final_state", "use_qk_l2norm_in_kernel", "use_gate_in_kernel",
                  "use_beta_sigmoid_in_kernel", "allow_neg_eigval", "safe_gate", "state_v_first",
                  "return_intermediate_states"):
@@ -139,7 +155,10 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         if a[name].dtype != qi.dtype:
             vd.fail(name, f"dtype must match q's ({qi.value.dtype}), got {a[name].value.dtype}")
     why_v = f" (B, T from q, HV = {HV} from v)"
-    vd.check_shape(a["g"], "[B, T, HV, K]", (B, T, HV, K), why_v)
+    if gate_per_head:
+        vd.check_shape(a["g"], "[B, T, HV]", (B, T, HV), why_v)
+    else:
+        vd.check_shape(a["g"], "[B, T, HV, K]", (B, T, HV, K), why_v)
     vd.check_shape(a["beta"], "[B, T, HV]", (B, T, HV), why_v)
     vd.check_dtype(a["g"], BF16_OR_F32)
     vd.check_dtype(a["beta"], BF16_OR_F32)
@@ -242,7 +261,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     beta_scale = 2.0 if allow_neg_eigval else 1.0
     dot = lang.bfloat16 if inter == "bf16" else lang.float32
     anchored = (use_gate_in_kernel and lower_bound is not None
-                and lower_bound >= ANCHORED_LOWER_BOUND)
+                and lower_bound >= ANCHORED_LOWER_BOUND and not gate_per_head)
     prep_args = (
         a["q"].value, a["k"].value, a["v"].value, a["g"].value, a["beta"].value,
         a["A_log"].value if a["A_log"] is not None else unused,
@@ -255,7 +274,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         USE_GATE=use_gate_in_kernel, USE_LOWER_BOUND=use_gate_in_kernel and lower_bound is not None,
         HAS_A_LOG=a["A_log"] is not None, HAS_DT_BIAS=a["dt_bias"] is not None,
         USE_BETA_SIGMOID=use_beta_sigmoid_in_kernel, ANCHORED=anchored, DOT=dot,
-        LANES=wave_size(ref, target) if gpu else 32)
+        LANES=wave_size(ref, target) if gpu else 32, GATE_PER_HEAD=gate_per_head)
     scan_args = (
         w, u, qg, kd, aqk, gend,
         a["initial_state"].value if a["initial_state"] is not None else unused, cu.value,
