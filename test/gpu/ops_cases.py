@@ -90,6 +90,10 @@ PREFILL_CASES = [
          dtype="f32", gate="sp", v_first=True, initial=True, neg=True, seed=6002),
     dict(id="prefill-T2048-H12-D128-bf16-lb", H=12, HV=12, D=128, B=1, T=2048, dtype="bf16",
          gate="lb", v_first=False, initial=False, neg=False, seed=6003),
+    # Gated DeltaNet (chunk_gated_delta_rule) at Qwen3-Next's heads: one decay per row.
+    dict(id="prefill-gdn-varlen-H16-HV32-D128-bf16", H=16, HV=32, D=128,
+         lens=[1, 16, 17, 100], dtype="bf16", gate="gdn", v_first=False, initial=True,
+         neg=False, seed=6004),
 ]
 
 # FLA's fused-recurrent calls (fused_recurrent_kda, fused_recurrent_gated_delta_rule): GVA,
@@ -144,7 +148,13 @@ def recurrent_call(case, arr):
 
 
 def prefill_call(case, arr):
-    """(positional args, keyword args) of chunk_kda for case `case` (arr as above)."""
+    """(op name, positional args, keyword args) of a PREFILL_CASES call: chunk_kda, or
+    chunk_gated_delta_rule for the "gdn" gate (arr as above)."""
+    args = (arr["q"], arr["k"], arr["v"], arr["g"], arr["beta"])
+    if case["gate"] == "gdn":
+        return "chunk_gated_delta_rule", args, dict(
+            output_final_state=True, use_qk_l2norm_in_kernel=True,
+            initial_state=arr.get("initial_state"), cu_seqlens=arr.get("cu_seqlens"))
     lb = case["gate"] == "lb"
     kwargs = dict(output_final_state=True, use_qk_l2norm_in_kernel=True,
                   use_gate_in_kernel=True, use_beta_sigmoid_in_kernel=True,
@@ -152,7 +162,7 @@ def prefill_call(case, arr):
                   A_log=arr["A_log"], dt_bias=arr["dt_bias"],
                   initial_state=arr.get("initial_state"), cu_seqlens=arr.get("cu_seqlens"),
                   state_v_first=case["v_first"])
-    return (arr["q"], arr["k"], arr["v"], arr["g"], arr["beta"]), kwargs
+    return "chunk_kda", args, kwargs
 
 
 def fused_call(case, arr):
@@ -335,6 +345,10 @@ def _prefill_case(case, reference):
         B, T, cu = case["B"], case["T"], None
         N = B
     q, k, v, g, beta = prefill_inputs(r, B, T, H, HV, D, D, dtype=case["dtype"])
+    gdn = case["gate"] == "gdn"
+    if gdn:  # log decays per token and head, beta in (0, 1)
+        g = -r.uniform(0.0, 3.0, (B, T, HV)).astype(np.float32)
+        beta = r.uniform(0.05, 0.95, (B, T, HV)).astype(np.float32)
     arrays = {"q": q, "k": k, "v": v, "g": g, "beta": beta,
               "A_log": r.uniform(-1.0, 1.0, HV).astype(np.float32),
               "dt_bias": r.standard_normal(HV * D).astype(np.float32)}
@@ -345,6 +359,11 @@ def _prefill_case(case, reference):
     if not reference:
         return arrays, None
     widen = lambda a: bf16_to_f32(a) if a.dtype == np.uint16 else np.asarray(a, np.float32)  # noqa: E731
+    if gdn:
+        ref_o, ref_final, _ = kda_prefill_reference(
+            widen(q), widen(k), widen(v), np.repeat(g[..., None], D, -1), beta,
+            initial_state=arrays.get("initial_state"), cu_seqlens=cu, use_qk_l2norm=True)
+        return arrays, {"ref_o": ref_o, "ref_final": ref_final}
     ref_o, ref_final, _ = kda_prefill_reference(
         widen(q), widen(k), widen(v), widen(g), widen(beta),
         initial_state=arrays.get("initial_state"), cu_seqlens=cu, use_qk_l2norm=True,
@@ -403,7 +422,7 @@ def launches(target="sm_90a"):
     (kdatile.ops' decode_launch / recurrent_launch / chunk_launches, a prefill case giving one
     entry per launch; needs the kdatile package, not libkda)."""
     from kdatile.ops import fused_recurrent
-    from kdatile.ops.chunk import chunk_launches
+    from kdatile.ops.chunk import chunk_gdn_launches, chunk_launches
     from kdatile.ops.decode import decode_launch
     from kdatile.ops.recurrent import recurrent_launch
 
@@ -419,9 +438,10 @@ def launches(target="sm_90a"):
         out.append((case["id"], recurrent_launch(*args, target=target, **kwargs)[1]))
     for case in PREFILL_CASES:
         arrays, _ = build_case("prefill", case, reference=False)
-        args, kwargs = prefill_call(case, arrays)
-        out += [(case["id"], launch) for launch in chunk_launches(*args, target=target,
-                                                                  **kwargs)[1]]
+        name, args, kwargs = prefill_call(case, arrays)
+        launches_of = chunk_launches if name == "chunk_kda" else chunk_gdn_launches
+        out += [(case["id"], launch) for launch in launches_of(*args, target=target,
+                                                               **kwargs)[1]]
     for case in FUSED_CASES:
         arrays, _ = build_case("fused", case, reference=False)
         name, args, kwargs = fused_call(case, arrays)

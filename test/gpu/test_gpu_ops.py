@@ -124,11 +124,9 @@ class Call:
         ops = kt.ops
         self.final = None
         if kind in ("prefill", "fused"):
-            if kind == "prefill":
-                op, (args, kwargs) = ops.chunk_kda, prefill_call(case, self.dev)
-            else:
-                name, args, kwargs = fused_call(case, self.dev)
-                op = getattr(ops, name)
+            call = prefill_call if kind == "prefill" else fused_call
+            name, args, kwargs = call(case, self.dev)
+            op = getattr(ops, name)
             self.written = ()
             self.run = lambda: self._with_final(op, args, kwargs)
             return

@@ -29,10 +29,7 @@ def widen(x):
 @pytest.mark.parametrize("kind,case", CASES, ids=[c["id"] for _, c in CASES])
 def test_case_on_cpu(kind, case):
     arrays, ref = ops_cases.build_case(kind, case)
-    if kind == "prefill":
-        args, kwargs = ops_cases.prefill_call(case, arrays)
-        o, final = ops.chunk_kda(*args, **kwargs)
-    else:
-        name, args, kwargs = ops_cases.fused_call(case, arrays)
-        o, final = getattr(ops, name)(*args, **kwargs)
+    call = ops_cases.prefill_call if kind == "prefill" else ops_cases.fused_call
+    name, args, kwargs = call(case, arrays)
+    o, final = getattr(ops, name)(*args, **kwargs)
     assert ops_cases.with_final_failures(kind, case, ref, widen(o), widen(final)) == []

@@ -81,12 +81,23 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
     with one log decay per token and value head: q, k [B, T, H, K], v [B, T, HV, V] (GVA),
     g [B, T, HV] (the log decay), beta [B, T, HV] in (0, 1), initial_state [N, HV, K, V]
     fp32 or None; varlen through cu_seqlens with B = 1."""
-    result, launches = _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
-                              use_qk_l2norm_in_kernel, False, False, False, False, None, False,
-                              cu_seqlens, None, None, False, out, gate_per_head=True)
+    result, launches = _gdn(**locals())
     for launch in launches:
         execute(None, launch)
     return result
+
+
+def chunk_gdn_launches(*args, target=None, **kwargs):
+    """(result, [Launch]): what chunk_gated_delta_rule(*args, **kwargs) launches, without
+    launching (as chunk_launches)."""
+    return _gdn(**bind(chunk_gated_delta_rule, args, kwargs), target=check_target(target))
+
+
+def _gdn(q, k, v, g, beta, scale, initial_state, output_final_state, cu_seqlens,
+         use_qk_l2norm_in_kernel, out, target=None):
+    return _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
+                  use_qk_l2norm_in_kernel, False, False, False, False, None, False, cu_seqlens,
+                  None, None, False, out, target=target, gate_per_head=True)
 
 
 def _check_flag(name, flag):
