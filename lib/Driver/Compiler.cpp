@@ -131,7 +131,7 @@ void compileForHost(mlir::MLIRContext &ctx, mlir::ModuleOp module,
           ctx, module, buildCPULoweringPipeline,
           "internal compiler error in pipeline 'kda-cpu-lower' (please "
           "report it with the kernel):",
-          result.error))
+          result.error, options.printIRAfter, &result.passesRun))
     return;
   timer.done("kda-cpu-lower");
   if (options.emit == EmitKind::MLIR) {
@@ -213,7 +213,7 @@ CompileResult kda::compileKernel(mlir::MLIRContext &ctx,
   if (!runPipeline(ctx, *module, buildTileSimplifyPipeline,
                    "internal compiler error in pipeline 'kda-tile-simplify' "
                    "(please report it with the kernel):",
-                   result.error))
+                   result.error, options.printIRAfter, &result.passesRun))
     return result;
   timer.done("kda-tile-simplify");
   result.clusterShape = getKernelClusterShape(*module);

@@ -4,6 +4,8 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Location.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
@@ -50,9 +52,22 @@ std::string kda::formatLocation(mlir::Location loc) {
   return text;
 }
 
+namespace {
+/// Records the argument of every pass that runs.
+struct PassRecorder : mlir::PassInstrumentation {
+  explicit PassRecorder(std::vector<std::string> &names) : names(names) {}
+  void runAfterPass(mlir::Pass *pass, mlir::Operation *) override {
+    names.push_back(pass->getArgument().str());
+  }
+  std::vector<std::string> &names;
+};
+} // namespace
+
 bool kda::runPipeline(mlir::MLIRContext &ctx, mlir::ModuleOp module,
                       llvm::function_ref<void(mlir::OpPassManager &)> build,
-                      llvm::StringRef headline, std::string &error) {
+                      llvm::StringRef headline, std::string &error,
+                      llvm::StringRef printIRAfter,
+                      std::vector<std::string> *passesRun) {
   std::string diagnostics;
   mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &diag) {
     llvm::raw_string_ostream os(diagnostics);
@@ -61,6 +76,19 @@ bool kda::runPipeline(mlir::MLIRContext &ctx, mlir::ModuleOp module,
   });
   mlir::PassManager pm(&ctx);
   build(pm);
+  if (passesRun)
+    pm.addInstrumentation(std::make_unique<PassRecorder>(*passesRun));
+  if (!printIRAfter.empty()) {
+    // Whole-module printing needs the passes to run one at a time.
+    ctx.disableMultithreading();
+    std::string which = printIRAfter.str();
+    pm.enableIRPrinting([](mlir::Pass *, mlir::Operation *) { return false; },
+                        [which](mlir::Pass *pass, mlir::Operation *) {
+                          return which == "all" || pass->getArgument() == which;
+                        },
+                        /*printModuleScope=*/true,
+                        /*printAfterOnlyOnChange=*/false);
+  }
   if (mlir::succeeded(pm.run(module)))
     return true;
   error = headline.str() + "\n" + diagnostics;

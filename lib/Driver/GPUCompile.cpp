@@ -244,8 +244,8 @@ void kda::compileForGPU(mlir::MLIRContext &ctx, mlir::ModuleOp module,
             [&](mlir::OpPassManager &pm) {
               buildGPULoweringPipeline(pm, pipeline);
             },
-            "error: GPU lowering failed for " + target.name + ":",
-            result.error))
+            "error: GPU lowering failed for " + target.name + ":", result.error,
+            options.printIRAfter, &result.passesRun))
       return;
     timer.done("kda-gpu-lower");
   }

@@ -2,6 +2,8 @@
 #include "kda/Driver/Compiler.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -105,6 +107,16 @@ static cl::opt<std::string> blockCopies(
 static cl::opt<bool> printTimings("time",
                                   cl::desc("Print the time of each stage"),
                                   cl::cat(category));
+static cl::opt<bool> printIRAfterAll(
+    "print-ir-after-all",
+    cl::desc("Print the module to stderr after every pass of kdatile's "
+             "pipelines (frontend output to LLVM dialect)"),
+    cl::cat(category));
+static cl::opt<std::string> printIRAfter(
+    "print-ir-after",
+    cl::desc("Print the module to stderr after the pass with this argument "
+             "(e.g. tile-assign-layouts; kda-opt --help lists them)"),
+    cl::value_desc("pass"), cl::cat(category));
 
 static const char *overview = R"(kdatile ahead-of-time compiler
 
@@ -187,6 +199,10 @@ int main(int argc, char **argv) {
     return fail("--block-copies must be engine or elements, got '" +
                 blockCopies + "'");
   options.blockCopyEngine = blockCopies == "engine";
+  if (printIRAfterAll && !printIRAfter.empty())
+    return fail("--print-ir-after-all and --print-ir-after are exclusive");
+  options.printIRAfter =
+      printIRAfterAll ? std::string("all") : printIRAfter.getValue();
   if (target != "cpu" &&
       (cpuName.getNumOccurrences() || cpuFeatures.getNumOccurrences()))
     return fail("--cpu and --cpu-features apply to --target cpu only");
@@ -226,6 +242,14 @@ int main(int argc, char **argv) {
       errs() << format("  %-20s %8.2f ms\n", stage.c_str(), seconds * 1e3);
   if (printStats && result.resourceReport)
     errs() << *result.resourceReport;
+  if (!printIRAfter.empty() && result.ok &&
+      !llvm::is_contained(result.passesRun, printIRAfter)) {
+    std::vector<std::string> ran = result.passesRun;
+    llvm::sort(ran);
+    ran.erase(std::unique(ran.begin(), ran.end()), ran.end());
+    return fail("--print-ir-after: no pass '" + printIRAfter +
+                "' ran; the passes that ran: " + llvm::join(ran, ", "));
+  }
   if (!result.ok) {
     errs() << result.error;
     if (!StringRef(result.error).ends_with("\n"))

@@ -65,6 +65,9 @@ struct CompileOptions {
   /// GPU targets: block copies on the target's engine where it can do them
   /// (GPUPipelineOptions::blockCopyEngine).
   bool blockCopyEngine = true;
+  /// Print the module to stderr after every pass ("all") or after the pass
+  /// with this argument (runPipeline); "" prints nothing.
+  std::string printIRAfter;
 };
 
 struct CompileResult {
@@ -91,6 +94,8 @@ struct CompileResult {
   std::array<int32_t, 3> clusterShape = {1, 1, 1};
   /// Seconds spent per stage, in order.
   std::vector<std::pair<std::string, double>> timings;
+  /// The argument of every pass the pipelines ran, in order.
+  std::vector<std::string> passesRun;
 };
 
 /// Targets kda-compile accepts today: cpu and the GPU targets.

@@ -49,10 +49,15 @@ std::array<int32_t, 3> getKernelClusterShape(mlir::ModuleOp module);
 
 /// Runs the pipeline `build` adds to, collecting diagnostics as
 /// "file:line:col: error: ..." lines. On failure `error` is `headline`
-/// followed by the diagnostics.
+/// followed by the diagnostics. With `printIRAfter` ("all", or a pass's
+/// argument such as "tile-assign-layouts") the module is printed to stderr
+/// after each such pass; `passesRun` (when given) collects the argument of
+/// every pass that ran, in order.
 bool runPipeline(mlir::MLIRContext &ctx, mlir::ModuleOp module,
                  llvm::function_ref<void(mlir::OpPassManager &)> build,
-                 llvm::StringRef headline, std::string &error);
+                 llvm::StringRef headline, std::string &error,
+                 llvm::StringRef printIRAfter = "",
+                 std::vector<std::string> *passesRun = nullptr);
 
 } // namespace kda
 
