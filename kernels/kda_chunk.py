@@ -9,21 +9,23 @@ no chunk maps to is left alone).
 
 1. `kda_chunk_prep`, grid (T_total // C + N, HV): one program per chunk slot and value head,
    all in parallel. It fuses the q/k L2 norm, the gate and the beta sigmoid, and writes the
-   chunk's WY form, fp32 [T_total, HV, *] rows (g below is the log decay, gamma its
-   chunk-local running sum, gamma_C the chunk's last):
+   chunk's WY form, [T_total, HV, *] rows in w's dtype (aqk and gend fp32; g below is the
+   log decay, gamma its chunk-local running sum, gamma_C the chunk's last):
        w   = A (k * exp(gamma))          u  = A v
        qg  = q * exp(gamma)              kd = k * exp(gamma_C - gamma)
        aqk = [i >= j] sum_d q_i k_j exp(gamma_i - gamma_j)          [T_total, HV, C]
        gend[slot] = exp(gamma_C)                                    [slots, HV, K]
    with A = (I + L)^-1 diag(beta) and L[i, j] = [i > j] beta_i sum_d k_i k_j exp(gamma_i -
-   gamma_j), solved by forward substitution. Every exponent is <= 0 (gamma falls along a
-   chunk), pairs are taken one key at a time with the argument clamped at 0 against
-   rounding, and the causal masks are selects, so no gate overflows or makes a NaN.
+   gamma_j), solved by forward substitution. The pairs are two matrix products referred to
+   the chunk's middle row (ANCHORED), q k^T and k k^T times the rows' decays
+   (GATE_PER_HEAD), or else taken one key at a time with every exponent <= 0 (clamped at 0
+   against rounding); the causal masks are selects, so no gate overflows or makes a NaN.
 2. `kda_chunk_scan`, grid (cdiv(V, BV), N, HV): one program per value tile, sequence and
    value head carries the state S [K, BV] (fp32, in registers) over the sequence's chunks:
        delta = u - w S        o = qg S + aqk delta        S <- gend * S + kd^T delta
-   four matrix products per chunk. It writes o, the final state and, when asked, the state
-   before every chunk (what prefix caching keeps).
+   four matrix products per chunk, the next chunk's operands loaded before them. It writes
+   o, the final state and, when asked, the state before every chunk (what prefix caching
+   keeps).
 
 Rows past a sequence's end read as q = k = v = 0, g = 0, beta = 0 and are not written.
 q and k are [tokens, H, K] and v, g [tokens, HV, *] with HV a multiple of H (value head hv
