@@ -22,8 +22,10 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 import threading
+import time
 
 from . import _lib, gpu
 from .runtime import CompiledKernel
@@ -185,13 +187,70 @@ def _write_atomic(directory: str, name: str, data) -> None:
             os.unlink(tmp)
 
 
+# A compile still running after this many seconds says so on stderr, and again when it ends
+# ($KDATILE_COMPILE_NOTICE_S; 0 or "off": never).
+COMPILE_NOTICE_S = 2.0
+
+
+def _notice_after() -> float | None:
+    value = os.environ.get("KDATILE_COMPILE_NOTICE_S", "")
+    if not value:
+        return COMPILE_NOTICE_S
+    if value.lower() == "off":
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return COMPILE_NOTICE_S
+    return seconds if seconds > 0 else None
+
+
+@contextlib.contextmanager
+def compile_notice(kernel: str, target: str, after: float | None = None):
+    """Prints 'kdatile: compiling KERNEL for TARGET ...' to stderr when the body runs longer
+    than `after` seconds (default: _notice_after()), then the time it took; nothing for a
+    quicker body. The compile releases the GIL, so a timer thread can speak meanwhile."""
+    after = _notice_after() if after is None else after
+    if after is None:
+        yield
+        return
+    start = time.monotonic()
+    lock = threading.Lock()
+    state = {"done": False, "spoke": False}
+
+    def speak():
+        with lock:
+            if state["done"]:
+                return
+            state["spoke"] = True
+            sys.stderr.write(f"kdatile: compiling {kernel} for {target} (the first call of "
+                             "this specialization; later calls and processes use the cache) "
+                             "...\n")
+            sys.stderr.flush()
+
+    timer = threading.Timer(after, speak)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        with lock:
+            state["done"] = True
+            if state["spoke"]:
+                sys.stderr.write(f"kdatile: compiled {kernel} for {target} in "
+                                 f"{time.monotonic() - start:.1f} s\n")
+                sys.stderr.flush()
+
+
 def _compile_into(directory: str, request: dict, emit: str, kernel: str):
     """Compiles `request` into `directory`; returns (response, image kind, image file name)."""
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix="." + emit, dir=directory)
     os.close(fd)
     try:
         try:
-            response = _lib.compile(dict(request, emit=emit, output=tmp))
+            with compile_notice(kernel, request.get("target", "cpu")):
+                response = _lib.compile(dict(request, emit=emit, output=tmp))
             kind = emit
         except _lib.CompilationError as e:
             # No ptxas: the driver compiles PTX when the module loads.

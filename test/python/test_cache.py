@@ -320,3 +320,28 @@ def test_memory_cache_size_must_be_positive(tmp_path, monkeypatch, value):
     path.write_text(SCALED)
     with pytest.raises(ValueError, match="KDATILE_MEMORY_CACHE_ENTRIES must be a positive"):
         _import_file(str(path), "k_bad_size")
+
+
+def test_compile_notice_for_long_compiles(capsys, monkeypatch):
+    """A compile still running after the notice delay says so on stderr, then its time; a
+    quick one says nothing; KDATILE_COMPILE_NOTICE_S=off silences it."""
+    import time
+
+    from kdatile.cache import compile_notice
+
+    with compile_notice("slow_kernel", "cpu", after=0.05):
+        time.sleep(0.3)
+    err = capsys.readouterr().err
+    assert "kdatile: compiling slow_kernel for cpu" in err
+    assert "kdatile: compiled slow_kernel for cpu in 0." in err
+    with compile_notice("quick_kernel", "cpu", after=5.0):
+        pass
+    assert capsys.readouterr().err == ""
+    monkeypatch.setenv("KDATILE_COMPILE_NOTICE_S", "0.05")
+    with compile_notice("slow_kernel", "cpu"):
+        time.sleep(0.3)
+    assert "compiling slow_kernel" in capsys.readouterr().err
+    monkeypatch.setenv("KDATILE_COMPILE_NOTICE_S", "off")
+    with compile_notice("slow_kernel", "cpu"):
+        time.sleep(0.3)
+    assert capsys.readouterr().err == ""
