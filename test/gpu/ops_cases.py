@@ -360,10 +360,7 @@ def _prefill_case(case, reference):
         return arrays, None
     widen = lambda a: bf16_to_f32(a) if a.dtype == np.uint16 else np.asarray(a, np.float32)  # noqa: E731
     if gdn:
-        ref_o, ref_final, _ = kda_prefill_reference(
-            widen(q), widen(k), widen(v), np.repeat(g[..., None], D, -1), beta,
-            initial_state=arrays.get("initial_state"), cu_seqlens=cu, use_qk_l2norm=True)
-        return arrays, {"ref_o": ref_o, "ref_final": ref_final}
+        return arrays, _gdn_reference(arrays, cu)
     ref_o, ref_final, _ = kda_prefill_reference(
         widen(q), widen(k), widen(v), widen(g), widen(beta),
         initial_state=arrays.get("initial_state"), cu_seqlens=cu, use_qk_l2norm=True,
@@ -371,6 +368,23 @@ def _prefill_case(case, reference):
         A_log=arrays["A_log"], dt_bias=arrays["dt_bias"],
         lower_bound=-5.0 if case["gate"] == "lb" else None, state_v_first=case["v_first"])
     return arrays, {"ref_o": ref_o, "ref_final": ref_final}
+
+
+def _gdn_reference(arrays, cu):
+    """The fp64 recurrence of a Gated DeltaNet case: KDA's with the head's decay on every key
+    channel, beta as given, the q/k L2 norm."""
+    from kda_chunk_reference import kda_prefill_reference
+    from kda_reference import bf16_to_f32
+
+    def widen(a):
+        return bf16_to_f32(a) if a.dtype == np.uint16 else np.asarray(a, np.float32)
+
+    D = arrays["q"].shape[-1]
+    ref_o, ref_final, _ = kda_prefill_reference(
+        widen(arrays["q"]), widen(arrays["k"]), widen(arrays["v"]),
+        np.repeat(arrays["g"][..., None], D, -1), arrays["beta"],
+        initial_state=arrays.get("initial_state"), cu_seqlens=cu, use_qk_l2norm=True)
+    return {"ref_o": ref_o, "ref_final": ref_final}
 
 
 def _fused_case(case, reference):
@@ -402,15 +416,12 @@ def _fused_case(case, reference):
         return arrays, None
     widen = lambda a: bf16_to_f32(a) if a.dtype == np.uint16 else np.asarray(a, np.float32)  # noqa: E731
     if gdn:
-        ref_o, ref_final, _ = kda_prefill_reference(
-            widen(q), widen(k), widen(v), np.repeat(arrays["g"][..., None], D, -1),
-            arrays["beta"], initial_state=h0, cu_seqlens=cu, use_qk_l2norm=True)
-    else:
-        ref_o, ref_final, _ = kda_prefill_reference(
-            widen(q), widen(k), widen(v), widen(g), widen(beta),
-            initial_state=arrays["initial_state"], cu_seqlens=cu, use_qk_l2norm=True,
-            use_gate=True, use_beta_sigmoid=True, A_log=arrays["A_log"],
-            dt_bias=arrays["dt_bias"], lower_bound=-5.0, state_v_first=case["v_first"])
+        return arrays, _gdn_reference(arrays, cu)
+    ref_o, ref_final, _ = kda_prefill_reference(
+        widen(q), widen(k), widen(v), widen(g), widen(beta),
+        initial_state=arrays["initial_state"], cu_seqlens=cu, use_qk_l2norm=True,
+        use_gate=True, use_beta_sigmoid=True, A_log=arrays["A_log"],
+        dt_bias=arrays["dt_bias"], lower_bound=-5.0, state_v_first=case["v_first"])
     return arrays, {"ref_o": ref_o, "ref_final": ref_final}
 
 
