@@ -167,8 +167,8 @@ def prefill_call(case, arr):
 
 def fused_call(case, arr):
     """(op name, positional args, keyword args) of a FUSED_CASES call (arr as above)."""
-    args = (arr["q"], arr["k"], arr["v"], arr["g"], arr["beta"])
-    kwargs = dict(initial_state=arr["initial_state"], output_final_state=True,
+    args = (arr["q"], arr["k"], arr["v"], arr["g"])
+    kwargs = dict(beta=arr["beta"], initial_state=arr["initial_state"], output_final_state=True,
                   cu_seqlens=arr.get("cu_seqlens"), use_qk_l2norm_in_kernel=True)
     if case["op"] == "gdn":
         return "fused_recurrent_gated_delta_rule", args, kwargs

@@ -73,8 +73,8 @@ def test_prefill_then_decode_continues_the_recurrence():
     head = [x[:, :T] for x in (q, k, v, g, beta)]
     _, state = chunk_gated_delta_rule(*head, output_final_state=True,
                                       use_qk_l2norm_in_kernel=True)
-    tail = [np.ascontiguousarray(x[:, T:]) for x in (q, k, v, g, beta)]
-    _, final = fused_recurrent_gated_delta_rule(*tail, initial_state=state,
+    tq, tk, tv, tg, tbeta = [np.ascontiguousarray(x[:, T:]) for x in (q, k, v, g, beta)]
+    _, final = fused_recurrent_gated_delta_rule(tq, tk, tv, tg, beta=tbeta, initial_state=state,
                                                 output_final_state=True,
                                                 use_qk_l2norm_in_kernel=True)
     assert rel_rms(whole, final) <= 5e-3
@@ -85,3 +85,18 @@ def test_gate_shape_is_checked():
     _, q, k, v, g, beta, _ = inputs(rng, 1, 1, 32, [8], "f32")
     with pytest.raises(ValueError, match=r"argument 'g'.*\[B, T, HV\]"):
         chunk_gated_delta_rule(q, k, v, np.repeat(g[..., None], 32, -1), beta)
+
+
+def test_beta_logits_and_v_first_state():
+    rng = np.random.default_rng(10)
+    H, HV, D = 1, 2, 32
+    cu, q, k, v, g, _, h0 = inputs(rng, H, HV, D, [5, 40], "f32")
+    logits = rng.standard_normal(g.shape).astype(np.float32)
+    o, final = chunk_gated_delta_rule(q, k, v, g, logits, None,
+                                      np.ascontiguousarray(h0.transpose(0, 1, 3, 2)), True,
+                                      True, True, True, True, cu)
+    ref_o, ref_final, _ = kda_prefill_reference(
+        q, k, v, np.repeat(g[..., None], D, -1), logits, initial_state=h0, cu_seqlens=cu,
+        use_qk_l2norm=True, use_beta_sigmoid=True, allow_neg_eigval=True)
+    assert rel_rms(ref_o, o) <= 5e-3
+    assert rel_rms(ref_final.transpose(0, 1, 3, 2), final) <= 5e-3

@@ -82,8 +82,8 @@ def test_gated_delta_rule_gva_varlen(with_beta):
     g = -rng.uniform(0.01, 1.0, (1, T, HV)).astype(np.float32)
     beta = rng.uniform(0.1, 0.9, (1, T, HV)).astype(np.float32)
     o, final = fused_recurrent_gated_delta_rule(
-        q, k, v, g, beta if with_beta else None, initial_state=h0, output_final_state=True,
-        cu_seqlens=cu, use_qk_l2norm_in_kernel=True)
+        q, k, v, g, beta=beta if with_beta else None, initial_state=h0,
+        output_final_state=True, cu_seqlens=cu, use_qk_l2norm_in_kernel=True)
     ref_o, ref_final, _ = kda_prefill_reference(
         widen(q), widen(k), widen(v), np.repeat(g[..., None], D, -1),
         beta if with_beta else np.ones_like(beta), initial_state=h0, cu_seqlens=cu,
@@ -103,6 +103,41 @@ def test_argument_checks():
     with pytest.raises(ValueError, match="argument 'v'.*multiple of q's H"):
         fused_recurrent_kda(q, k, v[:, :, :1].repeat(3, axis=2), g, beta)
     with pytest.raises(ValueError, match=r"argument 'g'.*\[N, T, HV\]"):
-        fused_recurrent_gated_delta_rule(q, k, v, g, beta)
+        fused_recurrent_gated_delta_rule(q, k, v, g, beta=beta)
     with pytest.raises(ValueError, match="argument 'state_v_first'"):
         fused_recurrent_kda(q, k, v, g, beta, state_v_first=1)
+
+
+@requires_lib
+def test_fla_positional_order_and_gdn_options():
+    """FLA's parameter order binds positionally (A_log, dt_bias after beta for KDA; g, gk, gv,
+    beta for Gated DeltaNet); Gated DeltaNet with beta logits and a [V, K] state."""
+    rng = np.random.default_rng(5)
+    H, HV, D = 1, 2, 32
+    cu, q, k, v, g, beta, h0 = varlen_inputs(rng, H, HV, D, dtype="f32")
+    A_log = rng.uniform(-1, 1, HV).astype(np.float32)
+    dt_bias = rng.standard_normal(HV * D).astype(np.float32)
+    o1, _ = fused_recurrent_kda(q, k, v, g, beta, A_log, dt_bias, None, h0, True, True, True,
+                                True, False, -5.0, False, cu)
+    o2, _ = fused_recurrent_kda(q, k, v, g, beta, A_log=A_log, dt_bias=dt_bias,
+                                initial_state=h0, output_final_state=True,
+                                use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
+                                use_beta_sigmoid_in_kernel=True, lower_bound=-5.0,
+                                cu_seqlens=cu)
+    np.testing.assert_array_equal(o1, o2)
+    T = int(cu[-1])
+    gh = -rng.uniform(0.01, 1.0, (1, T, HV)).astype(np.float32)
+    logits = rng.standard_normal((1, T, HV)).astype(np.float32)
+    h0_vk = np.ascontiguousarray(h0.transpose(0, 1, 3, 2))
+    o, final = fused_recurrent_gated_delta_rule(
+        q, k, v, gh, None, None, logits, initial_state=h0_vk, output_final_state=True,
+        use_beta_sigmoid_in_kernel=True, state_v_first=True, cu_seqlens=cu)
+    ref_o, ref_final, _ = kda_prefill_reference(
+        q, k, v, np.repeat(gh[..., None], D, -1), logits, initial_state=h0, cu_seqlens=cu,
+        use_beta_sigmoid=True)
+    check(o, final, ref_o, ref_final.transpose(0, 1, 3, 2))
+    for name in ("gk", "gv", "A_log"):
+        with pytest.raises(ValueError, match=f"argument '{name}'"):
+            fused_recurrent_gated_delta_rule(q, k, v, gh, beta=beta[..., 0], **{name: gh})
+    with pytest.raises(ValueError, match="argument 'g'"):
+        fused_recurrent_gated_delta_rule(q, k, v, beta=beta[..., 0])

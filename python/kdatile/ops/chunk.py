@@ -74,13 +74,15 @@ def chunk_launches(*args, target=None, **kwargs):
 
 
 def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
-                           output_final_state=False, cu_seqlens=None,
-                           use_qk_l2norm_in_kernel=False, out=None):
+                           output_final_state=False, use_qk_l2norm_in_kernel=False,
+                           use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False,
+                           state_v_first=False, cu_seqlens=None, out=None):
     """Gated DeltaNet's chunked forward (FLA's `fla.ops.gated_delta_rule.
-    chunk_gated_delta_rule` keywords); returns (o, final_state). The launches of chunk_kda
-    with one log decay per token and value head: q, k [B, T, H, K], v [B, T, HV, V] (GVA),
-    g [B, T, HV] (the log decay), beta [B, T, HV] in (0, 1), initial_state [N, HV, K, V]
-    fp32 or None; varlen through cu_seqlens with B = 1."""
+    chunk_gated_delta_rule` parameters, in its order); returns (o, final_state). The launches
+    of chunk_kda with one log decay per token and value head: q, k [B, T, H, K], v [B, T, HV,
+    V] (GVA), g [B, T, HV] (the log decay), beta [B, T, HV] in (0, 1) (logits with
+    use_beta_sigmoid_in_kernel, 2 * sigmoid with allow_neg_eigval), initial_state [N, HV, K, V]
+    ([N, HV, V, K] with state_v_first) fp32 or None; varlen through cu_seqlens with B = 1."""
     result, launches = _gdn(**locals())
     for launch in launches:
         execute(None, launch)
@@ -93,11 +95,13 @@ def chunk_gdn_launches(*args, target=None, **kwargs):
     return _gdn(**bind(chunk_gated_delta_rule, args, kwargs), target=check_target(target))
 
 
-def _gdn(q, k, v, g, beta, scale, initial_state, output_final_state, cu_seqlens,
-         use_qk_l2norm_in_kernel, out, target=None):
+def _gdn(q, k, v, g, beta, scale, initial_state, output_final_state, use_qk_l2norm_in_kernel,
+         use_beta_sigmoid_in_kernel, allow_neg_eigval, state_v_first, cu_seqlens, out,
+         target=None):
     return _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
-                  use_qk_l2norm_in_kernel, False, False, False, False, None, False, cu_seqlens,
-                  None, None, False, out, target=target, gate_per_head=True)
+                  use_qk_l2norm_in_kernel, False, use_beta_sigmoid_in_kernel, allow_neg_eigval,
+                  False, None, state_v_first, cu_seqlens, None, None, False, out,
+                  target=target, gate_per_head=True)
 
 
 def _check_flag(name, flag):

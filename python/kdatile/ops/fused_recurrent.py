@@ -1,6 +1,7 @@
 """FLA's fused-recurrent calls on kernels/kda_recurrent.py: `fused_recurrent_kda` (fla.ops.kda)
 and `fused_recurrent_gated_delta_rule` (fla.ops.gated_delta_rule, Gated DeltaNet), with FLA's
-keywords, shapes and semantics (docs/ops.md).
+parameters in FLA's order (positional calls bind alike), shapes and semantics (docs/ops.md);
+the options FLA has and these do not raise ValueError naming them.
 
 Each sequence n runs from initial_state[n] (zeros when None) over its tokens; the final state
 is returned, not written into the initial state. Underneath, a copy of the initial states is the
@@ -17,11 +18,11 @@ from ._kernels import bind, check_target, execute
 from .recurrent import recurrent_slot_per_sequence
 
 
-def fused_recurrent_kda(q, k, v, g, beta, scale=None, initial_state=None,
-                        output_final_state=False, use_qk_l2norm_in_kernel=False,
-                        use_gate_in_kernel=False, use_beta_sigmoid_in_kernel=False,
-                        allow_neg_eigval=False, lower_bound=None, state_v_first=False,
-                        cu_seqlens=None, A_log=None, dt_bias=None, out=None):
+def fused_recurrent_kda(q, k, v, g, beta, A_log=None, dt_bias=None, scale=None,
+                        initial_state=None, output_final_state=False,
+                        use_qk_l2norm_in_kernel=False, use_gate_in_kernel=False,
+                        use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False,
+                        lower_bound=None, state_v_first=False, cu_seqlens=None, out=None):
     """KDA over every token of each sequence; returns (o, final_state or None).
 
     q, k [B, T, H, K], v [B, T, HV, V] (GVA: HV a multiple of H), g [B, T, HV, K] (the log
@@ -55,14 +56,19 @@ def _kda(q, k, v, g, beta, scale, initial_state, output_final_state, use_qk_l2no
                     dt_bias=dt_bias, out=out, gate_per_head=False, target=target)
 
 
-def fused_recurrent_gated_delta_rule(q, k, v, g, beta=None, scale=None, initial_state=None,
-                                     output_final_state=False, cu_seqlens=None,
-                                     use_qk_l2norm_in_kernel=False, out=None):
+def fused_recurrent_gated_delta_rule(q, k, v, g=None, gk=None, gv=None, beta=None, scale=None,
+                                     initial_state=None, output_final_state=False,
+                                     use_qk_l2norm_in_kernel=False, use_gate_in_kernel=False,
+                                     A_log=None, dt_bias=None, use_beta_sigmoid_in_kernel=False,
+                                     allow_neg_eigval=False, state_v_first=False,
+                                     cu_seqlens=None, out=None):
     """Gated DeltaNet over every token of each sequence; returns (o, final_state or None).
 
     q, k [B, T, H, K], v [B, T, HV, V] (GVA), g [B, T, HV]: one log decay per token and value
-    head; beta [B, T, HV] in (0, 1), None: ones. Varlen: B = 1 and cu_seqlens [N + 1].
-    initial_state [N, HV, K, V] (FLA's layout), fp32 or bf16, or None."""
+    head (required); beta [B, T, HV] in (0, 1) (logits with use_beta_sigmoid_in_kernel), None:
+    ones. Varlen: B = 1 and cu_seqlens [N + 1]. initial_state [N, HV, K, V] ([N, HV, V, K]
+    with state_v_first), fp32 or bf16, or None. Not supported (ValueError): gk, gv,
+    use_gate_in_kernel (with A_log, dt_bias), allow_neg_eigval."""
     o, final, launch = _gdn(**locals())
     return execute(o, launch), final
 
@@ -74,16 +80,31 @@ def fused_recurrent_gated_delta_rule_launch(*args, target=None, **kwargs):
                 target=check_target(target))
 
 
-def _gdn(q, k, v, g, beta, scale, initial_state, output_final_state, cu_seqlens,
-         use_qk_l2norm_in_kernel, out, target=None):
+def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
+         use_qk_l2norm_in_kernel, use_gate_in_kernel, A_log, dt_bias,
+         use_beta_sigmoid_in_kernel, allow_neg_eigval, state_v_first, cu_seqlens, out,
+         target=None):
+    if g is None:
+        vd.fail("g", "is required: one log decay per token and value head [B, T, HV]")
+    for name, value, why in (
+            ("gk", gk, "per-key gates are not supported"),
+            ("gv", gv, "per-value gates are not supported"),
+            ("use_gate_in_kernel", use_gate_in_kernel or None, "g must be the log decay"),
+            ("A_log", A_log, "the in-kernel gate is not supported"),
+            ("dt_bias", dt_bias, "the in-kernel gate is not supported"),
+            ("allow_neg_eigval", allow_neg_eigval or None, "beta must lie in (0, 1)")):
+        if value is not None:
+            vd.fail(name, f"{why} by fused_recurrent_gated_delta_rule")
     if beta is None:
+        if use_beta_sigmoid_in_kernel:
+            vd.fail("beta", "is required with use_beta_sigmoid_in_kernel=True")
         beta = _ones_like_gate(q, g)
     return _prepare(q, k, v, g, beta, scale=scale, initial_state=initial_state,
                     output_final_state=output_final_state,
                     use_qk_l2norm=use_qk_l2norm_in_kernel, use_gate=False,
-                    use_beta_sigmoid=False, lower_bound=None, state_v_first=False,
-                    cu_seqlens=cu_seqlens, A_log=None, dt_bias=None, out=out,
-                    gate_per_head=True, target=target)
+                    use_beta_sigmoid=use_beta_sigmoid_in_kernel, lower_bound=None,
+                    state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=None,
+                    dt_bias=None, out=out, gate_per_head=True, target=target)
 
 
 def _ones_like_gate(q, g):
