@@ -115,7 +115,9 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
     slot = kt.program_id(0)
     hv = kt.program_id(1)
     h = hv // (HV // H)
-    keys = kt.alloc_shared((C, BK), kt.float32)
+    PAIRWISE = not ANCHORED and not GATE_PER_HEAD
+    if PAIRWISE:  # the keys, one row per pair column
+        keys = kt.alloc_shared((C, BK), kt.float32)
     gammas = kt.alloc_shared((C, BK), kt.float32)
     lower = kt.alloc_shared((C, C), kt.float32)
     bos, eos, start = chunk_of_slot(cu_seqlens_ptr, N, T_total, slot, C)
@@ -151,13 +153,13 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
             beta = beta_scale * kt.sigmoid(beta)
         beta = kt.where(live, beta, 0.0)
         gamma = kt.cumsum(g, 0)
-        if not ANCHORED and not GATE_PER_HEAD:
+        if PAIRWISE:
             keys.store(k)
         gammas.store(gamma)
 
         if GATE_PER_HEAD:
             # One decay per row: the pairs are q k^T and k k^T times exp(gamma_i - gamma_j).
-            g_head = kt.cumsum(kt.where(live, g_head, 0.0), 0)
+            g_head = kt.cumsum(g_head, 0)  # rows past the end loaded as 0
             decay = kt.exp(kt.minimum(g_head[:, None] - g_head[None, :], 0.0))
             if DOT == kt.float32:
                 kk = kt.dot(k, kt.trans(k))

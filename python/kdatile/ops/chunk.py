@@ -98,10 +98,14 @@ def chunk_gdn_launches(*args, target=None, **kwargs):
 def _gdn(q, k, v, g, beta, scale, initial_state, output_final_state, use_qk_l2norm_in_kernel,
          use_beta_sigmoid_in_kernel, allow_neg_eigval, state_v_first, cu_seqlens, out,
          target=None):
-    return _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
-                  use_qk_l2norm_in_kernel, False, use_beta_sigmoid_in_kernel, allow_neg_eigval,
-                  False, None, state_v_first, cu_seqlens, None, None, False, out,
-                  target=target, gate_per_head=True)
+    return _chunk(q, k, v, g, beta, scale=scale, initial_state=initial_state,
+                  output_final_state=output_final_state,
+                  use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel, use_gate_in_kernel=False,
+                  use_beta_sigmoid_in_kernel=use_beta_sigmoid_in_kernel,
+                  allow_neg_eigval=allow_neg_eigval, safe_gate=False, lower_bound=None,
+                  state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=None,
+                  dt_bias=None, return_intermediate_states=False, out=out, target=target,
+                  gate_per_head=True)
 
 
 def _check_flag(name, flag):
@@ -289,7 +293,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         USE_GATE=use_gate_in_kernel, USE_LOWER_BOUND=use_gate_in_kernel and lower_bound is not None,
         HAS_A_LOG=a["A_log"] is not None, HAS_DT_BIAS=a["dt_bias"] is not None,
         USE_BETA_SIGMOID=use_beta_sigmoid_in_kernel, ANCHORED=anchored, DOT=dot,
-        LANES=wave_size(ref, target) if gpu else 32, GATE_PER_HEAD=gate_per_head)
+        LANES=wave_size(ref, target), GATE_PER_HEAD=gate_per_head)
     scan_args = (
         w, u, qg, kd, aqk, gend,
         a["initial_state"].value if a["initial_state"] is not None else unused, cu.value,

@@ -147,8 +147,11 @@ def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_
         st = vd.describe("initial_state", initial_state)
         shape = "[N, HV, V, K]" if state_v_first else "[N, HV, K, V]"
         vd.check_shape(st, shape, (N, HV) + inner, f" (N = {N}, HV = {HV} from v)")
-        pool = st.contiguous().value
-        pool = pool.clone() if st.is_torch else np.array(pool, copy=True)
+        # One contiguous copy, on the initial state's own device (the op checks it is q's).
+        if st.is_torch:
+            pool = st.value.clone(memory_format=vd._torch().contiguous_format)
+        else:
+            pool = np.array(st.value, copy=True, order="C")
     if qi.is_torch:
         torch = vd._torch()
         indices = torch.arange(N, dtype=torch.int32, device=qi.value.device)

@@ -53,17 +53,18 @@ def kda_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=Non
                   initial_state, state_indices, cu_seqlens=None, num_accepted_tokens=None,
                   use_qk_l2norm=True, use_gate=True, use_beta_sigmoid=True, state_layout="vk",
                   out=None, check_duplicate_slots=False, final_state_only=False):
-    """The KDA recurrent core over several tokens per sequence; returns `out` [.., H, V].
+    """The KDA recurrent core over several tokens per sequence; returns `out` [.., HV, V].
 
-    q, k [N, T, H, K], v [N, T, H, V] (one dtype: bf16 or fp32), g [N, T, H, K] (bf16 or fp32;
-    the raw gate with use_gate, else already the log decay), beta [N, T, H] (bf16 or fp32; raw
-    with use_beta_sigmoid, else already in (0, 1)). Varlen: the same arrays with a leading 1,
+    q, k [N, T, H, K], v [N, T, HV, V] (one dtype: bf16 or fp32; HV a multiple of H, GVA: value
+    head hv reads q/k head hv // (HV / H)), g [N, T, HV, K] (bf16 or fp32; the raw gate with
+    use_gate, else already the log decay), beta [N, T, HV] (bf16 or fp32; raw with
+    use_beta_sigmoid, else already in (0, 1)). Varlen: the same arrays with a leading 1,
     [1, T_total, ...], and cu_seqlens [N + 1] (int32 or int64, 0 = cu[0] <= ... <= cu[N] =
     T_total). Any token stride (splits of a packed [tokens, channels] tensor are not copied);
     inner dims dense, else copied.
 
-    initial_state [slots, H, V, K] ("vk") or [slots, H, K, V] ("kv"), fp32 or bf16: the state
-    pool, updated in place (any slot stride; each slot's [H, *, *] dense).
+    initial_state [slots, HV, V, K] ("vk") or [slots, HV, K, V] ("kv"), fp32 or bf16: the state
+    pool, updated in place (any slot stride; each slot's [HV, *, *] dense).
     state_indices [N, Tcols] int32 (int64 is converted): token t of sequence n writes its state
     to slot state_indices[n, t]; without cu_seqlens Tcols = T, with it tokens t >= Tcols are
     padding. A slot < 0 or >= slots is padding (zero output, no state written; a padding
@@ -74,7 +75,7 @@ def kda_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=Non
     check, skipped while a CUDA graph is captured: the kernel clamps them to [1, Tcols]).
 
     use_gate: g <- lower_bound * sigmoid(exp(A_log) * (g + dt_bias)), or with lower_bound None
-    g <- -exp(A_log) * softplus(g + dt_bias); A_log [H] fp32 and dt_bias [H*K] (or [H, K]) fp32
+    g <- -exp(A_log) * softplus(g + dt_bias); A_log [HV] fp32 and dt_bias [HV*K] (or [HV, K]) fp32
     are then required, and must be None (with lower_bound) when use_gate is False.
     scale: q's scale (default K ** -0.5), applied after the L2 norm. scale and lower_bound are
     runtime kernel arguments (changing them never compiles).
@@ -103,13 +104,13 @@ def recurrent_launch(*args, target=None, config=None, **kwargs):
     return _recurrent(**bind(kda_recurrent, args, kwargs), target=target, config=config)
 
 
-def recurrent_slot_per_sequence(q, k, v, g, beta, *, gate_per_head=False, **kwargs):
+def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=False,
+                                **kwargs):
     """(out, Launch or None) of kda_recurrent's arguments (keywords) with state_indices [N]:
     one slot per sequence, which every token of the sequence updates (FLA's fused_recurrent
     semantics, see fused_recurrent.py); gate_per_head: g [.., HV] (Gated DeltaNet)."""
-    target = check_target(kwargs.pop("target", None))
     bound = bind(kda_recurrent, (q, k, v, g, beta), kwargs)
-    return _recurrent(**bound, target=target, gate_per_head=gate_per_head,
+    return _recurrent(**bound, target=check_target(target), gate_per_head=gate_per_head,
                       slot_per_sequence=True)
 
 
