@@ -17,6 +17,7 @@ Per token t of sequence n (fp32):
     S[v,k] <- S[v,k] * exp(g[k])            (decay first)
     u      =  S k ;  S <- S + (beta * (v - u)) k^T
     o[t]   =  S q                           (the updated state), stored in o's dtype (bf16)
+    (DELTA_RULE=False, gated linear attention: S <- S + v k^T after the decay, no beta)
     state[state_indices[n, t], h] <- S      (rounded to the pool's dtype; S stays fp32)
 
 Tokens. Not varlen: q, k, v, g, beta are [N, T, H, *] (token n*T + t). IS_VARLEN: they are
@@ -73,6 +74,8 @@ Constexprs:
                     token is written, to that token's slot (the state every-token writing
                     leaves there); the other tokens' slots are not touched: one state write
                     per sequence instead of one per token.
+  DELTA_RULE        False: gated linear attention (GLA), S <- S * exp(g) + v k^T with no
+                    beta and no correction by S k (beta is not read).
 """
 
 import kdatile as kt
@@ -96,7 +99,8 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   USE_GATE: kt.constexpr, USE_LOWER_BOUND: kt.constexpr,
                   USE_BETA_SIGMOID: kt.constexpr, BV: kt.constexpr,
                   PREFETCH_STATE: kt.constexpr = False, FINAL_STATE_ONLY: kt.constexpr = False,
-                  QK_H: kt.constexpr = 0, GATE_PER_HEAD: kt.constexpr = False):
+                  QK_H: kt.constexpr = 0, GATE_PER_HEAD: kt.constexpr = False,
+                  DELTA_RULE: kt.constexpr = True):
     kt.static_assert(K > 0 and (K & (K - 1)) == 0 and V > 0 and (V & (V - 1)) == 0,
                      "K and V must be powers of two")
     kt.static_assert(BV > 0 and (BV & (BV - 1)) == 0 and V % BV == 0,
@@ -165,7 +169,10 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                     g = kt.load(g_ptr + tok * stride_g + h).to(kt.float32)
                 else:
                     g = kt.load(g_ptr + tok * stride_g + h * K + offs_k).to(kt.float32)
-                beta = kt.load(beta_ptr + tok * stride_beta + h).to(kt.float32)
+                if DELTA_RULE:
+                    beta = kt.load(beta_ptr + tok * stride_beta + h).to(kt.float32)
+                    if USE_BETA_SIGMOID:
+                        beta = kt.sigmoid(beta)
                 if USE_QK_L2NORM:
                     q = q * kt.rsqrt(kt.sum(q * q, 0) + 1e-6)
                     k = k * kt.rsqrt(kt.sum(k * k, 0) + 1e-6)
@@ -176,26 +183,27 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                         g = lower_bound * kt.sigmoid(A * a)
                     else:
                         g = -A * kt.softplus(a)
-                if USE_BETA_SIGMOID:
-                    beta = kt.sigmoid(beta)
                 if PREFETCH_STATE:
                     if copy_pending == 1:
                         S = prefetched_state(s_buf)
                         copy_pending = 0
-                # Delta rule: decay first; the output uses the updated state.
+                # Decay first; the output uses the updated state.
                 if GATE_PER_HEAD:
                     S = S * kt.exp(g)
                 elif STATE_KV:
                     S = S * kt.exp(g)[:, None]
                 else:
                     S = S * kt.exp(g)[None, :]
+                if DELTA_RULE:
+                    if STATE_KV:
+                        v = beta * (v - kt.sum(S * k[:, None], 0))
+                    else:
+                        v = beta * (v - kt.sum(S * k[None, :], 1))
                 if STATE_KV:
-                    u = kt.sum(S * k[:, None], 0)
-                    S = S + k[:, None] * (beta * (v - u))[None, :]
+                    S = S + k[:, None] * v[None, :]
                     o = kt.sum(S * q[:, None], 0)
                 else:
-                    u = kt.sum(S * k[None, :], 1)
-                    S = S + (beta * (v - u))[:, None] * k[None, :]
+                    S = S + v[:, None] * k[None, :]
                     o = kt.sum(S * q[None, :], 1)
                 if FINAL_STATE_ONLY:
                     last_slot = slot

@@ -91,6 +91,22 @@
 # RUN:   | FileCheck %s --check-prefix=SM90
 # RUN: %if ptxas %{ kda-compile %{kda_recurrent_sm_90a} --num-warps=4 %{varlen} %{gdn} \
 # RUN:   --emit cubin -o %t.gdn.cubin --stats 2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
+# Gated linear attention as fused_recurrent_gla runs it (DELTA_RULE=False: S <- S exp(g) +
+# v k^T, beta not read): the update is an outer product with no S k reduction, so the token
+# loop has one cross-lane reduction (o) instead of two; no spills on any target.
+# DEFINE: %{gla} = -D USE_GATE=False -D USE_LOWER_BOUND=False -D USE_BETA_SIGMOID=False \
+# DEFINE:   -D USE_QK_L2NORM=False -D FINAL_STATE_ONLY=True -D DELTA_RULE=False
+# RUN: kda-compile %{kda_recurrent_gfx950} --num-warps=4 %{varlen} %{gla} \
+# RUN:   --emit asm -o - --stats 2>%t.gla.gfx950.stats \
+# RUN:   | FileCheck %s --check-prefix=GLA950 --implicit-check-not=scratch_
+# RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.gla.gfx950.stats
+# RUN: kda-compile %{kda_recurrent_gfx1250} --num-warps=4 %{varlen} %{gla} \
+# RUN:   --emit hsaco -o %t.gla.gfx1250.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
+# RUN: %if ptxas %{ kda-compile %{kda_recurrent_sm_90a} --num-warps=4 %{varlen} %{gla} \
+# RUN:   --emit cubin -o %t.gla.cubin --stats 2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
+# GLA950-LABEL: kda_recurrent:
+# GLA950: v_exp_f32
+# GLA950: s_endpgm
 # A QK_H that does not divide H is rejected.
 # RUN: not kda-compile %{kda_recurrent_sm_90a} -D QK_H=5 --emit tile -o - 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=BAD-QK --implicit-check-not=error:

@@ -96,8 +96,8 @@ PREFILL_CASES = [
          neg=False, seed=6004),
 ]
 
-# FLA's fused-recurrent calls (fused_recurrent_kda, fused_recurrent_gated_delta_rule): GVA,
-# varlen with an empty sequence, both KDA state layouts.
+# FLA's fused-recurrent calls (fused_recurrent_kda, fused_recurrent_gated_delta_rule,
+# fused_recurrent_gla): GVA, varlen with an empty sequence, both KDA state layouts.
 FUSED_CASES = [
     dict(id="fused-kda-varlen-H2-HV4-D128-bf16-lb-vfirst", op="kda", H=2, HV=4, D=128,
          lens=[3, 1, 5, 0, 2], v_first=True, seed=7001),
@@ -105,6 +105,8 @@ FUSED_CASES = [
          v_first=False, seed=7002),
     dict(id="fused-gdn-varlen-H16-HV32-D128-bf16", op="gdn", H=16, HV=32, D=128,
          lens=[2, 1, 4, 0], v_first=False, seed=7003),
+    dict(id="fused-gla-varlen-H2-HV4-D128-bf16", op="gla", H=2, HV=4, D=128,
+         lens=[3, 1, 5, 0, 2], v_first=False, seed=7004),
 ]
 
 # What each op writes in place (compared bit-exactly between eager and graph replay).
@@ -168,6 +170,10 @@ def prefill_call(case, arr):
 def fused_call(case, arr):
     """(op name, positional args, keyword args) of a FUSED_CASES call (arr as above)."""
     args = (arr["q"], arr["k"], arr["v"], arr["g"])
+    if case["op"] == "gla":
+        return "fused_recurrent_gla", args, dict(
+            initial_state=arr["initial_state"], output_final_state=True,
+            cu_seqlens=arr.get("cu_seqlens"))
     kwargs = dict(beta=arr["beta"], initial_state=arr["initial_state"], output_final_state=True,
                   cu_seqlens=arr.get("cu_seqlens"), use_qk_l2norm_in_kernel=True)
     if case["op"] == "gdn":
@@ -402,7 +408,11 @@ def _fused_case(case, reference):
     q, k, v, g, beta = prefill_inputs(r, B, T, H, HV, D, D, dtype="bf16")
     h0 = (r.standard_normal((N, HV, D, D)) * 0.3).astype(np.float32)
     arrays = {"q": q, "k": k, "v": v, "initial_state": h0}
-    if gdn:
+    if case["op"] == "gla":
+        # Log-sigmoid gates per key channel.
+        arrays["g"] = -np.log1p(np.exp(-r.standard_normal((B, T, HV, D)) - 2.0)).astype(
+            np.float32)
+    elif gdn:
         arrays["g"] = -r.uniform(0.01, 1.0, (B, T, HV)).astype(np.float32)
         arrays["beta"] = r.uniform(0.1, 0.9, (B, T, HV)).astype(np.float32)
     else:
@@ -415,6 +425,18 @@ def _fused_case(case, reference):
     if not reference:
         return arrays, None
     widen = lambda a: bf16_to_f32(a) if a.dtype == np.uint16 else np.asarray(a, np.float32)  # noqa: E731
+    if case["op"] == "gla":
+        from gla_reference import gla_reference
+
+        ref_o, ref_final = gla_reference(widen(q), widen(k), widen(v), arrays["g"],
+                                         initial_state=h0, cu_seqlens=cu)
+        return arrays, {"ref_o": ref_o, "ref_final": ref_final}
+    if case["op"] == "gla":
+        from gla_reference import gla_reference
+
+        ref_o, ref_final = gla_reference(widen(q), widen(k), widen(v), arrays["g"],
+                                         initial_state=h0, cu_seqlens=cu)
+        return arrays, {"ref_o": ref_o, "ref_final": ref_final}
     if gdn:
         return arrays, _gdn_reference(arrays, cu)
     ref_o, ref_final, _ = kda_prefill_reference(
@@ -458,6 +480,9 @@ def launches(target="sm_90a"):
         name, args, kwargs = fused_call(case, arrays)
         if name == "fused_recurrent_kda":
             launch = fused_recurrent.fused_recurrent_kda_launch(*args, target=target,
+                                                                **kwargs)[2]
+        elif name == "fused_recurrent_gla":
+            launch = fused_recurrent.fused_recurrent_gla_launch(*args, target=target,
                                                                 **kwargs)[2]
         else:
             launch = fused_recurrent.fused_recurrent_gated_delta_rule_launch(

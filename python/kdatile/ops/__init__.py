@@ -2,7 +2,7 @@
 
     from kdatile.ops import chunk_kda, kda_decode, kda_decode_with_f_b, kda_recurrent
     from kdatile.ops import fused_recurrent_kda, fused_recurrent_gated_delta_rule
-    from kdatile.ops import chunk_gated_delta_rule
+    from kdatile.ops import chunk_gated_delta_rule, fused_recurrent_gla
 
 Inputs are torch tensors (CPU or CUDA) or NumPy arrays (bf16 as uint16 bit patterns); the
 kernel runs where the arrays live. Bad arguments raise ValueError naming the argument before
@@ -14,9 +14,13 @@ from . import validation
 from ._kernels import kernels_dir, load_kernel
 from .chunk import chunk_gated_delta_rule, chunk_kda
 from .decode import kda_decode, kda_decode_with_f_b
-from .fused_recurrent import fused_recurrent_gated_delta_rule, fused_recurrent_kda
+from .fused_recurrent import (
+                              fused_recurrent_gated_delta_rule,
+                              fused_recurrent_gla,
+                              fused_recurrent_kda,
+)
 from .recurrent import kda_recurrent
 
 __all__ = ["chunk_gated_delta_rule", "chunk_kda", "fused_recurrent_gated_delta_rule",
-           "fused_recurrent_kda", "kda_decode", "kda_decode_with_f_b", "kda_recurrent",
-           "kernels_dir", "load_kernel", "validation"]
+           "fused_recurrent_gla", "fused_recurrent_kda", "kda_decode", "kda_decode_with_f_b",
+           "kda_recurrent", "kernels_dir", "load_kernel", "validation"]

@@ -107,6 +107,48 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
                     dt_bias=None, out=out, gate_per_head=True, target=target)
 
 
+def fused_recurrent_gla(q, k, v, gk=None, gv=None, scale=None, initial_state=None,
+                        output_final_state=False, reverse=False, cu_seqlens=None, out=None):
+    """Gated linear attention over every token of each sequence (FLA's
+    `fla.ops.gla.fused_recurrent_gla` parameters, in its order); returns (o, final_state or
+    None). Per token: S <- diag(exp(gk)) S + k v^T, o = S^T (scale q).
+
+    q, k [B, T, H, K], v [B, T, HV, V] (GVA: HV a multiple of H), gk [B, T, HV, K]: the log
+    decay of each key channel (None: no decay). Varlen: B = 1 and cu_seqlens [N + 1].
+    initial_state [N, HV, K, V] fp32 or bf16, or None; the final state is fp32. Not
+    supported (ValueError): gv, reverse=True."""
+    o, final, launch = _gla(**locals())
+    return execute(o, launch), final
+
+
+def fused_recurrent_gla_launch(*args, target=None, **kwargs):
+    """(o, final_state, Launch or None): what fused_recurrent_gla(*args, **kwargs) launches,
+    without launching (as fused_recurrent_kda_launch)."""
+    return _gla(**bind(fused_recurrent_gla, args, kwargs), target=check_target(target))
+
+
+def _gla(q, k, v, gk, gv, scale, initial_state, output_final_state, reverse, cu_seqlens, out,
+         target=None):
+    if gv is not None:
+        vd.fail("gv", "per-value gates are not supported by fused_recurrent_gla")
+    if not isinstance(reverse, bool):
+        vd.fail("reverse", f"expected a bool, got {type(reverse).__name__}")
+    if reverse:
+        vd.fail("reverse", "the reversed recurrence is not supported by fused_recurrent_gla")
+    vi = vd.describe("v", v)
+    vd.check_rank(vi, "[B, T, HV, V]", 4)
+    # Without gk: a zero log decay per token and head (the per-head form reads the least);
+    # the delta rule is off, so beta is never read and the same zeros stand for it.
+    zeros = vd.new_like(vd.describe("q", q), vi.shape[:3], vd.describe("q", q).dtype)
+    zeros[...] = 0
+    return _prepare(q, k, v, zeros if gk is None else gk, zeros, scale=scale,
+                    initial_state=initial_state, output_final_state=output_final_state,
+                    use_qk_l2norm=False, use_gate=False, use_beta_sigmoid=False,
+                    lower_bound=None, state_v_first=False, cu_seqlens=cu_seqlens, A_log=None,
+                    dt_bias=None, out=out, gate_per_head=gk is None, delta_rule=False,
+                    target=target)
+
+
 def _ones_like_gate(q, g):
     """beta = 1 in g's shape and dtype (bf16 ones as their bit pattern in NumPy)."""
     info = vd.describe("g", g)
@@ -120,7 +162,7 @@ def _ones_like_gate(q, g):
 
 def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_qk_l2norm,
              use_gate, use_beta_sigmoid, lower_bound, state_v_first, cu_seqlens, A_log,
-             dt_bias, out, gate_per_head, target=None):
+             dt_bias, out, gate_per_head, delta_rule=True, target=None):
     """(o, final state or None, Launch or None): the pool (a copy of the initial states, or
     zeros) updated once per sequence by kda_recurrent's final-state-only launch."""
     for name, flag in (("output_final_state", output_final_state),
@@ -162,5 +204,5 @@ def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_
         initial_state=pool, state_indices=indices, cu_seqlens=cu_seqlens,
         use_qk_l2norm=use_qk_l2norm, use_gate=use_gate, use_beta_sigmoid=use_beta_sigmoid,
         state_layout=layout, out=out, final_state_only=True, gate_per_head=gate_per_head,
-        target=target)
+        delta_rule=delta_rule, target=target)
     return o, (pool if output_final_state else None), launch

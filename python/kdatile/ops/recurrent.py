@@ -105,13 +105,14 @@ def recurrent_launch(*args, target=None, config=None, **kwargs):
 
 
 def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=False,
-                                **kwargs):
+                                delta_rule=True, **kwargs):
     """(out, Launch or None) of kda_recurrent's arguments (keywords) with state_indices [N]:
     one slot per sequence, which every token of the sequence updates (FLA's fused_recurrent
-    semantics, see fused_recurrent.py); gate_per_head: g [.., HV] (Gated DeltaNet)."""
+    semantics, see fused_recurrent.py); gate_per_head: g [.., HV] (Gated DeltaNet);
+    delta_rule=False: gated linear attention (beta is not read)."""
     bound = bind(kda_recurrent, (q, k, v, g, beta), kwargs)
     return _recurrent(**bound, target=check_target(target), gate_per_head=gate_per_head,
-                      slot_per_sequence=True)
+                      delta_rule=delta_rule, slot_per_sequence=True)
 
 
 class RecurrentConfig(NamedTuple):
@@ -127,7 +128,8 @@ class RecurrentConfig(NamedTuple):
 def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_state,
                state_indices, cu_seqlens, num_accepted_tokens, use_qk_l2norm, use_gate,
                use_beta_sigmoid, state_layout, out, check_duplicate_slots, final_state_only,
-               target=None, config=None, gate_per_head=False, slot_per_sequence=False):
+               target=None, config=None, gate_per_head=False, delta_rule=True,
+               slot_per_sequence=False):
     """(out, Launch or None) of kda_recurrent's arguments on `target` (None: the device's)."""
     if config is not None:
         config = RecurrentConfig(*config)
@@ -344,7 +346,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                       USE_GATE=use_gate, USE_LOWER_BOUND=use_gate and lower_bound is not None,
                       USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV, PREFETCH_STATE=prefetch,
                       FINAL_STATE_ONLY=final_state_only, QK_H=H if HV != H else 0,
-                      GATE_PER_HEAD=gate_per_head)
+                      GATE_PER_HEAD=gate_per_head, DELTA_RULE=delta_rule)
     return o.value, Launch(kernel, kargs, constexprs, (N, HV, V // BV), num_warps)
 
 

@@ -1,0 +1,35 @@
+"""fp64 reference of gated linear attention (GLA), written from its definition: per sequence
+and value head, S_t = diag(exp(gk_t)) S_{t-1} + k_t v_t^T and o_t = S_t^T (scale q_t), with
+value head hv reading q/k head hv // (HV // H)."""
+
+import numpy as np
+
+
+def gla_reference(q, k, v, gk=None, *, scale=None, initial_state=None, cu_seqlens=None):
+    """(o [B, T, HV, V], final states [N, HV, K, V]) in fp64 of q, k [B, T, H, K], v [B, T,
+    HV, V] and log decays gk [B, T, HV, K] (None: no decay); with cu_seqlens [N + 1], B = 1."""
+    q, k, v = (np.asarray(x, np.float64) for x in (q, k, v))
+    B, T, H, K = q.shape
+    HV, V = v.shape[2], v.shape[3]
+    scale = K ** -0.5 if scale is None else scale
+    if cu_seqlens is None:
+        bounds = [(b * T, (b + 1) * T) for b in range(B)]
+    else:
+        cu = [int(x) for x in cu_seqlens]
+        bounds = list(zip(cu[:-1], cu[1:]))
+    q, k, v = q.reshape(B * T, H, K), k.reshape(B * T, H, K), v.reshape(B * T, HV, V)
+    decay = None if gk is None else np.exp(np.asarray(gk, np.float64).reshape(B * T, HV, K))
+    o = np.zeros((B * T, HV, V))
+    final = np.zeros((len(bounds), HV, K, V))
+    for n, (bos, eos) in enumerate(bounds):
+        for hv in range(HV):
+            h = hv // (HV // H)
+            S = (np.zeros((K, V)) if initial_state is None
+                 else np.asarray(initial_state[n, hv], np.float64).copy())
+            for t in range(bos, eos):
+                if decay is not None:
+                    S = decay[t, hv][:, None] * S
+                S = S + np.outer(k[t, h], v[t, hv])
+                o[t, hv] = (scale * q[t, h]) @ S
+            final[n, hv] = S
+    return o.reshape(B, T, HV, V), final
