@@ -45,7 +45,9 @@ instructions (the prep's anchored pairs on tf32 ones). ANCHORED: the pairs as tw
 referred to the chunk's middle row (every log decay >= -10). LANES: the target's warp (wave)
 size, over which the prep's solve lays a chunk's rows. GATE_PER_HEAD: g is one log decay per
 token and value head ([T_total, HV], Gated DeltaNet); the pairs are then q k^T and k k^T times
-the rows' decays, on the matrix instructions (tf32 with bf16 inputs).
+the rows' decays, on the matrix instructions (tf32 with bf16 inputs). DELTA_RULE=False:
+gated linear attention (GLA, S <- gend * S + kd^T v): no solve, u = v, no w (beta is loaded,
+not used), and the scan's delta is u.
 """
 
 import kdatile as kt
@@ -107,7 +109,7 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                    HAS_DT_BIAS: kt.constexpr, USE_BETA_SIGMOID: kt.constexpr,
                    ANCHORED: kt.constexpr = False, DOT: kt.constexpr = kt.float32,
                    LANES: kt.constexpr = 32, GATE_PER_HEAD: kt.constexpr = False,
-                   num_warps: kt.constexpr = 4):
+                   DELTA_RULE: kt.constexpr = True, num_warps: kt.constexpr = 4):
     kt.static_assert(HV % H == 0, "HV must be a multiple of H")
     kt.static_assert(not (GATE_PER_HEAD and (USE_GATE or ANCHORED)),
                      "GATE_PER_HEAD takes the log decay, pair by pair")
@@ -197,27 +199,28 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 column = cc[None, :] == j
                 kk = kt.where(column & (rows[:, None] > j), kt.sum(k * kd_j, 1)[:, None], kk)
                 qk = kt.where(column & (rows[:, None] >= j), kt.sum(q * kd_j, 1)[:, None], qk)
-        lower.store(kk * beta[:, None])
-
-        # (I + L)^-1 by forward substitution: row i = e_i - sum_{j < i} L[i, j] row j (on
-        # the H200 10% faster than the product (I - L)(I + L^2)(I + L^4)(I + L^8)).
-        # The rows of a column lie in one warp: the sums take no barrier.
-        SOLVE = kt.BlockedLayout([1, 1], [C, LANES // C], [1, num_warps], [0, 1])
-        inverse = kt.zeros((C, C), kt.float32, layout=SOLVE)
-        for i in range(C):
-            l_i = lower.index(i).load(layout=kt.SliceLayout(1, SOLVE))
-            row = kt.where(cc == i, 1.0, 0.0) - kt.sum(l_i[:, None] * inverse, 0)
-            inverse = kt.where(rows[:, None] == i, row[None, :], inverse)
-        a = (inverse * beta[None, :]).to(DOT)
-
         gamma_end = gammas.index(C - 1).load()
         decayed = kt.exp(gamma)
-        w = kt.dot(a, (k * decayed).to(DOT))
-        u = kt.dot(a, v.to(DOT))
-        kd = k * kt.exp(kt.minimum(gamma_end[None, :] - gamma, 0.0))
         row_k = (tok[:, None] * HV + hv) * K + ck[None, :]
         out_ty = w_ptr.dtype.element_ty
-        kt.store(w_ptr + row_k, w.to(out_ty), mask=kmask)
+        if DELTA_RULE:
+            lower.store(kk * beta[:, None])
+            # (I + L)^-1 by forward substitution: row i = e_i - sum_{j < i} L[i, j] row j (on
+            # the H200 10% faster than the product (I - L)(I + L^2)(I + L^4)(I + L^8)).
+            # The rows of a column lie in one warp: the sums take no barrier.
+            SOLVE = kt.BlockedLayout([1, 1], [C, LANES // C], [1, num_warps], [0, 1])
+            inverse = kt.zeros((C, C), kt.float32, layout=SOLVE)
+            for i in range(C):
+                l_i = lower.index(i).load(layout=kt.SliceLayout(1, SOLVE))
+                row = kt.where(cc == i, 1.0, 0.0) - kt.sum(l_i[:, None] * inverse, 0)
+                inverse = kt.where(rows[:, None] == i, row[None, :], inverse)
+            a = (inverse * beta[None, :]).to(DOT)
+            w = kt.dot(a, (k * decayed).to(DOT))
+            u = kt.dot(a, v.to(DOT))
+            kt.store(w_ptr + row_k, w.to(out_ty), mask=kmask)
+        else:
+            u = v  # gated linear attention: delta = v, no w
+        kd = k * kt.exp(kt.minimum(gamma_end[None, :] - gamma, 0.0))
         kt.store(qg_ptr + row_k, (q * decayed).to(out_ty), mask=kmask)
         kt.store(kd_ptr + row_k, kd.to(out_ty), mask=kmask)
         kt.store(u_ptr + (tok[:, None] * HV + hv) * V + cv[None, :], u.to(out_ty), mask=vmask)
@@ -258,7 +261,7 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_s
                    BV: kt.constexpr, C: kt.constexpr, STATE_VK: kt.constexpr,
                    HAS_INITIAL: kt.constexpr, STORE_FINAL: kt.constexpr,
                    STORE_STATES: kt.constexpr, STATES_EVERY: kt.constexpr = 4,
-                   DOT: kt.constexpr = kt.float32):
+                   DOT: kt.constexpr = kt.float32, DELTA_RULE: kt.constexpr = True):
     """States are [K, V] per (sequence, value head), or [V, K] with STATE_VK: h0 and ht
     [N, HV, *] fp32; with STORE_STATES the state before every STATES_EVERY-th chunk m of
     sequence n goes to states[chunk_offsets[n] + m // STATES_EVERY] ([.., HV, *], in
@@ -300,7 +303,10 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_s
             w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, bos, eos, first_slot, m + 1,
             chunks, hv, cv, HV, K, V, BK, C)
         s_dot = S.to(DOT)
-        delta = u.to(kt.float32) - kt.dot(w.to(DOT), s_dot)
+        if DELTA_RULE:
+            delta = u.to(kt.float32) - kt.dot(w.to(DOT), s_dot)
+        else:
+            delta = u.to(kt.float32)
         o = kt.dot(aqk.to(DOT), delta.to(DOT), kt.dot(qg.to(DOT), s_dot))
         tok = (bos + m * C).to(kt.int64) + rows
         kt.store(o_ptr + (tok[:, None] * HV + hv) * V + cv[None, :],

@@ -29,6 +29,17 @@
 # RUN: kda-compile %{kda_chunk_prep_gfx1250} %{gdn} --emit hsaco -o %t.gdn.gfx1250.hsaco --stats \
 # RUN:   2>&1 | FileCheck %s --check-prefix=AMD-STATS
 #
+# Gated linear attention (chunk_gla, DELTA_RULE=False): no solve in the prep (no solve loop,
+# no w), no w S in the scan; no spills.
+# DEFINE: %{gla} = -D DELTA_RULE=False -D USE_GATE=False -D USE_LOWER_BOUND=False \
+# DEFINE:   -D ANCHORED=False -D USE_BETA_SIGMOID=False -D HAS_A_LOG=False -D HAS_DT_BIAS=False \
+# DEFINE:   -D USE_QK_L2NORM=False
+# RUN: kda-compile %{kda_chunk_prep_gfx950} %{gla} --emit hsaco -o %t.gla.gfx950.hsaco --stats \
+# RUN:   2>&1 | FileCheck %s --check-prefix=AMD-STATS
+# RUN: kda-compile %{kda_chunk_prep_gfx1250} %{gla} --emit hsaco -o %t.gla.gfx1250.hsaco --stats \
+# RUN:   2>&1 | FileCheck %s --check-prefix=AMD-STATS
+# RUN: kda-compile %{kda_chunk_scan_gfx950} -D DELTA_RULE=False --emit hsaco \
+# RUN:   -o %t.gla.scan.gfx950.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
 # RUN: kda-compile %{kda_chunk_prep_gfx950} --emit asm -o - --stats 2>%t.prep.gfx950 \
 # RUN:   | FileCheck %s --check-prefixes=PREP-AMD,PREP-GFX950
 # RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.prep.gfx950

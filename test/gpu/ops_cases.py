@@ -94,6 +94,10 @@ PREFILL_CASES = [
     dict(id="prefill-gdn-varlen-H16-HV32-D128-bf16", H=16, HV=32, D=128,
          lens=[1, 16, 17, 100], dtype="bf16", gate="gdn", v_first=False, initial=True,
          neg=False, seed=6004),
+    # Gated linear attention (chunk_gla): log-sigmoid decays per key channel, no delta rule.
+    dict(id="prefill-gla-varlen-H4-HV8-D128-bf16", H=4, HV=8, D=128,
+         lens=[1, 16, 17, 100], dtype="bf16", gate="gla", v_first=False, initial=True,
+         neg=False, seed=6005),
 ]
 
 # FLA's fused-recurrent calls (fused_recurrent_kda, fused_recurrent_gated_delta_rule,
@@ -151,7 +155,11 @@ def recurrent_call(case, arr):
 
 def prefill_call(case, arr):
     """(op name, positional args, keyword args) of a PREFILL_CASES call: chunk_kda, or
-    chunk_gated_delta_rule for the "gdn" gate (arr as above)."""
+    chunk_gated_delta_rule for the "gdn" gate, chunk_gla for "gla" (arr as above)."""
+    if case["gate"] == "gla":
+        return "chunk_gla", (arr["q"], arr["k"], arr["v"], arr["g"]), dict(
+            output_final_state=True, initial_state=arr.get("initial_state"),
+            cu_seqlens=arr.get("cu_seqlens"))
     args = (arr["q"], arr["k"], arr["v"], arr["g"], arr["beta"])
     if case["gate"] == "gdn":
         return "chunk_gated_delta_rule", args, dict(
@@ -355,6 +363,8 @@ def _prefill_case(case, reference):
     if gdn:  # log decays per token and head, beta in (0, 1)
         g = -r.uniform(0.0, 3.0, (B, T, HV)).astype(np.float32)
         beta = r.uniform(0.05, 0.95, (B, T, HV)).astype(np.float32)
+    if case["gate"] == "gla":  # log-sigmoid decays per key channel
+        g = -np.log1p(np.exp(-r.standard_normal((B, T, HV, D)) - 2.0)).astype(np.float32)
     arrays = {"q": q, "k": k, "v": v, "g": g, "beta": beta,
               "A_log": r.uniform(-1.0, 1.0, HV).astype(np.float32),
               "dt_bias": r.standard_normal(HV * D).astype(np.float32)}
@@ -367,6 +377,13 @@ def _prefill_case(case, reference):
     widen = lambda a: bf16_to_f32(a) if a.dtype == np.uint16 else np.asarray(a, np.float32)  # noqa: E731
     if gdn:
         return arrays, _gdn_reference(arrays, cu)
+    if case["gate"] == "gla":
+        from gla_reference import gla_reference
+
+        ref_o, ref_final = gla_reference(widen(q), widen(k), widen(v), g,
+                                         initial_state=arrays.get("initial_state"),
+                                         cu_seqlens=cu)
+        return arrays, {"ref_o": ref_o, "ref_final": ref_final}
     ref_o, ref_final, _ = kda_prefill_reference(
         widen(q), widen(k), widen(v), widen(g), widen(beta),
         initial_state=arrays.get("initial_state"), cu_seqlens=cu, use_qk_l2norm=True,
@@ -455,7 +472,7 @@ def launches(target="sm_90a"):
     (kdatile.ops' decode_launch / recurrent_launch / chunk_launches, a prefill case giving one
     entry per launch; needs the kdatile package, not libkda)."""
     from kdatile.ops import fused_recurrent
-    from kdatile.ops.chunk import chunk_gdn_launches, chunk_launches
+    from kdatile.ops.chunk import chunk_gdn_launches, chunk_gla_launches, chunk_launches
     from kdatile.ops.decode import decode_launch
     from kdatile.ops.recurrent import recurrent_launch
 
@@ -472,7 +489,8 @@ def launches(target="sm_90a"):
     for case in PREFILL_CASES:
         arrays, _ = build_case("prefill", case, reference=False)
         name, args, kwargs = prefill_call(case, arrays)
-        launches_of = chunk_launches if name == "chunk_kda" else chunk_gdn_launches
+        launches_of = {"chunk_kda": chunk_launches, "chunk_gated_delta_rule": chunk_gdn_launches,
+                       "chunk_gla": chunk_gla_launches}[name]
         out += [(case["id"], launch) for launch in launches_of(*args, target=target,
                                                                **kwargs)[1]]
     for case in FUSED_CASES:

@@ -1,6 +1,6 @@
 """kdatile.ops (kda_decode, kda_decode_with_f_b, kda_recurrent, chunk_kda, fused_recurrent_kda,
-fused_recurrent_gated_delta_rule) on CUDA tensors vs the fp64 reference, and under CUDA-graph
-capture.
+fused_recurrent_gated_delta_rule, fused_recurrent_gla, chunk_gated_delta_rule, chunk_gla) on
+CUDA tensors vs the fp64 reference, and under CUDA-graph capture.
 
 The calls are ops_cases.py's (listed under "ops" in the manifest); test/gpu/prepare.py (build
 machine) exported the kernel specializations they launch into <artifacts>/bundle, so that here

@@ -2,7 +2,7 @@
 
     from kdatile.ops import chunk_kda, kda_decode, kda_decode_with_f_b, kda_recurrent
     from kdatile.ops import fused_recurrent_kda, fused_recurrent_gated_delta_rule
-    from kdatile.ops import chunk_gated_delta_rule, fused_recurrent_gla
+    from kdatile.ops import chunk_gated_delta_rule, chunk_gla, fused_recurrent_gla
 
 Inputs are torch tensors (CPU or CUDA) or NumPy arrays (bf16 as uint16 bit patterns); the
 kernel runs where the arrays live. Bad arguments raise ValueError naming the argument before
@@ -12,7 +12,7 @@ anything is launched. The kernels themselves come from the source tree's kernels
 
 from . import validation
 from ._kernels import kernels_dir, load_kernel
-from .chunk import chunk_gated_delta_rule, chunk_kda
+from .chunk import chunk_gated_delta_rule, chunk_gla, chunk_kda
 from .decode import kda_decode, kda_decode_with_f_b
 from .fused_recurrent import (
                               fused_recurrent_gated_delta_rule,
@@ -21,6 +21,6 @@ from .fused_recurrent import (
 )
 from .recurrent import kda_recurrent
 
-__all__ = ["chunk_gated_delta_rule", "chunk_kda", "fused_recurrent_gated_delta_rule",
+__all__ = ["chunk_gated_delta_rule", "chunk_gla", "chunk_kda", "fused_recurrent_gated_delta_rule",
            "fused_recurrent_gla", "fused_recurrent_kda", "kda_decode", "kda_decode_with_f_b",
            "kda_recurrent", "kernels_dir", "load_kernel", "validation"]

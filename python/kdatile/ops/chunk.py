@@ -108,6 +108,40 @@ def _gdn(q, k, v, g, beta, scale, initial_state, output_final_state, use_qk_l2no
                   gate_per_head=True)
 
 
+def chunk_gla(q, k, v, g, scale=None, initial_state=None, output_final_state=False,
+              cu_seqlens=None, out=None):
+    """Gated linear attention's chunked forward (FLA's `fla.ops.gla.chunk_gla` parameters, in
+    its order); returns (o, final_state). The launches of chunk_kda with the delta rule off:
+    per token S <- diag(exp(g)) S + k v^T, o = S^T (scale q). q, k [B, T, H, K], v [B, T, HV,
+    V] (GVA), g [B, T, HV, K] log decays per key channel, initial_state [N, HV, K, V] fp32 or
+    None; varlen through cu_seqlens with B = 1."""
+    result, launches = _gla(**locals())
+    for launch in launches:
+        execute(None, launch)
+    return result
+
+
+def chunk_gla_launches(*args, target=None, **kwargs):
+    """(result, [Launch]): what chunk_gla(*args, **kwargs) launches, without launching (as
+    chunk_launches)."""
+    return _gla(**bind(chunk_gla, args, kwargs), target=check_target(target))
+
+
+def _gla(q, k, v, g, scale, initial_state, output_final_state, cu_seqlens, out, target=None):
+    # No beta in GLA: zeros stand for it (loaded, never used).
+    vi = vd.describe("v", v)
+    vd.check_rank(vi, "[B, T, HV, V]", 4)
+    qi = vd.describe("q", q)
+    zeros = vd.new_like(qi, vi.shape[:3], qi.dtype)
+    zeros[...] = 0
+    return _chunk(q, k, v, g, zeros, scale=scale, initial_state=initial_state,
+                  output_final_state=output_final_state, use_qk_l2norm_in_kernel=False,
+                  use_gate_in_kernel=False, use_beta_sigmoid_in_kernel=False,
+                  allow_neg_eigval=False, safe_gate=False, lower_bound=None,
+                  state_v_first=False, cu_seqlens=cu_seqlens, A_log=None, dt_bias=None,
+                  return_intermediate_states=False, out=out, target=target, delta_rule=False)
+
+
 def _check_flag(name, flag):
     if not isinstance(flag, bool):
         vd.fail(name, f"expected a bool, got {type(flag).__name__}")
@@ -116,7 +150,8 @@ def _check_flag(name, flag):
 def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
            use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel,
            allow_neg_eigval, safe_gate, lower_bound, state_v_first, cu_seqlens, A_log,
-           dt_bias, return_intermediate_states, out, target=None, gate_per_head=False):
+           dt_bias, return_intermediate_states, out, target=None, gate_per_head=False,
+           delta_rule=True):
     for name in ("output_final_state", "use_qk_l2norm_in_kernel", "use_gate_in_kernel",
                  "use_beta_sigmoid_in_kernel", "allow_neg_eigval", "safe_gate", "state_v_first",
                  "return_intermediate_states"):
@@ -293,7 +328,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         USE_GATE=use_gate_in_kernel, USE_LOWER_BOUND=use_gate_in_kernel and lower_bound is not None,
         HAS_A_LOG=a["A_log"] is not None, HAS_DT_BIAS=a["dt_bias"] is not None,
         USE_BETA_SIGMOID=use_beta_sigmoid_in_kernel, ANCHORED=anchored, DOT=dot,
-        LANES=wave_size(ref, target), GATE_PER_HEAD=gate_per_head)
+        LANES=wave_size(ref, target), GATE_PER_HEAD=gate_per_head, DELTA_RULE=delta_rule)
     scan_args = (
         w, u, qg, kd, aqk, gend,
         a["initial_state"].value if a["initial_state"] is not None else unused, cu.value,
@@ -303,7 +338,8 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     scan_constexprs = dict(
         HV=HV, K=K, V=V, BK=BK, BV=BV, C=CHUNK, STATE_VK=state_v_first,
         HAS_INITIAL=a["initial_state"] is not None, STORE_FINAL=final is not None,
-        STORE_STATES=states is not None, STATES_EVERY=STATE_CHUNK // CHUNK, DOT=dot)
+        STORE_STATES=states is not None, STATES_EVERY=STATE_CHUNK // CHUNK, DOT=dot,
+        DELTA_RULE=delta_rule)
     num_warps = 4 if gpu else None
     return result, [
         Launch(prep, prep_args, prep_constexprs, (slots, HV), num_warps),
