@@ -12,6 +12,7 @@ import sys
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 
@@ -44,6 +45,24 @@ def manifest():
         pytest.skip(f"no manifest.json in {artifact_dir()}: run python3 test/gpu/prepare.py "
                     "--out DIR on the build machine and set KDA_GPU_ARTIFACTS=DIR")
     return MANIFEST
+
+
+@pytest.fixture
+def bundle_kdatile(torch_cuda, manifest, monkeypatch):
+    """This checkout's kdatile (python/) with KDATILE_BUNDLE set to the artifacts' bundle, so
+    its ops launch the prepared kernels; returns the kdatile module."""
+    info = manifest.get("bundle") or {}
+    if "dir" not in info:
+        pytest.skip(f"no bundle in the artifacts: {info.get('error', 'rerun prepare.py')}")
+    monkeypatch.setenv("KDATILE_BUNDLE", os.path.join(artifact_dir(), info["dir"]))
+    monkeypatch.delenv("KDATILE_GPU_RUNTIME", raising=False)
+    python_dir = os.path.join(ROOT, "python")
+    if python_dir not in sys.path:
+        sys.path.insert(0, python_dir)
+    import kdatile
+    import kdatile.ops  # noqa: F401
+
+    return kdatile
 
 
 @pytest.fixture(scope="session")

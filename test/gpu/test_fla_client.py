@@ -9,7 +9,6 @@ FLA is brought at test time (fla-org/flash-linear-attention on PYTHONPATH, with 
 never part of this repository; without it the test is skipped.
 """
 
-import os
 
 import pytest
 from fla_client import (
@@ -20,8 +19,6 @@ from fla_client import (
     LOWER_BOUND,
     PREFILL_TOKENS,
 )
-
-from conftest import artifact_dir
 
 TOLERANCE = 1e-2
 
@@ -41,18 +38,13 @@ def _rel_rms(torch, ref, got):
     return float(torch.sqrt(torch.mean((ref - got) ** 2)) / torch.sqrt(torch.mean(ref ** 2)))
 
 
-def test_kimi_layer_prefill_then_decode_on_kdatile(torch_cuda, manifest, monkeypatch):
+def test_kimi_layer_prefill_then_decode_on_kdatile(torch_cuda, bundle_kdatile, monkeypatch):
     torch = torch_cuda
     try:
         import fla.layers.kda as fla_kda
     except Exception as e:  # noqa: BLE001 - FLA or one of its dependencies is missing
         pytest.skip(f"FLA is not importable ({type(e).__name__}: {e})")
-    info = manifest.get("bundle") or {}
-    if "dir" not in info:
-        pytest.skip("no bundle in the artifacts: rerun prepare.py")
-    monkeypatch.setenv("KDATILE_BUNDLE", os.path.join(artifact_dir(), info["dir"]))
-    import kdatile
-    import kdatile.ops
+    kdatile = bundle_kdatile
 
     torch.manual_seed(0)
     layer = fla_kda.KimiDeltaAttention(hidden_size=HIDDEN, head_dim=HEAD_DIM, num_heads=HEADS,

@@ -15,8 +15,6 @@ final state rel RMS <= 1e-2 with bf16 inputs, 5e-3 with fp32 ones. A graph captu
 one eager warm-up call replays bit-identically to an eager call from the same inputs.
 """
 
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -31,9 +29,8 @@ from ops_cases import (
     with_final_failures,
 )
 
-from conftest import MANIFEST, artifact_dir
+from conftest import MANIFEST
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 OPS = (MANIFEST or {}).get("ops") or {}
 DECODE = OPS.get("decode", [])
 RECURRENT = OPS.get("recurrent", [])
@@ -49,23 +46,12 @@ BF16_STATE_TOL = {"decode": 4e-3, "recurrent": 5e-3}
 
 
 @pytest.fixture
-def kt_bundle(torch_cuda, manifest, monkeypatch):
+def kt_bundle(bundle_kdatile):
     """KDATILE_BUNDLE set to the artifacts' bundle; returns the kdatile module."""
     if "error" in OPS or not CASES:
         why = OPS.get("error", "rerun prepare.py")
         pytest.skip(f"no kdatile.ops cases in the artifacts: {why}")
-    info = manifest.get("bundle") or {}
-    if "dir" not in info:
-        pytest.skip(f"no bundle in the artifacts: {info.get('error', 'rerun prepare.py')}")
-    monkeypatch.setenv("KDATILE_BUNDLE", os.path.join(artifact_dir(), info["dir"]))
-    monkeypatch.delenv("KDATILE_GPU_RUNTIME", raising=False)
-    python_dir = os.path.join(ROOT, "python")
-    if python_dir not in sys.path:
-        sys.path.insert(0, python_dir)
-    import kdatile
-    import kdatile.ops  # noqa: F401
-
-    return kdatile
+    return bundle_kdatile
 
 
 # -- data ------------------------------------------------------------------------------------
