@@ -108,6 +108,7 @@ static const BuiltinSpec kBuiltins[] = {
     {"expand_dims", {"input", "axis"}, 2},
     {"static_range", {"start", "end", "step"}, 1},
     {"static_assert", {"cond", "msg"}, 1},
+    {"static_print", {}, 0},
     {"constexpr", {"value"}, 1},
     {"to", {"input", "dtype", "fp_downcast_rounding", "bitcast"}, 2},
     {"py.range", {"start", "stop", "step"}, 1},
@@ -234,7 +235,11 @@ std::optional<DValue> Emitter::callBuiltin(
     return fromConstant(best);
   }
   if (name == "py.print")
-    return error(at, "unsupported construct: print() in a kernel");
+    return error(at,
+                 "unsupported construct: print() in a kernel (kt.static_print "
+                 "prints compile-time values)");
+  if (name == "static_print")
+    return staticPrint(positional, kw, at);
   BoundArgs args;
   if (!bindArgs(fnName, spec->params, spec->numRequired, positional, kw, at,
                 args))

@@ -199,6 +199,11 @@ public:
                                        const std::string &shownModule);
   std::optional<DValue> ifExpr(const Expr &expr);
 
+  // --- Kernel.cpp: kt.static_print's compile-time output.
+  std::optional<DValue>
+  staticPrint(const std::vector<Arg> &positional,
+              const std::vector<std::pair<std::string, Arg>> &kw, SourceLoc at);
+
   // --- Builtins.cpp.
   std::optional<DValue>
   callBuiltin(const std::string &name, DValue *self,

@@ -56,6 +56,34 @@ std::nullopt_t Emitter::fatalError(SourceLoc at, const llvm::Twine &message) {
   return error(at, message);
 }
 
+std::optional<DValue>
+Emitter::staticPrint(const std::vector<Arg> &positional,
+                     const std::vector<std::pair<std::string, Arg>> &kw,
+                     SourceLoc at) {
+  if (!kw.empty())
+    return error(kw.front().second.keywordLoc,
+                 "kt.static_print() takes no keyword arguments");
+  // Printed when the kernel is emitted (never in a dry run), as Triton's: a
+  // specialization taken from the cache prints nothing.
+  if (dryRunDepth > 0)
+    return DValue::of(Constant::none());
+  std::string text;
+  for (const Arg &arg : positional) {
+    if (!text.empty())
+      text += " ";
+    if (std::optional<Constant> c = asConstant(arg.value))
+      text += c->kind == Constant::Kind::Str ? c->str : c->str_();
+    else
+      text += describe(arg.value);
+  }
+  LoadedModule *module = frame ? frame->module : loader.mainModule(diagnostics);
+  if (module)
+    llvm::errs() << module->displayName << ":" << at.line + module->lineOffset
+                 << ":" << at.col << ": ";
+  llvm::errs() << "static_print: " << text << "\n";
+  return DValue::of(Constant::none());
+}
+
 namespace {
 /// a * b, saturating at INT64_MAX (both non-negative).
 int64_t saturatingMul(int64_t a, int64_t b) {

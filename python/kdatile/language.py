@@ -143,7 +143,7 @@ BUILTIN_NAMES = (
     "program_id", "num_programs", "arange", "zeros", "full", "load", "store", "sum", "max", "min",
     "dot", "where", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sqrt_rn", "div_rn", "sigmoid",
     "abs", "maximum", "minimum", "broadcast_to", "reshape", "trans", "expand_dims", "static_assert",
-    "convert_layout", "fma", "cos", "sin", "tanh", "floor", "ceil", "erf",
+    "static_print", "convert_layout", "fma", "cos", "sin", "tanh", "floor", "ceil", "erf",
     "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "alloc_shared", "async_copy",
     "async_wait", "barrier", "cluster_sum", "cumsum", "cumprod", "cummax", "cummin",
     "associative_scan", "make_tensor_descriptor", "async_load", "async_store", "dot_wait",

@@ -345,3 +345,30 @@ def test_compile_notice_for_long_compiles(capsys, monkeypatch):
     with compile_notice("slow_kernel", "cpu"):
         time.sleep(0.3)
     assert capsys.readouterr().err == ""
+
+
+PRINTING = """\
+import kdatile as kt
+
+
+@kt.jit
+def printing_copy(x_ptr, out_ptr, n, BLOCK: kt.constexpr):
+    offs = kt.program_id(0) * BLOCK + kt.arange(0, BLOCK)
+    kt.static_print("BLOCK", BLOCK, offs)
+    mask = offs < n
+    kt.store(out_ptr + offs, kt.load(x_ptr + offs, mask=mask), mask=mask)
+"""
+
+
+def test_static_print_at_compile_only(tmp_path, cache, capfd):
+    path = tmp_path / "k_print.py"
+    path.write_text(PRINTING)
+    mod = _import_file(str(path), "k_print")
+    x = np.arange(40, dtype=np.float32)
+    out = np.zeros(40, np.float32)
+    mod.printing_copy[(2,)](x, out, 40, BLOCK=32)
+    np.testing.assert_array_equal(out, x)
+    err = capfd.readouterr().err
+    assert "k_print.py:7:5: static_print: BLOCK 32 tile of type tensor<32xi32>" in err
+    mod.printing_copy[(2,)](x, out, 40, BLOCK=32)  # the cached kernel prints nothing
+    assert "static_print" not in capfd.readouterr().err
