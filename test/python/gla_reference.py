@@ -4,6 +4,8 @@ value head hv reading q/k head hv // (HV // H)."""
 
 import numpy as np
 
+from kda_chunk_reference import sequence_bounds
+
 
 def gla_reference(q, k, v, gk=None, *, scale=None, initial_state=None, cu_seqlens=None):
     """(o [B, T, HV, V], final states [N, HV, K, V]) in fp64 of q, k [B, T, H, K], v [B, T,
@@ -12,11 +14,7 @@ def gla_reference(q, k, v, gk=None, *, scale=None, initial_state=None, cu_seqlen
     B, T, H, K = q.shape
     HV, V = v.shape[2], v.shape[3]
     scale = K ** -0.5 if scale is None else scale
-    if cu_seqlens is None:
-        bounds = [(b * T, (b + 1) * T) for b in range(B)]
-    else:
-        cu = [int(x) for x in cu_seqlens]
-        bounds = list(zip(cu[:-1], cu[1:]))
+    bounds = sequence_bounds(B, T, cu_seqlens)
     q, k, v = q.reshape(B * T, H, K), k.reshape(B * T, H, K), v.reshape(B * T, HV, V)
     decay = None if gk is None else np.exp(np.asarray(gk, np.float64).reshape(B * T, HV, K))
     o = np.zeros((B * T, HV, V))

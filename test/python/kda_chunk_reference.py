@@ -22,6 +22,14 @@ def log_decay(g, A_log, dt_bias, lower_bound):
     return lower_bound * sigmoid(a * x) if lower_bound is not None else -a * softplus(x)
 
 
+def sequence_bounds(B, T, cu_seqlens):
+    """[(bos, eos)] of each sequence in the packed tokens: B rows of T, or cu_seqlens'."""
+    if cu_seqlens is None:
+        return [(b * T, (b + 1) * T) for b in range(B)]
+    cu = [int(x) for x in cu_seqlens]
+    return list(zip(cu[:-1], cu[1:]))
+
+
 def kda_prefill_reference(q, k, v, g, beta, *, scale=None, initial_state=None,
                           cu_seqlens=None, use_qk_l2norm=False, use_gate=False,
                           use_beta_sigmoid=False, allow_neg_eigval=False, A_log=None,
@@ -34,11 +42,7 @@ def kda_prefill_reference(q, k, v, g, beta, *, scale=None, initial_state=None,
     B, T, H, K = q.shape
     HV, V = v.shape[2], v.shape[3]
     scale = K ** -0.5 if scale is None else scale
-    if cu_seqlens is None:
-        bounds = [(b * T, (b + 1) * T) for b in range(B)]
-    else:
-        cu = [int(x) for x in cu_seqlens]
-        bounds = list(zip(cu[:-1], cu[1:]))
+    bounds = sequence_bounds(B, T, cu_seqlens)
     q, k = q.reshape(B * T, H, K), k.reshape(B * T, H, K)
     v, g, beta = v.reshape(B * T, HV, V), g.reshape(B * T, HV, K), beta.reshape(B * T, HV)
     if use_qk_l2norm:
