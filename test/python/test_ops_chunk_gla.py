@@ -82,6 +82,10 @@ def test_bad_arguments():
     q, k, v, g = inputs(rng, 1, 8, 2, 2, 16, "f32")
     with pytest.raises(ValueError, match="'g'"):
         chunk_gla(q, k, v, g[..., :8])
+    with pytest.raises(ValueError, match="'g'.*dtype"):
+        chunk_gla(q, k, v, g.astype(np.int32))
+    with pytest.raises(ValueError, match="'q'.*dtype"):
+        chunk_gla(q.astype(np.float16), k, v, g)
     with pytest.raises(ValueError, match="'scale'"):
         chunk_gla(q, k, v, g, scale=-1.0)
     with pytest.raises(ValueError, match="'cu_seqlens'"):

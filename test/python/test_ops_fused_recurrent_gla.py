@@ -74,9 +74,14 @@ def test_fixed_length_without_gate_or_initial_state():
     (dict(reverse=True), "reverse", "not supported"),
     (dict(reverse=1), "reverse", "expected a bool"),
     (dict(scale=-1.0), "scale", "> 0"),
+    (dict(gk=np.zeros((1, 4, 2, 8), np.float32)), "gk", "expected shape"),
+    (dict(gk=np.zeros((1, 4, 2, 16), np.int32)), "gk", "dtype"),
+    (dict(q=np.zeros((1, 4, 2, 16), np.float16)), "q", "dtype"),
 ])
 def test_bad_arguments(over, name, text):
     rng = np.random.default_rng(5)
     _, q, k, v, gk, _ = inputs(rng, 2, 2, 16, [4])
-    with pytest.raises(ValueError, match=f"'{name}'.*{text}|{name}.*{text}"):
-        fused_recurrent_gla(q, k, v, gk, **over)
+    args = dict(q=q, k=k, v=v, gk=gk)
+    args.update(over)
+    with pytest.raises(ValueError, match=f"'{name}'.*{text}"):
+        fused_recurrent_gla(**args)

@@ -15,9 +15,9 @@ from ._kernels import kernels_dir, load_kernel
 from .chunk import chunk_gated_delta_rule, chunk_gla, chunk_kda
 from .decode import kda_decode, kda_decode_with_f_b
 from .fused_recurrent import (
-                              fused_recurrent_gated_delta_rule,
-                              fused_recurrent_gla,
-                              fused_recurrent_kda,
+    fused_recurrent_gated_delta_rule,
+    fused_recurrent_gla,
+    fused_recurrent_kda,
 )
 from .recurrent import kda_recurrent
 

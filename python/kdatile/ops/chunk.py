@@ -131,8 +131,7 @@ def _gla(q, k, v, g, scale, initial_state, output_final_state, cu_seqlens, out, 
     # No beta in GLA: zeros stand for it (loaded, never used).
     vi = vd.describe("v", v)
     vd.check_rank(vi, "[B, T, HV, V]", 4)
-    qi = vd.describe("q", q)
-    zeros = vd.new_like(qi, vi.shape[:3], qi.dtype)
+    zeros = vd.new_like(vd.describe("q", q), vi.shape[:3], "f32")
     zeros[...] = 0
     return _chunk(q, k, v, g, zeros, scale=scale, initial_state=initial_state,
                   output_final_state=output_final_state, use_qk_l2norm_in_kernel=False,

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import validation as vd
 from ._kernels import bind, check_target, execute
-from .recurrent import recurrent_slot_per_sequence
+from .recurrent import BF16_OR_F32, recurrent_slot_per_sequence
 
 
 def fused_recurrent_kda(q, k, v, g, beta, A_log=None, dt_bias=None, scale=None,
@@ -135,11 +135,19 @@ def _gla(q, k, v, gk, gv, scale, initial_state, output_final_state, reverse, cu_
         vd.fail("reverse", f"expected a bool, got {type(reverse).__name__}")
     if reverse:
         vd.fail("reverse", "the reversed recurrence is not supported by fused_recurrent_gla")
+    qi = vd.describe("q", q)
     vi = vd.describe("v", v)
+    vd.check_rank(qi, "[B, T, H, K]", 4)
     vd.check_rank(vi, "[B, T, HV, V]", 4)
+    B, T, HV = vi.shape[:3]
+    if gk is not None:  # checked here to name it gk (kda_recurrent's checks say g)
+        gi = vd.describe("gk", gk)
+        vd.check_shape(gi, "[B, T, HV, K]", (B, T, HV, qi.shape[3]),
+                       f" (B, T, HV from v {list(vi.shape)}, K from q)")
+        vd.check_dtype(gi, BF16_OR_F32)
     # Without gk: a zero log decay per token and head (the per-head form reads the least);
     # the delta rule is off, so beta is never read and the same zeros stand for it.
-    zeros = vd.new_like(vd.describe("q", q), vi.shape[:3], vd.describe("q", q).dtype)
+    zeros = vd.new_like(qi, (B, T, HV), "f32")
     zeros[...] = 0
     return _prepare(q, k, v, zeros if gk is None else gk, zeros, scale=scale,
                     initial_state=initial_state, output_final_state=output_final_state,
