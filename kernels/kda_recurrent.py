@@ -76,6 +76,20 @@ Constexprs:
                     per sequence instead of one per token.
   DELTA_RULE        False: gated linear attention (GLA), S <- S * exp(g) + v k^T with no
                     beta and no correction by S k (beta is not read).
+  STATE_RECORDS     speculative state as per-token records instead of per-token states.
+                    Token t's update is S <- S * e + d k^T with e = exp(g) [K], k the
+                    (normalized) key [K] and d [V] the delta rule's error term beta (v - S k)
+                    (v itself without DELTA_RULE), so a record r = (e, k, d), 2K + V fp32
+                    values, holds what a [V, K] state would. The state table is one slot per
+                    sequence (stride_si_t = 0), the committed state; record pools are
+                    [num_slots, TR, H, 2K + V] fp32 (stride_rec_slot elements per slot).
+                    The program first replays records 0 .. a-1 of its slot from rec_in
+                    (a = num_accepted_tokens[n] clamped to [0, TR]: the tokens of the previous
+                    step that were accepted) onto the committed state and writes the result
+                    back to the slot when a > 0; then it runs its tokens, writing token t's
+                    record to rec_out[slot, t] (t < TR) and no state. rec_in and rec_out are
+                    distinct pools (the caller alternates them): the programs of one head
+                    share the e and k of a record, which value block 0 writes.
 """
 
 import kdatile as kt
@@ -91,8 +105,10 @@ def prefetched_state(s_buf):
 @kt.jit
 def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   state_ptr, state_idx_ptr, num_accepted_ptr, cu_seqlens_ptr, o_ptr,
+                  rec_in_ptr, rec_out_ptr,
                   T, num_slots, stride_q, stride_k, stride_v, stride_g, stride_beta,
-                  stride_state_slot, stride_si_n, stride_si_t, scale, lower_bound,
+                  stride_state_slot, stride_si_n, stride_si_t, TR, stride_rec_slot, scale,
+                  lower_bound,
                   H: kt.constexpr, K: kt.constexpr, V: kt.constexpr,
                   STATE_KV: kt.constexpr, IS_VARLEN: kt.constexpr,
                   HAS_NUM_ACCEPTED: kt.constexpr, USE_QK_L2NORM: kt.constexpr,
@@ -100,13 +116,15 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   USE_BETA_SIGMOID: kt.constexpr, BV: kt.constexpr,
                   PREFETCH_STATE: kt.constexpr = False, FINAL_STATE_ONLY: kt.constexpr = False,
                   QK_H: kt.constexpr = 0, GATE_PER_HEAD: kt.constexpr = False,
-                  DELTA_RULE: kt.constexpr = True):
+                  DELTA_RULE: kt.constexpr = True, STATE_RECORDS: kt.constexpr = False):
     kt.static_assert(K > 0 and (K & (K - 1)) == 0 and V > 0 and (V & (V - 1)) == 0,
                      "K and V must be powers of two")
     kt.static_assert(BV > 0 and (BV & (BV - 1)) == 0 and V % BV == 0,
                      "BV must be a power of two dividing V")
     kt.static_assert(QK_H == 0 or H % QK_H == 0, "H must be a multiple of QK_H")
     kt.static_assert(not (GATE_PER_HEAD and USE_GATE), "GATE_PER_HEAD takes the log decay")
+    kt.static_assert(not (STATE_RECORDS and (PREFETCH_STATE or FINAL_STATE_ONLY)),
+                     "STATE_RECORDS writes records, not states")
     n = kt.program_id(0)
     h = kt.program_id(1)
     h_qk = h if QK_H == 0 else h // (H // QK_H)
@@ -122,7 +140,7 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
         bos = n.to(kt.int64) * T
         seq_len = T
     si_row = state_idx_ptr + n.to(kt.int64) * stride_si_n
-    if HAS_NUM_ACCEPTED:
+    if HAS_NUM_ACCEPTED and not STATE_RECORDS:
         first = kt.maximum(kt.minimum(kt.load(num_accepted_ptr + n), T), 1) - 1
     else:
         first = 0
@@ -156,6 +174,25 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
             copy_pending = 1
         else:
             S = kt.load(s_head + slot0.to(kt.int64) * stride_state_slot + s_offs).to(kt.float32)
+        if STATE_RECORDS:
+            rec_row = H * (2 * K + V)  # one token's records, all heads
+            rec_slot = slot0.to(kt.int64) * stride_rec_slot + h * (2 * K + V)
+            if HAS_NUM_ACCEPTED:
+                replayed = kt.maximum(kt.minimum(kt.load(num_accepted_ptr + n), TR), 0)
+            else:
+                replayed = 0
+            for r in range(0, replayed):
+                rec = rec_in_ptr + rec_slot + r * rec_row
+                e = kt.load(rec + offs_k)
+                kr = kt.load(rec + K + offs_k)
+                d = kt.load(rec + 2 * K + offs_v)
+                if STATE_KV:
+                    S = S * e[:, None] + kr[:, None] * d[None, :]
+                else:
+                    S = S * e[None, :] + d[:, None] * kr[None, :]
+            if replayed > 0:
+                kt.store(s_head + slot0.to(kt.int64) * stride_state_slot + s_offs,
+                         S.to(state_ptr.dtype.element_ty))
         last_slot = -1  # FINAL_STATE_ONLY: the slot of the last live token
         for t in range(0, seq_len):
             tok = bos + t
@@ -188,12 +225,13 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                         S = prefetched_state(s_buf)
                         copy_pending = 0
                 # Decay first; the output uses the updated state.
+                e = kt.exp(g)
                 if GATE_PER_HEAD:
-                    S = S * kt.exp(g)
+                    S = S * e
                 elif STATE_KV:
-                    S = S * kt.exp(g)[:, None]
+                    S = S * e[:, None]
                 else:
-                    S = S * kt.exp(g)[None, :]
+                    S = S * e[None, :]
                 if DELTA_RULE:
                     if STATE_KV:
                         v = beta * (v - kt.sum(S * k[:, None], 0))
@@ -205,7 +243,14 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 else:
                     S = S + v[:, None] * k[None, :]
                     o = kt.sum(S * q[None, :], 1)
-                if FINAL_STATE_ONLY:
+                if STATE_RECORDS:
+                    if t < TR:
+                        rec = rec_out_ptr + rec_slot + t * rec_row
+                        if kt.program_id(2) == 0:
+                            kt.store(rec + offs_k, e + kt.zeros((K,), kt.float32))
+                            kt.store(rec + K + offs_k, k)
+                        kt.store(rec + 2 * K + offs_v, v)
+                elif FINAL_STATE_ONLY:
                     last_slot = slot
                 else:
                     kt.store(s_head + slot.to(kt.int64) * stride_state_slot + s_offs,

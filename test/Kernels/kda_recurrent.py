@@ -107,6 +107,20 @@
 # GLA950-LABEL: kda_recurrent:
 # GLA950: v_exp_f32
 # GLA950: s_endpgm
+# Speculative state as per-token records (kda_recurrent_records, STATE_RECORDS): the accepted
+# records replayed onto the committed state in a loop before the tokens, each token storing
+# e = exp(g), k (value block 0) and its d rows instead of a state; no spills on any target.
+# RUN: kda-compile %{kda_recurrent_records_gfx950} --num-warps=2 --emit asm -o - \
+# RUN:   --stats 2>%t.rec.gfx950.stats | FileCheck %s --check-prefix=REC950
+# RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.rec.gfx950.stats
+# RUN: kda-compile %{kda_recurrent_records_gfx1250} --num-warps=2 --emit hsaco \
+# RUN:   -o %t.rec.gfx1250.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
+# RUN: %if ptxas %{ kda-compile %{kda_recurrent_records_sm_90a} --num-warps=2 \
+# RUN:   --emit cubin -o %t.rec.cubin --stats 2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
+# REC950-LABEL: kda_recurrent:
+# REC950: v_exp_f32
+# REC950: global_store_dwordx4
+# REC950: s_endpgm
 # A QK_H that does not divide H is rejected.
 # RUN: not kda-compile %{kda_recurrent_sm_90a} -D QK_H=5 --emit tile -o - 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=BAD-QK --implicit-check-not=error:
@@ -150,7 +164,7 @@
 # SM90: ret;
 
 # PF: .visible .entry kda_recurrent(
-# PF: .param .align 128 .b8 kda_recurrent_param_23[128]
+# PF: .param .align 128 .b8 kda_recurrent_param_{{[0-9]+}}[128]
 # PF: mbarrier.init.shared.b64
 # PF: mbarrier.arrive.expect_tx.shared.b64 %{{.*}}, [kda_smem_0], %r{{[0-9]+}};
 # PF: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes

@@ -1,6 +1,7 @@
 """Validated Python APIs of the KDA kernels (see docs/ops.md).
 
     from kdatile.ops import chunk_kda, kda_decode, kda_decode_with_f_b, kda_recurrent
+    from kdatile.ops import kda_recurrent_records
     from kdatile.ops import fused_recurrent_kda, fused_recurrent_gated_delta_rule
     from kdatile.ops import chunk_gated_delta_rule, chunk_gla, fused_recurrent_gla
 
@@ -19,8 +20,8 @@ from .fused_recurrent import (
     fused_recurrent_gla,
     fused_recurrent_kda,
 )
-from .recurrent import kda_recurrent
+from .recurrent import kda_recurrent, kda_recurrent_records
 
 __all__ = ["chunk_gated_delta_rule", "chunk_gla", "chunk_kda", "fused_recurrent_gated_delta_rule",
            "fused_recurrent_gla", "fused_recurrent_kda", "kda_decode", "kda_decode_with_f_b",
-           "kda_recurrent", "kernels_dir", "load_kernel", "validation"]
+           "kda_recurrent", "kda_recurrent_records", "kernels_dir", "load_kernel", "validation"]

@@ -20,7 +20,7 @@ from .. import gpu
 from ..specialize import TARGETS
 from .chunk import chunk_launches
 from .decode import decode_launch
-from .recurrent import recurrent_launch
+from .recurrent import records_launch, recurrent_launch
 
 HEADS = 12
 HEAD_DIM = 128
@@ -139,6 +139,20 @@ def _recurrent_job(name, description, target, tokens=RECURRENT_TOKENS, **argumen
     return Job(name, description, _specialization(launch, target))
 
 
+def _records_job(target):
+    """kda_recurrent_records: the main recurrent shape with per-token records."""
+    np = _np()
+    N, T = RECURRENT_SEQUENCES, RECURRENT_TOKENS
+    args = recurrent_arguments(N, T, slots=N)
+    args.update(state_indices=np.arange(N, dtype=np.int32),
+                num_accepted_tokens=np.ones(N, np.int32),
+                **{name: np.zeros((N, T, HEADS, 3 * HEAD_DIM), np.float32)
+                   for name in ("records_in", "records_out")})
+    _, launch = records_launch(**args, target=target)
+    return Job("kda_recurrent_records", f"{N} sequences of {T} tokens, speculative state as "
+               "per-token records", _specialization(launch, target))
+
+
 def _prefill_jobs(target):
     _, (prep, scan) = chunk_launches(
         **prefill_arguments(PREFILL_SEQUENCES, PREFILL_TOKENS), target=target)
@@ -168,7 +182,8 @@ def check_jobs(target: str, multiprocessors=None) -> list:
     """The compiles the lit tests check besides the main job's (test/Kernels)."""
     jobs = [_recurrent_job("kda_recurrent_bf16_kv", f"{RECURRENT_SEQUENCES} sequences of "
                            f"{RECURRENT_TOKENS} tokens, a bf16 [K, V] state", target,
-                           state_dtype="bf16", state_layout="kv")]
+                           state_dtype="bf16", state_layout="kv"),
+            _records_job(target)]
     if target != "cpu":
         # Not a launch the ops pick where heads split over clusters (sm_90a); compiled there
         # to check the lowering of the tickets' fences and atomics.
@@ -237,6 +252,7 @@ of {RECURRENT_TOKENS} tokens
   kda_chunk_scan       the same prefill's state scan (kda_chunk_scan)
 with --checks also the lit tests' compiles (test/Kernels):
   kda_recurrent_bf16_kv  kda_recurrent with a bf16 [K, V] state
+  kda_recurrent_records  kda_recurrent_records: speculative state as per-token records
   kda_decode_tickets     B = {SMALL_BATCH} split over 4 programs meeting through tickets, forced
                          (on AMD targets it is kda_decode_bv32)
 

@@ -115,6 +115,45 @@ def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=
                       delta_rule=delta_rule, slot_per_sequence=True)
 
 
+def kda_recurrent_records(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=None,
+                          scale=None, initial_state, state_indices, records_in, records_out,
+                          num_accepted_tokens=None, cu_seqlens=None, use_qk_l2norm=True,
+                          use_gate=True, use_beta_sigmoid=True, state_layout="vk", out=None,
+                          check_duplicate_slots=False):
+    """kda_recurrent with speculative state kept as per-token records; returns `out`.
+
+    Token t's update is S <- S * e + d k^T: e = exp(g) [K], k the normalized key [K], d [V]
+    the delta rule's error term beta (v - S k). Its record (e, k, d), 2K + V fp32 values per
+    head, replaces the [V, K] state kda_recurrent would write for it (64x smaller at
+    K = V = 128), and the state at any accepted token is rebuilt by replaying records onto the
+    committed state.
+
+    state_indices [N] int32/int64: the slot of each sequence (padding as in kda_recurrent):
+    initial_state[slot] is its committed state. records_in, records_out [slots, TR, HV,
+    2K + V] fp32, contiguous, distinct (alternate them from one step to the next): record t of
+    a slot at [slot, t]. num_accepted_tokens [N] (None: all 0), values in [0, TR]: the first
+    num_accepted_tokens[n] records of records_in[slot] (the accepted tokens of the previous
+    step) are replayed onto the committed state, which is written back; then the step's
+    tokens run from it, token t writing its output and records_out[slot, t] (and no state).
+    Every sequence has at most TR tokens (checked on the host; under CUDA-graph capture
+    records past TR are not written). The other arguments are kda_recurrent's.
+    """
+    return execute(*_recurrent(**_records_arguments(locals())))
+
+
+def records_launch(*args, target=None, config=None, **kwargs):
+    """(out, Launch or None) of kda_recurrent_records(*args, **kwargs), as recurrent_launch."""
+    bound = bind(kda_recurrent_records, args, kwargs)
+    return _recurrent(**_records_arguments(bound), target=check_target(target), config=config)
+
+
+def _records_arguments(bound: dict) -> dict:
+    """_recurrent's keywords for kda_recurrent_records' arguments."""
+    bound = dict(bound)
+    bound["records"] = (bound.pop("records_in"), bound.pop("records_out"))
+    return dict(bound, final_state_only=False, slot_per_sequence=True)
+
+
 class RecurrentConfig(NamedTuple):
     """A recurrent launch's configuration: value rows per program (BV), warps per program
     (None: the default; the CPU target ignores it) and whether the starting state is
@@ -129,7 +168,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                state_indices, cu_seqlens, num_accepted_tokens, use_qk_l2norm, use_gate,
                use_beta_sigmoid, state_layout, out, check_duplicate_slots, final_state_only,
                target=None, config=None, gate_per_head=False, delta_rule=True,
-               slot_per_sequence=False):
+               slot_per_sequence=False, records=None):
     """(out, Launch or None) of kda_recurrent's arguments on `target` (None: the device's)."""
     if config is not None:
         config = RecurrentConfig(*config)
@@ -158,16 +197,20 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                              "already the log decay)")
 
     names = ("q", "k", "v", "g", "beta", "A_log", "dt_bias", "initial_state", "state_indices",
-             "cu_seqlens", "num_accepted_tokens", "out")
+             "cu_seqlens", "num_accepted_tokens", "records_in", "records_out", "out")
     optional = ("A_log", "dt_bias", "cu_seqlens", "num_accepted_tokens", "out")
+    if records is None:
+        optional += ("records_in", "records_out")
+        records = (None, None)
     values = (q, k, v, g, beta, A_log, dt_bias, initial_state, state_indices, cu_seqlens,
-              num_accepted_tokens, out)
+              num_accepted_tokens) + tuple(records) + (out,)
     a = {n: vd.describe(n, val, optional=n in optional) for n, val in zip(names, values)}
+    with_records = a["records_in"] is not None
     ref = a["q"]
     for info in a.values():
         if info is not None:
             vd.check_device(info, ref)
-    for name in ("initial_state", "out"):  # written in place
+    for name in ("initial_state", "records_out", "out"):  # written in place
         vd.check_writable(a[name])
 
     # q fixes the token shape, H and K; v fixes V.
@@ -269,6 +312,15 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     if na is not None:
         vd.check_shape(na, "[N]", (N,), f" (N={N} from {'cu_seqlens' if varlen else 'q'})")
         vd.check_dtype(na, INDEX)
+    # Accepted tokens: the columns of the slot table, or records replayed (0 = none).
+    accepted_range = (1, Tcols)
+    TR = 0
+    if with_records:
+        TR = _check_records(a["records_in"], a["records_out"], slots, HV, K, V)
+        accepted_range = (0, TR)
+        if not varlen and lead1 > TR:
+            vd.fail("records_out", f"holds TR = {TR} records per slot, fewer than the T = "
+                                   f"{lead1} tokens per sequence (from q {list(qi.shape)})")
 
     out_shape = (lead0, lead1, HV, V)
     o = a["out"]
@@ -277,8 +329,9 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         if o.dtype != qi.dtype:
             vd.fail("out", f"dtype must be q's ({qi.value.dtype}), got {o.value.dtype}")
         vd.check_contiguous(o, f"{lead}, H, V]")
-    reads = [a[n] for n in names[:-1] if n != "initial_state" and a[n] is not None]
-    vd.check_no_overlap([st] + ([o] if o is not None else []), reads)
+    written = ("initial_state", "records_out", "out")
+    reads = [a[n] for n in names if n not in written and a[n] is not None]
+    vd.check_no_overlap([a[n] for n in written if a[n] is not None], reads)
 
     # Values (host reads; a device sync for GPU tensors): skipped during CUDA graph capture.
     capturing = vd.is_capturing(ref)
@@ -287,12 +340,21 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
             vd.check_cu_seqlens(cu, T_total)
         if na is not None:
             vals = vd.host_values(na)
-            bad = (vals < 1) | (vals > Tcols)
+            lo, hi = accepted_range
+            bad = (vals < lo) | (vals > hi)
             if bad.any():
                 i = int(bad.argmax())
-                vd.fail("num_accepted_tokens", f"values must lie in [1, T = {Tcols}] (the columns "
-                                              f"of state_indices), got {int(vals[i])} for "
-                                              f"sequence {i}")
+                what = (f"TR = {hi}] (the records per slot" if with_records else
+                        f"T = {hi}] (the columns of state_indices")
+                vd.fail("num_accepted_tokens", f"values must lie in [{lo}, {what}), got "
+                                              f"{int(vals[i])} for sequence {i}")
+        if with_records and varlen:
+            lens = vd.host_values(cu)
+            lens = lens[1:] - lens[:-1]
+            if lens.size and int(lens.max()) > TR:
+                i = int(lens.argmax())
+                vd.fail("records_out", f"holds TR = {TR} records per slot, fewer than the "
+                                       f"{int(lens[i])} tokens of sequence {i} (cu_seqlens)")
 
     # Valid: now the copies and conversions (graph-capturable torch ops for GPU tensors).
     toks = {}
@@ -317,7 +379,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
 
     if o is None:
         o = vd.ArrayInfo("out", vd.new_like(ref, out_shape, qi.dtype))
-    if N == 0 or T_total == 0:
+    if N == 0 or (T_total == 0 and not with_records):  # records: still replayed
         return o.value, None
 
     gpu = on_gpu(ref.device, target)
@@ -325,6 +387,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         BV = min(GPU_BV, V) if gpu else V
         num_warps, prefetch = (gpu_launch_options(N, T_total, has_block_copy_engine(ref, target))
                                if gpu else (None, False))
+        # Records: the state is read before the replay, so no prefetch to overlap.
+        prefetch = prefetch and not with_records
     else:
         BV, prefetch = config.block_v, bool(config.prefetch_state)
         num_warps = config.num_warps if gpu else None
@@ -336,9 +400,12 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         a["A_log"].value if use_gate else unused, a["dt_bias"].value if use_gate else unused,
         st.value, idx.value, na.value if na is not None else unused,
         cu.value if varlen else unused, o.value,
+        a["records_in"].value if with_records else unused,
+        a["records_out"].value if with_records else unused,
         int(kernel_cols), int(slots), toks["q"], toks["k"], toks["v"], toks["g"],
         toks["beta"], int(stride_slot), int(idx.strides[0] if N > 1 else Tcols),
         0 if slot_per_sequence else int(idx.strides[1] if Tcols > 1 else 1),
+        int(TR), int(TR * HV * (2 * K + V)),
         float(K ** -0.5 if scale is None else scale),
         float(0.0 if lower_bound is None else lower_bound))
     constexprs = dict(H=HV, K=K, V=V, STATE_KV=state_layout == "kv", IS_VARLEN=varlen,
@@ -346,8 +413,30 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                       USE_GATE=use_gate, USE_LOWER_BOUND=use_gate and lower_bound is not None,
                       USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV, PREFETCH_STATE=prefetch,
                       FINAL_STATE_ONLY=final_state_only, QK_H=H if HV != H else 0,
-                      GATE_PER_HEAD=gate_per_head, DELTA_RULE=delta_rule)
+                      GATE_PER_HEAD=gate_per_head, DELTA_RULE=delta_rule,
+                      STATE_RECORDS=with_records)
     return o.value, Launch(kernel, kargs, constexprs, (N, HV, V // BV), num_warps)
+
+
+def _check_records(rin: vd.ArrayInfo, rout: vd.ArrayInfo, slots: int, HV: int, K: int,
+                   V: int) -> int:
+    """Checks the record pools [slots, TR, HV, 2K + V] fp32 (both dense, of one shape);
+    returns TR."""
+    width = 2 * K + V
+    for info in (rin, rout):
+        vd.check_rank(info, "[slots, TR, HV, 2K + V]", 4)
+        TR = info.shape[1]
+        vd.check_shape(info, "[slots, TR, HV, 2K + V]", (slots, TR, HV, width),
+                       f" (slots={slots} from initial_state, HV={HV} and V={V} from v, K={K} "
+                       f"from q)")
+        vd.check_dtype(info, F32)
+        vd.check_contiguous(info, "[slots, TR, HV, 2K + V]")
+    if rout.shape != rin.shape:
+        vd.fail("records_out", f"must have records_in's shape {list(rin.shape)}, got "
+                               f"{list(rout.shape)}")
+    if rin.shape[1] < 1:
+        vd.fail("records_out", "needs at least one record per slot (TR >= 1)")
+    return rin.shape[1]
 
 
 def _narrow_offsets(cu: vd.ArrayInfo, T_total: int) -> vd.ArrayInfo:
