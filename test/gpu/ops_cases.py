@@ -77,6 +77,14 @@ RECURRENT_CASES = [
     dict(id="recurrent-varlen-N6-H12-f32-vk-lb-acc-prefetch", H=12, lens=[1, 0, 0, 2, 1, 1],
          Tcols=2, state_dtype="f32", state_layout="vk", gate="lb", accepted=True,
          index_dtype="i32", g_bf16=False, given_out=False, seed=5006),
+    # kda_recurrent_records: the previous step's TR records per slot (from the fp64
+    # recurrence), 0..TR of them accepted, a padding sequence, an empty one; four value blocks
+    # per head share each record's exp(g) and k.
+    dict(id="records-varlen-N6-H12-f32-vk-lb", H=12, lens=[3, 1, 4, 0, 2, 4], TR=4,
+         records=True, state_dtype="f32", state_layout="vk", gate="lb", given_out=False,
+         seed=5007),
+    dict(id="records-varlen-N4-H12-bf16-kv-lb", H=12, lens=[2, 2, 1, 2], TR=2, records=True,
+         state_dtype="bf16", state_layout="kv", gate="lb", given_out=True, seed=5008),
 ]
 
 # Prefill (chunk_kda): varlen lengths around the 16-token chunk at the Kimi-K3 TP8 heads, GVA
@@ -116,6 +124,7 @@ FUSED_CASES = [
 # What each op writes in place (compared bit-exactly between eager and graph replay).
 DECODE_WRITTEN = ("state", "conv_storage")
 RECURRENT_WRITTEN = ("state",)
+RECORDS_WRITTEN = ("state", "records_out")
 
 
 def decode_call(case, arr, swap12):
@@ -141,13 +150,16 @@ def decode_call(case, arr, swap12):
 
 
 def recurrent_call(case, arr):
-    """(positional args, keyword args) of kda_recurrent for case `case` (arr as above)."""
+    """(positional args, keyword args) of kda_recurrent, or of kda_recurrent_records for a
+    records case, for case `case` (arr as above)."""
     kwargs = dict(A_log=arr["A_log"], dt_bias=arr["dt_bias"],
                   lower_bound=-5.0 if case["gate"] == "lb" else None,
                   initial_state=arr["state"], state_indices=arr["state_indices"],
                   cu_seqlens=arr.get("cu_seqlens"),
                   num_accepted_tokens=arr.get("num_accepted_tokens"),
                   state_layout=case["state_layout"])
+    if case.get("records"):
+        kwargs.update(records_in=arr["records_in"], records_out=arr["records_out"])
     if case["given_out"]:
         kwargs["out"] = arr["out"]
     return (arr["q"], arr["k"], arr["v"], arr["g"], arr["beta"]), kwargs
@@ -212,6 +224,21 @@ def with_final_failures(kind, case, ref, o, final):
                                                                1e-30))
         if err > tol:
             failures.append(f"{name} rel RMS {err:.3g} > {tol}")
+    return failures
+
+
+def records_failures(ref, got, before):
+    """What is wrong with a records case's records_out `got` (before: its value before the
+    call): the fp64 records where the step writes them (rel RMS <= 1e-5, fp32 math), bit-exact
+    (NaN included) elsewhere."""
+    written = ref["records_written"]
+    want = ref["ref_records"][written]
+    err = float(np.sqrt(np.mean((want - got[written]) ** 2)) / np.sqrt(np.mean(want ** 2)))
+    failures = [f"records rel RMS {err:.3g} > 1e-5"] if not err <= 1e-5 else []
+    same = (got[~written] == before[~written]) | (np.isnan(got[~written])
+                                                  & np.isnan(before[~written]))
+    if not same.all():
+        failures.append("records_out changed where no token wrote")
     return failures
 
 
@@ -290,6 +317,8 @@ def _recurrent_case(case, reference):
     from kda_recurrent_reference import kda_recurrent_reference, make_inputs
     from kda_reference import bf16_to_f32
 
+    if case.get("records"):
+        return _records_case(case, reference)
     r = np.random.default_rng(case["seed"])
     H = case["H"]
     varlen = "lens" in case
@@ -343,6 +372,77 @@ def _recurrent_case(case, reference):
     written = np.flatnonzero(np.any(ref_pool != before, axis=(1, 2, 3)))
     ref = {"ref_o": ref_o, "ref_state": ref_pool, "live_slots": written.astype(np.int64)}
     return arrays, ref
+
+
+def _records_case(case, reference):
+    """A kda_recurrent_records step after a previous step of TR tokens per sequence: its
+    records (fp64 recurrence, stored fp32) fill records_in; the reference replays the accepted
+    ones and runs the step's tokens (ref_records: records_out where `records_written`)."""
+    from kda_recurrent_reference import kda_recurrent_reference, make_inputs
+    from kda_reference import bf16_to_f32, round_bf16
+
+    r = np.random.default_rng(case["seed"])
+    H, lens, TR, layout = case["H"], case["lens"], case["TR"], case["state_layout"]
+    N, K = len(lens), 128
+    slots = 2 * N + 3
+    bf16 = case["state_dtype"] == "bf16"
+    cur = make_inputs(r, int(sum(lens)), H, slots, state_bf16=bf16, state_layout=layout)
+    prev = make_inputs(r, N * TR, H, slots, lead=(N, TR))
+    slot_of = r.permutation(slots)[:N].astype(np.int32)
+    slot_of[1] = -1  # a padding sequence
+    accepted = r.integers(0, TR + 1, N).astype(np.int32)
+    accepted[0], accepted[2] = TR, 0
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    records_in = np.full((slots, TR, H, 2 * K + K), np.nan, np.float32)
+    arrays = {name: cur[name] for name in ("q", "k", "v", "g", "beta", "A_log", "dt_bias",
+                                           "state")}
+    arrays.update(state_indices=slot_of, cu_seqlens=cu, num_accepted_tokens=accepted,
+                  records_in=records_in, records_out=np.full_like(records_in, np.nan))
+    if case["given_out"]:
+        arrays["out"] = np.full(cur["v"].shape, 0x7FC0, np.uint16)
+    widen = lambda a: bf16_to_f32(a) if a.dtype == np.uint16 else np.asarray(a, np.float64)  # noqa: E731
+    gate = dict(A_log=cur["A_log"], dt_bias=cur["dt_bias"], lower_bound=-5.0,
+                state_layout=layout)
+    pool = widen(cur["state"]).astype(np.float64)
+
+    def run(inp, starts, cols, cu_step):
+        """fp64 outputs, records and per-token states of sequences starting at `starts`."""
+        scratch = np.zeros((N * cols,) + pool.shape[1:])
+        table = np.full((N, cols), -1, np.int64)
+        for n in range(N):
+            if starts[n] is not None:
+                table[n] = n * cols + np.arange(cols)
+                scratch[n * cols] = starts[n]
+        tokens = inp["q"].size // (H * K)
+        recs = np.zeros((tokens, H, 3 * K))
+        o, scratch = kda_recurrent_reference(
+            widen(inp["q"]), widen(inp["k"]), widen(inp["v"]), widen(inp["g"]),
+            widen(inp["beta"]), scratch, table, scale=K ** -0.5, cu_seqlens=cu_step,
+            records=recs, **gate)
+        return o, recs, scratch
+
+    starts = [pool[s] if s >= 0 else None for s in slot_of]
+    _, prev_recs, prev_states = run(prev, starts, TR, np.arange(0, N * TR + 1, TR))
+    for n in range(N):
+        if slot_of[n] >= 0:
+            records_in[slot_of[n]] = prev_recs[n * TR:(n + 1) * TR]
+    if not reference:
+        return arrays, None
+    ref_pool, committed, live = pool.copy(), list(starts), []
+    for n in range(N):
+        if slot_of[n] >= 0 and accepted[n] > 0:
+            committed[n] = prev_states[n * TR + accepted[n] - 1]
+            ref_pool[slot_of[n]] = round_bf16(committed[n]) if bf16 else committed[n]
+            live.append(slot_of[n])
+    ref_o, cur_recs, _ = run(cur, committed, max(max(lens), 1), cu)
+    ref_records = np.full(records_in.shape, np.nan)
+    written = np.zeros((slots, TR), bool)
+    for n in range(N):
+        if slot_of[n] >= 0:
+            ref_records[slot_of[n], :lens[n]] = cur_recs[cu[n]:cu[n + 1]]
+            written[slot_of[n], :lens[n]] = True
+    return arrays, {"ref_o": ref_o, "ref_state": ref_pool, "ref_records": ref_records,
+                    "records_written": written, "live_slots": np.array(sorted(live), np.int64)}
 
 
 def _prefill_case(case, reference):
@@ -474,7 +574,7 @@ def launches(target="sm_90a"):
     from kdatile.ops import fused_recurrent
     from kdatile.ops.chunk import chunk_gdn_launches, chunk_gla_launches, chunk_launches
     from kdatile.ops.decode import decode_launch
-    from kdatile.ops.recurrent import recurrent_launch
+    from kdatile.ops.recurrent import records_launch, recurrent_launch
 
     out = []
     for case in DECODE_CASES:
@@ -485,7 +585,8 @@ def launches(target="sm_90a"):
     for case in RECURRENT_CASES:
         arrays, _ = build_case("recurrent", case, reference=False)
         args, kwargs = recurrent_call(case, arrays)
-        out.append((case["id"], recurrent_launch(*args, target=target, **kwargs)[1]))
+        prepare = records_launch if case.get("records") else recurrent_launch
+        out.append((case["id"], prepare(*args, target=target, **kwargs)[1]))
     for case in PREFILL_CASES:
         arrays, _ = build_case("prefill", case, reference=False)
         name, args, kwargs = prefill_call(case, arrays)

@@ -1,6 +1,7 @@
-"""kdatile.ops (kda_decode, kda_decode_with_f_b, kda_recurrent, chunk_kda, fused_recurrent_kda,
-fused_recurrent_gated_delta_rule, fused_recurrent_gla, chunk_gated_delta_rule, chunk_gla) on
-CUDA tensors vs the fp64 reference, and under CUDA-graph capture.
+"""kdatile.ops (kda_decode, kda_decode_with_f_b, kda_recurrent, kda_recurrent_records, chunk_kda,
+fused_recurrent_kda, fused_recurrent_gated_delta_rule, fused_recurrent_gla,
+chunk_gated_delta_rule, chunk_gla) on CUDA tensors vs the fp64 reference, and under CUDA-graph
+capture.
 
 The calls are ops_cases.py's (listed under "ops" in the manifest); test/gpu/prepare.py (build
 machine) exported the kernel specializations they launch into <artifacts>/bundle, so that here
@@ -20,11 +21,13 @@ import numpy as np
 import pytest
 from ops_cases import (
     DECODE_WRITTEN,
+    RECORDS_WRITTEN,
     RECURRENT_WRITTEN,
     build_case,
     decode_call,
     fused_call,
     prefill_call,
+    records_failures,
     recurrent_call,
     with_final_failures,
 )
@@ -121,8 +124,9 @@ class Call:
             op = ops.kda_decode_with_f_b if case["fused"] else ops.kda_decode
         else:
             args, kwargs = recurrent_call(case, self.dev)
-            op = ops.kda_recurrent
-        self.written = DECODE_WRITTEN if kind == "decode" else RECURRENT_WRITTEN
+            op = ops.kda_recurrent_records if case.get("records") else ops.kda_recurrent
+        self.written = (DECODE_WRITTEN if kind == "decode" else
+                        RECORDS_WRITTEN if case.get("records") else RECURRENT_WRITTEN)
         self.run = lambda: op(*args, **kwargs)
 
     def _with_final(self, op, args, kwargs):
@@ -194,6 +198,10 @@ def _check_call(torch, call, out):
     conv = _host(torch, call.dev["conv_storage"]) if call.kind == "decode" else None
     check_vs_reference(call.kind, call.case, call.host, call.ref, _host(torch, out),
                        _host(torch, call.dev["state"]), conv)
+    if call.case.get("records"):
+        failures = records_failures(call.ref, _host(torch, call.dev["records_out"]),
+                                    call.host["records_out"])
+        assert not failures, "; ".join(failures)
 
 
 @pytest.mark.parametrize("kind,case", CASES, ids=IDS)

@@ -15,13 +15,17 @@ from kda_reference import f32_to_bf16, round_bf16, sigmoid, softplus
 def kda_recurrent_reference(q, k, v, g, beta, state, state_indices, *, scale,
                             cu_seqlens=None, num_accepted=None, A_log=None, dt_bias=None,
                             lower_bound=None, use_qk_l2norm=True, use_gate=True,
-                            use_beta_sigmoid=True, state_layout="vk", state_bf16=False):
+                            use_beta_sigmoid=True, state_layout="vk", state_bf16=False,
+                            records=None):
     """Returns (o [tokens, H, V] fp64, new pool fp64).
 
     q, k, g: [N, T, H, K] or [1, T_total, H, K] (with cu_seqlens [N+1]); v: [.., H, V];
     beta: [.., H]; state: the pool [slots, H, V, K] ("vk") or [slots, H, K, V] ("kv");
     state_indices [N, Tcols]; num_accepted [N] or None; A_log [H], dt_bias [H*K].
     use_gate: g is the raw gate; lower_bound None selects the softplus form.
+    records: None, or an fp64 array [tokens, H, 2K + V] that receives each live token's record
+    (exp(g), the normalized k, the delta term beta (v - S k) of the decayed S): what
+    kda_recurrent_records stores for it.
     """
     q = np.asarray(q, np.float64).reshape(-1, q.shape[-2], q.shape[-1])
     k = np.asarray(k, np.float64).reshape(-1, k.shape[-2], k.shape[-1])
@@ -76,6 +80,8 @@ def kda_recurrent_reference(q, k, v, g, beta, state, state_indices, *, scale,
                 S = S * np.exp(gt)[None, :]
                 delta = b * (vt - S @ kt_)
                 S = S + np.outer(delta, kt_)
+                if records is not None:
+                    records[i, h] = np.concatenate([np.exp(gt) * np.ones(K), kt_, delta])
                 o[i, h] = S @ qt
                 written = round_bf16(S) if state_bf16 else S
                 pool[slot, h] = written if state_layout == "vk" else written.T

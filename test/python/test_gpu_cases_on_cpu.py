@@ -1,6 +1,6 @@
-"""The GPU checks' chunk_kda and fused-recurrent cases (test/gpu/ops_cases.py) run on the CPU
-target against the same fp64 references and bounds, so that a wrong case (inputs, call or
-reference) shows here, not first on the GPU machine."""
+"""The GPU checks' chunk_kda, fused-recurrent and records cases (test/gpu/ops_cases.py) run on
+the CPU target against the same fp64 references and bounds, so that a wrong case (inputs, call
+or reference) shows here, not first on the GPU machine."""
 
 import os
 import sys
@@ -33,3 +33,25 @@ def test_case_on_cpu(kind, case):
     name, args, kwargs = call(case, arrays)
     o, final = getattr(ops, name)(*args, **kwargs)
     assert ops_cases.with_final_failures(kind, case, ref, widen(o), widen(final)) == []
+
+
+RECORDS = [c for c in ops_cases.RECURRENT_CASES if c.get("records")]
+
+
+@pytest.mark.parametrize("case", RECORDS, ids=[c["id"] for c in RECORDS])
+def test_records_case_on_cpu(case):
+    arrays, ref = ops_cases.build_case("recurrent", case)
+    before = {name: a.copy() for name, a in arrays.items()}
+    args, kwargs = ops_cases.recurrent_call(case, arrays)
+    o = widen(ops.kda_recurrent_records(*args, **kwargs)).reshape(ref["ref_o"].shape)
+    pad = np.all(ref["ref_o"] == 0.0, axis=(1, 2))
+    assert (o[pad] == 0.0).all() and pad.any()
+    err = np.sqrt(np.mean((o[~pad] - ref["ref_o"][~pad]) ** 2) / np.mean(ref["ref_o"][~pad] ** 2))
+    assert err <= 5e-3
+    state, live = widen(arrays["state"]), ref["live_slots"]
+    tol = 1e-5 if case["state_dtype"] == "f32" else 5e-3
+    want = ref["ref_state"][live]
+    assert np.sqrt(np.mean((state[live] - want) ** 2) / np.mean(want ** 2)) <= tol
+    untouched = np.setdiff1d(np.arange(state.shape[0]), live)
+    np.testing.assert_array_equal(arrays["state"][untouched], before["state"][untouched])
+    assert ops_cases.records_failures(ref, arrays["records_out"], before["records_out"]) == []
