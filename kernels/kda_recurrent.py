@@ -74,6 +74,10 @@ Constexprs:
                     token is written, to that token's slot (the state every-token writing
                     leaves there); the other tokens' slots are not touched: one state write
                     per sequence instead of one per token.
+  FINAL_STATE_OUT   with FINAL_STATE_ONLY: the state after sequence n's tokens (its starting
+                    state when none ran) goes to final_ptr [N, H, *, *] (dense, the pool's
+                    layout, final_ptr's dtype) instead of the pool, which is then only read:
+                    FLA's initial_state -> final_state without copying the initial states.
   DELTA_RULE        False: gated linear attention (GLA), S <- S * exp(g) + v k^T with no
                     beta and no correction by S k (beta is not read).
   STATE_RECORDS     speculative state as per-token records instead of per-token states.
@@ -105,7 +109,7 @@ def prefetched_state(s_buf):
 @kt.jit
 def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   state_ptr, state_idx_ptr, num_accepted_ptr, cu_seqlens_ptr, o_ptr,
-                  rec_in_ptr, rec_out_ptr,
+                  rec_in_ptr, rec_out_ptr, final_ptr,
                   T, num_slots, stride_q, stride_k, stride_v, stride_g, stride_beta,
                   stride_state_slot, stride_si_n, stride_si_t, TR, stride_rec_slot, scale,
                   lower_bound,
@@ -116,7 +120,8 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   USE_BETA_SIGMOID: kt.constexpr, BV: kt.constexpr,
                   PREFETCH_STATE: kt.constexpr = False, FINAL_STATE_ONLY: kt.constexpr = False,
                   QK_H: kt.constexpr = 0, GATE_PER_HEAD: kt.constexpr = False,
-                  DELTA_RULE: kt.constexpr = True, STATE_RECORDS: kt.constexpr = False):
+                  DELTA_RULE: kt.constexpr = True, STATE_RECORDS: kt.constexpr = False,
+                  FINAL_STATE_OUT: kt.constexpr = False):
     kt.static_assert(K > 0 and (K & (K - 1)) == 0 and V > 0 and (V & (V - 1)) == 0,
                      "K and V must be powers of two")
     kt.static_assert(BV > 0 and (BV & (BV - 1)) == 0 and V % BV == 0,
@@ -125,6 +130,8 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
     kt.static_assert(not (GATE_PER_HEAD and USE_GATE), "GATE_PER_HEAD takes the log decay")
     kt.static_assert(not (STATE_RECORDS and (PREFETCH_STATE or FINAL_STATE_ONLY)),
                      "STATE_RECORDS writes records, not states")
+    kt.static_assert(FINAL_STATE_ONLY or not FINAL_STATE_OUT,
+                     "FINAL_STATE_OUT needs FINAL_STATE_ONLY")
     n = kt.program_id(0)
     h = kt.program_id(1)
     h_qk = h if QK_H == 0 else h // (H // QK_H)
@@ -258,7 +265,15 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 kt.store(o_ptrs, o.to(o_ptr.dtype.element_ty))
             else:
                 kt.store(o_ptrs, kt.zeros((BV,), o_ptr.dtype.element_ty))
-        if FINAL_STATE_ONLY:
+        if FINAL_STATE_OUT:
+            # Written even when no token ran: the starting state is then the final one.
+            if PREFETCH_STATE:
+                if copy_pending == 1:
+                    S = prefetched_state(s_buf)
+                    copy_pending = 0
+            kt.store(final_ptr + (n.to(kt.int64) * H + h) * (K * V) + s_offs,
+                     S.to(final_ptr.dtype.element_ty))
+        elif FINAL_STATE_ONLY:
             if last_slot >= 0:
                 kt.store(s_head + last_slot.to(kt.int64) * stride_state_slot + s_offs,
                          S.to(state_ptr.dtype.element_ty))

@@ -141,3 +141,29 @@ def test_fla_positional_order_and_gdn_options():
             fused_recurrent_gated_delta_rule(q, k, v, gh, beta=beta[..., 0], **{name: gh})
     with pytest.raises(ValueError, match="argument 'g'"):
         fused_recurrent_gated_delta_rule(q, k, v, beta=beta[..., 0])
+
+
+@requires_lib
+def test_prefetched_start_reaches_the_final_state():
+    """The GPU launch at one token per sequence prefetches the starting state and writes the
+    final states to their own array (FINAL_STATE_OUT): run that launch on the CPU target, an
+    empty sequence (whose copy no token waits for) included: every final state, the empty
+    one's equal to its initial state, as without the prefetch."""
+    from kdatile.ops.fused_recurrent import fused_recurrent_gated_delta_rule_launch
+
+    rng = np.random.default_rng(9)
+    lens = [1, 0, 1, 1]
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    q, k, v, g, beta = prefill_inputs(rng, 1, int(cu[-1]), 2, 2, 32, 32)
+    g = g[..., 0].copy()  # one decay per head
+    h0 = (rng.standard_normal((len(lens), 2, 32, 32)) * 0.3).astype(np.float32)
+    args = (q, k, v)
+    kwargs = dict(g=g, beta=beta, initial_state=h0, output_final_state=True, cu_seqlens=cu,
+                  use_qk_l2norm_in_kernel=True)
+    o_plain, final_plain = fused_recurrent_gated_delta_rule(*args, **kwargs)
+    o, final, launch = fused_recurrent_gated_delta_rule_launch(*args, **kwargs)
+    assert launch.constexprs["FINAL_STATE_OUT"]
+    launch.kernel[launch.grid](*launch.args, **dict(launch.constexprs, PREFETCH_STATE=True))
+    np.testing.assert_array_equal(final, final_plain)
+    np.testing.assert_array_equal(final[1], h0[1])
+    np.testing.assert_array_equal(widen(o), widen(o_plain))

@@ -171,8 +171,9 @@ def _ones_like_gate(q, g):
 def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_qk_l2norm,
              use_gate, use_beta_sigmoid, lower_bound, state_v_first, cu_seqlens, A_log,
              dt_bias, out, gate_per_head, delta_rule=True, target=None):
-    """(o, final state or None, Launch or None): the pool (a copy of the initial states, or
-    zeros) updated once per sequence by kda_recurrent's final-state-only launch."""
+    """(o, final state or None, Launch or None) of kda_recurrent's final-state-only launch:
+    from the initial states (read in place; copied only when not dense) into a new final
+    pool (FINAL_STATE_OUT), or, without initial states, in place on a zero pool."""
     for name, flag in (("output_final_state", output_final_state),
                        ("state_v_first", state_v_first)):
         if not isinstance(flag, bool):
@@ -190,6 +191,7 @@ def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_
         N = qi.shape[0]
     inner = (V, K) if state_v_first else (K, V)
     layout = "vk" if state_v_first else "kv"
+    final = None
     if initial_state is None:
         pool = vd.new_like(qi, (N, HV) + inner, "f32")
         pool[...] = 0
@@ -197,11 +199,9 @@ def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_
         st = vd.describe("initial_state", initial_state)
         shape = "[N, HV, V, K]" if state_v_first else "[N, HV, K, V]"
         vd.check_shape(st, shape, (N, HV) + inner, f" (N = {N}, HV = {HV} from v)")
-        # One contiguous copy, on the initial state's own device (the op checks it is q's).
-        if st.is_torch:
-            pool = st.value.clone(memory_format=vd._torch().contiguous_format)
-        else:
-            pool = np.array(st.value, copy=True, order="C")
+        # Read in place; a copy only for a non-dense array (the kernel reads dense slots).
+        pool = st.value if st.is_contiguous() else st.contiguous().value
+        final = vd.new_like(qi, (N, HV) + inner, "f32")
     if qi.is_torch:
         torch = vd._torch()
         indices = torch.arange(N, dtype=torch.int32, device=qi.value.device)
@@ -212,5 +212,7 @@ def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_
         initial_state=pool, state_indices=indices, cu_seqlens=cu_seqlens,
         use_qk_l2norm=use_qk_l2norm, use_gate=use_gate, use_beta_sigmoid=use_beta_sigmoid,
         state_layout=layout, out=out, final_state_only=True, gate_per_head=gate_per_head,
-        delta_rule=delta_rule, target=target)
-    return o, (pool if output_final_state else None), launch
+        delta_rule=delta_rule, target=target, final_out=final)
+    if final is None:
+        final = pool
+    return o, (final if output_final_state else None), launch

@@ -105,14 +105,16 @@ def recurrent_launch(*args, target=None, config=None, **kwargs):
 
 
 def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=False,
-                                delta_rule=True, **kwargs):
+                                delta_rule=True, final_out=None, **kwargs):
     """(out, Launch or None) of kda_recurrent's arguments (keywords) with state_indices [N]:
     one slot per sequence, which every token of the sequence updates (FLA's fused_recurrent
     semantics, see fused_recurrent.py); gate_per_head: g [.., HV] (Gated DeltaNet);
-    delta_rule=False: gated linear attention (beta is not read)."""
+    delta_rule=False: gated linear attention (beta is not read). final_out: None, or (with
+    final_state_only) a dense fp32 [N, HV, *, *] array in the pool's layout that receives each
+    sequence's final state, the pool then only read (FINAL_STATE_OUT)."""
     bound = bind(kda_recurrent, (q, k, v, g, beta), kwargs)
     return _recurrent(**bound, target=check_target(target), gate_per_head=gate_per_head,
-                      delta_rule=delta_rule, slot_per_sequence=True)
+                      delta_rule=delta_rule, slot_per_sequence=True, final_out=final_out)
 
 
 def kda_recurrent_records(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=None,
@@ -168,7 +170,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                state_indices, cu_seqlens, num_accepted_tokens, use_qk_l2norm, use_gate,
                use_beta_sigmoid, state_layout, out, check_duplicate_slots, final_state_only,
                target=None, config=None, gate_per_head=False, delta_rule=True,
-               slot_per_sequence=False, records=None):
+               slot_per_sequence=False, records=None, final_out=None):
     """(out, Launch or None) of kda_recurrent's arguments on `target` (None: the device's)."""
     if config is not None:
         config = RecurrentConfig(*config)
@@ -211,7 +213,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         if info is not None:
             vd.check_device(info, ref)
     for name in ("initial_state", "records_out", "out"):  # written in place
-        vd.check_writable(a[name])
+        if name != "initial_state" or final_out is None:  # final_out: the pool is only read
+            vd.check_writable(a[name])
 
     # q fixes the token shape, H and K; v fixes V.
     qi = a["q"]
@@ -402,6 +405,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         cu.value if varlen else unused, o.value,
         a["records_in"].value if with_records else unused,
         a["records_out"].value if with_records else unused,
+        final_out if final_out is not None else unused,
         int(kernel_cols), int(slots), toks["q"], toks["k"], toks["v"], toks["g"],
         toks["beta"], int(stride_slot), int(idx.strides[0] if N > 1 else Tcols),
         0 if slot_per_sequence else int(idx.strides[1] if Tcols > 1 else 1),
@@ -414,7 +418,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                       USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV, PREFETCH_STATE=prefetch,
                       FINAL_STATE_ONLY=final_state_only, QK_H=H if HV != H else 0,
                       GATE_PER_HEAD=gate_per_head, DELTA_RULE=delta_rule,
-                      STATE_RECORDS=with_records)
+                      STATE_RECORDS=with_records, FINAL_STATE_OUT=final_out is not None)
     return o.value, Launch(kernel, kargs, constexprs, (N, HV, V // BV), num_warps)
 
 

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Gated DeltaNet and GLA on the GPU: kdatile.ops' FLA-named ops against FLA's in one run.
+
+    python3 bench/bench_variants.py prepare DIR   # here: compile the launches into a bundle
+    python3 bench/bench_variants.py run DIR       # on the GPU machine (torch; FLA optional)
+
+Four ops with FLA's names, keywords and layouts, on the same CUDA tensors as FLA's:
+chunk_gated_delta_rule and chunk_gla (prefill: one 8192-token sequence of 32 heads, and four
+2048-token sequences of 16 heads packed through cu_seqlens), fused_recurrent_gated_delta_rule
+and fused_recurrent_gla (decode: B sequences of one token, B in {1, 32, 256}, 32 heads, an fp32
+[B, H, K, V] initial state). D = 128, bf16 q, k, v; GDN: g = logsigmoid(randn) per head, beta
+= sigmoid(randn), the in-kernel q/k L2 norm; GLA: g = logsigmoid(randn) / 16 per key channel.
+Times are CUDA-graph medians in microseconds (the same inputs every call: warm L2, which only
+matters for the decode rows); "FLA / ours" is measured in the same run. "o diff" is the
+relative RMS difference of the two outputs (FLA is not the reference: the GPU checks compare
+these ops with fp64, test/gpu/ops_cases.py; it only shows that both ran the same problem).
+"""
+
+import functools
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from gpu_timing import export_gpu_bundle, prepare_run_main, time_graph  # noqa: E402
+
+D = 128
+PREFILL = [("T=8192", 32, [8192]), ("4x2048", 16, [2048] * 4)]
+DECODE = [(32, B) for B in (1, 32, 256)]
+OPS = ("chunk_gated_delta_rule", "chunk_gla", "fused_recurrent_gated_delta_rule",
+       "fused_recurrent_gla")
+
+
+def arguments(op, H, lens, make):
+    """(positional, keyword) arguments of `op` for sequences `lens` of H heads; make(shape,
+    kind) builds an array: kind "x" (bf16 q, k, v), "g_head" / "g_key" (fp32 log decays),
+    "beta" (bf16 in (0, 1)), "state" (fp32) or "cu" (int32 offsets)."""
+    recurrent = op.startswith("fused_recurrent")
+    if recurrent:
+        N = len(lens)
+        lead = (N, 1)
+    else:
+        lead = (1, sum(lens))
+    q, k, v = (make(lead + (H, D), "x") for _ in range(3))
+    kw = dict(initial_state=make((len(lens), H, D, D), "state"), output_final_state=True)
+    if not recurrent and len(lens) > 1:
+        kw["cu_seqlens"] = make(np.concatenate([[0], np.cumsum(lens)]), "cu")
+    if op.endswith("gated_delta_rule"):
+        kw.update(beta=make(lead + (H,), "beta"), use_qk_l2norm_in_kernel=True)
+        g = make(lead + (H,), "g_head")
+    else:
+        g = make(lead + (H, D), "g_key")
+    if op == "fused_recurrent_gla":
+        kw["gk"] = g
+        return (q, k, v), kw
+    if op == "fused_recurrent_gated_delta_rule":
+        kw["g"] = g
+        return (q, k, v), kw
+    if op == "chunk_gated_delta_rule":
+        beta = kw.pop("beta")
+        return (q, k, v, g, beta), kw
+    return (q, k, v, g), kw
+
+
+def cases():
+    """(op, label, H, lens) of every timed call."""
+    out = []
+    for op in OPS:
+        if op.startswith("chunk"):
+            out += [(op, label, H, lens) for label, H, lens in PREFILL]
+        else:
+            out += [(op, f"B={B}", H, [1] * B) for H, B in DECODE]
+    return out
+
+
+def launches_of(op, args, kwargs):
+    from kdatile.ops import chunk, fused_recurrent
+
+    if op == "chunk_gated_delta_rule":
+        return chunk.chunk_gdn_launches(*args, **kwargs, target="sm_90a")[1]
+    if op == "chunk_gla":
+        return chunk.chunk_gla_launches(*args, **kwargs, target="sm_90a")[1]
+    prepare_launch = getattr(fused_recurrent, op + "_launch")
+    return [prepare_launch(*args, **kwargs, target="sm_90a")[2]]
+
+
+def prepare(out_dir):
+    import kdatile as kt
+
+    def zeros(shape, kind):
+        if kind == "cu":
+            return np.asarray(shape, np.int32)
+        return np.zeros(shape, np.uint16 if kind in ("x", "beta") else np.float32)
+
+    launches = []
+    for op, _, H, lens in cases():
+        args, kwargs = arguments(op, H, lens, zeros)
+        launches += [(x.kernel, x.args, dict(x.constexprs, num_warps=x.num_warps))
+                     for x in launches_of(op, args, kwargs)]
+    exported = export_gpu_bundle(kt, out_dir, launches)
+    print(f"{len(set(exported))} specializations in {out_dir}")
+
+
+def run(bundle_dir):
+    import torch
+    import torch.nn.functional as F
+
+    from kdatile import ops
+
+    os.environ["KDATILE_BUNDLE"] = bundle_dir
+    try:
+        import fla.ops.gated_delta_rule as fla_gdn
+        import fla.ops.gla as fla_gla
+        fla = {"chunk_gated_delta_rule": fla_gdn.chunk_gated_delta_rule,
+               "fused_recurrent_gated_delta_rule": fla_gdn.fused_recurrent_gated_delta_rule,
+               "chunk_gla": fla_gla.chunk_gla, "fused_recurrent_gla": fla_gla.fused_recurrent_gla}
+    except Exception as e:  # noqa: BLE001
+        print(f"FLA not importable ({e}); timing ours only")
+        fla = {}
+    gen = torch.Generator(device="cuda").manual_seed(0)
+
+    def make(shape, kind):
+        if kind == "cu":
+            return torch.from_numpy(np.asarray(shape, np.int32)).cuda()
+        x = torch.randn(tuple(shape), generator=gen, device="cuda")
+        if kind == "x":
+            return x.to(torch.bfloat16)
+        if kind == "beta":
+            return torch.sigmoid(x).to(torch.bfloat16)
+        if kind == "g_head":
+            return F.logsigmoid(x)
+        if kind == "g_key":
+            return F.logsigmoid(x) / 16
+        return x * 0.1
+
+    print(f"# {torch.cuda.get_device_name(0)}; D={D}, bf16 q/k/v, fp32 states; us (CUDA graph, "
+          "median, warm)")
+    print(f"{'op':>33} {'shape':>8} {'H':>3} | {'FLA':>9} {'ours':>9} {'FLA/ours':>8} | "
+          f"{'o diff':>8}")
+    with torch.inference_mode():
+        for op, label, H, lens in cases():
+            args, kwargs = arguments(op, H, lens, make)
+            ours = functools.partial(getattr(ops, op), *args, **kwargs)
+            calls = 5 if op.startswith("chunk") else 20
+            t_ours = time_graph(torch, ours, calls=calls, replays=10)
+            t_fla, diff = float("nan"), float("nan")
+            if op in fla:
+                fla_kwargs = dict(kwargs)
+                if "cu_seqlens" in fla_kwargs:
+                    fla_kwargs["cu_seqlens"] = fla_kwargs["cu_seqlens"].long()
+                theirs = functools.partial(fla[op], *args, **fla_kwargs)
+                try:
+                    t_fla = time_graph(torch, theirs, calls=calls, replays=10)
+                    a, b = ours()[0].float(), theirs()[0].float()
+                    diff = float((a - b).pow(2).mean().sqrt() / b.pow(2).mean().sqrt())
+                except Exception as e:  # noqa: BLE001
+                    print(f"# FLA {op} {label} failed: {type(e).__name__}: {e}")
+            print(f"{op:>33} {label:>8} {H:>3} | {t_fla:>9.2f} {t_ours:>9.2f} "
+                  f"{t_fla / t_ours:>8.2f} | {diff:>8.1e}", flush=True)
+
+
+if __name__ == "__main__":
+    prepare_run_main(__doc__, prepare, run)
