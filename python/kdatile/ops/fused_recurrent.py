@@ -4,9 +4,9 @@ parameters in FLA's order (positional calls bind alike), shapes and semantics (d
 the options FLA has and these do not raise ValueError naming them.
 
 Each sequence n runs from initial_state[n] (zeros when None) over its tokens; the final state
-is returned, not written into the initial state. Underneath, a copy of the initial states is the
-state pool with one slot per sequence, which the kernel updates once, after the sequence's last
-token (FINAL_STATE_ONLY).
+is returned, not written into the initial state. Underneath, the initial states are the state
+pool with one slot per sequence, read in place; the kernel writes each sequence's state once,
+after its last token, into a new final-state array (FINAL_STATE_ONLY with FINAL_STATE_OUT).
 """
 
 from __future__ import annotations
