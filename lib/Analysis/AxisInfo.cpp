@@ -480,7 +480,31 @@ void AxisInfoAnalysis::visitOp(Operation *op) {
           })
           .Default([](Operation *) { return std::nullopt; });
 
-  if (computed && computed->getRank() == shape.size())
+  if (!computed || computed->getRank() != shape.size())
+    computed.reset();
+  auto multipleOf =
+      op->getAttrOfType<DenseI64ArrayAttr>(tile::kMultipleOfAttrName);
+  auto contiguous =
+      op->getAttrOfType<DenseI64ArrayAttr>(tile::kMaxContiguousAttrName);
+  if (multipleOf || contiguous) {
+    // The kernel author's facts, added to what the analysis proved.
+    AxisInfo base =
+        computed ? *computed : AxisInfo::getPessimistic(shape.size());
+    DimVector contiguity(base.getContiguity()),
+        divisibility(base.getDivisibility()), constancy(base.getConstancy());
+    for (unsigned d = 0; d < shape.size(); ++d) {
+      if (multipleOf && d < multipleOf.size())
+        divisibility[d] =
+            std::min(AxisInfo::kMaxDivisibility,
+                     std::max(divisibility[d], multipleOf.asArrayRef()[d]));
+      if (contiguous && d < contiguous.size())
+        contiguity[d] = std::min(
+            shape[d], std::max(contiguity[d], contiguous.asArrayRef()[d]));
+    }
+    computed =
+        AxisInfo(contiguity, divisibility, constancy, base.getConstantValue());
+  }
+  if (computed)
     set(result, *computed);
 }
 

@@ -106,6 +106,8 @@ static const BuiltinSpec kBuiltins[] = {
     {"reshape", {"input", "shape", "can_reorder"}, 2},
     {"trans", {"input", "dims"}, 1},
     {"expand_dims", {"input", "axis"}, 2},
+    {"multiple_of", {"input", "values"}, 2},
+    {"max_contiguous", {"input", "values"}, 2},
     {"static_range", {"start", "end", "step"}, 1},
     {"static_assert", {"cond", "msg"}, 1},
     {"static_print", {}, 0},
@@ -629,5 +631,7 @@ std::optional<DValue> Emitter::callBuiltin(
   if (name == "broadcast_to" || name == "reshape" || name == "trans" ||
       name == "expand_dims")
     return shapeBuiltin(name, fnName, args, at);
+  if (name == "multiple_of" || name == "max_contiguous")
+    return hintBuiltin(name, fnName, args, at);
   return mathBuiltin(name, fnName, args, at);
 }

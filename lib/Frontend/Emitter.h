@@ -237,6 +237,9 @@ public:
   std::optional<DValue> shapeBuiltin(const std::string &name,
                                      const std::string &fnName, BoundArgs &args,
                                      SourceLoc at);
+  std::optional<DValue> hintBuiltin(const std::string &name,
+                                    const std::string &fnName, BoundArgs &args,
+                                    SourceLoc at);
   std::optional<DValue> mathBuiltin(const std::string &name,
                                     const std::string &fnName, BoundArgs &args,
                                     SourceLoc at);

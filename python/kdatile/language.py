@@ -147,6 +147,7 @@ BUILTIN_NAMES = (
     "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "alloc_shared", "async_copy",
     "async_wait", "barrier", "cluster_sum", "cumsum", "cumprod", "cummax", "cummin",
     "associative_scan", "make_tensor_descriptor", "async_load", "async_store", "dot_wait",
+    "multiple_of", "max_contiguous",
 )
 
 _ns = globals()

@@ -127,3 +127,31 @@ func.func @loop(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) {
   }
   return
 }
+
+// -----
+
+// Alignment hints (kt.multiple_of, kt.max_contiguous) add to what is proved:
+// a row offset from a runtime stride, and a gather index the author knows
+// comes in runs of 4; without them both loads are scalar.
+
+// CHECK-LABEL: func.func @hints
+// CHECK: arith.muli {{.*}} {tile.axis_info = {constancy = array<i64: 1>, contiguity = array<i64: 1>, divisibility = array<i64: 4>}, tile.multiple_of = array<i64: 4>} : i32
+// CHECK: tile.load {{.*}} {tile.vector_width = 4 : i32}
+// CHECK: tile.load %{{.*}} {tile.axis_info = {constancy = array<i64: 1>, contiguity = array<i64: 4>, divisibility = array<i64: 16>}, tile.max_contiguous = array<i64: 4>, tile.multiple_of = array<i64: 16>, tile.vector_width = 4 : i32}
+// CHECK: tile.load {{.*}} {tile.vector_width = 4 : i32}
+func.func @hints(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %idx: !tile.ptr<i32> {tile.divisibility = 16 : i32}, %stride: i32) {
+  %pid = tile.program_id 0
+  %start = arith.muli %pid, %stride {tile.multiple_of = array<i64: 4>} : i32
+  %row = tile.addptr %x, %start : !tile.ptr<f32>, i32
+  %r = tile.range 0, 128 : tensor<128xi32>
+  %rows = tile.splat %row : tensor<128x!tile.ptr<f32>>
+  %p = tile.addptr %rows, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %v = tile.load %p : tensor<128x!tile.ptr<f32>>
+  %ip = tile.splat %idx : tensor<128x!tile.ptr<i32>>
+  %ips = tile.addptr %ip, %r : tensor<128x!tile.ptr<i32>>, tensor<128xi32>
+  %g = tile.load %ips {tile.max_contiguous = array<i64: 4>, tile.multiple_of = array<i64: 16>} : tensor<128x!tile.ptr<i32>>
+  %xs = tile.splat %x : tensor<128x!tile.ptr<f32>>
+  %q = tile.addptr %xs, %g : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %w = tile.load %q : tensor<128x!tile.ptr<f32>>
+  return
+}

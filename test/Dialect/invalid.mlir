@@ -1125,3 +1125,39 @@ func.func @dot_wait_pending(%acc: tensor<16x16xf32>) -> tensor<16x16xf32> {
   %w = tile.dot_wait %acc {pending = -1 : i32} : tensor<16x16xf32>
   return %w : tensor<16x16xf32>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Alignment hints
+//===----------------------------------------------------------------------===//
+
+func.func @hint_not_pow2(%a: i32, %b: i32) {
+  // expected-error @below {{'tile.multiple_of' values must be powers of two, got 12}}
+  %c = arith.muli %a, %b {tile.multiple_of = array<i64: 12>} : i32
+  return
+}
+
+// -----
+
+func.func @hint_rank(%a: tensor<4xi32>) {
+  // expected-error @below {{'tile.max_contiguous' has 2 values for a result of rank 1}}
+  %c = arith.addi %a, %a {tile.max_contiguous = array<i64: 4, 1>} : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @hint_type(%a: i32) {
+  // expected-error @below {{'tile.multiple_of' must be an i64 array}}
+  %c = arith.addi %a, %a {tile.multiple_of = 4 : i64} : i32
+  return
+}
+
+// -----
+
+func.func @hint_results(%a: i32) {
+  // expected-error @below {{'tile.multiple_of' needs an op with one result}}
+  "tile.barrier"() {tile.multiple_of = array<i64: 4>} : () -> ()
+  return
+}
