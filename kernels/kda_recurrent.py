@@ -254,6 +254,7 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                     if t < TR:
                         rec = rec_out_ptr + rec_slot + t * rec_row
                         if kt.program_id(2) == 0:
+                            # + zeros: a per-head decay (GATE_PER_HEAD) stored per key.
                             kt.store(rec + offs_k, e + kt.zeros((K,), kt.float32))
                             kt.store(rec + K + offs_k, k)
                         kt.store(rec + 2 * K + offs_v, v)

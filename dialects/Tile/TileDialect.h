@@ -56,9 +56,6 @@ constexpr llvm::StringLiteral kClusterShapeAttrName = "kda.cluster_shape";
 /// kernel, the array of its tensor-map parameters' recipes, in order.
 constexpr llvm::StringLiteral kTensorMapAttrName = "kda.tensor_map";
 constexpr llvm::StringLiteral kTensorMapsAttrName = "kda.tensor_maps";
-/// On a tile.async_load / async_store left to a per-lane block-copy engine
-/// ("buffer"): the bytes each lane moves at once, which
-/// tile-expand-tensor-descs proved aligned in both memories.
 /// Alignment hints (kt.multiple_of, kt.max_contiguous) on the op defining a
 /// value, one i64 per dimension (scalars: one): every element of a run is a
 /// multiple of that power of two (bytes for pointers); values come in runs of
@@ -66,6 +63,9 @@ constexpr llvm::StringLiteral kTensorMapsAttrName = "kda.tensor_maps";
 /// as given, as Triton's tt.divisibility / tt.contiguity.
 constexpr llvm::StringLiteral kMultipleOfAttrName = "tile.multiple_of";
 constexpr llvm::StringLiteral kMaxContiguousAttrName = "tile.max_contiguous";
+/// On a tile.async_load / async_store left to a per-lane block-copy engine
+/// ("buffer"): the bytes each lane moves at once, which
+/// tile-expand-tensor-descs proved aligned in both memories.
 constexpr llvm::StringLiteral kCopyVectorBytesAttrName =
     "kda.copy_vector_bytes";
 /// `lhs` combined with `rhs` by `kind` (arith ops, scalars or tensors). Float
