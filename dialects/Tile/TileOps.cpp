@@ -374,3 +374,11 @@ LogicalResult DotOp::verify() {
     return emitOpError("tf32 rounds fp32 operands, not ") << a.getElementType();
   return success();
 }
+
+LogicalResult PrintOp::verify() {
+  for (auto [i, arg] : llvm::enumerate(getArgs()))
+    if (isa<PointerType>(getElementTypeOrSelf(arg.getType())))
+      return emitOpError("operand ")
+             << i << " is a pointer; only numbers are printed";
+  return success();
+}

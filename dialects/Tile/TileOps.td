@@ -456,6 +456,30 @@ def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Debugging
+//===----------------------------------------------------------------------===//
+
+def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
+  let summary = "print values at run time, element by element";
+  let description = [{
+    For each operand and each of its elements, the program prints one line
+    `pid (x, y, z) idx (i, j) PREFIX: VALUE` (with `(operand k)` after the
+    prefix when there are several operands; a scalar prints without `idx`,
+    once per program). Floats print widened to f64 (`%f`), integers in
+    decimal, or both as hexadecimal bit patterns with `hex`. The host prints
+    to stdout, NVIDIA GPUs through `vprintf`, AMD GPUs through the runtime's
+    printf buffer.
+    ```mlir
+    tile.print "acc" %acc : tensor<4x8xf32, #blocked>
+    ```
+  }];
+  let arguments = (ins StrAttr:$prefix, UnitAttr:$hex,
+                   Variadic<Tile_Value>:$args);
+  let assemblyFormat = "$prefix ($args^ `:` type($args))? attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Thread-block clusters
 //===----------------------------------------------------------------------===//
 

@@ -1,6 +1,7 @@
 //===- CAPI.cpp - the C API of libkda -------------------------------------===//
 #include "kda/CAPI/kda.h"
 #include "kda/Driver/Compiler.h"
+#include "kda/Frontend/BuiltinTable.h"
 #include "kda/Runtime/CPULauncher.h"
 #include "kda/Target/HostCodegen.h"
 
@@ -132,6 +133,8 @@ bool parseRequest(const char *text, CompileOptions &options,
     }
     options.blockCopyEngine = *copies == "engine";
   }
+  if (auto lineInfo = obj->getBoolean("line_info"))
+    options.lineInfo = *lineInfo;
   if (auto warps = obj->getInteger("num_warps")) {
     if (*warps < 1 || *warps > 32) {
       error =
@@ -147,6 +150,11 @@ bool parseRequest(const char *text, CompileOptions &options,
 extern "C" {
 
 const char *kda_version(void) { return getCompilerVersion().c_str(); }
+
+const char *kda_builtins(void) {
+  static const std::string table = kda::frontend::builtinTableJSON();
+  return table.c_str();
+}
 
 int kda_compile(const char *request, char **response) {
   CompileOptions options;

@@ -135,7 +135,7 @@ void compileForHost(mlir::MLIRContext &ctx, mlir::ModuleOp module,
     return;
   timer.done("kda-cpu-lower");
   if (options.emit == EmitKind::MLIR) {
-    result.text = printOp(module);
+    result.text = printOp(module, options.printLocations);
     result.ok = true;
     return;
   }
@@ -219,7 +219,7 @@ CompileResult kda::compileKernel(mlir::MLIRContext &ctx,
   result.clusterShape = getKernelClusterShape(*module);
   markWrittenParams(*module, result.params);
   if (options.emit == EmitKind::Tile) {
-    result.text = printOp(*module);
+    result.text = printOp(*module, options.printLocations);
     result.ok = true;
     return result;
   }

@@ -19,10 +19,13 @@ void StageTimer::done(llvm::StringRef stage) {
   last = now;
 }
 
-std::string kda::printOp(mlir::Operation *op) {
+std::string kda::printOp(mlir::Operation *op, bool withLocations) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  op->print(os);
+  mlir::OpPrintingFlags flags;
+  if (withLocations)
+    flags.enableDebugInfo();
+  op->print(os, flags);
   return text;
 }
 

@@ -239,6 +239,7 @@ void kda::compileForGPU(mlir::MLIRContext &ctx, mlir::ModuleOp module,
     pipeline.target = target.name;
     pipeline.numWarps = options.numWarps;
     pipeline.blockCopyEngine = options.blockCopyEngine;
+    pipeline.lineInfo = options.lineInfo;
     if (!runPipeline(
             ctx, module,
             [&](mlir::OpPassManager &pm) {
@@ -262,8 +263,7 @@ void kda::compileForGPU(mlir::MLIRContext &ctx, mlir::ModuleOp module,
         result.tensorMaps.emplace_back(tokens.begin(), tokens.end());
       }
   if (options.emit == EmitKind::Gpu || options.emit == EmitKind::MLIR) {
-    llvm::raw_string_ostream os(result.text);
-    module->print(os);
+    result.text = printOp(module, options.printLocations);
     result.ok = true;
     return;
   }

@@ -18,134 +18,21 @@ using namespace kda::frontend;
 using namespace kda::frontend::detail;
 using kda::tile::PointerType;
 
-namespace {
-struct BuiltinSpec {
-  const char *name;
-  std::vector<const char *> params;
-  unsigned numRequired;
-};
-} // namespace
-
-/// Parameter names follow Triton; trailing optional ones that only tune
-/// code generation there (cache_modifier, ...) are accepted and ignored.
-static const BuiltinSpec kBuiltins[] = {
-    {"program_id", {"axis"}, 1},
-    {"num_programs", {"axis"}, 1},
-    {"arange", {"start", "end", "layout"}, 2},
-    {"zeros", {"shape", "dtype", "layout"}, 2},
-    {"zeros_like", {"input", "dtype"}, 1},
-    {"full", {"shape", "value", "dtype", "layout"}, 3},
-    {"convert_layout", {"value", "layout"}, 2},
-    {"BlockedLayout",
-     {"size_per_thread", "threads_per_warp", "warps_per_cta", "order"},
-     4},
-    {"SliceLayout", {"dim", "parent"}, 2},
-    {"MmaLayout", {"instr", "operand", "warps_per_cta"}, 3},
-    {"SwizzledSharedLayout", {"vec", "per_phase", "max_phase", "order"}, 4},
-    {"NVMMASharedLayout", {"swizzle_byte_width", "element_bitwidth"}, 2},
-    {"PaddedSharedLayout", {"interval", "padding", "order"}, 3},
-    {"load",
-     {"pointer", "mask", "other", "cache_modifier", "eviction_policy",
-      "volatile"},
-     1},
-    {"store",
-     {"pointer", "value", "mask", "cache_modifier", "eviction_policy"},
-     2},
-    {"alloc_shared", {"shape", "dtype", "layout"}, 2},
-    {"smem.index", {"self", "index"}, 2},
-    {"smem.load", {"self", "layout"}, 1},
-    {"smem.store", {"self", "value"}, 2},
-    {"async_copy", {"dst", "pointer", "mask"}, 2},
-    {"make_tensor_descriptor",
-     {"base", "shape", "strides", "block_shape", "layout"},
-     4},
-    {"async_load", {"desc", "offsets", "buffer"}, 3},
-    {"async_store", {"desc", "offsets", "buffer"}, 3},
-    {"async_wait", {"pending"}, 0},
-    {"barrier", {}, 0},
-    {"cluster_sum", {"input", "axis", "size"}, 3},
-    {"atomic_add", {"pointer", "val", "mask", "sem", "scope"}, 2},
-    {"atomic_max", {"pointer", "val", "mask", "sem", "scope"}, 2},
-    {"atomic_min", {"pointer", "val", "mask", "sem", "scope"}, 2},
-    {"atomic_xchg", {"pointer", "val", "mask", "sem", "scope"}, 2},
-    {"sum", {"input", "axis", "keep_dims", "dtype"}, 1},
-    {"max", {"input", "axis", "keep_dims"}, 1},
-    {"min", {"input", "axis", "keep_dims"}, 1},
-    {"cumsum", {"input", "axis", "reverse"}, 1},
-    {"cummax", {"input", "axis", "reverse"}, 1},
-    {"cummin", {"input", "axis", "reverse"}, 1},
-    {"cumprod", {"input", "axis", "reverse"}, 1},
-    {"associative_scan", {"input", "axis", "combine_fn", "reverse"}, 3},
-    {"dot",
-     {"input", "other", "acc", "input_precision", "allow_tf32",
-      "max_num_imprecise_acc", "out_dtype", "is_async"},
-     2},
-    {"dot_wait", {"acc", "pending"}, 2},
-    {"where", {"condition", "x", "y"}, 3},
-    {"exp", {"x"}, 1},
-    {"exp2", {"x"}, 1},
-    {"log", {"x"}, 1},
-    {"log2", {"x"}, 1},
-    {"sqrt", {"x"}, 1},
-    {"rsqrt", {"x"}, 1},
-    {"sqrt_rn", {"x"}, 1},
-    {"div_rn", {"x", "y"}, 2},
-    {"sigmoid", {"x"}, 1},
-    {"cos", {"x"}, 1},
-    {"sin", {"x"}, 1},
-    {"tanh", {"x"}, 1},
-    {"floor", {"x"}, 1},
-    {"ceil", {"x"}, 1},
-    {"erf", {"x"}, 1},
-    {"fma", {"x", "y", "z"}, 3},
-    {"abs", {"x"}, 1},
-    {"maximum", {"x", "y", "propagate_nan"}, 2},
-    {"minimum", {"x", "y", "propagate_nan"}, 2},
-    {"cdiv", {"x", "div"}, 2},
-    {"broadcast_to", {"input", "shape"}, 2},
-    {"reshape", {"input", "shape", "can_reorder"}, 2},
-    {"trans", {"input", "dims"}, 1},
-    {"expand_dims", {"input", "axis"}, 2},
-    {"multiple_of", {"input", "values"}, 2},
-    {"max_contiguous", {"input", "values"}, 2},
-    {"static_range", {"start", "end", "step"}, 1},
-    {"static_assert", {"cond", "msg"}, 1},
-    {"static_print", {}, 0},
-    {"constexpr", {"value"}, 1},
-    {"to", {"input", "dtype", "fp_downcast_rounding", "bitcast"}, 2},
-    {"py.range", {"start", "stop", "step"}, 1},
-    {"py.min", {}, 0},
-    {"py.max", {}, 0},
-    {"py.abs", {"x"}, 1},
-    {"py.int", {"x"}, 1},
-    {"py.float", {"x"}, 1},
-    {"py.bool", {"x"}, 1},
-    {"py.len", {"obj"}, 1},
-    {"py.print", {}, 0},
-};
-
-static const BuiltinSpec *findBuiltin(llvm::StringRef name) {
-  for (const BuiltinSpec &spec : kBuiltins)
-    if (name == spec.name)
-      return &spec;
-  return nullptr;
-}
-
 bool Emitter::isBuiltinName(llvm::StringRef name) const {
-  return !name.starts_with("py.") && !name.starts_with("smem.") &&
-         name != "to" && findBuiltin(name);
+  const BuiltinInfo *info = findBuiltin(name);
+  return info && info->kind == BuiltinKind::Function;
 }
 
 std::vector<std::string> Emitter::builtinNames() const {
   std::vector<std::string> names;
-  for (const BuiltinSpec &spec : kBuiltins)
-    if (isBuiltinName(spec.name))
-      names.push_back(spec.name);
+  for (const BuiltinInfo &info : builtinTable())
+    if (info.kind == BuiltinKind::Function)
+      names.push_back(info.name);
   return names;
 }
 
 bool Emitter::bindArgs(llvm::StringRef fnName,
-                       llvm::ArrayRef<const char *> params,
+                       llvm::ArrayRef<BuiltinParam> params,
                        unsigned numRequired, std::vector<Arg> &positional,
                        std::vector<std::pair<std::string, Arg>> &kw,
                        SourceLoc at, BoundArgs &bound) {
@@ -160,8 +47,9 @@ bool Emitter::bindArgs(llvm::StringRef fnName,
     bound[i] = positional[i];
   for (auto &[kwName, arg] : kw) {
     const std::string &name = kwName;
-    auto it = std::find_if(params.begin(), params.end(),
-                           [&](const char *p) { return name == p; });
+    auto it =
+        std::find_if(params.begin(), params.end(),
+                     [&](const BuiltinParam &p) { return name == p.name; });
     if (it == params.end()) {
       error(arg.keywordLoc,
             fnName + " got an unexpected keyword argument '" + name + "'");
@@ -177,7 +65,7 @@ bool Emitter::bindArgs(llvm::StringRef fnName,
   }
   for (unsigned i = 0; i < numRequired; ++i)
     if (!bound[i]) {
-      error(at, fnName + " missing required argument '" + params[i] + "'");
+      error(at, fnName + " missing required argument '" + params[i].name + "'");
       return false;
     }
   // `None` passed explicitly means "absent", as in Python defaults.
@@ -190,7 +78,7 @@ bool Emitter::bindArgs(llvm::StringRef fnName,
 std::optional<DValue> Emitter::callBuiltin(
     const std::string &name, DValue *self, std::vector<Arg> &positional,
     std::vector<std::pair<std::string, Arg>> &kw, SourceLoc at) {
-  const BuiltinSpec *spec = findBuiltin(name);
+  const BuiltinInfo *spec = findBuiltin(name);
   if (!spec)
     return error(at, "unknown builtin '" + name + "'");
   bool isPython = llvm::StringRef(name).starts_with("py.");
@@ -223,7 +111,10 @@ std::optional<DValue> Emitter::callBuiltin(
     }
     if (values.size() == 1 && values[0].kind == Constant::Kind::Tuple)
       values = values[0].elements;
-    if (values.empty() || !kw.empty())
+    if (!kw.empty())
+      return error(kw.front().second.keywordLoc,
+                   fnName + " takes no keyword arguments");
+    if (values.empty())
       return error(at, fnName + " needs at least one argument");
     Constant best = values[0];
     for (const Constant &v : values) {
@@ -239,11 +130,13 @@ std::optional<DValue> Emitter::callBuiltin(
   if (name == "py.print")
     return error(at,
                  "unsupported construct: print() in a kernel (kt.static_print "
-                 "prints compile-time values)");
+                 "prints compile-time values, kt.device_print run-time ones)");
   if (name == "static_print")
     return staticPrint(positional, kw, at);
+  if (name == "device_print")
+    return devicePrint(positional, kw, at);
   BoundArgs args;
-  if (!bindArgs(fnName, spec->params, spec->numRequired, positional, kw, at,
+  if (!bindArgs(fnName, spec->params, spec->numRequired(), positional, kw, at,
                 args))
     return std::nullopt;
   auto has = [&](size_t i) { return args[i].has_value(); };
@@ -297,7 +190,7 @@ std::optional<DValue> Emitter::callBuiltin(
                                   describe(argv(0)));
     if (name == "py.len") {
       if (c->kind != Constant::Kind::Tuple && c->kind != Constant::Kind::Str)
-        return error(argloc(0), "len() needs a tuple");
+        return error(argloc(0), "len() needs a tuple or a string");
       return DValue::of(Constant::ofInt(
           c->kind == Constant::Kind::Str ? c->str.size() : c->elements.size()));
     }
@@ -513,8 +406,12 @@ std::optional<DValue> Emitter::callBuiltin(
         broadcastShapes(shapeOf(argv(0)), shapeOf(argv(1)), at);
     if (!shape)
       return std::nullopt;
+    // Two constants compute in the type of the wider one: a float if either
+    // is (kt.maximum(1, 2.5) is 2.5).
     if (argv(0).isConst() && argv(1).isConst())
-      type = defaultType(argv(0).constant);
+      type = defaultType(argv(1).constant.kind == Constant::Kind::Float
+                             ? argv(1).constant
+                             : argv(0).constant);
     Attribute enc = commonEncoding({&argv(0), &argv(1)}, *shape);
     std::optional<Value> x = coerce(argv(0), *type, *shape, argloc(0), enc);
     std::optional<Value> y = coerce(argv(1), *type, *shape, argloc(1), enc);
@@ -536,12 +433,17 @@ std::optional<DValue> Emitter::callBuiltin(
       return DValue::of(arith::DivFOp::create(builder, l, *x, *y).getResult());
     }
     Value r;
+    bool isBool = type->isInteger(1);
+    // Booleans order False < True: max is `or`, min is `and` (a signed
+    // compare would read True as -1).
     if (name == "maximum")
-      r = isFloat ? Value(arith::MaximumFOp::create(builder, l, *x, *y))
-                  : Value(arith::MaxSIOp::create(builder, l, *x, *y));
+      r = isFloat  ? Value(arith::MaximumFOp::create(builder, l, *x, *y))
+          : isBool ? Value(arith::OrIOp::create(builder, l, *x, *y))
+                   : Value(arith::MaxSIOp::create(builder, l, *x, *y));
     else
-      r = isFloat ? Value(arith::MinimumFOp::create(builder, l, *x, *y))
-                  : Value(arith::MinSIOp::create(builder, l, *x, *y));
+      r = isFloat  ? Value(arith::MinimumFOp::create(builder, l, *x, *y))
+          : isBool ? Value(arith::AndIOp::create(builder, l, *x, *y))
+                   : Value(arith::MinSIOp::create(builder, l, *x, *y));
     return DValue::of(r);
   }
   if (name == "fma") {

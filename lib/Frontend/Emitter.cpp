@@ -370,7 +370,8 @@ LogicalResult Emitter::emitFor(const Stmt &stmt) {
                               describe(*callee) +
                               "; use range() or kt.static_range()");
   if (!iter.keywords.empty())
-    return fail(iter.loc, "range() takes no keyword arguments");
+    return fail(iter.loc, std::string(isRange ? "range" : "kt.static_range") +
+                              "() takes no keyword arguments");
   size_t n = iter.numPositional();
   if (n < 1 || n > 3)
     return fail(iter.loc, std::string(isRange ? "range" : "kt.static_range") +

@@ -21,6 +21,7 @@
 #ifndef KDA_LIB_FRONTEND_EMITTER_H
 #define KDA_LIB_FRONTEND_EMITTER_H
 
+#include "kda/Frontend/BuiltinTable.h"
 #include "kda/Frontend/ConstexprEval.h"
 #include "kda/Frontend/ModuleLoader.h"
 
@@ -199,9 +200,12 @@ public:
                                        const std::string &shownModule);
   std::optional<DValue> ifExpr(const Expr &expr);
 
-  // --- Kernel.cpp: kt.static_print's compile-time output.
+  // --- Kernel.cpp: kt.static_print's compile-time output, kt.device_print.
   std::optional<DValue>
   staticPrint(const std::vector<Arg> &positional,
+              const std::vector<std::pair<std::string, Arg>> &kw, SourceLoc at);
+  std::optional<DValue>
+  devicePrint(const std::vector<Arg> &positional,
               const std::vector<std::pair<std::string, Arg>> &kw, SourceLoc at);
 
   // --- Builtins.cpp.
@@ -246,7 +250,8 @@ public:
   bool isBuiltinName(llvm::StringRef name) const;
   /// The kt.* builtins' names (the frontend's table), for suggestions.
   std::vector<std::string> builtinNames() const;
-  bool bindArgs(llvm::StringRef fnName, llvm::ArrayRef<const char *> params,
+  bool bindArgs(llvm::StringRef fnName,
+                llvm::ArrayRef<kda::frontend::BuiltinParam> params,
                 unsigned numRequired, std::vector<Arg> &positional,
                 std::vector<std::pair<std::string, Arg>> &kw, SourceLoc at,
                 BoundArgs &bound);

@@ -341,11 +341,6 @@ std::optional<DValue> Emitter::languageMember(const std::string &name,
     diagnostics += loadErrors;
     return error(at, "cannot load the DSL standard library");
   }
-  // Names the Python package exports but this compiler cannot lower yet.
-  static const char *const kNotYet[] = {"device_print"};
-  for (const char *n : kNotYet)
-    if (name == n)
-      return error(at, "kt." + name + " is not supported by this compiler yet");
   std::string where;
   if (!llvm::sys::fs::is_regular_file(loader.stdlibPath())) {
     where = " (the DSL standard library " + loader.stdlibPath() +
@@ -497,18 +492,17 @@ std::optional<DValue> Emitter::emitAttribute(const Expr &expr) {
       std::vector<std::pair<std::string, Arg>> kw;
       return callBuiltin("trans", &*obj, args, kw, expr.loc);
     }
-    static const char *const kMethods[] = {
-        "to",           "sum",         "max",     "min",  "reshape", "trans",
-        "broadcast_to", "expand_dims", "exp",     "exp2", "log",     "log2",
-        "sqrt",         "rsqrt",       "sigmoid", "abs"};
-    for (const char *m : kMethods)
-      if (attr == m) {
-        DValue method;
-        method.kind = DValue::Kind::Method;
-        method.name = m;
-        method.value = obj->value;
-        return method;
-      }
+    // Tile methods: x.sum(0) is kt.sum(x, 0); x.to(dtype) exists only as one.
+    const BuiltinInfo *info = findBuiltin(attr);
+    if (info &&
+        (info->tileMethod || (info->kind == BuiltinKind::Method &&
+                              !llvm::StringRef(attr).starts_with("smem.")))) {
+      DValue method;
+      method.kind = DValue::Kind::Method;
+      method.name = info->name;
+      method.value = obj->value;
+      return method;
+    }
     return error(expr.loc, std::string(tensor ? "tile" : "scalar") +
                                " has no attribute '" + attr + "'");
   }

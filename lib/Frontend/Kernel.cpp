@@ -84,6 +84,45 @@ Emitter::staticPrint(const std::vector<Arg> &positional,
   return DValue::of(Constant::none());
 }
 
+std::optional<DValue>
+Emitter::devicePrint(const std::vector<Arg> &positional,
+                     const std::vector<std::pair<std::string, Arg>> &kw,
+                     SourceLoc at) {
+  bool hex = false;
+  for (const auto &[name, arg] : kw) {
+    if (name != "hex")
+      return error(arg.keywordLoc,
+                   "kt.device_print() got an unexpected keyword argument '" +
+                       name + "'");
+    std::optional<Constant> c = asConstant(arg.value);
+    if (!c || c->kind != Constant::Kind::Bool)
+      return error(arg.loc, "kt.device_print(): hex must be True or False");
+    hex = c->intValue != 0;
+  }
+  std::optional<Constant> prefix =
+      positional.empty() ? std::nullopt : asConstant(positional[0].value);
+  if (!prefix || prefix->kind != Constant::Kind::Str)
+    return error(positional.empty() ? at : positional[0].loc,
+                 "kt.device_print() takes a string literal prefix first");
+  std::vector<Value> values;
+  for (size_t i = 1; i < positional.size(); ++i) {
+    const Arg &arg = positional[i];
+    if (std::optional<Constant> c = asConstant(arg.value);
+        c && c->kind == Constant::Kind::Str)
+      return error(arg.loc, "kt.device_print() prints numbers and tiles; put "
+                            "text in the prefix");
+    std::optional<Value> v = toRuntime(arg.value, arg.loc);
+    if (!v)
+      return std::nullopt;
+    if (isa<kda::tile::PointerType>(getElementTypeOrSelf(v->getType())))
+      return error(arg.loc, "kt.device_print() prints numbers; argument " +
+                                std::to_string(i) + " is a pointer");
+    values.push_back(*v);
+  }
+  kda::tile::PrintOp::create(builder, loc(at), prefix->str, hex, values);
+  return DValue::of(Constant::none());
+}
+
 namespace {
 /// a * b, saturating at INT64_MAX (both non-negative).
 int64_t saturatingMul(int64_t a, int64_t b) {

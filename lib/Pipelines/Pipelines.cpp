@@ -142,6 +142,15 @@ void kda::buildGPULoweringPipeline(OpPassManager &pm,
   pm.addPass(createFinalizeGPUKernels(finalize));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (options.lineInfo) {
+    // NVPTX emits .loc / .file for debug directives (what ptxas -lineinfo
+    // reads) without DWARF sections; AMD code objects carry line tables.
+    AttachLineInfoOptions lines;
+    lines.emissionKind = target && target->vendor == GPUTargetInfo::NVIDIA
+                             ? "directives"
+                             : "line-tables";
+    pm.addPass(createAttachLineInfo(lines));
+  }
 }
 
 void kda::buildCPUPipeline(OpPassManager &pm) {
@@ -163,6 +172,10 @@ struct GPUPipelineCLOptions : public PassPipelineOptions<GPUPipelineCLOptions> {
                      "TMA on sm_90a, the Tensor Data Mover on gfx1250) or "
                      "elements"),
       llvm::cl::init("engine")};
+  Option<bool> lineInfo{
+      *this, "line-info",
+      llvm::cl::desc("source lines in the code object (default true)"),
+      llvm::cl::init(true)};
 };
 } // namespace
 
@@ -171,12 +184,13 @@ void kda::registerPipelines() {
       "kda-gpu-lower",
       "Lower tile IR to LLVM-dialect kernels for a GPU target "
       "(target=sm_90a|gfx950|gfx1250 num-warps=N "
-      "block-copies=engine|elements)",
+      "block-copies=engine|elements line-info=true|false)",
       [](OpPassManager &pm, const GPUPipelineCLOptions &cl) {
         GPUPipelineOptions options;
         options.target = cl.target;
         options.numWarps = cl.numWarps;
         options.blockCopyEngine = cl.blockCopies != "elements";
+        options.lineInfo = cl.lineInfo;
         buildGPULoweringPipeline(pm, options);
       });
   PassPipelineRegistration<>("kda-tile-simplify",

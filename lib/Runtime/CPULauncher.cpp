@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -269,6 +270,7 @@ bool kda::launchCPUKernelInClusters(CPUKernelEntry entry, const int32_t grid[3],
   runRank(0, 0);
   for (std::thread &t : threads)
     t.join();
+  std::fflush(stdout); // lines of kt.device_print, as launchCPUKernel
   bool broken = false;
   for (auto &run : runs)
     broken |= run->isBroken();
@@ -321,14 +323,16 @@ bool kda::launchCPUKernel(CPUKernelEntry entry, int32_t gridX, int32_t gridY,
   }
   if (threads <= 1) {
     runRange(0, total);
-    return true;
+  } else {
+    // Several chunks per thread balance programs of uneven cost.
+    int64_t numChunks = std::min<int64_t>(total, int64_t(threads) * 4);
+    int64_t chunk = (total + numChunks - 1) / numChunks;
+    numChunks = (total + chunk - 1) / chunk;
+    pool->run(numChunks, threads, [&](int64_t i) {
+      runRange(i * chunk, std::min(total, (i + 1) * chunk));
+    });
   }
-  // Several chunks per thread balance programs of uneven cost.
-  int64_t numChunks = std::min<int64_t>(total, int64_t(threads) * 4);
-  int64_t chunk = (total + numChunks - 1) / numChunks;
-  numChunks = (total + chunk - 1) / chunk;
-  pool->run(numChunks, threads, [&](int64_t i) {
-    runRange(i * chunk, std::min(total, (i + 1) * chunk));
-  });
+  // Lines of kt.device_print appear before the caller's next output.
+  std::fflush(stdout);
   return true;
 }

@@ -5,6 +5,8 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicsAMDGPU.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -140,6 +142,77 @@ bool kda::isValidAMDCodeObjectVersion(unsigned version) {
   return version == 0 || version == 4 || version == 5 || version == 6;
 }
 
+/// The AMDGPU back end lowers OpenCL's printf (what kt.device_print calls)
+/// to stores into space it reserves with `__printf_alloc(bytes)`, a function
+/// of ROCm's device library, which this compiler does not link. This is its
+/// definition: the runtime passes the printf buffer in the implicit kernel
+/// arguments (at byte 72 from code object v5 on, 24 before); the buffer
+/// starts with the bytes used (u32, updated atomically) and its size (u32),
+/// and the records follow from byte 8. Returns null when the buffer is
+/// full, and the back end then skips the record.
+static void definePrintfAlloc(llvm::Module &module,
+                              unsigned codeObjectVersion) {
+  if (!module.getFunction("printf"))
+    return;
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *globalPtr = llvm::PointerType::get(ctx, 1);
+  auto *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *fn = llvm::cast<llvm::Function>(
+      module
+          .getOrInsertFunction(
+              "__printf_alloc",
+              llvm::FunctionType::get(globalPtr, {i32}, /*isVarArg=*/false))
+          .getCallee());
+  if (!fn->empty())
+    return;
+  fn->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  llvm::BasicBlock *entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  llvm::BasicBlock *loop = llvm::BasicBlock::Create(ctx, "reserve", fn);
+  llvm::BasicBlock *attempt = llvm::BasicBlock::Create(ctx, "attempt", fn);
+  llvm::BasicBlock *full = llvm::BasicBlock::Create(ctx, "full", fn);
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(ctx, "done", fn);
+  constexpr unsigned kHeaderBytes = 8;
+  llvm::IRBuilder<> b(entry);
+  llvm::Value *implicitArgs =
+      b.CreateIntrinsic(llvm::Intrinsic::amdgcn_implicitarg_ptr, {});
+  uint64_t slot = codeObjectVersion == 4 ? 24 : 72;
+  llvm::Value *buffer = b.CreateAlignedLoad(
+      globalPtr,
+      b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), implicitArgs, slot),
+      llvm::Align(8));
+  llvm::Value *size = b.CreateAlignedLoad(
+      i32, b.CreateConstInBoundsGEP1_64(i32, buffer, 1), llvm::Align(4));
+  llvm::LoadInst *first = b.CreateAlignedLoad(i32, buffer, llvm::Align(4));
+  first->setAtomic(llvm::AtomicOrdering::Monotonic,
+                   ctx.getOrInsertSyncScopeID("agent"));
+  b.CreateBr(loop);
+
+  b.SetInsertPoint(loop);
+  llvm::PHINode *used = b.CreatePHI(i32, 2);
+  used->addIncoming(first, entry);
+  llvm::Value *bytes = fn->getArg(0);
+  llvm::Value *end =
+      b.CreateAdd(b.CreateAdd(used, bytes), b.getInt32(kHeaderBytes));
+  b.CreateCondBr(b.CreateICmpUGT(end, size), full, attempt);
+
+  b.SetInsertPoint(attempt);
+  llvm::AtomicCmpXchgInst *exchange = b.CreateAtomicCmpXchg(
+      buffer, used, b.CreateAdd(used, bytes), llvm::MaybeAlign(4),
+      llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic,
+      ctx.getOrInsertSyncScopeID("agent"));
+  used->addIncoming(b.CreateExtractValue(exchange, 0), attempt);
+  llvm::Value *record = b.CreateInBoundsGEP(
+      b.getInt8Ty(), buffer,
+      b.CreateZExt(b.CreateAdd(used, b.getInt32(kHeaderBytes)),
+                   b.getInt64Ty()));
+  b.CreateCondBr(b.CreateExtractValue(exchange, 1), done, loop);
+
+  b.SetInsertPoint(full);
+  b.CreateRet(llvm::ConstantPointerNull::get(globalPtr));
+  b.SetInsertPoint(done);
+  b.CreateRet(record);
+}
+
 std::unique_ptr<llvm::Module>
 kda::translateToAMDGPULLVMIR(mlir::ModuleOp module, llvm::LLVMContext &ctx,
                              const GPUTargetInfo &target,
@@ -162,6 +235,7 @@ kda::translateToAMDGPULLVMIR(mlir::ModuleOp module, llvm::LLVMContext &ctx,
   if (codeObjectVersion != 0)
     llvmModule->setModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
                               codeObjectVersion * 100);
+  definePrintfAlloc(*llvmModule, codeObjectVersion);
   optimizeGPUModule(*llvmModule, *tm);
   if (diagnostics.hadError()) {
     error = diagnostics.getErrors();

@@ -220,8 +220,10 @@ bool kda::assemblePTX(llvm::StringRef ptx, const GPUTargetInfo &target,
     os << ptx;
   }
   std::string arch = "-arch=" + target.chip;
-  llvm::SmallVector<llvm::StringRef> args = {ptxas,   arch, "-v",     "-O3",
-                                             ptxPath, "-o", cubinPath};
+  // -lineinfo keeps the PTX's .loc lines (when it has them) in the cubin,
+  // for profilers; it changes no instruction.
+  llvm::SmallVector<llvm::StringRef> args = {
+      ptxas, arch, "-v", "-O3", "-lineinfo", ptxPath, "-o", cubinPath};
   std::string output;
   int rc = runProgramCapturingOutput(ptxas, args, output);
   llvm::sys::fs::remove(ptxPath);

@@ -42,56 +42,21 @@ from .language import (
     PaddedSharedLayout,
     SliceLayout,
     SwizzledSharedLayout,
-    abs,
-    arange,
-    atomic_add,
-    atomic_max,
-    atomic_min,
-    atomic_xchg,
     bfloat16,
-    broadcast_to,
     cdiv,
     constexpr,
-    convert_layout,
-    dot,
     dtype,
-    exp,
-    exp2,
-    expand_dims,
     float16,
     float32,
     float64,
-    full,
     int1,
     int8,
     int16,
     int32,
     int64,
-    load,
-    log,
-    log2,
-    max,
-    max_contiguous,
-    maximum,
-    min,
-    minimum,
-    multiple_of,
-    num_programs,
     pointer,
     pointer_type,
-    program_id,
-    reshape,
-    rsqrt,
-    sigmoid,
-    sqrt,
-    static_assert,
-    static_print,
     static_range,
-    store,
-    sum,
-    trans,
-    where,
-    zeros,
 )
 from .runtime import CompiledKernel, load_compiled
 from .specialize import Specialization
@@ -104,34 +69,36 @@ _STDLIB_NAMES = ("softplus", "silu", "l2norm", "rmsnorm", "l2norm_rows", "rmsnor
                  "operand_swizzle")
 
 
+_PYTHON_NAMES = [
+    "BlockedLayout", "BundleError", "CompilationError", "CompiledKernel", "JITFunction",
+    "MmaLayout", "NVMMASharedLayout", "PaddedSharedLayout", "SliceLayout", "Specialization",
+    "SwizzledSharedLayout", "bfloat16", "bool_", "cache_dir", "cache_stats", "cdiv",
+    "clear_cache", "compiler_version", "constexpr", "dtype", "export_bundle", "float16",
+    "float32", "float64", "int1", "int16", "int32", "int64", "int8", "jit", "language",
+    "load_compiled", "pointer", "pointer_type", "reset_cache_stats", "static_range",
+]
+
+
 def __getattr__(name):
     # The DSL standard library (stdlib.py) is reachable as kt.<name>, as inside kernels.
     if name in _STDLIB_NAMES:
         from . import stdlib
 
         return getattr(stdlib, name)
-    builtin = getattr(language, name, None)
-    if builtin is not None and name in language.BUILTIN_NAMES:
-        return builtin
+    # The builtins (kt.load, kt.sum, ...) come from the compiler's table, with their reference.
+    if name == "__all__":
+        return _PYTHON_NAMES + sorted(language.builtins())
+    if not name.startswith("__"):
+        builtin = language.builtin(name)
+        if builtin is not None:
+            return builtin
     raise AttributeError(f"module 'kdatile' has no attribute '{name}'")
 
 
-__all__ = [
-    "abs", "alloc_shared", "arange", "async_copy", "async_load", "async_store", "async_wait",
-    "atomic_add", "atomic_max",
-    "atomic_min", "atomic_xchg", "barrier", "BlockedLayout", "bfloat16", "bool_",
-    "broadcast_to", "BundleError", "cache_dir", "cache_stats", "cdiv", "clear_cache",
-    "cluster_sum",
-    "CompilationError", "CompiledKernel", "compiler_version", "constexpr", "convert_layout",
-    "associative_scan", "cummax", "cummin", "cumprod", "cumsum",
-    "dot", "dot_wait", "dtype", "exp", "exp2", "expand_dims", "export_bundle", "float16", "float32",
-    "float64", "full", "int1", "int16", "int32", "int64", "int8", "jit", "JITFunction",
-    "language", "load", "load_compiled", "log", "log2", "make_tensor_descriptor", "max",
-    "max_contiguous", "maximum", "min", "minimum", "multiple_of",
-    "MmaLayout", "NVMMASharedLayout", "PaddedSharedLayout",
-    "num_programs", "pointer", "pointer_type", "program_id", "reset_cache_stats", "reshape",
-    "rsqrt", "sigmoid", "SliceLayout", "Specialization", "sqrt", "static_assert", "static_print",
-    "SwizzledSharedLayout",
-    "static_range", "store", "sum",
-    "trans", "where", "zeros",
-]
+def __dir__():
+    names = set(globals()) | set(_STDLIB_NAMES)
+    try:
+        names |= set(language.builtins())
+    except RuntimeError:  # no compiler library: the builtins are unknown
+        pass
+    return sorted(names)

@@ -72,6 +72,8 @@ def lib() -> ctypes.CDLL:
                 raise RuntimeError(f"kdatile: failed to load {path}: {e}") from e
             handle.kda_version.restype = ctypes.c_char_p
             handle.kda_version.argtypes = []
+            handle.kda_builtins.restype = ctypes.c_char_p
+            handle.kda_builtins.argtypes = []
             for name in ("kda_compile", "kda_dependencies"):
                 fn = getattr(handle, name)
                 fn.restype = ctypes.c_int
@@ -114,6 +116,11 @@ def version() -> str:
                 digest.update(block)
         _version = f"{handle.kda_version().decode()} build {digest.hexdigest()[:16]}"
     return _version
+
+
+def builtin_table() -> str:
+    """The compiler's builtin table as JSON (kda_builtins)."""
+    return lib().kda_builtins().decode()
 
 
 def _take_string(ptr: ctypes.c_void_p, handle=None) -> str:

@@ -122,44 +122,99 @@ def cdiv(a, b):
     return -(-a // b)
 
 
-class _Builtin:
-    """A DSL builtin. It exists so kernel files import as Python; calling it on the host raises."""
+class _Default:
+    """A default as the builtin table spells it, shown as such in signatures."""
 
-    def __init__(self, name: str):
-        self.__name__ = name
-        self.__qualname__ = name
+    def __init__(self, text: str):
+        self.text = text
 
-    def __call__(self, *args, **kwargs):
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _builtin_doc(entry: dict) -> str:
+    import textwrap
+
+    parts = [textwrap.fill(p, 96) for p in (entry["summary"], entry["semantics"]) if p]
+    if entry["example"]:
+        parts.append("Example:\n\n" + textwrap.indent(entry["example"], "    "))
+    if entry["targets"]:
+        parts.append(textwrap.fill("Targets: " + entry["targets"], 96))
+    parts.append("Reference of every builtin: docs/builtins.md.")
+    return "\n\n".join(parts)
+
+
+def _make_builtin(entry: dict):
+    """A function standing for builtin `entry`: its signature and reference come from the
+    compiler's table; calling it on the host raises (builtins are compiled, not executed)."""
+    import inspect
+
+    name = entry["name"]
+
+    def builtin(*args, **kwargs):
         raise RuntimeError(
-            f"kt.{self.__name__} can only be used inside a @kt.jit kernel (it is compiled by the "
+            f"kt.{name} can only be used inside a @kt.jit kernel (it is compiled by the "
             "kdatile frontend, not executed by Python)"
         )
 
-    def __repr__(self) -> str:
-        return f"<kdatile builtin kt.{self.__name__}>"
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    params = []
+    for p in entry["params"]:
+        if entry["variadic"] and p["default"] is not None and \
+                not any(q.kind == q.VAR_POSITIONAL for q in params):
+            params.append(inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL))
+            kind = inspect.Parameter.KEYWORD_ONLY
+        default = inspect.Parameter.empty if p["default"] is None else _Default(p["default"])
+        params.append(inspect.Parameter(p["name"], kind, default=default))
+    if entry["variadic"] and not any(q.kind == q.VAR_POSITIONAL for q in params):
+        params.append(inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL))
+    builtin.__name__ = builtin.__qualname__ = name
+    builtin.__module__ = "kdatile"
+    builtin.__doc__ = _builtin_doc(entry)
+    builtin.__signature__ = inspect.Signature(params)
+    builtin.__kdatile_builtin__ = True
+    return builtin
 
 
-BUILTIN_NAMES = (
-    "program_id", "num_programs", "arange", "zeros", "full", "load", "store", "sum", "max", "min",
-    "dot", "where", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sqrt_rn", "div_rn", "sigmoid",
-    "abs", "maximum", "minimum", "broadcast_to", "reshape", "trans", "expand_dims", "static_assert",
-    "static_print", "convert_layout", "fma", "cos", "sin", "tanh", "floor", "ceil", "erf",
-    "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "alloc_shared", "async_copy",
-    "async_wait", "barrier", "cluster_sum", "cumsum", "cumprod", "cummax", "cummin",
-    "associative_scan", "make_tensor_descriptor", "async_load", "async_store", "dot_wait",
-    "multiple_of", "max_contiguous",
-)
+_builtin_functions: dict | None = None
 
-_ns = globals()
-for _name in BUILTIN_NAMES:
-    _ns[_name] = _Builtin(_name)
-del _ns
+
+def builtins() -> dict:
+    """The DSL's builtin functions (`kt.load`, `kt.sum`, ...) by name, made from the compiler's
+    builtin table: what kernels can call, with the signature and reference `help()` shows."""
+    global _builtin_functions
+    if _builtin_functions is None:
+        import json
+
+        from . import _lib
+
+        table = json.loads(_lib.builtin_table())
+        _builtin_functions = {e["name"]: _make_builtin(e) for e in table
+                              if e["kind"] == "function"}
+    return _builtin_functions
+
+
+def builtin(name: str):
+    """The builtin function `name`, or None when the compiler has no such builtin. Raises
+    AttributeError when the compiler library, which defines the builtins, cannot be loaded."""
+    try:
+        return builtins().get(name)
+    except RuntimeError as e:  # the library cannot be found or loaded
+        raise AttributeError(f"kt.{name}: the builtins are defined by the compiler: {e}") from None
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    fn = builtin(name)
+    if fn is None:
+        raise AttributeError(f"module 'kdatile.language' has no attribute '{name}'")
+    return fn
 
 
 class BlockedLayout:  # noqa: N801 - Gluon spelling
-    """`kt.BlockedLayout(size_per_thread, threads_per_warp, warps_per_cta, order)`: a layout
-    for `layout=` arguments and `kt.convert_layout` (see docs/layouts.md). The compiler reads
-    it from the kernel's source; on the host it only records its parameters."""
+    """`kt.BlockedLayout(size_per_thread, threads_per_warp, warps_per_cta, order)`: a distributed
+    layout (reference: docs/builtins.md). On the host it only records its parameters."""
 
     def __init__(self, size_per_thread, threads_per_warp, warps_per_cta, order):
         self.size_per_thread = tuple(size_per_thread)
@@ -173,7 +228,7 @@ class BlockedLayout:  # noqa: N801 - Gluon spelling
 
 
 class SliceLayout:  # noqa: N801 - Gluon spelling
-    """`kt.SliceLayout(dim, parent)`: `parent` with dimension `dim` removed."""
+    """`kt.SliceLayout(dim, parent)`: `parent` without dimension `dim` (docs/builtins.md)."""
 
     def __init__(self, dim, parent):
         self.dim = dim
@@ -184,12 +239,8 @@ class SliceLayout:  # noqa: N801 - Gluon spelling
 
 
 class MmaLayout:  # noqa: N801 - layout classes are spelled like Gluon's
-    """`kt.MmaLayout(instr, operand, warps_per_cta)`: operand "a", "b" or "c" of a product on
-    the matrix instruction `instr` ("mma_m16n8k16", "mma_m16n8k8_tf32" or, for "c" only,
-    "wgmma_m64k16" with warps_per_cta = [4 * warpgroups, 1] on NVIDIA GPUs,
-    "mfma_32x32x16", "mfma_16x16x32" or "mfma_16x16x16" on gfx950, "wmma_16x16x32" on
-    gfx1250), spread over
-    warps_per_cta = [along M, along N] warps (see docs/layouts.md)."""
+    """`kt.MmaLayout(instr, operand, warps_per_cta)`: an operand of a matrix instruction
+    (reference: docs/builtins.md)."""
 
     def __init__(self, instr, operand, warps_per_cta):
         self.instr = instr
@@ -201,11 +252,8 @@ class MmaLayout:  # noqa: N801 - layout classes are spelled like Gluon's
 
 
 class SwizzledSharedLayout:  # noqa: N801 - Gluon spelling
-    """`kt.SwizzledSharedLayout(vec, per_phase, max_phase, order)`: the placement of a
-    `kt.alloc_shared(..., layout=)` buffer: each row of its last two dimensions is cut into
-    `vec`-element groups, and group g of row r is stored at g ^ ((r // per_phase) %
-    max_phase), so that 8x8 matrix loads and column-wise reads hit distinct banks (order must
-    be [1, 0]; see docs/frontend.md). It changes addresses only, never values."""
+    """`kt.SwizzledSharedLayout(vec, per_phase, max_phase, order)`: a swizzled shared-buffer
+    placement (reference: docs/builtins.md)."""
 
     def __init__(self, vec, per_phase, max_phase, order):
         self.vec = vec
@@ -219,12 +267,8 @@ class SwizzledSharedLayout:  # noqa: N801 - Gluon spelling
 
 
 class NVMMASharedLayout:  # noqa: N801 - Gluon spelling
-    """`kt.NVMMASharedLayout(swizzle_byte_width, element_bitwidth)`: the placement NVIDIA's
-    matrix unit reads operands from (wgmma on sm_90a): the last two dimensions [R, C] of a
-    `kt.alloc_shared(..., layout=)` buffer are stored as column blocks of
-    swizzle_byte_width bytes per row (32, 64 or 128), their 16-byte groups swizzled as the
-    hardware does; R must be a multiple of 8 and C of the block width. Every target reads
-    and writes such a buffer; it changes addresses only, never values."""
+    """`kt.NVMMASharedLayout(swizzle_byte_width, element_bitwidth)`: the shared-buffer placement
+    of NVIDIA's matrix unit (reference: docs/builtins.md)."""
 
     def __init__(self, swizzle_byte_width, element_bitwidth):
         self.swizzle_byte_width = swizzle_byte_width
@@ -235,14 +279,8 @@ class NVMMASharedLayout:  # noqa: N801 - Gluon spelling
 
 
 class PaddedSharedLayout:  # noqa: N801 - Gluon spelling
-    """`kt.PaddedSharedLayout(interval, padding, order)`: the placement of a
-    `kt.alloc_shared(..., layout=)` buffer stored row-major (order must be [1, 0]) with
-    `padding` unused elements after every `interval` elements, so that row-major element i
-    lives at i + (i // interval) * padding. With the interval one row and one word of padding,
-    the rows of a column fall on distinct banks (the AMD way of reading columns). The interval
-    is a power of two dividing the elements of the last two dimensions. On gfx1250 the Tensor
-    Data Mover pads as it loads (see docs/frontend.md). It changes addresses only, never
-    values."""
+    """`kt.PaddedSharedLayout(interval, padding, order)`: a padded shared-buffer placement
+    (reference: docs/builtins.md)."""
 
     def __init__(self, interval, padding, order):
         self.interval = interval

@@ -1161,3 +1161,11 @@ func.func @hint_results(%a: i32) {
   "tile.barrier"() {tile.multiple_of = array<i64: 4>} : () -> ()
   return
 }
+
+// -----
+
+func.func @print_pointer(%p: !tile.ptr<f32>) {
+  // expected-error @+1 {{operand 0 is a pointer; only numbers are printed}}
+  tile.print "p" %p : !tile.ptr<f32>
+  return
+}

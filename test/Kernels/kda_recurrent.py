@@ -37,9 +37,9 @@
 # memory); with element copies, 16-byte cp.async copies take its place. On AMD the same source
 # compiles without spills.
 # RUN: kda-compile %{kda_recurrent_sm_90a} --num-warps=4 %{varlen} \
-# RUN:   -D PREFETCH_STATE=True --emit asm -o - | FileCheck %s --check-prefix=PF
+# RUN:   -D PREFETCH_STATE=True --emit asm --line-info=false -o - | FileCheck %s --check-prefix=PF
 # RUN: kda-compile %{kda_recurrent_sm_90a} --num-warps=4 %{varlen} --block-copies=elements \
-# RUN:   -D PREFETCH_STATE=True --emit asm -o - | FileCheck %s --check-prefix=PFE
+# RUN:   -D PREFETCH_STATE=True --emit asm --line-info=false -o - | FileCheck %s --check-prefix=PFE
 # On gfx950 the prefetch is LDS DMA: per wave 8 rows of 512 bytes in 4 buffer loads into LDS
 # (16 bytes per lane, M0 the instruction's base, the hardware's bounds check zero-filling),
 # with per-lane global_load_lds copies for tiles whose span exceeds a buffer's 31-bit offsets,

@@ -14,7 +14,7 @@
 # DEFINE: %{mm} = kda-compile %kda_src/kernels/matmul.py --kernel matmul \
 # DEFINE:   --signature 'a_ptr=*bf16:16, b_ptr=*bf16:16, c_ptr=*bf16:16, M=i32, N=i32, K=i32:16, stride_am=i32:16, stride_bk=i32:16, stride_cm=i32:16' \
 # DEFINE:   -D BLOCK_N=128 -D BLOCK_K=64 -D STAGES=3
-# RUN: %{mm} -D BLOCK_M=128 --target sm_90a --emit ptx -o %t.ptx
+# RUN: %{mm} -D BLOCK_M=128 --target sm_90a --emit ptx --line-info=false -o %t.ptx
 # RUN: FileCheck %s --input-file %t.ptx --check-prefix=SM90 --implicit-check-not=fma.rn.f32 \
 # RUN:   --implicit-check-not=mma.sync --implicit-check-not=ldmatrix
 # RUN: FileCheck %s --input-file %t.ptx --check-prefix=WGMMA

@@ -496,6 +496,23 @@ def export_jit_bundle(out_dir, cases, runtime, extra_launches=()):
     return {"dir": "bundle", "specializations": len(exported)}
 
 
+def print_cases():
+    """kt.device_print (test/python/print_kernels.py): each case's lines on the CPU target, what
+    test_gpu_print.py expects of the GPU (in any order), and the bundle launches it takes."""
+    sys.path.insert(0, os.path.join(ROOT, "test", "python"))
+    import print_kernels
+
+    script = os.path.join(ROOT, "test", "python", "print_kernels.py")
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    expected, launches = {}, []
+    for case, (kernel, _, args, constexprs) in print_kernels.cases().items():
+        out = subprocess.run([sys.executable, script, case], capture_output=True, text=True,
+                             env=env, check=True).stdout
+        expected[case] = out.splitlines()
+        launches.append((kernel, args, constexprs))
+    return expected, launches
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -516,10 +533,12 @@ def main():
                               if args.only else ops_cases())
     except (kt.CompilationError, RuntimeError, ValueError, OSError) as e:
         ops, ops_launches = {"error": f"{type(e).__name__}: {e}"}, []
+    prints, print_launches = ({}, []) if args.only else print_cases()
     bundle = export_jit_bundle(out_dir, jit_cases,
-                               os.path.join(out_dir, "libkda_gpu_runtime.so"), ops_launches)
+                               os.path.join(out_dir, "libkda_gpu_runtime.so"),
+                               ops_launches + print_launches)
     manifest = {"compiler": _lib.version(), "target": TARGET, "cases": cases,
-                "native": native, "bundle": bundle, "ops": ops}
+                "native": native, "bundle": bundle, "ops": ops, "prints": prints}
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)
     ok = sum(1 for c in cases if "cubin" in c["files"])

@@ -1,5 +1,6 @@
 //===- kda-compile.cpp - ahead-of-time compiler for DSL kernels -----------===//
 #include "kda/Driver/Compiler.h"
+#include "kda/Frontend/BuiltinTable.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/STLExtras.h"
@@ -17,11 +18,10 @@ using namespace llvm;
 static cl::OptionCategory category("kda-compile options");
 
 static cl::opt<std::string>
-    inputFile(cl::Positional, cl::Required,
-              cl::desc("<kernel file.py | module.mlir>"), cl::cat(category));
+    inputFile(cl::Positional, cl::desc("<kernel file.py | module.mlir>"),
+              cl::cat(category));
 static cl::opt<std::string>
-    kernelName("kernel", cl::Required,
-               cl::desc("Name of the @kt.jit function to compile"),
+    kernelName("kernel", cl::desc("Name of the @kt.jit function to compile"),
                cl::value_desc("name"), cl::cat(category));
 static cl::opt<std::string>
     target("target", cl::init("cpu"),
@@ -104,6 +104,22 @@ static cl::opt<std::string> blockCopies(
              "(default: on TMA on sm_90a and the Tensor Data Mover on "
              "gfx1250 where they can) or elements (element copies)"),
     cl::value_desc("engine|elements"), cl::init("engine"), cl::cat(category));
+static cl::opt<bool> lineInfo(
+    "line-info",
+    cl::desc("GPU targets: source lines of the DSL in the code object (PTX "
+             ".loc directives, AMD DWARF line tables) for profilers such as "
+             "ncu and rocprof (default true; --line-info=false drops them)"),
+    cl::init(true), cl::cat(category));
+static cl::opt<bool> printLocations(
+    "mlir-print-debuginfo",
+    cl::desc("Text emits of MLIR (tile, mlir, gpu): print each op's source "
+             "location (file:line:col of the DSL)"),
+    cl::cat(category));
+static cl::opt<std::string> builtinReference(
+    "builtins",
+    cl::desc("Print the reference of the DSL's builtins and exit: markdown "
+             "(docs/builtins.md) or json"),
+    cl::value_desc("markdown|json"), cl::ValueOptional, cl::cat(category));
 static cl::opt<bool> printTimings("time",
                                   cl::desc("Print the time of each stage"),
                                   cl::cat(category));
@@ -165,6 +181,22 @@ int main(int argc, char **argv) {
     return 1;
   };
 
+  if (builtinReference.getNumOccurrences()) {
+    if (builtinReference.empty() || builtinReference == "markdown")
+      outs() << kda::frontend::builtinReferenceMarkdown();
+    else if (builtinReference == "json")
+      outs() << kda::frontend::builtinTableJSON() << "\n";
+    else
+      return fail("--builtins takes markdown or json, not '" +
+                  builtinReference + "'");
+    return 0;
+  }
+  if (inputFile.empty())
+    return fail("no input file (a DSL kernel file or a .mlir module; see "
+                "--help)");
+  if (kernelName.empty())
+    return fail("--kernel NAME is required (the @kt.jit function to "
+                "compile)");
   if (!kda::isSupportedTarget(target))
     return fail("unsupported --target '" + target +
                 "' (supported: " + kda::getSupportedTargetList() + ")");
@@ -199,6 +231,8 @@ int main(int argc, char **argv) {
     return fail("--block-copies must be engine or elements, got '" +
                 blockCopies + "'");
   options.blockCopyEngine = blockCopies == "engine";
+  options.lineInfo = lineInfo;
+  options.printLocations = printLocations;
   if (printIRAfterAll && !printIRAfter.empty())
     return fail("--print-ir-after-all and --print-ir-after are exclusive");
   options.printIRAfter =

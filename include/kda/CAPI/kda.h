@@ -19,6 +19,12 @@ extern "C" {
  * every cache key. Static storage; do not free. */
 const char *kda_version(void);
 
+/* The DSL's builtins as a JSON array, one object per builtin: "name",
+ * "spelling" ("kt.load"), "kind" (function, method, python), "signature",
+ * "params" ([{"name", "default"}]), "variadic", "tile_method", "summary",
+ * "semantics", "example", "targets". Static storage; do not free. */
+const char *kda_builtins(void);
+
 /* Compiles one kernel. `request` is a JSON object:
  *   "source":       full text of the DSL file (string, required)
  *   "filename":     path shown in diagnostics (string, required)

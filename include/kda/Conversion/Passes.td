@@ -140,4 +140,28 @@ def FinalizeGPUKernels : Pass<"finalize-gpu-kernels", "::mlir::ModuleOp"> {
   ];
 }
 
+def AttachLineInfo : Pass<"attach-line-info", "::mlir::ModuleOp"> {
+  let summary = "Give LLVM functions debug scopes so ops' source lines reach the code object";
+  let description = [{
+    The LLVM IR translation keeps an op's FileLineColLoc as a DILocation only
+    inside a function with a DISubprogram. This pass gives each defined
+    `llvm.func` one (named after the function, in the file of its location)
+    under a compile unit of the requested emission kind, and rewrites each
+    op's location to the source line that wrote it: the innermost position
+    of an inlined DSL call (its callee's line), placed in the file that holds
+    it (a lexical block of that file when it is not the function's, e.g. the
+    DSL standard library). Ops without a source line lose their location.
+
+    Before: `llvm.fadd %a, %b : f32 loc(callsite("stdlib.py":12:5 at "k.py":30:9))`
+    After:  `llvm.fadd %a, %b : f32 loc(fused<#di_lexical_block_file>["stdlib.py":12:5])`,
+            with `llvm.func @k(...) loc(fused<#di_subprogram>["k.py":20:1])`
+  }];
+  let options = [
+    Option<"emissionKind", "emission-kind", "std::string",
+           /*default=*/"\"line-tables\"",
+           "line-tables (DWARF line tables) or directives (NVPTX .loc/.file "
+           "only, what ptxas reads for line info)">
+  ];
+}
+
 #endif // KDA_CONVERSION_PASSES

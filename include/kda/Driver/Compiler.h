@@ -65,6 +65,10 @@ struct CompileOptions {
   /// GPU targets: block copies on the target's engine where it can do them
   /// (GPUPipelineOptions::blockCopyEngine).
   bool blockCopyEngine = true;
+  /// GPU targets: source lines in the code object (GPUPipelineOptions).
+  bool lineInfo = true;
+  /// Text emits of MLIR (tile, mlir, gpu) print each op's location.
+  bool printLocations = false;
   /// Print the module to stderr after every pass ("all") or after the pass
   /// with this argument (runPipeline); "" prints nothing.
   std::string printIRAfter;

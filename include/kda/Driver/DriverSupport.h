@@ -31,7 +31,7 @@ private:
 };
 
 /// The textual form of an op.
-std::string printOp(mlir::Operation *op);
+std::string printOp(mlir::Operation *op, bool withLocations = false);
 
 /// When `--emit llvm` was asked for, prints `module` into the result, marks
 /// it done and returns true (the caller stops there).

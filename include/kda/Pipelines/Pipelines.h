@@ -35,6 +35,10 @@ struct GPUPipelineOptions {
   /// block-copy engine where it can do them (TMA, the Tensor Data Mover);
   /// false: every one copies elements.
   bool blockCopyEngine = true;
+  /// Source lines in the code object (PTX .loc directives, AMD DWARF line
+  /// tables) from the ops' locations, for profilers and debuggers; no code
+  /// changes.
+  bool lineInfo = true;
 };
 
 /// `kda-gpu-lower`: tile IR to LLVM-dialect GPU kernels: layouts for tiles

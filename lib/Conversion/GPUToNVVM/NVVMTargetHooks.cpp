@@ -1,5 +1,6 @@
 //===- NVVMTargetHooks.cpp - NVIDIA specifics of the GPU lowering ---------===//
 #include "kda/Conversion/GPUToNVVM/MatrixDescriptor.h"
+#include "kda/Conversion/PrintToLLVM.h"
 #include "kda/Conversion/TileToGPU/TargetHooks.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
 
@@ -47,6 +48,54 @@ public:
     default:
       return NVVM::GridDimZOp::create(b, loc, i32);
     }
+  }
+  /// CUDA's device printf: vprintf(format, buffer), the buffer holding the
+  /// arguments laid out as a C struct, on the thread's stack.
+  void printf(OpBuilder &b, Location loc, StringRef format,
+              ValueRange args) override {
+    MLIRContext *ctx = b.getContext();
+    auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+    auto module =
+        b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+    auto vprintf = module.lookupSymbol<LLVM::LLVMFuncOp>("vprintf");
+    if (!vprintf) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(module.getBody());
+      vprintf = LLVM::LLVMFuncOp::create(
+          b, loc, "vprintf",
+          LLVM::LLVMFunctionType::get(b.getI32Type(), {ptrTy, ptrTy}));
+    }
+    auto bufferType = LLVM::LLVMStructType::getLiteral(
+        ctx, llvm::to_vector(ValueRange(args).getTypes()));
+    // One buffer per argument layout at the function's entry, shared by the
+    // prints using it (vprintf has read it when it returns), so prints in
+    // loops or of large tiles take no more stack.
+    Block &entry = b.getInsertionBlock()
+                       ->getParent()
+                       ->getParentOfType<FunctionOpInterface>()
+                       ->getRegion(0)
+                       .front();
+    constexpr llvm::StringLiteral kBufferAttr = "kda.printf_buffer";
+    Value buffer;
+    for (auto alloca : entry.getOps<LLVM::AllocaOp>())
+      if (alloca->hasAttr(kBufferAttr) && alloca.getElemType() == bufferType)
+        buffer = alloca;
+    if (!buffer) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&entry);
+      Value one = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 1);
+      auto alloca = LLVM::AllocaOp::create(b, loc, ptrTy, bufferType, one,
+                                           /*alignment=*/8);
+      alloca->setAttr(kBufferAttr, b.getUnitAttr());
+      buffer = alloca;
+    }
+    for (auto [i, arg] : llvm::enumerate(args)) {
+      Value slot = LLVM::GEPOp::create(b, loc, ptrTy, bufferType, buffer,
+                                       ArrayRef<LLVM::GEPArg>{0, int32_t(i)});
+      LLVM::StoreOp::create(b, loc, arg, slot);
+    }
+    Value text = kda::getStringAddress(b, loc, module, format, 0);
+    LLVM::CallOp::create(b, loc, vprintf, ValueRange{text, buffer});
   }
   Value shuffleXor(OpBuilder &b, Location loc, Value value,
                    unsigned laneMask) override {

@@ -1,5 +1,6 @@
 //===- AMDTargetHooks.cpp - AMD specifics of the GPU lowering -------------===//
 #include "AMDTargetHooks.h"
+#include "kda/Conversion/PrintToLLVM.h"
 #include "kda/Conversion/TileToGPU/TileToGPU.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -22,6 +23,27 @@ Value AMDTargetHooks::getProgramId(OpBuilder &b, Location loc, unsigned axis) {
   default:
     return ROCDL::BlockIdZOp::create(b, loc, i32);
   }
+}
+
+void AMDTargetHooks::printf(OpBuilder &b, Location loc, StringRef format,
+                            ValueRange args) {
+  MLIRContext *ctx = b.getContext();
+  auto constPtr = LLVM::LLVMPointerType::get(ctx, 4);
+  auto module =
+      b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  auto printf = module.lookupSymbol<LLVM::LLVMFuncOp>("printf");
+  if (!printf) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    printf = LLVM::LLVMFuncOp::create(
+        b, loc, "printf",
+        LLVM::LLVMFunctionType::get(b.getI32Type(), {constPtr},
+                                    /*isVarArg=*/true));
+  }
+  SmallVector<Value> operands{
+      getStringAddress(b, loc, module, format, /*addressSpace=*/4)};
+  operands.append(args.begin(), args.end());
+  LLVM::CallOp::create(b, loc, printf, operands);
 }
 
 Value AMDTargetHooks::getNumPrograms(OpBuilder &b, Location loc,

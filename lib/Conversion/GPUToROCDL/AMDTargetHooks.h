@@ -21,6 +21,11 @@ public:
   mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value value, unsigned laneMask) override;
   void barrier(mlir::OpBuilder &b, mlir::Location loc) override;
+  /// OpenCL's printf on a constant format: the AMDGPU backend stores the
+  /// arguments in the printf buffer the runtime passes to the kernel
+  /// (hidden_printf_buffer) and records the format in the code object.
+  void printf(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef format,
+              mlir::ValueRange args) override;
   void sharedMemoryBarrier(mlir::OpBuilder &b, mlir::Location loc) override;
   /// Its fences are wavefront-scope: global accesses in flight stay in
   /// flight.

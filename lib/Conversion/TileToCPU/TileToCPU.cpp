@@ -265,6 +265,7 @@ struct ConvertTileToCPUPass
         exportClusterShape(func, *clusterShape);
       }
       SmallVector<Type> runtimeTypes(func.getArgumentTypes());
+      lowerPrintsForHost(func);
       materializeGridArguments(func);
       kernels.push_back({func, runtimeTypes, lowerClusterSums(func)});
     }

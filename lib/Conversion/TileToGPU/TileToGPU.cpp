@@ -523,6 +523,7 @@ struct ConvertTileToGPUPass
     populateElementwiseToGPUPatterns(converter, patterns, state);
     populateShapeOpsToGPUPatterns(converter, patterns, state);
     populateMemoryOpsToGPUPatterns(converter, patterns, state);
+    populatePrintToGPUPatterns(converter, patterns, state);
     populateAtomicsToGPUPatterns(converter, patterns, state);
     populateSharedMemoryToGPUPatterns(converter, patterns, state);
     populateTensorDescsToGPUPatterns(converter, patterns, state);

@@ -2,6 +2,7 @@
 #ifndef KDA_CONVERSION_TILETOCPU_TILETOCPU_H
 #define KDA_CONVERSION_TILETOCPU_TILETOCPU_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace kda {
@@ -24,6 +25,11 @@ void populateTileMemoryToCPUPatterns(const mlir::TypeConverter &converter,
 /// reduce, scan, dot -> linalg.reduce, a loop of slices, linalg.matmul.
 void populateTileReduceDotToLinalgPatterns(const mlir::TypeConverter &converter,
                                            mlir::RewritePatternSet &patterns);
+
+/// Replaces each tile.print in `kernel` by loops of printf calls, reading the
+/// program ids through tile.program_id (so it runs before they become the
+/// kernel's grid arguments).
+void lowerPrintsForHost(mlir::func::FuncOp kernel);
 
 /// Size in bytes of one element of `type` in memory (i1 is stored as a byte).
 int64_t getStorageSizeInBytes(mlir::Type type);

@@ -58,6 +58,10 @@ public:
   /// A barrier for every thread of the program that also orders shared
   /// memory accesses around it.
   virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) = 0;
+  /// Prints one line from this thread: C's printf of `format` (see
+  /// kda/Conversion/PrintToLLVM.h) with `args` (i32, i64 or f64).
+  virtual void printf(mlir::OpBuilder &b, mlir::Location loc,
+                      llvm::StringRef format, mlir::ValueRange args) = 0;
   /// A barrier that orders only shared memory accesses around it (the
   /// scratch exchanges, the waits for copies into shared memory): on AMD it
   /// need not wait for the wave's global loads and stores in flight.

@@ -243,6 +243,10 @@ void populateShapeOpsToGPUPatterns(TileToGPUTypeConverter &converter,
 void populateMemoryOpsToGPUPatterns(TileToGPUTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     GPULoweringState &state);
+/// tile.print: each element by the thread owning it, a scalar by the first.
+void populatePrintToGPUPatterns(TileToGPUTypeConverter &converter,
+                                mlir::RewritePatternSet &patterns,
+                                GPULoweringState &state);
 /// tile.atomic_rmw: a scalar once per program (thread 0, result broadcast), a
 /// tile once per element (by its owner thread), with the program-wide fences
 /// its semantic asks for.

@@ -1,0 +1,64 @@
+# kt.maximum / kt.minimum: two constants compute in the wider type (a float if either is one);
+# booleans order False < True (max is `or`, min is `and`). Python's min / max / len and the
+# loop ranges name themselves in their errors.
+# RUN: kda-compile %s --kernel mixed --target cpu --signature 'o=*f32' --emit tile -o - \
+# RUN:   | FileCheck %s --check-prefix=MIXED
+# RUN: kda-compile %s --kernel flags --target cpu --signature 'x=*i32,o=*i1' --emit tile -o - \
+# RUN:   | FileCheck %s --check-prefix=FLAGS
+# RUN: not kda-compile %s --kernel max_keyword --target cpu --signature 'o=*f32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=MAXKW
+# RUN: not kda-compile %s --kernel len_of_int --target cpu --signature 'o=*f32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=LEN
+# RUN: not kda-compile %s --kernel static_range_keyword --target cpu --signature 'o=*f32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=RANGEKW
+
+import kdatile as kt
+
+
+@kt.jit
+def mixed(o):
+    kt.store(o, kt.maximum(1, 2.5) + kt.minimum(3, 0.5))
+
+
+# MIXED: %[[C:.*]] = arith.constant 3.000000e+00 : f32
+# MIXED: tile.store %arg0, %[[C]] : !tile.ptr<f32>
+
+
+@kt.jit
+def flags(x, o):
+    offs = kt.arange(0, 4)
+    a = kt.load(x + offs) > 0
+    b = kt.load(x + offs) > 1
+    kt.store(o + offs, kt.maximum(a, b))
+    kt.store(o + 4 + offs, kt.minimum(a, b))
+
+
+# FLAGS: arith.ori %{{.*}} : tensor<4xi1>
+# FLAGS: arith.andi %{{.*}} : tensor<4xi1>
+# FLAGS-NOT: arith.maxsi
+# FLAGS-NOT: arith.minsi
+
+
+@kt.jit
+def max_keyword(o):
+    kt.store(o, max(1, 2, key=3) + 0.0)
+
+
+# MAXKW: min_max.py:[[# @LINE - 3]]:27: error: max() takes no keyword arguments
+
+
+@kt.jit
+def len_of_int(o):
+    kt.store(o, len(3) + 0.0)
+
+
+# LEN: min_max.py:[[# @LINE - 3]]:21: error: len() needs a tuple or a string
+
+
+@kt.jit
+def static_range_keyword(o):
+    for i in kt.static_range(4, step=2):
+        kt.store(o + i, 0.0)
+
+
+# RANGEKW: min_max.py:[[# @LINE - 4]]:14: error: kt.static_range() takes no keyword arguments
