@@ -135,6 +135,8 @@ bool parseRequest(const char *text, CompileOptions &options,
   }
   if (auto lineInfo = obj->getBoolean("line_info"))
     options.lineInfo = *lineInfo;
+  if (auto checkBounds = obj->getBoolean("check_bounds"))
+    options.checkBounds = *checkBounds;
   if (auto warps = obj->getInteger("num_warps")) {
     if (*warps < 1 || *warps > 32) {
       error =
@@ -226,6 +228,11 @@ int kda_cpu_target(const char *cpu, const char *cpuFeatures, char **response) {
   return respond(response, json::Object{{"cpu", target->cpu},
                                         {"cpu_features",
                                          getRequiredCPUFeatures(*target)}});
+}
+
+void kda_cpu_report_out_of_bounds(int64_t *table, const char *site,
+                                  int64_t address, int32_t argument) {
+  reportOutOfBounds(table, site, address, argument);
 }
 
 char *kda_missing_cpu_features(const char *cpuFeatures) {

@@ -1,6 +1,6 @@
 //===- Compiler.cpp - one kernel from DSL source to an artifact -----------===//
 #include "kda/Driver/Compiler.h"
-#include "kda/Analysis/WrittenArguments.h"
+#include "kda/Analysis/PointerRoots.h"
 #include "kda/Driver/DriverSupport.h"
 #include "kda/Driver/GPUCompile.h"
 #include "kda/Pipelines/Pipelines.h"
@@ -127,8 +127,13 @@ void compileForHost(mlir::MLIRContext &ctx, mlir::ModuleOp module,
     return;
   result.cpu = cpu->cpu;
   result.cpuFeatures = getRequiredCPUFeatures(*cpu);
+  CPUPipelineOptions pipeline;
+  pipeline.checkBounds = options.checkBounds;
   if (!runPipeline(
-          ctx, module, buildCPULoweringPipeline,
+          ctx, module,
+          [&](mlir::OpPassManager &pm) {
+            buildCPULoweringPipeline(pm, pipeline);
+          },
           "internal compiler error in pipeline 'kda-cpu-lower' (please "
           "report it with the kernel):",
           result.error, options.printIRAfter, &result.passesRun))

@@ -57,9 +57,12 @@ void kda::buildTileSimplifyPipeline(OpPassManager &pm) {
   pm.addPass(createSymbolDCEPass());
 }
 
-void kda::buildCPULoweringPipeline(OpPassManager &pm) {
+void kda::buildCPULoweringPipeline(OpPassManager &pm,
+                                   const CPUPipelineOptions &options) {
   pm.addPass(createTileExpandTensorDescs());
-  pm.addPass(createConvertTileToCPU());
+  ConvertTileToCPUOptions toCPU;
+  toCPU.checkBounds = options.checkBounds;
+  pm.addPass(createConvertTileToCPU(toCPU));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createConvertElementwiseToLinalgPass());
   // Fusing elementwise chains keeps temporaries (and their allocations) out
@@ -153,9 +156,10 @@ void kda::buildGPULoweringPipeline(OpPassManager &pm,
   }
 }
 
-void kda::buildCPUPipeline(OpPassManager &pm) {
+void kda::buildCPUPipeline(OpPassManager &pm,
+                           const CPUPipelineOptions &options) {
   buildTileSimplifyPipeline(pm);
-  buildCPULoweringPipeline(pm);
+  buildCPULoweringPipeline(pm, options);
 }
 
 namespace {
@@ -177,6 +181,14 @@ struct GPUPipelineCLOptions : public PassPipelineOptions<GPUPipelineCLOptions> {
       llvm::cl::desc("source lines in the code object (default true)"),
       llvm::cl::init(true)};
 };
+struct CPUPipelineCLOptions : public PassPipelineOptions<CPUPipelineCLOptions> {
+  Option<bool> checkBounds{
+      *this, "check-bounds",
+      llvm::cl::desc("check every global-memory access against the extents "
+                     "of its arrays"),
+      llvm::cl::init(false)};
+  kda::CPUPipelineOptions get() const { return {checkBounds}; }
+};
 } // namespace
 
 void kda::registerPipelines() {
@@ -196,13 +208,18 @@ void kda::registerPipelines() {
   PassPipelineRegistration<>("kda-tile-simplify",
                              "Clean up frontend output (canonicalize, CSE)",
                              buildTileSimplifyPipeline);
-  PassPipelineRegistration<>("kda-cpu-lower",
-                             "Lower tile IR to the LLVM dialect for the host",
-                             buildCPULoweringPipeline);
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<CPUPipelineCLOptions>(
+      "kda-cpu-lower",
+      "Lower tile IR to the LLVM dialect for the host (check-bounds=false)",
+      [](OpPassManager &pm, const CPUPipelineCLOptions &cl) {
+        buildCPULoweringPipeline(pm, cl.get());
+      });
+  PassPipelineRegistration<CPUPipelineCLOptions>(
       "kda-cpu-pipeline",
       "What kda-compile --target cpu runs: kda-tile-simplify, kda-cpu-lower",
-      buildCPUPipeline);
+      [](OpPassManager &pm, const CPUPipelineCLOptions &cl) {
+        buildCPUPipeline(pm, cl.get());
+      });
 }
 
 void kda::registerCompilerDialects(DialectRegistry &registry) {

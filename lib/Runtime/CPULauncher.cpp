@@ -336,3 +336,14 @@ bool kda::launchCPUKernel(CPUKernelEntry entry, int32_t gridX, int32_t gridY,
   std::fflush(stdout);
   return true;
 }
+
+void kda::reportOutOfBounds(int64_t *table, const char *site, int64_t address,
+                            int32_t argument) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (table[1] != 0)
+    return; // the launch's first access is the one reported
+  table[1] = reinterpret_cast<int64_t>(site);
+  table[2] = address;
+  table[3] = argument;
+}

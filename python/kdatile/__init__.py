@@ -58,7 +58,7 @@ from .language import (
     pointer_type,
     static_range,
 )
-from .runtime import CompiledKernel, load_compiled
+from .runtime import CompiledKernel, OutOfBoundsError, load_compiled
 from .specialize import Specialization
 
 __version__ = "0.1.0"
@@ -75,7 +75,8 @@ _PYTHON_NAMES = [
     "SwizzledSharedLayout", "bfloat16", "bool_", "cache_dir", "cache_stats", "cdiv",
     "clear_cache", "compiler_version", "constexpr", "dtype", "export_bundle", "float16",
     "float32", "float64", "int1", "int16", "int32", "int64", "int8", "jit", "language",
-    "load_compiled", "pointer", "pointer_type", "reset_cache_stats", "static_range",
+    "load_compiled", "OutOfBoundsError", "pointer", "pointer_type", "reset_cache_stats",
+    "static_range",
 ]
 
 

@@ -74,6 +74,7 @@ def lib() -> ctypes.CDLL:
             handle.kda_version.argtypes = []
             handle.kda_builtins.restype = ctypes.c_char_p
             handle.kda_builtins.argtypes = []
+            handle.kda_cpu_report_out_of_bounds.restype = None
             for name in ("kda_compile", "kda_dependencies"):
                 fn = getattr(handle, name)
                 fn.restype = ctypes.c_int
@@ -118,6 +119,11 @@ def version() -> str:
     return _version
 
 
+def out_of_bounds_report() -> int:
+    """The address of kda_cpu_report_out_of_bounds, the first word of a bounds table."""
+    return ctypes.cast(lib().kda_cpu_report_out_of_bounds, ctypes.c_void_p).value
+
+
 def builtin_table() -> str:
     """The compiler's builtin table as JSON (kda_builtins)."""
     return lib().kda_builtins().decode()
@@ -153,9 +159,15 @@ _cpu_targets: dict = {}
 def cpu_request() -> dict:
     """The "cpu" / "cpu_features" request fields of JIT compiles for the CPU: $KDATILE_CPU
     (default "host": this machine's CPU and features, or an LLVM CPU name such as
-    "x86-64-v2" for code that runs on any x86-64 CPU) and $KDATILE_CPU_FEATURES ("+f,-g")."""
-    return {"cpu": os.environ.get("KDATILE_CPU", "host"),
-            "cpu_features": os.environ.get("KDATILE_CPU_FEATURES", "")}
+    "x86-64-v2" for code that runs on any x86-64 CPU) and $KDATILE_CPU_FEATURES ("+f,-g");
+    and "check_bounds" with $KDATILE_CHECK_BOUNDS=1: every global-memory access checked
+    against the arrays passed (an access outside raises kt.OutOfBoundsError with the DSL
+    line). A kernel compiled in the process keeps the mode it was compiled in."""
+    request = {"cpu": os.environ.get("KDATILE_CPU", "host"),
+               "cpu_features": os.environ.get("KDATILE_CPU_FEATURES", "")}
+    if os.environ.get("KDATILE_CHECK_BOUNDS", "").lower() in ("1", "true", "yes", "on"):
+        request["check_bounds"] = True
+    return request
 
 
 def cpu_target(cpu: str = "host", cpu_features: str = "") -> dict:

@@ -21,7 +21,7 @@ from .cache import (
     new_memory,
     reset_cache_stats,
 )
-from .runtime import normalize_grid
+from .runtime import array_extent, normalize_grid
 from .specialize import (
     CPU_TARGET,
     Specialization,
@@ -287,7 +287,11 @@ class JITFunction:
         self._check_host_target()
         launcher = self._get(key, values)
         launcher.check_writable(self.__name__, self._specializer.params, values)
-        launcher.kernel.launch(grid3, [payloads[i] for i in launcher.arg_indices], num_threads)
+        kernel = launcher.kernel
+        extents = [array_extent(values[i]) for i in launcher.arg_indices] \
+            if kernel.checks_bounds else None
+        kernel.launch(grid3, [payloads[i] for i in launcher.arg_indices], num_threads,
+                      extents=extents)
 
     def __getitem__(self, grid):
         def launcher(*args, num_threads=None, num_warps=None, **kwargs):

@@ -41,6 +41,35 @@ SCALAR_CTYPES = {
 # The compiler names the CPU entry point of kernel `k` "k__kda_cpu".
 CPU_ENTRY_SUFFIX = "__kda_cpu"
 CLUSTER_SHAPE_SUFFIX = "__kda_cluster_shape"  # TileToCPU.cpp exportClusterShape
+BOUNDS_CHECKED_SUFFIX = "__kda_bounds_checked"  # TileToCPU.cpp exportFlag
+BOUNDS_HEADER_WORDS = 4  # BoundsChecks.cpp: report, failed site, address, argument
+
+
+class OutOfBoundsError(IndexError):
+    """An access of a kernel compiled with bounds checks ($KDATILE_CHECK_BOUNDS=1, or
+    `kda-compile --check-bounds`) left the arrays it may reach. The message starts with the
+    access's DSL `file:line:col`. The kernel skipped that access (and every later one outside),
+    so no memory outside the arrays was touched; what it wrote is incomplete."""
+
+
+def array_extent(value):
+    """[begin, end) byte addresses of the memory a NumPy array or a CPU tensor spans, or None
+    for other values."""
+    np = _np()
+    if np is not None and isinstance(value, np.ndarray):
+        begin, shape, strides, size = (value.ctypes.data, value.shape, value.strides,
+                                       value.itemsize)
+    elif is_torch_tensor(value) and value.device.type == "cpu":
+        size = value.element_size()
+        begin, shape = value.data_ptr(), tuple(value.shape)
+        strides = tuple(s * size for s in value.stride())
+    else:
+        return None
+    if any(n == 0 for n in shape):
+        return begin, begin
+    low = sum(min(0, (n - 1) * st) for n, st in zip(shape, strides))
+    high = sum(max(0, (n - 1) * st) for n, st in zip(shape, strides))
+    return begin + low, begin + high + size
 
 
 class ArgKind:
@@ -278,8 +307,14 @@ class CompiledKernel:
             raise ValueError(f"{path}: kernel '{kernel_name}' runs in clusters of {exported}, "
                              f"not {tuple(cluster_shape)}")
         self.cluster_shape = check_cluster_shape(exported)
+        try:
+            ctypes.c_int32.in_dll(self._lib, kernel_name + BOUNDS_CHECKED_SUFFIX)
+            self.checks_bounds = True
+        except ValueError:
+            self.checks_bounds = False
         self._nargs = len(self.params)
-        self._argv_type = ctypes.c_void_p * max(1, self._nargs)
+        # A bounds-checked entry reads its bounds table after the arguments.
+        self._argv_type = ctypes.c_void_p * max(1, self._nargs + self.checks_bounds)
         self._makers = [self._maker(p) for p in self.params]
 
     @staticmethod
@@ -332,10 +367,12 @@ class CompiledKernel:
                     raise TypeError(f"argument '{name}': unsupported type {type(v).__name__}")
                 values.append(v)
         self.launch(normalize_grid(grid, {p["name"]: v for p, v in zip(self.params, args)}),
-                    values, num_threads)
+                    values, num_threads, extents=[array_extent(v) for v in args])
 
-    def launch(self, grid3, values, num_threads=None):
-        """Launches with already validated values (addresses for pointers)."""
+    def launch(self, grid3, values, num_threads=None, extents=None):
+        """Launches with already validated values (addresses for pointers). A bounds-checked
+        kernel checks its accesses against `extents` ([begin, end) byte addresses per
+        argument, None for scalars); a pointer without one is not checked."""
         check_grid_in_clusters(self.entry_name, grid3, self.cluster_shape)
         if grid3[0] == 0 or grid3[1] == 0 or grid3[2] == 0:
             return  # an empty grid runs no program
@@ -344,8 +381,40 @@ class CompiledKernel:
         addressof = ctypes.addressof
         for i, obj in enumerate(keep):
             argv[i] = addressof(obj)
+        table = None
+        if self.checks_bounds:
+            table = self._bounds_table(extents)
+            argv[self._nargs] = addressof(table)
         _lib.cpu_launch(self.entry, grid3, argv, check_num_threads(num_threads),
-                        self.cluster_shape, self._nargs)
+                        self.cluster_shape, self._nargs + self.checks_bounds)
+        if table is not None and table[1]:
+            raise OutOfBoundsError(self._describe_failure(table, extents))
+
+    def _bounds_table(self, extents):
+        table = (ctypes.c_int64 * (BOUNDS_HEADER_WORDS + 2 * self._nargs))()
+        table[0] = _lib.out_of_bounds_report()
+        for i, p in enumerate(self.params):
+            extent = extents[i] if extents is not None else None
+            if p["kind"] == ArgKind.POINTER and extent is None:
+                extent = (0, 2**63 - 1)  # unknown: every address passes
+            begin, end = extent if extent is not None else (0, 0)
+            table[BOUNDS_HEADER_WORDS + 2 * i] = begin
+            table[BOUNDS_HEADER_WORDS + 2 * i + 1] = end
+        return table
+
+    def _describe_failure(self, table, extents) -> str:
+        site = ctypes.string_at(table[1]).decode()
+        address, arg = table[2] & (2**64 - 1), table[3]
+        where, _, access = site.rpartition(": ")
+        text = f"{where}: out-of-bounds {access} at address {address:#x}"
+        if 0 <= arg < self._nargs and extents is not None and extents[arg] is not None:
+            begin, end = extents[arg]
+            name = self.params[arg]["name"]
+            text += (f", byte offset {address - begin} of '{name}' ({end - begin} bytes at "
+                     f"{begin:#x})")
+        else:
+            text += ", outside every array the pointer may derive from"
+        return text + " (the access was skipped)"
 
 
 def check_num_threads(num_threads) -> int:

@@ -268,7 +268,8 @@ class Specializer:
 # Compile request fields given to kda-compile as flags of their own (empty: its default), and
 # those compile_command spells otherwise (the file, --kernel, --target, --signature, -D,
 # --num-warps, -I, --stdlib-dir; line_offset only exists for kernels it refuses).
-_REQUEST_FLAGS = {"cpu": "--cpu", "cpu_features": "--cpu-features"}
+_REQUEST_FLAGS = {"cpu": "--cpu", "cpu_features": "--cpu-features",
+                  "check_bounds": "--check-bounds"}
 _COMMAND_FIELDS = frozenset(("source", "filename", "kernel", "target", "signature",
                              "constexprs", "search_paths", "stdlib_dir", "num_warps",
                              "line_offset"))
@@ -372,7 +373,9 @@ class Specialization:
         for field, value in request.items():
             flag = _REQUEST_FLAGS.get(field)
             if flag is not None:
-                if value not in (None, ""):
+                if isinstance(value, bool):
+                    argv += [flag] if value else []
+                elif value not in (None, ""):
                     argv += [flag, str(value)]
             elif field not in _COMMAND_FIELDS:
                 # A request field without a flag here would make the command compile

@@ -104,6 +104,13 @@ static cl::opt<std::string> blockCopies(
              "(default: on TMA on sm_90a and the Tensor Data Mover on "
              "gfx1250 where they can) or elements (element copies)"),
     cl::value_desc("engine|elements"), cl::init("engine"), cl::cat(category));
+static cl::opt<bool> checkBounds(
+    "check-bounds",
+    cl::desc("CPU target: check every global-memory access against the "
+             "extents of the arrays it may reach; the launcher passes them "
+             "and reports an access outside with its DSL file:line:col "
+             "(a debugging mode: slower code)"),
+    cl::cat(category));
 static cl::opt<bool> lineInfo(
     "line-info",
     cl::desc("GPU targets: source lines of the DSL in the code object (PTX "
@@ -232,6 +239,7 @@ int main(int argc, char **argv) {
                 blockCopies + "'");
   options.blockCopyEngine = blockCopies == "engine";
   options.lineInfo = lineInfo;
+  options.checkBounds = checkBounds;
   options.printLocations = printLocations;
   if (printIRAfterAll && !printIRAfter.empty())
     return fail("--print-ir-after-all and --print-ir-after are exclusive");

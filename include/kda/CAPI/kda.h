@@ -44,6 +44,11 @@ const char *kda_builtins(void);
  *   "emit":         "tile" | "mlir" | "llvm" | "asm" | "obj" | "so" |
  *                   "gpu" | "hsaco" | "ptx" | "cubin" | "header"
  *   "num_warps":    GPU targets: warps (waves) per block (int, default 4)
+ *   "line_info":    GPU targets: source lines in the code object (bool,
+ *                   default true)
+ *   "check_bounds": CPU target: every global-memory access checked against
+ *                   the extents the launcher passes (bool, default false;
+ *                   see kda_cpu_report_out_of_bounds)
  *   "output":       path to write the result to (string, required for
  *                   "obj" and "so"; text results are returned inline)
  * On success returns 0 and *response is
@@ -77,6 +82,15 @@ int kda_dependencies(const char *request, char **response);
  * "avx,avx2,..."} (cpu_features as in kda_compile's response) or
  * {"ok": false, "error": "..."} for unknown names. */
 int kda_cpu_target(const char *cpu, const char *cpu_features, char **response);
+
+/* What a kernel compiled with "check_bounds" calls (through the first word of
+ * its bounds table, read after the runtime arguments) when an access leaves
+ * the arrays it may reach: records the first such access of a launch in the
+ * table (words 1-3: the access's "file:line:col: kt.load" text, its byte
+ * address, and the runtime argument it derives from, -1 when several may).
+ * Words 4 + 2i and 5 + 2i hold argument i's extent [begin, end). */
+void kda_cpu_report_out_of_bounds(int64_t *table, const char *site,
+                                  int64_t address, int32_t argument);
 
 /* The features of a "cpu_features" list that this machine's CPU lacks,
  * comma-separated ("" when code compiled with that list runs here). Free

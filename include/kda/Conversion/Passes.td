@@ -36,7 +36,17 @@ def ConvertTileToCPU : Pass<"convert-tile-to-cpu", "::mlir::ModuleOp"> {
       %v = tensor.generate { llvm.inttoptr ...; llvm.load ... }
     func.func @k__kda_cpu(%args: !llvm.ptr, %px: i32, ...) { ... call @k }
     ```
+
+    With `check-bounds`, every global-memory access is checked against the
+    extents of the pointer arguments it may derive from, read from a table
+    the launcher passes after the runtime arguments (before the exchange);
+    an access outside them is reported with its source position and skipped
+    (a load yields zero). Such a kernel exports `<kernel>__kda_bounds_checked`.
   }];
+  let options = [
+    Option<"checkBounds", "check-bounds", "bool", /*default=*/"false",
+           "check every global-memory access against its arrays' extents">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::LLVM::LLVMDialect",

@@ -65,6 +65,9 @@ struct CompileOptions {
   /// GPU targets: block copies on the target's engine where it can do them
   /// (GPUPipelineOptions::blockCopyEngine).
   bool blockCopyEngine = true;
+  /// CPU target: every global-memory access checked against its arrays'
+  /// extents (CPUPipelineOptions).
+  bool checkBounds = false;
   /// GPU targets: source lines in the code object (GPUPipelineOptions).
   bool lineInfo = true;
   /// Text emits of MLIR (tile, mlir, gpu) print each op's location.

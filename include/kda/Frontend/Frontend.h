@@ -38,7 +38,7 @@ struct ParamSpec {
   /// bytes (`:16`); 1 when unknown.
   unsigned divisibility = 1;
   /// Pointers: whether the kernel may store through it (set by the compile,
-  /// see kda/Analysis/WrittenArguments.h).
+  /// see kda/Analysis/PointerRoots.h).
   bool written = false;
 };
 

@@ -19,13 +19,22 @@ namespace kda {
 /// (canonicalize, CSE, symbol DCE).
 void buildTileSimplifyPipeline(mlir::OpPassManager &pm);
 
+/// Options of the host pipelines.
+struct CPUPipelineOptions {
+  /// Every global-memory access checked against the extents of the arrays
+  /// it may reach (convert-tile-to-cpu's check-bounds).
+  bool checkBounds = false;
+};
+
 /// `kda-cpu-lower`: tile IR to the LLVM dialect for the host (tile to
 /// tensors, bufferization, loops, LLVM).
-void buildCPULoweringPipeline(mlir::OpPassManager &pm);
+void buildCPULoweringPipeline(mlir::OpPassManager &pm,
+                              const CPUPipelineOptions &options = {});
 
 /// `kda-cpu-pipeline`: kda-tile-simplify followed by kda-cpu-lower; what
 /// `kda-compile --target cpu` runs.
-void buildCPUPipeline(mlir::OpPassManager &pm);
+void buildCPUPipeline(mlir::OpPassManager &pm,
+                      const CPUPipelineOptions &options = {});
 
 /// Options of the GPU pipelines.
 struct GPUPipelineOptions {

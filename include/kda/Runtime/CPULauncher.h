@@ -31,6 +31,13 @@ bool launchCPUKernelInClusters(CPUKernelEntry entry, const int32_t grid[3],
                                const int32_t clusterShape[3], void **args,
                                int32_t numArgs, int32_t numThreads,
                                std::string &error);
+
+/// The report of a kernel compiled with bounds checks (BoundsChecks.cpp in
+/// the host lowering): records the first out-of-bounds access of a launch in
+/// `table` (words 1-3: site text, address, argument), safely from any of the
+/// launch's threads.
+void reportOutOfBounds(int64_t *table, const char *site, int64_t address,
+                       int32_t argument);
 } // namespace kda
 
 #endif // KDA_RUNTIME_CPULAUNCHER_H

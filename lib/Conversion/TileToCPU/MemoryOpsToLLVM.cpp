@@ -117,21 +117,31 @@ void buildElementLoopNest(
 }
 
 /// Element `idx` of the tile `ptrs` points to, or `other`'s (zero when null)
-/// where `mask` (a tile, or null) is false, without a read.
-Value loadMaskedElement(OpBuilder &b, Location loc, Value ptrs, Value mask,
-                        Value other, ValueRange idx, Type elemType) {
+/// where `mask` (a tile, or null) is false, without a read; `op` is the
+/// access, for its bounds check.
+Value loadMaskedElement(OpBuilder &b, Location loc, Operation *op, Value ptrs,
+                        Value mask, Value other, ValueRange idx,
+                        Type elemType) {
   Value m =
       mask ? Value(tensor::ExtractOp::create(b, loc, mask, idx)) : Value();
+  auto zero = [&](OpBuilder &zb, Location zl) -> Value {
+    return arith::ConstantOp::create(zb, zl, zb.getZeroAttr(elemType));
+  };
   return buildMasked(
       b, loc, m, elemType,
       [&](OpBuilder &tb, Location tl) {
-        return loadScalar(tb, tl, tensor::ExtractOp::create(tb, tl, ptrs, idx),
-                          elemType);
+        Value address = tensor::ExtractOp::create(tb, tl, ptrs, idx);
+        return guardAccess(
+            tb, tl, op, address, getStorageSizeInBytes(elemType), elemType,
+            [&](OpBuilder &gb, Location gl) {
+              return loadScalar(gb, gl, address, elemType);
+            },
+            zero);
       },
       [&](OpBuilder &eb, Location el) -> Value {
         if (other)
           return tensor::ExtractOp::create(eb, el, other, idx);
-        return arith::ConstantOp::create(eb, el, eb.getZeroAttr(elemType));
+        return zero(eb, el);
       });
 }
 
@@ -183,7 +193,13 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
       Value v = buildMasked(
           rewriter, loc, mask, elemType,
           [&](OpBuilder &b, Location l) {
-            return loadScalar(b, l, adaptor.getPtr(), elemType);
+            return guardAccess(
+                b, l, op, adaptor.getPtr(), getStorageSizeInBytes(elemType),
+                elemType,
+                [&](OpBuilder &gb, Location gl) {
+                  return loadScalar(gb, gl, adaptor.getPtr(), elemType);
+                },
+                zeroOf);
           },
           [&](OpBuilder &b, Location l) {
             return other ? other : zeroOf(b, l);
@@ -192,7 +208,7 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
       return success();
     }
     auto element = [&](OpBuilder &b, Location l, ValueRange idx) {
-      return loadMaskedElement(b, l, adaptor.getPtr(), mask, other, idx,
+      return loadMaskedElement(b, l, op, adaptor.getPtr(), mask, other, idx,
                                elemType);
     };
     rewriter.replaceOp(op,
@@ -208,14 +224,25 @@ struct StoreLowering : OpConversionPattern<tile::StoreOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value mask = adaptor.getMask();
+    int64_t bytes = getStorageSizeInBytes(
+        mlir::getElementTypeOrSelf(op.getValue().getType()));
     auto emitStore = [&](OpBuilder &b, Location l, Value addr, Value value,
                          Value m) {
+      auto store = [&](OpBuilder &sb, Location sl) {
+        guardAccess(
+            sb, sl, op, addr, bytes, Type(),
+            [&](OpBuilder &gb, Location gl) {
+              storeScalar(gb, gl, addr, value);
+              return Value();
+            },
+            [](OpBuilder &, Location) { return Value(); });
+      };
       if (!m) {
-        storeScalar(b, l, addr, value);
+        store(b, l);
         return;
       }
       scf::IfOp::create(b, l, m, [&](OpBuilder &tb, Location tl) {
-        storeScalar(tb, tl, addr, value);
+        store(tb, tl);
         scf::YieldOp::create(tb, tl);
       });
     };
@@ -251,17 +278,22 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type elemType = mlir::getElementTypeOrSelf(op.getValue().getType());
-    auto atomic = [&](OpBuilder &b, Location l, Value address,
-                      Value value) -> Value {
-      auto ptrTy = LLVM::LLVMPointerType::get(b.getContext());
-      Value ptr = LLVM::IntToPtrOp::create(b, l, ptrTy, address);
-      return LLVM::AtomicRMWOp::create(
-          b, l, getAtomicBinOp(op.getKind(), elemType), ptr, value,
-          getAtomicOrdering(op.getSem()), StringRef(),
-          getStorageSizeInBytes(elemType));
-    };
     auto zero = [&](OpBuilder &b, Location l) -> Value {
       return arith::ConstantOp::create(b, l, b.getZeroAttr(elemType));
+    };
+    auto atomic = [&](OpBuilder &b, Location l, Value address,
+                      Value value) -> Value {
+      int64_t bytes = getStorageSizeInBytes(elemType);
+      return guardAccess(
+          b, l, op, address, bytes, elemType,
+          [&](OpBuilder &gb, Location gl) -> Value {
+            auto ptrTy = LLVM::LLVMPointerType::get(gb.getContext());
+            Value ptr = LLVM::IntToPtrOp::create(gb, gl, ptrTy, address);
+            return LLVM::AtomicRMWOp::create(
+                gb, gl, getAtomicBinOp(op.getKind(), elemType), ptr, value,
+                getAtomicOrdering(op.getSem()), StringRef(), bytes);
+          },
+          zero);
     };
     Value mask = adaptor.getMask();
     auto tensorType = dyn_cast<RankedTensorType>(op.getType());
@@ -411,7 +443,7 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
     buildElementLoopNest(
         rewriter, op.getLoc(), buffer.getShape(),
         [&](OpBuilder &b, Location l, ValueRange idx) {
-          Value value = loadMaskedElement(b, l, adaptor.getPtr(), mask,
+          Value value = loadMaskedElement(b, l, op, adaptor.getPtr(), mask,
                                           /*other=*/Value(), idx, elemType);
           storeScalar(b, l,
                       getBufferElementAddress(b, l, adaptor.getBuffer(),

@@ -141,6 +141,18 @@ void exportClusterShape(func::FuncOp kernel, ArrayRef<int32_t> shape) {
                          b.getI32TensorAttr(shape));
 }
 
+/// Exports `<kernel><suffix>` (i32 1) beside the entry point: a property of
+/// the compiled kernel its loader must know (`__kda_bounds_checked`: the
+/// entry reads a bounds table after the runtime arguments).
+void exportFlag(func::FuncOp kernel, StringRef suffix) {
+  OpBuilder b(kernel.getContext());
+  b.setInsertionPoint(kernel);
+  LLVM::GlobalOp::create(b, kernel.getLoc(), b.getI32Type(),
+                         /*isConstant=*/true, LLVM::Linkage::External,
+                         (kernel.getName() + suffix).str(),
+                         b.getI32IntegerAttr(1));
+}
+
 /// A cluster sum on the host calls the launcher's exchange (CPULauncher.h),
 /// `float exchange(float value, i32 sum)`, which meets the cluster's other
 /// programs, running on threads of their own; `sum` numbers the kernel's
@@ -180,11 +192,12 @@ bool lowerClusterSums(func::FuncOp kernel) {
 }
 
 /// Emits `<kernel>__kda_cpu(ptr args, i32 pid_x, ..., i32 num_z)` which reads
-/// the i-th runtime argument from *args[i] (and the cluster exchange, when
-/// `hasExchange`, from *args[n] after the n runtime arguments) and calls the
-/// kernel.
+/// the i-th runtime argument from *args[i], then after the n runtime
+/// arguments the bounds table (`hasTable`) and the cluster exchange
+/// (`hasExchange`), and calls the kernel.
 void buildEntryPoint(OpBuilder &b, func::FuncOp kernel,
-                     ArrayRef<Type> runtimeTypes, bool hasExchange) {
+                     ArrayRef<Type> runtimeTypes, bool hasTable,
+                     bool hasExchange) {
   MLIRContext *ctx = b.getContext();
   Location loc = kernel.getLoc();
   auto ptrTy = LLVM::LLVMPointerType::get(ctx);
@@ -216,19 +229,25 @@ void buildEntryPoint(OpBuilder &b, func::FuncOp kernel,
   }
   for (unsigned i = 0; i < kNumGridArgs; ++i)
     callArgs.push_back(body->getArgument(1 + i));
-  if (hasExchange) {
-    Value slot = LLVM::GEPOp::create(
-        b, loc, ptrTy, ptrTy, body->getArgument(0),
-        ArrayRef<LLVM::GEPArg>{int32_t(runtimeTypes.size())});
-    Value valuePtr = LLVM::LoadOp::create(b, loc, ptrTy, slot);
-    callArgs.push_back(LLVM::LoadOp::create(b, loc, ptrTy, valuePtr));
-  }
+  int32_t slotIndex = runtimeTypes.size();
+  auto nextHiddenSlot = [&]() -> Value { // what args[slotIndex++] holds
+    Value slot = LLVM::GEPOp::create(b, loc, ptrTy, ptrTy, body->getArgument(0),
+                                     ArrayRef<LLVM::GEPArg>{slotIndex++});
+    return LLVM::LoadOp::create(b, loc, ptrTy, slot);
+  };
+  // The table's slot holds its address; the exchange's, a pointer to it.
+  if (hasTable)
+    callArgs.push_back(nextHiddenSlot());
+  if (hasExchange)
+    callArgs.push_back(LLVM::LoadOp::create(b, loc, ptrTy, nextHiddenSlot()));
   func::CallOp::create(b, loc, kernel, callArgs);
   func::ReturnOp::create(b, loc);
 }
 
 struct ConvertTileToCPUPass
     : kda::impl::ConvertTileToCPUBase<ConvertTileToCPUPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -266,7 +285,13 @@ struct ConvertTileToCPUPass
       }
       SmallVector<Type> runtimeTypes(func.getArgumentTypes());
       lowerPrintsForHost(func);
+      if (checkBounds)
+        prepareBoundsChecks(func);
       materializeGridArguments(func);
+      if (checkBounds) {
+        addBoundsTableArgument(func);
+        exportFlag(func, "__kda_bounds_checked");
+      }
       kernels.push_back({func, runtimeTypes, lowerClusterSums(func)});
     }
 
@@ -303,13 +328,14 @@ struct ConvertTileToCPUPass
     OpBuilder b(ctx);
     for (auto &[kernel, runtimeTypes, hasExchange] : kernels) {
       b.setInsertionPointAfter(kernel);
-      buildEntryPoint(b, kernel, runtimeTypes, hasExchange);
+      buildEntryPoint(b, kernel, runtimeTypes, checkBounds, hasExchange);
       // Only the entry point is exported: the kernel's own calling
       // convention is an implementation detail.
       kernel.setPrivate();
       kernel->setAttr("llvm.linkage",
                       LLVM::LinkageAttr::get(ctx, LLVM::Linkage::Internal));
       kernel->removeAttr("tile.kernel");
+      kernel->removeAttr("tile.bounds_table");
     }
   }
 };

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kda/Conversion/Passes.h"
+#include "kda/Conversion/SourceLocations.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/BinaryFormat/Dwarf.h"
@@ -19,24 +20,9 @@ namespace kda {
 } // namespace kda
 
 using namespace mlir;
+using kda::getSourceLine;
 
 namespace {
-
-/// The position of the source line that wrote an op: the innermost callee
-/// of an inlined call chain; null when the location names no file line.
-FileLineColLoc getSourceLine(Location loc) {
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return file;
-  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
-    return getSourceLine(callSite.getCallee());
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return getSourceLine(name.getChildLoc());
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location part : fused.getLocations())
-      if (FileLineColLoc file = getSourceLine(part))
-        return file;
-  return {};
-}
 
 struct AttachLineInfo : kda::impl::AttachLineInfoBase<AttachLineInfo> {
   using Base::Base;

@@ -31,6 +31,22 @@ void populateTileReduceDotToLinalgPatterns(const mlir::TypeConverter &converter,
 /// kernel's grid arguments).
 void lowerPrintsForHost(mlir::func::FuncOp kernel);
 
+/// Bounds checks (BoundsChecks.cpp). Marks every global-memory access of
+/// `kernel` with the pointer arguments it may derive from; runs while the
+/// arguments are the kernel's runtime ones.
+void prepareBoundsChecks(mlir::func::FuncOp kernel);
+/// Appends the hidden argument holding the bounds table.
+void addBoundsTableArgument(mlir::func::FuncOp kernel);
+/// Emits `access` (an access of `bytes` at `address` by `op`) under a check
+/// that it stays in an array it may reach, reporting it and emitting
+/// `skipped` instead otherwise; with no result type, neither yields. Just
+/// `access` where `op` is not checked.
+mlir::Value guardAccess(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+    mlir::Value address, int64_t bytes, mlir::Type resultType,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location)> access,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location)> skipped);
+
 /// Size in bytes of one element of `type` in memory (i1 is stored as a byte).
 int64_t getStorageSizeInBytes(mlir::Type type);
 } // namespace kda

@@ -1,5 +1,5 @@
-//===- WrittenArguments.cpp - pointer arguments a kernel stores through ---===//
-#include "kda/Analysis/WrittenArguments.h"
+//===- PointerRoots.cpp - which pointer arguments a pointer derives from --===//
+#include "kda/Analysis/PointerRoots.h"
 #include "Tile/TileDialect.h"
 
 #include "llvm/ADT/DenseSet.h"
@@ -11,8 +11,9 @@ bool holdsPointers(Type type) {
   return isa<kda::tile::PointerType>(mlir::getElementTypeOrSelf(type));
 }
 
-/// Whether a pointer derived from `root` reaches a store or atomic's pointer.
-bool isWrittenThrough(Value root) {
+/// Calls `reached` on every pointer value derived from `root` (itself
+/// included).
+void forEachDerived(Value root, function_ref<void(Value)> reached) {
   SmallVector<Value> worklist = {root};
   llvm::DenseSet<Value> seen = {root};
   auto push = [&](Value v) {
@@ -29,14 +30,9 @@ bool isWrittenThrough(Value root) {
   };
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
+    reached(v);
     for (OpOperand &use : v.getUses()) {
       Operation *user = use.getOwner();
-      if (auto store = dyn_cast<kda::tile::StoreOp>(user))
-        if (&use == &store.getPtrMutable())
-          return true;
-      if (auto atomic = dyn_cast<kda::tile::AtomicRMWOp>(user))
-        if (&use == &atomic.getPtrMutable())
-          return true;
       // Into results and regions (loop-carried pointers), and from a
       // terminator into its parent's and into its successors.
       pushResultsAndRegions(user);
@@ -49,13 +45,33 @@ bool isWrittenThrough(Value root) {
       }
     }
   }
-  return false;
 }
 } // namespace
 
-SmallVector<bool> kda::getWrittenArguments(FunctionOpInterface kernel) {
-  SmallVector<bool> written;
+kda::PointerRoots::PointerRoots(FunctionOpInterface kernel) {
   for (BlockArgument arg : kernel.getArguments())
-    written.push_back(holdsPointers(arg.getType()) && isWrittenThrough(arg));
+    if (holdsPointers(arg.getType()))
+      forEachDerived(arg,
+                     [&](Value v) { roots[v].push_back(arg.getArgNumber()); });
+}
+
+ArrayRef<unsigned> kda::PointerRoots::getRoots(Value pointer) const {
+  auto it = roots.find(pointer);
+  return it == roots.end() ? ArrayRef<unsigned>() : ArrayRef(it->second);
+}
+
+SmallVector<bool> kda::getWrittenArguments(FunctionOpInterface kernel) {
+  PointerRoots roots(kernel);
+  SmallVector<bool> written(kernel.getNumArguments(), false);
+  kernel->walk([&](Operation *op) {
+    Value ptr;
+    if (auto store = dyn_cast<kda::tile::StoreOp>(op))
+      ptr = store.getPtr();
+    else if (auto atomic = dyn_cast<kda::tile::AtomicRMWOp>(op))
+      ptr = atomic.getPtr();
+    if (ptr)
+      for (unsigned arg : roots.getRoots(ptr))
+        written[arg] = true;
+  });
   return written;
 }
