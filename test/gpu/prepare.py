@@ -533,7 +533,7 @@ def main():
                               if args.only else ops_cases())
     except (kt.CompilationError, RuntimeError, ValueError, OSError) as e:
         ops, ops_launches = {"error": f"{type(e).__name__}: {e}"}, []
-    prints, print_launches = ({}, []) if args.only else print_cases()
+    prints, print_launches = print_cases()
     bundle = export_jit_bundle(out_dir, jit_cases,
                                os.path.join(out_dir, "libkda_gpu_runtime.so"),
                                ops_launches + print_launches)

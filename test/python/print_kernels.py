@@ -35,8 +35,8 @@ def print_kinds(x_ptr, b_ptr, n):
 
 
 @kt.jit
-def print_grid(R: kt.constexpr, C: kt.constexpr):
-    tile = kt.arange(0, R)[:, None] * 10 + kt.arange(0, C)[None, :]
+def print_grid(base_ptr, R: kt.constexpr, C: kt.constexpr):
+    tile = kt.arange(0, R)[:, None] * 10 + kt.arange(0, C)[None, :] + kt.load(base_ptr)
     kt.device_print("t", tile)
 
 
@@ -48,7 +48,8 @@ def cases():
                 {"BLOCK": 4}),
         "kinds": (print_kinds, (1,),
                   [np.array([1.5, -2.0], np.float32), np.array([0x3F80], np.uint16), 7], {}),
-        "grid": (print_grid, (1,), [], {"R": 2, "C": 4}),
+        # An array argument puts the launch on the GPU (it decides the device).
+        "grid": (print_grid, (1,), [np.zeros(1, np.int32)], {"R": 2, "C": 4}),
     }
 
 

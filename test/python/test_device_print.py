@@ -77,12 +77,12 @@ def test_operands_dtypes_and_hex(capfd):
 
 
 def test_two_dimensional_coordinates(capfd):
-    print_grid[(1,)](R=2, C=2)
+    print_grid[(1,)](np.array([100], np.int32), R=2, C=2)
     assert lines(capfd) == [
-        "pid (0, 0, 0) idx (0, 0) t: 0",
-        "pid (0, 0, 0) idx (0, 1) t: 1",
-        "pid (0, 0, 0) idx (1, 0) t: 10",
-        "pid (0, 0, 0) idx (1, 1) t: 11",
+        "pid (0, 0, 0) idx (0, 0) t: 100",
+        "pid (0, 0, 0) idx (0, 1) t: 101",
+        "pid (0, 0, 0) idx (1, 0) t: 110",
+        "pid (0, 0, 0) idx (1, 1) t: 111",
     ]
 
 
