@@ -33,7 +33,8 @@ def test_main_jobs_per_target(target):
     jobs = by_name(target)
     split = "kda_decode_cluster4" if target == "sm_90a" else "kda_decode_bv32"
     assert list(jobs) == ["kda_decode", "kda_decode_fb", split, "kda_recurrent",
-                          "kda_recurrent_t1", "kda_chunk_prep", "kda_chunk_scan"]
+                          "kda_recurrent_t1", "kda_chunk_prep", "kda_chunk_scan",
+                          "gdn_decode"]
     for name in ("kda_decode", "kda_decode_fb"):
         c = jobs[name].spec.constexprs
         assert (c["H"], c["D"], c["BV"], c["BLK"], c["STAGES"], c["CLUSTER"]) == (
@@ -65,6 +66,11 @@ def test_main_jobs_per_target(target):
     assert prep.constexprs["DOT"] == scan.constexprs["DOT"] == "bf16"
     assert "w_ptr=*bf16:16" in prep.signature and "w_ptr=*bf16:16" in scan.signature
     assert scan.constexprs["BV"] == 32 and scan.constexprs["HAS_INITIAL"]
+    # Gated DeltaNet at Qwen3-Next's heads: one 8-warp program per row and q/k head.
+    spec = jobs["gdn_decode"].spec
+    c = spec.constexprs
+    assert (c["H"], c["HV"], c["K"], c["V"], c["STATE_KV"]) == (16, 32, 128, 128, False)
+    assert spec.grid == (64, 16, 1) and spec.num_warps == 8
     for job in jobs.values():
         assert job.spec.target == target
 
@@ -84,7 +90,7 @@ def test_cpu_jobs_are_listed_once():
     jobs = export.jobs(["cpu"])
     assert [job.name for job in jobs] == ["kda_decode", "kda_decode_fb", "kda_recurrent",
                                           "kda_recurrent_t1", "kda_chunk_prep",
-                                          "kda_chunk_scan"]
+                                          "kda_chunk_scan", "gdn_decode"]
     assert all(job.spec.num_warps is None for job in jobs)
     assert jobs[0].spec.constexprs["BV"] == jobs[0].spec.constexprs["BLK"] == 128
 
@@ -108,7 +114,7 @@ def test_cli_help():
     assert proc.returncode == 0, proc.stderr
     for word in ("--target", "--format", "--out", "--checks", "kda_decode_fb",
                  "kda_decode_cluster4", "kda_decode_bv32", "kda_recurrent", "kda_chunk_prep",
-                 "kda_chunk_scan", "decode_config"):
+                 "kda_chunk_scan", "gdn_decode", "decode_config"):
         assert word in proc.stdout
 
 
@@ -124,7 +130,7 @@ def test_cli_shell_and_json():
     lines = proc.stdout.splitlines()
     comments = [line for line in lines if line.startswith("#")]
     commands = [shlex.split(line) for line in lines if not line.startswith("#")]
-    assert len(comments) == len(commands) == 7
+    assert len(comments) == len(commands) == 8
     assert comments[0].startswith("# kda_decode sm_90a:")
     assert all(cmd[0] == "bin/kc" and cmd[-1] == "--stats" for cmd in commands)
     assert commands[2][commands[2].index("-o") + 1] == "o/kda_decode_cluster4.sm_90a.ptx"

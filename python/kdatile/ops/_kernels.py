@@ -43,6 +43,10 @@ def load_kernel(module: str, name: str):
             raise RuntimeError(f"kdatile.ops: kernel file {path} not found; reinstall kdatile, "
                                "or set KDATILE_KERNELS to the directory holding the KDA "
                                "kernels (kernels/ of the kdatile source tree)")
+        # Kernel files import each other's DSL helpers by module name (`from kda_decode
+        # import conv_taps`), as the compiler resolves them: from the kernels directory.
+        if kernels_dir() not in sys.path:
+            sys.path.append(kernels_dir())
         real = os.path.realpath(path)
         mod = sys.modules.get(module)
         if mod is None or os.path.realpath(getattr(mod, "__file__", "") or "") != real:

@@ -20,6 +20,7 @@ from .. import gpu
 from ..specialize import TARGETS
 from .chunk import chunk_launches
 from .decode import decode_launch
+from .gdn_decode import gdn_decode_launch
 from .recurrent import records_launch, recurrent_launch
 
 HEADS = 12
@@ -32,6 +33,8 @@ SMALL_BATCH = 1
 RECURRENT_SEQUENCES, RECURRENT_TOKENS = 8, 4
 # The prefill's: Kimi-K3 TP8's 8 x 1k varlen batch.
 PREFILL_SEQUENCES, PREFILL_TOKENS = 8, 1024
+# Gated DeltaNet's decode: Qwen3-Next's 16 q/k heads and 32 value heads.
+GDN_HEADS, GDN_VALUE_HEADS = 16, 32
 
 FILE_EXTENSIONS = {"asm": "s", "header": "h", "llvm": "ll", "tile": "mlir", "mlir": "mlir",
                    "gpu": "mlir"}
@@ -107,6 +110,21 @@ def prefill_arguments(N: int, T: int, *, H: int = HEADS, D: int = HEAD_DIM) -> d
         safe_gate=True, lower_bound=-5.0)
 
 
+def gdn_decode_arguments(B: int, *, H: int = GDN_HEADS, HV: int = GDN_VALUE_HEADS,
+                         D: int = HEAD_DIM, slots: int = 2) -> dict:
+    """gdn_decode arguments: zero-filled NumPy arrays of the op's shapes and dtypes (bf16 as
+    uint16), a channel-major conv cache, an fp32 [V, K] state, no conv bias."""
+    np = _np()
+    C = 2 * H * D + HV * D
+    bf16 = lambda *shape: np.zeros(shape, np.uint16)  # noqa: E731
+    return dict(x=bf16(B, C), conv_weight=bf16(C, 4), conv_state=bf16(slots, C, 3),
+                a=bf16(B, HV), b=bf16(B, HV), A_log=np.zeros(HV, np.float32),
+                dt_bias=np.zeros(HV, np.float32),
+                state=np.zeros((slots, HV, D, D), np.float32),
+                state_indices=np.zeros(B, np.int32), z=bf16(B, HV, D), norm_weight=bf16(D),
+                num_k_heads=H)
+
+
 def _specialization(launch, target):
     return launch.kernel.specialize(*launch.args, **launch.constexprs, grid=launch.grid,
                                     target=target, num_warps=launch.num_warps)
@@ -175,7 +193,13 @@ def main_jobs(target: str, multiprocessors=None) -> list:
         _recurrent_job("kda_recurrent_t1", f"{RECURRENT_SEQUENCES} sequences of one token: "
                        "the starting state prefetched by the copy engine (TMA, the Tensor "
                        "Data Mover) where there is one", target, tokens=1),
-    ] + _prefill_jobs(target)
+    ] + _prefill_jobs(target) + [_gdn_decode_job(target)]
+
+
+def _gdn_decode_job(target):
+    _, launch = gdn_decode_launch(**gdn_decode_arguments(LARGE_BATCH), target=target)
+    return Job("gdn_decode", f"Gated DeltaNet, B = {LARGE_BATCH}, {GDN_HEADS} q/k heads and "
+               f"{GDN_VALUE_HEADS} value heads", _specialization(launch, target))
 
 
 def check_jobs(target: str, multiprocessors=None) -> list:
@@ -250,6 +274,8 @@ of {RECURRENT_TOKENS} tokens
   kda_chunk_prep       kernels/kda_chunk.py (kda_chunk_prep): chunk_kda's {PREFILL_SEQUENCES} x \
 {PREFILL_TOKENS} tokens
   kda_chunk_scan       the same prefill's state scan (kda_chunk_scan)
+  gdn_decode           kernels/gdn_decode.py (gdn_decode): Gated DeltaNet at B = 64, 16 q/k
+                       heads and 32 value heads (Qwen3-Next)
 with --checks also the lit tests' compiles (test/Kernels):
   kda_recurrent_bf16_kv  kda_recurrent with a bf16 [K, V] state
   kda_recurrent_records  kda_recurrent_records: speculative state as per-token records

@@ -1,0 +1,89 @@
+"""Gated DeltaNet (Qwen3-Next, Qwen3.5): one fused decode step (docs/ops.md, "gdn_decode").
+
+Grid (B, H): one program per batch row n and q/k head h, which serves the G = HV // H value
+heads that share its q and k (grouped value attention). In one launch it runs the causal
+width-4 short convolution of the row's q, k and v channels with their cache and SiLU, the q/k
+L2-norm (q scaled by `scale`), the per-head gate g = -exp(A_log) * softplus(a + dt_bias) and
+beta = sigmoid(b), the delta-rule update of each value head's state and its output, and the
+SiLU-gated RMSNorm out = rmsnorm(o) * norm_w * silu(z). The program is the only reader of its
+q/k channels' cache, so it shifts that cache itself once it has read it.
+
+x [B, C] holds the channels q heads (H*K) | k heads (H*K) | v heads (HV*V); the conv cache
+[slots, C, 3] is addressed through strides (slot, channel, tap), so a channel-major cache and a
+width-major [slots, 3, C] storage seen transposed both work. A value head's state is [V, K] (K
+contiguous) or, with STATE_KV, [K, V]; fp32 or bf16 (computed in fp32). The core's output is
+rounded to bf16 before the norm, as the model's attention output is. Padding rows (slot < 0 or
+slot >= num_slots) write zeros and read or write no cache. Slot offsets are 64-bit. scale and
+norm_eps are runtime arguments: they never multiply compiled kernels.
+"""
+
+import kdatile as kt
+from kda_decode import conv_operands, conv_silu, conv_taps, shift_conv_cache
+
+
+@kt.jit
+def silu_gated_rmsnorm(o, gate, norm_w, out_row, V: kt.constexpr, norm_eps):
+    """out_row = o * rsqrt(mean(o^2) + eps) * norm_w * silu(gate) (fp32 operands)."""
+    y = o * kt.rsqrt(kt.sum(o * o, 0) / V + norm_eps) * norm_w * kt.silu(gate)
+    kt.store(out_row, y)
+
+
+# num_slots only bounds the slot indices: pools of 16 or 17 slots share one compiled kernel.
+@kt.jit(do_not_specialize=("num_slots",))
+def gdn_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, a_ptr, b_ptr, A_log_ptr,
+               dt_bias_ptr, state_ptr, state_idx_ptr, z_ptr, norm_w_ptr, out_ptr,
+               num_slots, stride_x, stride_cs_slot, stride_cs_c, stride_cs_w, scale, norm_eps,
+               H: kt.constexpr, HV: kt.constexpr, K: kt.constexpr, V: kt.constexpr,
+               STATE_KV: kt.constexpr, HAS_CONV_BIAS: kt.constexpr):
+    G = HV // H
+    kt.static_assert(G * H == HV, "HV must be a multiple of H")
+    n = kt.program_id(0)
+    h = kt.program_id(1)
+    ks = kt.arange(0, K)
+    vs = kt.arange(0, V)
+    slot = kt.load(state_idx_ptr + n)
+    x_row = x_ptr + n.to(kt.int64) * stride_x
+    # The operands that do not depend on the slot load before its test, overlapping it.
+    q_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, h * K + ks, HAS_CONV_BIAS)
+    k_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, (H + h) * K + ks, HAS_CONV_BIAS)
+    if (slot >= 0) & (slot < num_slots):
+        slot64 = slot.to(kt.int64)
+        cs_slot = conv_state_ptr + slot64 * stride_cs_slot
+        q_taps = conv_taps(cs_slot, h * K + ks, stride_cs_c, stride_cs_w)
+        k_taps = conv_taps(cs_slot, (H + h) * K + ks, stride_cs_c, stride_cs_w)
+        shift_conv_cache(q_ops, q_taps, stride_cs_w)
+        shift_conv_cache(k_ops, k_taps, stride_cs_w)
+        q = conv_silu(q_ops, q_taps, HAS_CONV_BIAS)
+        k = conv_silu(k_ops, k_taps, HAS_CONV_BIAS)
+        q = q * kt.rsqrt(kt.sum(q * q, 0) + 1e-6) * scale
+        k = k * kt.rsqrt(kt.sum(k * k, 0) + 1e-6)
+        for j in kt.static_range(G):
+            hv = h * G + j
+            row = n * HV + hv
+            s_base = state_ptr + (slot64 * HV + hv) * (K * V)
+            # The state held as [V, K] either way; [K, V] memory is read down its columns.
+            if STATE_KV:
+                s_ptrs = s_base + ks[None, :] * V + vs[:, None]
+            else:
+                s_ptrs = s_base + vs[:, None] * K + ks[None, :]
+            S = kt.load(s_ptrs).to(kt.float32)
+            v_chan = 2 * H * K + hv * V + vs
+            v_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, v_chan, HAS_CONV_BIAS)
+            v_taps = conv_taps(cs_slot, v_chan, stride_cs_c, stride_cs_w)
+            shift_conv_cache(v_ops, v_taps, stride_cs_w)
+            v = conv_silu(v_ops, v_taps, HAS_CONV_BIAS)
+            g = -kt.exp(kt.load(A_log_ptr + hv)) * kt.softplus(
+                kt.load(a_ptr + row).to(kt.float32) + kt.load(dt_bias_ptr + hv))
+            beta = kt.sigmoid(kt.load(b_ptr + row).to(kt.float32))
+            # S_g = S exp(g); delta = beta (v - S_g k); S' = S_g + delta k^T; o = S' q.
+            S = S * kt.exp(g)
+            delta = beta * (v - kt.sum(S * k[None, :], 1))
+            S = S + delta[:, None] * k[None, :]
+            kt.store(s_ptrs, S)
+            o = kt.sum(S * q[None, :], 1).to(kt.bfloat16).to(kt.float32)
+            z = kt.load(z_ptr + row * V + vs).to(kt.float32)
+            norm_w = kt.load(norm_w_ptr + vs).to(kt.float32)
+            silu_gated_rmsnorm(o, z, norm_w, out_ptr + row * V + vs, V, norm_eps)
+    else:
+        for j in kt.static_range(G):
+            kt.store(out_ptr + (n * HV + h * G + j) * V + vs, kt.zeros((V,), kt.float32))

@@ -1,0 +1,168 @@
+"""Gated DeltaNet fused decode step: a validated wrapper around kernels/gdn_decode.py (see
+docs/ops.md, "gdn_decode").
+
+One launch per call, grid (B, H): conv + SiLU with the conv cache, q/k L2-norm, the per-head
+gate and beta, the delta-rule update of each value head's state in place, and the SiLU-gated
+RMSNorm; a program serves the HV // H value heads that share its q/k head.
+"""
+
+from __future__ import annotations
+
+from . import validation as v
+from ._kernels import Launch, bind, check_target, execute, load_kernel, on_gpu
+
+BF16 = ("bf16",)
+F32 = ("f32",)
+BF16_OR_F32 = ("bf16", "f32")
+STATE_LAYOUTS = ("vk", "kv")
+CONV_WIDTH = 4
+
+
+def gdn_decode(x, conv_weight, conv_state, a, b, A_log, dt_bias, state, state_indices, z,
+               norm_weight, *, num_k_heads, scale=None, norm_eps=1e-6, conv_bias=None,
+               state_layout="vk", out=None, check_duplicate_slots=False):
+    """One Gated DeltaNet decode step for B rows; returns `out` [B, HV, V] bf16.
+
+    num_k_heads: H, the q/k heads (HV, the value heads, must be a multiple of it; value head
+    hv reads q/k head hv // (HV // H)). x [B, 2*H*K + HV*V] bf16 (channels q heads | k heads |
+    v heads); conv_weight [C, 4] bf16; conv_state [slots, C, 3] bf16, updated in place (any
+    positive strides: a channel-major cache, or a width-major [slots, 3, C] storage seen
+    through .transpose(1, 2)); a, b [B, HV] bf16 (the gate's and beta's inputs: g =
+    -exp(A_log) * softplus(a + dt_bias), beta = sigmoid(b)); A_log, dt_bias [HV] fp32; state
+    [slots, HV, V, K] fp32 or bf16, contiguous, updated in place ([slots, HV, K, V] for
+    state_layout="kv"); state_indices [B] int32 (int64 is converted; a slot < 0 or >= slots is
+    padding: zero output, no cache touched); z [B, HV, V] bf16 (the norm's gate); norm_weight
+    [V] bf16 or fp32; conv_bias [C] bf16 or fp32 or None. K and V are powers of two up to 256.
+
+    scale: q's scale after its L2 norm (None: K ** -0.5); scale and norm_eps are runtime kernel
+    arguments (changing them never compiles). out: None (allocated) or a contiguous
+    [B, HV, V] bf16 array sharing no memory with the other arguments.
+    check_duplicate_slots: read the indices on the host and raise ValueError when a live slot
+    repeats (a device sync; skipped while a CUDA graph is captured).
+    Bad arguments raise ValueError naming the argument, before anything is launched.
+    """
+    return execute(*_gdn_decode(locals()))
+
+
+def gdn_decode_launch(*args, target=None, **kwargs):
+    """(out, Launch or None): what gdn_decode(*args, **kwargs) launches, without launching it.
+    target: None (the arrays' device) or a target name; NumPy arrays then stand for GPU
+    tensors (to export the launch into an AOT bundle)."""
+    return _gdn_decode(bind(gdn_decode, args, kwargs), check_target(target))
+
+
+def _gdn_decode(params, target=None):
+    args = dict(params)
+    H = args.pop("num_k_heads")
+    scale, norm_eps = args.pop("scale"), args.pop("norm_eps")
+    state_layout = v.check_choice("state_layout", args.pop("state_layout"), STATE_LAYOUTS)
+    check_duplicates = args.pop("check_duplicate_slots")
+    H = v.check_positive_int("num_k_heads", H)
+    scale = v.check_float("scale", scale, allow_none=True)
+    norm_eps = v.check_float("norm_eps", norm_eps, minimum=0.0)
+    if not isinstance(check_duplicates, bool):
+        v.fail("check_duplicate_slots", f"expected a bool, got {type(check_duplicates).__name__}")
+
+    optional = ("conv_bias", "out")
+    arrays = {name: v.describe(name, val, optional=name in optional)
+              for name, val in args.items()}
+    ref = arrays["x"]
+    for info in arrays.values():
+        if info is not None:
+            v.check_device(info, ref)
+    for name in ("state", "conv_state", "out"):  # written in place
+        v.check_writable(arrays[name])
+
+    # The recurrent state fixes slots, HV, K and V.
+    state = arrays["state"]
+    layout = "[slots, HV, V, K]" if state_layout == "vk" else "[slots, HV, K, V]"
+    v.check_rank(state, layout, 4)
+    slots, HV = state.shape[0], state.shape[1]
+    V, K = state.shape[2:] if state_layout == "vk" else state.shape[:1:-1]
+    for dim, name in ((K, "K"), (V, "V")):
+        if dim < 1 or dim > 256 or dim & (dim - 1):
+            v.fail("state", f"{name} must be a power of two up to 256, got shape "
+                            f"{list(state.shape)} ({layout})")
+    if HV < 1 or HV % H:
+        v.fail("num_k_heads", f"the state's {HV} value heads are not a multiple of "
+                              f"num_k_heads={H}")
+    v.check_dtype(state, BF16_OR_F32)
+    v.check_contiguous(state, layout)
+    why = f" (HV={HV}, K={K}, V={V} from state, H={H})"
+
+    x = arrays["x"]
+    C = 2 * H * K + HV * V
+    v.check_rank(x, "[B, 2*H*K + HV*V]", 2)
+    B = x.shape[0]
+    v.check_shape(x, "[B, 2*H*K + HV*V]", (B, C), why)
+    v.check_dtype(x, BF16)
+    why_b = f" (B={B} from x, HV={HV}, V={V} from state)"
+
+    specs = [("conv_weight", "[C, 4]", (C, CONV_WIDTH), BF16, why),
+             ("a", "[B, HV]", (B, HV), BF16, why_b),
+             ("b", "[B, HV]", (B, HV), BF16, why_b),
+             ("A_log", "[HV]", (HV,), F32, why),
+             ("dt_bias", "[HV]", (HV,), F32, why),
+             ("z", "[B, HV, V]", (B, HV, V), BF16, why_b),
+             ("norm_weight", "[V]", (V,), BF16_OR_F32, why),
+             ("conv_bias", "[C]", (C,), BF16_OR_F32, why)]
+    for name, shape_text, shape, dtypes, src in specs:
+        info = arrays[name]
+        if info is not None:
+            v.check_shape(info, shape_text, shape, src)
+            v.check_dtype(info, dtypes)
+
+    cs = arrays["conv_state"]
+    v.check_shape(cs, "[slots, C, 3]", (slots, C, CONV_WIDTH - 1), f" (slots={slots} from state)"
+                  f"{why}")
+    v.check_dtype(cs, BF16)
+    v.check_positive_strides(cs, "[slots, C, 3]")
+
+    idx = arrays["state_indices"]
+    v.check_shape(idx, "[B]", (B,), why_b)
+    v.check_dtype(idx, ("i32", "i64"))
+
+    out = arrays["out"]
+    if out is not None:
+        v.check_shape(out, "[B, HV, V]", (B, HV, V), why_b)
+        v.check_dtype(out, BF16)
+        v.check_contiguous(out, "[B, HV, V]")
+
+    # Everything but the caches is addressed with 32-bit element offsets.
+    reads = [arrays[name] for name, *_ in specs if arrays[name] is not None] + [x, idx]
+    for info in reads + ([out] if out is not None else []):
+        v.check_elements_32(info)
+    # What the kernel writes (caches, out) shares memory with nothing else.
+    v.check_no_overlap([cs, state] + ([out] if out is not None else []), reads)
+
+    # Valid: now the copies and conversions (graph-capturable torch ops for GPU tensors).
+    if (x.strides[1] != 1) or (x.strides[0] < 0 and B > 1):
+        x = x.contiguous()
+    for name, *_ in specs:
+        if arrays[name] is not None:
+            arrays[name] = arrays[name].contiguous()
+    idx = v.slot_indices(idx, "[B]", (B,))
+    if check_duplicates and not v.is_capturing(idx):
+        v.check_duplicate_slots(idx, slots)
+
+    if out is None:
+        out = v.ArrayInfo("out", v.new_like(ref, (B, HV, V), "bf16"))
+    if B == 0:
+        return out.value, None
+
+    kernel = load_kernel("gdn_decode", "gdn_decode")
+    cb = arrays["conv_bias"]
+    stride_x = x.strides[0] if B > 1 else C
+    stride_slot = cs.strides[0] if slots > 1 else C * (CONV_WIDTH - 1)
+    kargs = (
+        x.value, arrays["conv_weight"].value, cb.value if cb is not None else x.value, cs.value,
+        arrays["a"].value, arrays["b"].value, arrays["A_log"].value, arrays["dt_bias"].value,
+        state.value, idx.value, arrays["z"].value, arrays["norm_weight"].value, out.value,
+        int(slots), int(stride_x), int(stride_slot), int(cs.strides[1]), int(cs.strides[2]),
+        float(K ** -0.5 if scale is None else scale), float(norm_eps))
+    constexprs = dict(H=H, HV=HV, K=K, V=V, STATE_KV=state_layout == "kv",
+                      HAS_CONV_BIAS=cb is not None)
+    # Eight warps: a program holds a value head's [V, K] fp32 state (64 registers per thread
+    # at K = V = 128).
+    gpu = on_gpu(ref.device, target)
+    return out.value, Launch(kernel, kargs, constexprs, (B, H), 8 if gpu else None)
