@@ -122,6 +122,21 @@ FUSED_CASES = [
 ]
 
 # What each op writes in place (compared bit-exactly between eager and graph replay).
+# Gated DeltaNet decode (kdatile.ops.gdn_decode): Qwen3-Next's heads (16 q/k, 32 value) and
+# smaller GVA groups, both state dtypes and layouts, both conv cache layouts.
+#        H  HV   B  state   layout conv  bias
+_GDN = [(16, 32, 1, "f32", "vk", "cm", False),
+        (16, 32, 33, "f32", "kv", "wm", True),
+        (4, 8, 8, "bf16", "vk", "wm", False),
+        (2, 2, 5, "bf16", "kv", "cm", True)]
+
+GDN_CASES = [
+    dict(id=f"gdn-decode-H{H}-HV{HV}-B{B}-{sd}-{lay}-{conv}{'-bias' if bias else ''}",
+         H=H, HV=HV, B=B, slots=2 * B + 3, state_dtype=sd, state_layout=lay, conv_layout=conv,
+         bias=bias, given_out=False, seed=7000 + 10 * HV + B)
+    for H, HV, B, sd, lay, conv, bias in _GDN
+]
+
 DECODE_WRITTEN = ("state", "conv_storage")
 RECURRENT_WRITTEN = ("state",)
 RECORDS_WRITTEN = ("state", "records_out")
@@ -147,6 +162,17 @@ def decode_call(case, arr, swap12):
     else:
         args = (arr["x"], arr["conv_w"], conv, arr["raw_g"]) + rest
     return args, kwargs
+
+
+def gdn_call(case, arr, swap12):
+    """(positional args, keyword args) of gdn_decode for case `case` (as decode_call)."""
+    conv = arr["conv_storage"]
+    if case["conv_layout"] == "wm":
+        conv = swap12(conv)
+    args = (arr["x"], arr["conv_w"], conv, arr["a"], arr["b"], arr["A_log"], arr["dt_bias"],
+            arr["state"], arr["state_indices"], arr["z"], arr["norm_weight"])
+    return args, dict(num_k_heads=case["H"], conv_bias=arr.get("conv_bias"),
+                      state_layout=case["state_layout"])
 
 
 def recurrent_call(case, arr):
@@ -250,8 +276,8 @@ def build_case(kind, case, *, reference=True):
     recurrent_call take (bf16 as uint16 bit patterns; a width-major conv cache as its
     [slots, 3, C] storage), and with `reference` the fp64 reference: ref_out / ref_o, ref_state
     (the whole pool), ref_conv_storage (decode) and live_slots (the slots the call writes)."""
-    return {"decode": _decode_case, "recurrent": _recurrent_case, "prefill": _prefill_case,
-            "fused": _fused_case}[kind](case, reference)
+    return {"decode": _decode_case, "gdn": _gdn_case, "recurrent": _recurrent_case,
+            "prefill": _prefill_case, "fused": _fused_case}[kind](case, reference)
 
 
 PAD_VALUES = (-1, -7, "slots", "slots+5", 2**31 - 1)
@@ -306,6 +332,39 @@ def _decode_case(case, reference):
         inp["output_gate"], inp["norm_weight"], lower_bound=case["lower_bound"],
         conv_bias=inp["conv_bias"], state_layout=case["state_layout"], f_a=inp.get("f_a"),
         f_b_weight=inp.get("f_b_weight"))
+    ref_storage = ref_cs if case["conv_layout"] == "cm" else np.ascontiguousarray(
+        ref_cs.transpose(0, 2, 1))
+    ref = {"ref_out": ref_out, "ref_conv_storage": ref_storage, "ref_state": ref_state,
+           "live_slots": np.array(sorted(s for s in idx.tolist() if 0 <= s < slots), np.int64)}
+    return arrays, ref
+
+
+def _gdn_case(case, reference):
+    from gdn_reference import gdn_decode_reference, make_gdn_inputs
+    from kda_reference import bf16_to_f32, f32_to_bf16
+
+    r = np.random.default_rng(case["seed"])
+    B, H, HV, slots = case["B"], case["H"], case["HV"], case["slots"]
+    inp = make_gdn_inputs(r, B, H, HV, slots, bias=case["bias"])
+    idx = _indices(r, B, slots)
+    state32 = inp["state"] if case["state_layout"] == "vk" else np.ascontiguousarray(
+        inp["state"].transpose(0, 1, 3, 2))
+    state = state32 if case["state_dtype"] == "f32" else f32_to_bf16(state32)
+    state_f32 = state if case["state_dtype"] == "f32" else bf16_to_f32(state)
+    conv = inp["conv_state"]
+    storage = conv if case["conv_layout"] == "cm" else np.ascontiguousarray(
+        conv.transpose(0, 2, 1))
+    arrays = {"x": inp["x"], "conv_w": inp["conv_w"], "conv_storage": storage, "a": inp["a"],
+              "b": inp["b"], "A_log": inp["A_log"], "dt_bias": inp["dt_bias"], "state": state,
+              "state_indices": idx, "z": inp["z"], "norm_weight": inp["norm_weight"]}
+    if case["bias"]:
+        arrays["conv_bias"] = inp["conv_bias"]
+    if not reference:
+        return arrays, None
+    ref_out, ref_cs, ref_state = gdn_decode_reference(
+        inp["x"], inp["conv_w"], conv, inp["a"], inp["b"], inp["A_log"], inp["dt_bias"],
+        state_f32.copy(), idx, inp["z"], inp["norm_weight"], H=H, conv_bias=inp["conv_bias"],
+        state_layout=case["state_layout"])
     ref_storage = ref_cs if case["conv_layout"] == "cm" else np.ascontiguousarray(
         ref_cs.transpose(0, 2, 1))
     ref = {"ref_out": ref_out, "ref_conv_storage": ref_storage, "ref_state": ref_state,
@@ -574,6 +633,7 @@ def launches(target="sm_90a"):
     from kdatile.ops import fused_recurrent
     from kdatile.ops.chunk import chunk_gdn_launches, chunk_gla_launches, chunk_launches
     from kdatile.ops.decode import decode_launch
+    from kdatile.ops.gdn_decode import gdn_decode_launch
     from kdatile.ops.recurrent import records_launch, recurrent_launch
 
     out = []
@@ -582,6 +642,10 @@ def launches(target="sm_90a"):
         args, kwargs = decode_call(case, arrays, lambda a: a.transpose(0, 2, 1))
         out.append((case["id"], decode_launch(*args, fused=case["fused"], target=target,
                                               **kwargs)[1]))
+    for case in GDN_CASES:
+        arrays, _ = build_case("gdn", case, reference=False)
+        args, kwargs = gdn_call(case, arrays, lambda a: a.transpose(0, 2, 1))
+        out.append((case["id"], gdn_decode_launch(*args, target=target, **kwargs)[1]))
     for case in RECURRENT_CASES:
         arrays, _ = build_case("recurrent", case, reference=False)
         args, kwargs = recurrent_call(case, arrays)

@@ -353,10 +353,18 @@ def ops_cases():
     what the GPU calls select. The inputs and the fp64 references are rebuilt on the
     GPU machine (pure NumPy, seeded), which keeps the artifacts small."""
     from fla_client import client_launches
-    from ops_cases import DECODE_CASES, FUSED_CASES, PREFILL_CASES, RECURRENT_CASES, launches
+    from ops_cases import (
+        DECODE_CASES,
+        FUSED_CASES,
+        GDN_CASES,
+        PREFILL_CASES,
+        RECURRENT_CASES,
+        launches,
+    )
 
-    entries = {"decode": list(DECODE_CASES), "recurrent": list(RECURRENT_CASES),
-               "prefill": list(PREFILL_CASES), "fused": list(FUSED_CASES), "kernels": set()}
+    entries = {"decode": list(DECODE_CASES), "gdn": list(GDN_CASES),
+               "recurrent": list(RECURRENT_CASES), "prefill": list(PREFILL_CASES),
+               "fused": list(FUSED_CASES), "kernels": set()}
     bundle_launches = []
     for launch in [launch for _, launch in launches(TARGET)] + client_launches(TARGET):
         entries["kernels"].add(os.path.splitext(os.path.basename(launch.kernel.filename))[0])
@@ -529,7 +537,8 @@ def main():
         cases.append(prepare_dsl_case(out_dir, case))
     native = build_native(out_dir)
     try:
-        ops, ops_launches = (({"decode": [], "recurrent": [], "prefill": [], "fused": []}, [])
+        ops, ops_launches = (({"decode": [], "gdn": [], "recurrent": [], "prefill": [],
+                                "fused": []}, [])
                               if args.only else ops_cases())
     except (kt.CompilationError, RuntimeError, ValueError, OSError) as e:
         ops, ops_launches = {"error": f"{type(e).__name__}: {e}"}, []
@@ -551,7 +560,8 @@ def main():
     if "error" in ops:
         print(f"  ops: {ops['error']}")
     else:
-        print(f"  ops: {len(ops['decode'])} decode, {len(ops['recurrent'])} recurrent, "
+        print(f"  ops: {len(ops['decode'])} decode, {len(ops['gdn'])} gdn decode, "
+              f"{len(ops['recurrent'])} recurrent, "
               f"{len(ops['prefill'])} prefill and {len(ops['fused'])} fused-recurrent calls")
     if "error" in bundle:
         print(f"  bundle: {bundle['error']}")

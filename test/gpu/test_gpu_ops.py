@@ -26,6 +26,7 @@ from ops_cases import (
     build_case,
     decode_call,
     fused_call,
+    gdn_call,
     prefill_call,
     records_failures,
     recurrent_call,
@@ -39,13 +40,16 @@ DECODE = OPS.get("decode", [])
 RECURRENT = OPS.get("recurrent", [])
 PREFILL = OPS.get("prefill", [])
 FUSED = OPS.get("fused", [])
-CASES = ([("decode", c) for c in DECODE] + [("recurrent", c) for c in RECURRENT]
+GDN = OPS.get("gdn", [])
+CASES = ([("decode", c) for c in DECODE] + [("gdn", c) for c in GDN]
+         + [("recurrent", c) for c in RECURRENT]
          + [("prefill", c) for c in PREFILL] + [("fused", c) for c in FUSED])
 IDS = [c["id"] for _, c in CASES]
 
 OUT_TOL = 5e-3
 F32_STATE_TOL = 1e-5
-BF16_STATE_TOL = {"decode": 4e-3, "recurrent": 5e-3}
+BF16_STATE_TOL = {"decode": 4e-3, "gdn": 4e-3, "recurrent": 5e-3}
+STEPS = ("decode", "gdn")  # one decode step each: an output per row, a conv cache
 
 
 @pytest.fixture
@@ -122,10 +126,13 @@ class Call:
         if kind == "decode":
             args, kwargs = decode_call(case, self.dev, lambda t: t.transpose(1, 2))
             op = ops.kda_decode_with_f_b if case["fused"] else ops.kda_decode
+        elif kind == "gdn":
+            args, kwargs = gdn_call(case, self.dev, lambda t: t.transpose(1, 2))
+            op = ops.gdn_decode
         else:
             args, kwargs = recurrent_call(case, self.dev)
             op = ops.kda_recurrent_records if case.get("records") else ops.kda_recurrent
-        self.written = (DECODE_WRITTEN if kind == "decode" else
+        self.written = (DECODE_WRITTEN if kind in STEPS else
                         RECORDS_WRITTEN if case.get("records") else RECURRENT_WRITTEN)
         self.run = lambda: op(*args, **kwargs)
 
@@ -155,17 +162,17 @@ def check_vs_reference(kind, case, host, ref, got_out, state, conv=None):
     """docs/kda.md acceptance checks of one call's results (NumPy; bf16 as uint16 bit patterns):
     got_out the output, state the pool after the call, conv the conv cache storage after it
     (decode); host the inputs and ref the reference arrays of build_case."""
-    want_shape = ref["ref_out"].shape if kind == "decode" else host["v"].shape
+    want_shape = ref["ref_out"].shape if kind in STEPS else host["v"].shape
     assert got_out.shape == tuple(want_shape), f"out shape {got_out.shape}"
     o = _widen(got_out)
     st = _widen(state)
     assert np.isfinite(o).all(), "NaN/Inf in the output"
     assert np.isfinite(st).all(), "NaN/Inf in the state pool"
-    ref_o = ref["ref_out"] if kind == "decode" else ref["ref_o"]
+    ref_o = ref["ref_out"] if kind in STEPS else ref["ref_o"]
     o = o.reshape(ref_o.shape)
     pad = np.all(ref_o == 0.0, axis=(1, 2))
     assert (o[pad] == 0.0).all(), "padding rows/tokens are not zero"
-    if kind == "decode":
+    if kind in STEPS:
         assert (got_out[pad] == 0).all(), "padding rows are not +0.0"
     if (~pad).any():
         err = _rel_rms(ref_o[~pad], o[~pad])
@@ -178,7 +185,7 @@ def check_vs_reference(kind, case, host, ref, got_out, state, conv=None):
     untouched = np.setdiff1d(np.arange(state.shape[0]), live)
     np.testing.assert_array_equal(state[untouched], host["state"][untouched],
                                   err_msg="an untouched state slot changed")
-    if kind == "decode":
+    if kind in STEPS:
         np.testing.assert_array_equal(conv, ref["ref_conv_storage"],
                                       err_msg="conv cache differs from the reference")
         live_set = set(live.tolist())
@@ -195,7 +202,7 @@ def _check_call(torch, call, out):
         return
     if call.case["given_out"]:
         assert out.data_ptr() == call.dev["out"].data_ptr(), "out= was not returned"
-    conv = _host(torch, call.dev["conv_storage"]) if call.kind == "decode" else None
+    conv = _host(torch, call.dev["conv_storage"]) if call.kind in STEPS else None
     check_vs_reference(call.kind, call.case, call.host, call.ref, _host(torch, out),
                        _host(torch, call.dev["state"]), conv)
     if call.case.get("records"):

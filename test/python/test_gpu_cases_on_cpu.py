@@ -55,3 +55,23 @@ def test_records_case_on_cpu(case):
     untouched = np.setdiff1d(np.arange(state.shape[0]), live)
     np.testing.assert_array_equal(arrays["state"][untouched], before["state"][untouched])
     assert ops_cases.records_failures(ref, arrays["records_out"], before["records_out"]) == []
+
+
+@pytest.mark.parametrize("case", ops_cases.GDN_CASES, ids=[c["id"] for c in ops_cases.GDN_CASES])
+def test_gdn_case_on_cpu(case):
+    arrays, ref = ops_cases.build_case("gdn", case)
+    before = {name: a.copy() for name, a in arrays.items()}
+    args, kwargs = ops_cases.gdn_call(case, arrays, lambda a: a.transpose(0, 2, 1))
+    out = ops.gdn_decode(*args, **kwargs)
+    o = widen(out)
+    pad = np.all(ref["ref_out"] == 0.0, axis=(1, 2))
+    assert (out[pad] == 0).all()
+    want = ref["ref_out"][~pad]
+    assert np.sqrt(np.mean((o[~pad] - want) ** 2) / np.mean(want ** 2)) <= 5e-3
+    state, live = widen(arrays["state"]), ref["live_slots"]
+    tol = 1e-5 if case["state_dtype"] == "f32" else 4e-3
+    want = ref["ref_state"][live]
+    assert np.sqrt(np.mean((state[live] - want) ** 2) / np.mean(want ** 2)) <= tol
+    untouched = np.setdiff1d(np.arange(state.shape[0]), live)
+    np.testing.assert_array_equal(arrays["state"][untouched], before["state"][untouched])
+    np.testing.assert_array_equal(arrays["conv_storage"], ref["ref_conv_storage"])
