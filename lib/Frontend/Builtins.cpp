@@ -172,8 +172,16 @@ std::optional<DValue> Emitter::callBuiltin(
       std::vector<std::pair<std::string, Arg>> noKeywords;
       return callBuiltin("abs", &self, noArgs, noKeywords, at);
     }
-    Type target = name == "py.float"  ? Type(builder.getF32Type())
-                  : name == "py.int"  ? Type(builder.getI32Type())
+    // int() and float() of a runtime value keep a 64-bit one's width (as
+    // Python's unbounded int and double float would): i32 / f32 otherwise.
+    Type elem = elementTypeOf(argv(0));
+    bool wide = elem.isIntOrFloat() && elem.getIntOrFloatBitWidth() == 64;
+    Type target = name == "py.float" ? Type(wide && isa<FloatType>(elem)
+                                                ? builder.getF64Type()
+                                                : builder.getF32Type())
+                  : name == "py.int"
+                      ? Type(wide && elem.isInteger() ? builder.getI64Type()
+                                                      : builder.getI32Type())
                   : name == "py.bool" ? Type(builder.getI1Type())
                                       : Type();
     if (target && !isa<PointerType>(elementTypeOf(argv(0)))) {

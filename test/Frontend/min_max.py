@@ -62,3 +62,18 @@ def static_range_keyword(o):
 
 
 # RANGEKW: min_max.py:[[# @LINE - 4]]:14: error: kt.static_range() takes no keyword arguments
+
+
+# int() / float() of runtime values keep a 64-bit width (Python's int and float do not
+# narrow): i64 stays i64, f64 stays f64; narrower values become i32 / f32.
+# RUN: kda-compile %s --kernel widths --target cpu --signature 'a=*i64,b=*f64,c=*i16,o=*i64,p=*f64' \
+# RUN:   --emit tile -o - | FileCheck %s --check-prefix=WIDTHS
+@kt.jit
+def widths(a, b, c, o, p):
+    kt.store(o, int(kt.load(a)) + int(kt.load(c)))
+    kt.store(p, float(kt.load(b)))
+
+
+# WIDTHS-NOT: arith.trunci %{{.*}} : i64 to i32
+# WIDTHS-NOT: arith.truncf %{{.*}} : f64 to f32
+# WIDTHS: arith.addi %{{.*}} : i64
