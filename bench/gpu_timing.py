@@ -1,18 +1,29 @@
-"""Timing helpers shared by the GPU benchmarks (run on the GPU machine, with torch): CUDA-graph
-timing under the warm protocol (time_graph: the same memory every call) and the cold, serving
-one (cold_schedule, slot_groups, group_arrays, time_graph_cold: no call finds its slots in L2);
-their two-step command line, and the bundle export of their prepare step."""
+"""What the GPU benchmarks share besides the timing protocols (kdatile.testing, re-exported
+here: time_graph, the warm one; cold_schedule, slot_groups, group_arrays, time_graph_cold, the
+cold serving one): their two-step command line, the bundle export of their prepare step, and
+the copy bandwidths their bounds are taken at."""
 
 import argparse
 import functools
 import json
-import math
 import os
-import statistics
 import subprocess
 import sys
 
 _ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(_ROOT, "python"))
+
+# The timing protocols live in the package (kt.testing), for kernel authors too.
+from kdatile.testing import (  # noqa: E402, F401
+    COLD_GAP_BYTES,
+    COLD_MIN_CALLS,
+    COLD_REPLAYS,
+    cold_schedule,
+    group_arrays,
+    slot_groups,
+    time_graph,
+    time_graph_cold,
+)
 
 
 def export_gpu_bundle(kt, out_dir, launches):
@@ -123,118 +134,6 @@ def prepare_run_main(doc, prepare, run, add_arguments=None):
         step(args.dir)
     else:
         step(args.dir, args)
-
-
-def _replay_median(torch, graph, calls, replays):
-    """Median over `replays` back-to-back replays of `graph` (after one untimed replay) of the
-    replay's time in microseconds divided by `calls`."""
-    graph.replay()
-    torch.cuda.synchronize()
-    times = []
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(replays):
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3 / calls)
-    return statistics.median(times)
-
-
-def time_graph(torch, fn, calls=20, replays=25):
-    """Median time in microseconds of one call of `fn`: `calls` calls are captured in one
-    CUDA graph and replayed back to back, so launch latency is not counted. Every call reads
-    and writes the same memory, so what fits in L2 stays there from call to call (warm)."""
-    fn()  # warm up: compile/load outside the capture
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(calls):
-            fn()
-    return _replay_median(torch, graph, calls, replays)
-
-
-# The cold (serving) protocol: between two uses of a group of slots, the calls in between touch
-# at least COLD_GAP_BYTES of per-slot arrays (about six times the H200's 50 MB L2), so none of the
-# group's per-slot data is left in L2 when its next call reads it.
-COLD_GAP_BYTES = 300 << 20
-COLD_MIN_CALLS = 20
-COLD_REPLAYS = 15
-_ALIGN = 256  # bytes: where each group's array starts (what kernels key as aligned: 16)
-
-
-def cold_schedule(batch, slot_bytes, gap_bytes=COLD_GAP_BYTES, min_calls=COLD_MIN_CALLS):
-    """(groups G, calls R) of the cold protocol for calls of `batch` rows, each row reading
-    `slot_bytes` bytes of per-slot arrays (state, conv cache, ...; where several kernels are
-    compared on the same slots, the smallest of their footprints, so each of them gets at
-    least the gap): G = max(2, ceil(gap_bytes / (batch * slot_bytes)) + 1), so the G - 1 calls
-    between two uses of a group touch at least gap_bytes of other slots; R, the calls captured
-    in one graph, is the smallest multiple of G that is at least min_calls, so call r uses
-    group r mod G and the cycle goes on across back-to-back replays. The pool holds G * batch
-    slots: about gap_bytes plus two calls' slots, whatever the batch."""
-    if batch < 1 or slot_bytes < 1:
-        raise ValueError(f"cold_schedule: batch ({batch}) and slot_bytes ({slot_bytes}) must "
-                         "be positive")
-    groups = max(2, math.ceil(gap_bytes / (batch * slot_bytes)) + 1)
-    return groups, groups * math.ceil(min_calls / groups)
-
-
-def slot_groups(torch, groups, batch, rng, device="cuda"):
-    """The slot indices of the cold protocol's groups: `groups` disjoint groups of `batch`
-    distinct slots of a pool of groups * batch slots, in random order (a permutation of the
-    pool drawn from the NumPy Generator `rng`). A list of int32 tensors [batch] on `device`,
-    contiguous views each starting 256-byte aligned (rows of one padded table)."""
-    import numpy as np
-
-    perm = rng.permutation(groups * batch).astype(np.int32).reshape(groups, batch)
-    width = -(-batch * 4 // _ALIGN) * _ALIGN // 4
-    table = np.zeros((groups, width), np.int32)
-    table[:, :batch] = perm
-    rows = torch.from_numpy(table).to(device)
-    return [rows[g, :batch] for g in range(groups)]
-
-
-def group_arrays(torch, groups, shape, dtype, scale=1.0, device="cuda"):
-    """One array of `shape` and `dtype` per group (the cold protocol's per-call inputs and
-    outputs), filled with normal values of standard deviation `scale` (floating dtypes; zeros
-    otherwise): contiguous views of one allocation, each starting 256-byte aligned, no two
-    sharing memory."""
-    n = math.prod(shape)
-    size = torch.empty((), dtype=dtype).element_size()
-    stride = -(-n * size // _ALIGN) * _ALIGN // size
-    flat = torch.empty(groups * stride, dtype=dtype, device=device)
-    if dtype.is_floating_point:
-        flat.normal_(0.0, scale)
-    else:
-        flat.zero_()
-    return [flat[g * stride:g * stride + n].view(shape) for g in range(groups)]
-
-
-def time_graph_cold(torch, group_calls, calls, replays=COLD_REPLAYS):
-    """Median time in microseconds of one call under the cold (serving) protocol.
-
-    Contract: group_calls[g] (g < G = len(group_calls)) runs one call on group g only: its
-    slots of every per-slot array (slot_groups over one pool, G from cold_schedule), its own
-    per-call inputs and outputs (group_arrays), and weights that all groups share. `calls`
-    (R from cold_schedule) must be a multiple of G. Every callable runs once eagerly (loads,
-    autotuning and allocator caches stay out of the capture); then R calls, call r running
-    group_calls[r mod G], are captured in one CUDA graph, replayed once untimed and `replays`
-    times back to back, and a call's time is a replay's over R. With G and R from
-    cold_schedule, the calls between two uses of a group touch at least the gap of per-slot
-    data, also across replays. Kernels compared side by side get the same groups, so call r of
-    each reads the same slots."""
-    groups = len(group_calls)
-    if groups < 1 or calls < 1 or calls % groups:
-        raise ValueError(f"time_graph_cold: {calls} calls are not a positive multiple of "
-                         f"{groups} groups")
-    for fn in group_calls:
-        fn()
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for r in range(calls):
-            group_calls[r % groups]()
-    return _replay_median(torch, graph, calls, replays)
 
 
 def copy_bandwidth(torch):

@@ -29,9 +29,10 @@ GPU kernels can also be exported ahead of time (kt.export_bundle) and launched w
 no compiler, from $KDATILE_BUNDLE (see kdatile/bundle.py).
 """
 
-from . import language
+from . import language, testing
 from ._lib import CompilationError
 from ._lib import version as compiler_version
+from .autotune import Autotuner, Config, autotune
 from .bundle import BundleError, export_bundle
 from .cache import cache_dir, cache_stats, clear_cache, reset_cache_stats
 from .jit import JITFunction, jit
@@ -70,13 +71,13 @@ _STDLIB_NAMES = ("softplus", "silu", "l2norm", "rmsnorm", "l2norm_rows", "rmsnor
 
 
 _PYTHON_NAMES = [
-    "BlockedLayout", "BundleError", "CompilationError", "CompiledKernel", "JITFunction",
-    "MmaLayout", "NVMMASharedLayout", "PaddedSharedLayout", "SliceLayout", "Specialization",
-    "SwizzledSharedLayout", "bfloat16", "bool_", "cache_dir", "cache_stats", "cdiv",
-    "clear_cache", "compiler_version", "constexpr", "dtype", "export_bundle", "float16",
-    "float32", "float64", "int1", "int16", "int32", "int64", "int8", "jit", "language",
-    "load_compiled", "OutOfBoundsError", "pointer", "pointer_type", "reset_cache_stats",
-    "static_range",
+    "autotune", "Autotuner", "bfloat16", "BlockedLayout", "bool_", "BundleError", "cache_dir",
+    "cache_stats", "cdiv", "clear_cache", "CompilationError", "CompiledKernel",
+    "compiler_version", "Config", "constexpr", "dtype", "export_bundle", "float16", "float32",
+    "float64", "int1", "int16", "int32", "int64", "int8", "jit", "JITFunction", "language",
+    "load_compiled", "MmaLayout", "NVMMASharedLayout", "OutOfBoundsError", "PaddedSharedLayout",
+    "pointer", "pointer_type", "reset_cache_stats", "SliceLayout", "Specialization",
+    "static_range", "SwizzledSharedLayout", "testing",
 ]
 
 
