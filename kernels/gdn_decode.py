@@ -28,6 +28,19 @@ def silu_gated_rmsnorm(o, gate, norm_w, out_row, V: kt.constexpr, norm_eps):
     kt.store(out_row, y)
 
 
+@kt.jit
+def state_rows(state_ptr, slot64, hv, HV: kt.constexpr, K: kt.constexpr, V: kt.constexpr,
+               STATE_KV: kt.constexpr):
+    """The addresses of value head hv's state in slot64, as a [V, K] tile either way ([K, V]
+    memory is read down its columns)."""
+    ks = kt.arange(0, K)
+    vs = kt.arange(0, V)
+    s_base = state_ptr + (slot64 * HV + hv) * (K * V)
+    if STATE_KV:
+        return s_base + ks[None, :] * V + vs[:, None]
+    return s_base + vs[:, None] * K + ks[None, :]
+
+
 # num_slots only bounds the slot indices: pools of 16 or 17 slots share one compiled kernel.
 @kt.jit(do_not_specialize=("num_slots",))
 def gdn_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, a_ptr, b_ptr, A_log_ptr,
@@ -48,6 +61,9 @@ def gdn_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, a_ptr, b_ptr, A_lo
     k_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, (H + h) * K + ks, HAS_CONV_BIAS)
     if (slot >= 0) & (slot < num_slots):
         slot64 = slot.to(kt.int64)
+        # The first value head's state loads first, so its latency overlaps the q/k conv
+        # and norms (each later head's load starts its own step).
+        S_next = kt.load(state_rows(state_ptr, slot64, h * G, HV, K, V, STATE_KV))
         cs_slot = conv_state_ptr + slot64 * stride_cs_slot
         q_taps = conv_taps(cs_slot, h * K + ks, stride_cs_c, stride_cs_w)
         k_taps = conv_taps(cs_slot, (H + h) * K + ks, stride_cs_c, stride_cs_w)
@@ -60,13 +76,11 @@ def gdn_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, a_ptr, b_ptr, A_lo
         for j in kt.static_range(G):
             hv = h * G + j
             row = n * HV + hv
-            s_base = state_ptr + (slot64 * HV + hv) * (K * V)
-            # The state held as [V, K] either way; [K, V] memory is read down its columns.
-            if STATE_KV:
-                s_ptrs = s_base + ks[None, :] * V + vs[:, None]
+            s_ptrs = state_rows(state_ptr, slot64, hv, HV, K, V, STATE_KV)
+            if j == 0:
+                S = S_next.to(kt.float32)
             else:
-                s_ptrs = s_base + vs[:, None] * K + ks[None, :]
-            S = kt.load(s_ptrs).to(kt.float32)
+                S = kt.load(s_ptrs).to(kt.float32)
             v_chan = 2 * H * K + hv * V + vs
             v_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, v_chan, HAS_CONV_BIAS)
             v_taps = conv_taps(cs_slot, v_chan, stride_cs_c, stride_cs_w)

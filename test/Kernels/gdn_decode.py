@@ -22,14 +22,14 @@
 # GFX950-DAG: v_exp_f32
 # GFX950-DAG: global_store_dwordx4
 # GFX950: s_endpgm
-# GFX950-STATS: VGPRs {{ *}}95
+# GFX950-STATS: VGPRs {{ *}}96
 
 # GFX1250-LABEL: gdn_decode:
 # GFX1250-DAG: global_load_b128
 # GFX1250-DAG: v_exp_f32
 # GFX1250-DAG: global_store_b128
 # GFX1250: s_endpgm
-# GFX1250-STATS: VGPRs {{ *}}165
+# GFX1250-STATS: VGPRs {{ *}}166
 
 # AMD-STATS: scratch {{ *}}0 bytes/lane
 # AMD-STATS: VGPR spills {{ *}}0
