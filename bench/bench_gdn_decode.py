@@ -15,9 +15,11 @@ Shapes: Qwen3-Next's heads (16 q/k heads, 32 value heads) and a TP4 shard (4 and
   table: the rows' states are a dense [B, HV, V, K] array, the same bytes as ours), and
   layer_norm_gated_fwd (SiLU gate, RMS);
 - "FLA core": the recurrent kernel alone on the conv outputs.
-Cold (the headline, the serving protocol of gpu_timing.cold_schedule / time_graph_cold): G
-groups of B rows, each with its own slots / states, caches and inputs, at least 300 MiB of
-other states between two uses of a group; warm beside it (group 0 replayed).
+`run` first checks each shape (3 rows, one of them padding) against the fp64 reference
+(test/python/gdn_reference.py; docs/kda.md tolerances). Cold (the headline, the serving protocol
+of gpu_timing.cold_schedule / time_graph_cold): G groups of B rows, each with its own slots /
+states, caches and inputs, at least 300 MiB of other states between two uses of a group; warm
+beside it (group 0 replayed).
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ from gpu_timing import (
 )
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+for sub in ("python", os.path.join("test", "python")):
+    sys.path.insert(0, os.path.join(ROOT, sub))
 
 D = 128
 HEADS = [(16, 32), (4, 8)]
@@ -56,7 +59,7 @@ def prepare(out_dir):
 
     launches = []
     for H, HV in HEADS:
-        for B in BATCHES:
+        for B in [3] + BATCHES:  # 3: the check's rows
             args = gdn_decode_arguments(B, H=H, HV=HV, slots=2 * B)
             launch = gdn_decode_launch(**args, target="sm_90a")[1]
             launches.append((launch.kernel, launch.args,
@@ -141,12 +144,46 @@ def fla_calls(s, full):
     return [functools.partial(core, g, s.fla_qkv[g]) for g in range(s.groups)]
 
 
+def check(torch, ops) -> bool:
+    """Each bench shape at 3 rows (one padding) on CUDA vs the fp64 reference."""
+    from gdn_reference import gdn_decode_reference, make_gdn_inputs
+    from kda_reference import bf16_to_f32, rel_rms
+
+    ok = True
+    for H, HV in HEADS:
+        i = make_gdn_inputs(np.random.default_rng(H), 3, H, HV, 4, K=D, V=D)
+        idx = np.array([2, -1, 0], np.int32)
+        ref_out, ref_cs, ref_state = gdn_decode_reference(
+            i["x"], i["conv_w"], i["conv_state"], i["a"], i["b"], i["A_log"], i["dt_bias"],
+            i["state"], idx, i["z"], i["norm_weight"], H=H)
+
+        def dev(a):
+            t = torch.from_numpy(a.copy())
+            return (t.view(torch.bfloat16) if a.dtype == np.uint16 else t).cuda()
+
+        state, conv = dev(i["state"]), dev(i["conv_state"])
+        out = ops.gdn_decode(dev(i["x"]), dev(i["conv_w"]), conv, dev(i["a"]), dev(i["b"]),
+                             dev(i["A_log"]), dev(i["dt_bias"]), state, dev(idx), dev(i["z"]),
+                             dev(i["norm_weight"]), num_k_heads=H)
+        bits = lambda t: t.view(torch.int16).cpu().numpy().view(np.uint16)  # noqa: E731
+        e_o = rel_rms(ref_out[[0, 2]], bf16_to_f32(bits(out))[[0, 2]])
+        e_s = rel_rms(ref_state[[2, 0]], state.cpu().numpy()[[2, 0]])
+        good = (e_o <= 5e-3 and e_s <= 1e-5 and (bits(out)[1] == 0).all()
+                and (bits(conv) == ref_cs).all())
+        ok &= good
+        print(f"check H={H} HV={HV}: out rel RMS {e_o:.2e}, state {e_s:.2e}, conv cache "
+              f"{'exact' if (bits(conv) == ref_cs).all() else 'DIFFERS'}: "
+              f"{'ok' if good else 'FAILED'}")
+    return ok
+
+
 def run(bundle_dir):
     import torch
 
     os.environ["KDATILE_BUNDLE"] = bundle_dir
     from kdatile import ops
 
+    ok = check(torch, ops)
     try:
         fla_modules()
         have_fla = True
@@ -189,6 +226,8 @@ def run(bundle_dir):
             sys.stdout.flush()
             del s, fns
             torch.cuda.empty_cache()
+    if not ok:
+        sys.exit("correctness check FAILED")
 
 
 if __name__ == "__main__":
