@@ -1,12 +1,17 @@
 """Gated DeltaNet (Qwen3-Next, Qwen3.5): one fused decode step (docs/ops.md, "gdn_decode").
 
-Grid (B, H): one program per batch row n and q/k head h, which serves the G = HV // H value
-heads that share its q and k (grouped value attention). In one launch it runs the causal
+Grid (B, H, NV): per batch row n and q/k head h, NV programs (one by default) share the value
+rows of the G = HV // H value heads that use its q and k (grouped value attention), V // NV
+rows each. In one launch it runs the causal
 width-4 short convolution of the row's q, k and v channels with their cache and SiLU, the q/k
 L2-norm (q scaled by `scale`), the per-head gate g = -exp(A_log) * softplus(a + dt_bias) and
 beta = sigmoid(b), the delta-rule update of each value head's state and its output, and the
-SiLU-gated RMSNorm out = rmsnorm(o) * norm_w * silu(z). The program is the only reader of its
-q/k channels' cache, so it shifts that cache itself once it has read it.
+SiLU-gated RMSNorm out = rmsnorm(o) * norm_w * silu(z). A single program is the only reader of
+its q/k channels' cache, so it shifts that cache itself once it has read it. With NV > 1 (small
+batches, where one program per row and head leaves most of the GPU idle) the NV programs run as
+one thread-block cluster (kt.cluster_sum; the host runs clusters too): they add their rows'
+sums of squares for the norm through it, and the first shifts the q/k cache after the first
+such sum, which every program reaches only once it has read that cache.
 
 x [B, C] holds the channels q heads (H*K) | k heads (H*K) | v heads (HV*V); the conv cache
 [slots, C, 3] is addressed through strides (slot, channel, tap), so a channel-major cache and a
@@ -22,19 +27,19 @@ from kda_decode import conv_operands, conv_silu, conv_taps, shift_conv_cache
 
 
 @kt.jit
-def silu_gated_rmsnorm(o, gate, norm_w, out_row, V: kt.constexpr, norm_eps):
-    """out_row = o * rsqrt(mean(o^2) + eps) * norm_w * silu(gate) (fp32 operands)."""
-    y = o * kt.rsqrt(kt.sum(o * o, 0) / V + norm_eps) * norm_w * kt.silu(gate)
-    kt.store(out_row, y)
+def silu_gated_rmsnorm(o, sum_sq, gate, norm_w, out_rows, V: kt.constexpr, norm_eps):
+    """out_rows = o * rsqrt(sum_sq / V + eps) * norm_w * silu(gate) (fp32 operands; sum_sq is
+    the sum of squares over all V outputs of the value head)."""
+    y = o * kt.rsqrt(sum_sq / V + norm_eps) * norm_w * kt.silu(gate)
+    kt.store(out_rows, y)
 
 
 @kt.jit
-def state_rows(state_ptr, slot64, hv, HV: kt.constexpr, K: kt.constexpr, V: kt.constexpr,
+def state_rows(state_ptr, slot64, hv, vs, HV: kt.constexpr, K: kt.constexpr, V: kt.constexpr,
                STATE_KV: kt.constexpr):
-    """The addresses of value head hv's state in slot64, as a [V, K] tile either way ([K, V]
-    memory is read down its columns)."""
+    """The addresses of value rows vs of value head hv's state in slot64, as a [rows, K] tile
+    either way ([K, V] memory is read down its columns)."""
     ks = kt.arange(0, K)
-    vs = kt.arange(0, V)
     s_base = state_ptr + (slot64 * HV + hv) * (K * V)
     if STATE_KV:
         return s_base + ks[None, :] * V + vs[:, None]
@@ -47,13 +52,20 @@ def gdn_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, a_ptr, b_ptr, A_lo
                dt_bias_ptr, state_ptr, state_idx_ptr, z_ptr, norm_w_ptr, out_ptr,
                num_slots, stride_x, stride_cs_slot, stride_cs_c, stride_cs_w, scale, norm_eps,
                H: kt.constexpr, HV: kt.constexpr, K: kt.constexpr, V: kt.constexpr,
-               STATE_KV: kt.constexpr, HAS_CONV_BIAS: kt.constexpr):
+               STATE_KV: kt.constexpr, HAS_CONV_BIAS: kt.constexpr, NV: kt.constexpr = 1):
     G = HV // H
     kt.static_assert(G * H == HV, "HV must be a multiple of H")
+    BV = V // NV
+    kt.static_assert(BV * NV == V and NV <= 8, "NV must divide V, at most 8 programs")
     n = kt.program_id(0)
     h = kt.program_id(1)
     ks = kt.arange(0, K)
-    vs = kt.arange(0, V)
+    if NV == 1:
+        vb = 0
+        vs = kt.arange(0, V)
+    else:
+        vb = kt.program_id(2)
+        vs = vb * BV + kt.arange(0, BV)
     slot = kt.load(state_idx_ptr + n)
     x_row = x_ptr + n.to(kt.int64) * stride_x
     # The operands that do not depend on the slot load before its test, overlapping it.
@@ -63,12 +75,13 @@ def gdn_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, a_ptr, b_ptr, A_lo
         slot64 = slot.to(kt.int64)
         # The first value head's state loads first, so its latency overlaps the q/k conv
         # and norms (each later head's load starts its own step).
-        S_next = kt.load(state_rows(state_ptr, slot64, h * G, HV, K, V, STATE_KV))
+        S_next = kt.load(state_rows(state_ptr, slot64, h * G, vs, HV, K, V, STATE_KV))
         cs_slot = conv_state_ptr + slot64 * stride_cs_slot
         q_taps = conv_taps(cs_slot, h * K + ks, stride_cs_c, stride_cs_w)
         k_taps = conv_taps(cs_slot, (H + h) * K + ks, stride_cs_c, stride_cs_w)
-        shift_conv_cache(q_ops, q_taps, stride_cs_w)
-        shift_conv_cache(k_ops, k_taps, stride_cs_w)
+        if NV == 1:
+            shift_conv_cache(q_ops, q_taps, stride_cs_w)
+            shift_conv_cache(k_ops, k_taps, stride_cs_w)
         q = conv_silu(q_ops, q_taps, HAS_CONV_BIAS)
         k = conv_silu(k_ops, k_taps, HAS_CONV_BIAS)
         q = q * kt.rsqrt(kt.sum(q * q, 0) + 1e-6) * scale
@@ -76,7 +89,7 @@ def gdn_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, a_ptr, b_ptr, A_lo
         for j in kt.static_range(G):
             hv = h * G + j
             row = n * HV + hv
-            s_ptrs = state_rows(state_ptr, slot64, hv, HV, K, V, STATE_KV)
+            s_ptrs = state_rows(state_ptr, slot64, hv, vs, HV, K, V, STATE_KV)
             if j == 0:
                 S = S_next.to(kt.float32)
             else:
@@ -95,9 +108,16 @@ def gdn_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, a_ptr, b_ptr, A_lo
             S = S + delta[:, None] * k[None, :]
             kt.store(s_ptrs, S)
             o = kt.sum(S * q[None, :], 1).to(kt.bfloat16).to(kt.float32)
+            sum_sq = kt.sum(o * o, 0)
+            if NV > 1:
+                sum_sq = kt.cluster_sum(sum_sq, 2, NV)
+                if j == 0 and vb == 0:
+                    # Every program of the cluster has read the q/k cache by now.
+                    shift_conv_cache(q_ops, q_taps, stride_cs_w)
+                    shift_conv_cache(k_ops, k_taps, stride_cs_w)
             z = kt.load(z_ptr + row * V + vs).to(kt.float32)
             norm_w = kt.load(norm_w_ptr + vs).to(kt.float32)
-            silu_gated_rmsnorm(o, z, norm_w, out_ptr + row * V + vs, V, norm_eps)
+            silu_gated_rmsnorm(o, sum_sq, z, norm_w, out_ptr + row * V + vs, V, norm_eps)
     else:
         for j in kt.static_range(G):
-            kt.store(out_ptr + (n * HV + h * G + j) * V + vs, kt.zeros((V,), kt.float32))
+            kt.store(out_ptr + (n * HV + h * G + j) * V + vs, kt.zeros((BV,), kt.float32))

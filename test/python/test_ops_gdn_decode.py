@@ -153,3 +153,40 @@ def test_read_only_state():
     args["state"].setflags(write=False)
     with pytest.raises(ValueError, match="state"):
         ops.gdn_decode(**args)
+
+
+@pytest.mark.parametrize("programs,state_layout", [(2, "vk"), (4, "kv")])
+def test_value_rows_split_over_a_cluster(programs, state_layout):
+    """The small-batch launch (a row and q/k head's value rows over a cluster of programs that
+    add their sums of squares through kt.cluster_sum), run on the CPU target."""
+    from kdatile.ops import _kernels
+    from kdatile.ops.gdn_decode import gdn_decode_launch
+
+    rng = np.random.default_rng(11)
+    B, H, HV, slots, D = 3, 2, 4, 4, 64
+    i = make_gdn_inputs(rng, B, H, HV, slots, K=D, V=D, bias=True)
+    state = i["state"] if state_layout == "vk" else np.ascontiguousarray(
+        i["state"].transpose(0, 1, 3, 2))
+    idx = np.array([3, -1, 1], np.int32)
+    ref_out, ref_cs, ref_state = gdn_decode_reference(
+        i["x"], i["conv_w"], i["conv_state"], i["a"], i["b"], i["A_log"], i["dt_bias"], state,
+        idx, i["z"], i["norm_weight"], H=H, conv_bias=i["conv_bias"], state_layout=state_layout)
+    conv, state = i["conv_state"].copy(), state.copy()
+    out, launch = gdn_decode_launch(
+        i["x"], i["conv_w"], conv, i["a"], i["b"], i["A_log"], i["dt_bias"], state, idx,
+        i["z"], i["norm_weight"], num_k_heads=H, conv_bias=i["conv_bias"],
+        state_layout=state_layout, programs_per_head=programs)
+    assert launch.grid == (B, H, programs) and launch.constexprs["NV"] == programs
+    _kernels.execute(out, launch)
+    assert rel_rms(ref_out, bf16_to_f32(out)) <= 5e-3
+    assert rel_rms(ref_state[[3, 1]], state[[3, 1]]) <= 1e-5
+    np.testing.assert_array_equal(conv, ref_cs)
+    assert (out[1] == 0).all()
+
+
+def test_split_rule():
+    from kdatile.ops.gdn_decode import split_value_rows
+
+    assert split_value_rows(1, 16, 128, True, 132) == 4   # 16 programs: most of the GPU idle
+    assert split_value_rows(8, 16, 128, True, 132) == 1   # 128 programs
+    assert split_value_rows(1, 16, 128, False, 132) == 1  # no clusters (AMD)

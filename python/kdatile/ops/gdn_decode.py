@@ -9,7 +9,8 @@ RMSNorm; a program serves the HV // H value heads that share its q/k head.
 from __future__ import annotations
 
 from . import validation as v
-from ._kernels import Launch, bind, check_target, execute, load_kernel, on_gpu
+from ._kernels import Launch, bind, check_target, execute, has_clusters, load_kernel, on_gpu
+from ._kernels import multiprocessors as gpu_multiprocessors
 
 BF16 = ("bf16",)
 F32 = ("f32",)
@@ -44,14 +45,30 @@ def gdn_decode(x, conv_weight, conv_state, a, b, A_log, dt_bias, state, state_in
     return execute(*_gdn_decode(locals()))
 
 
-def gdn_decode_launch(*args, target=None, **kwargs):
+def gdn_decode_launch(*args, target=None, programs_per_head=None, **kwargs):
     """(out, Launch or None): what gdn_decode(*args, **kwargs) launches, without launching it.
     target: None (the arrays' device) or a target name; NumPy arrays then stand for GPU
-    tensors (to export the launch into an AOT bundle)."""
-    return _gdn_decode(bind(gdn_decode, args, kwargs), check_target(target))
+    tensors (to export the launch into an AOT bundle). programs_per_head: None (the op's
+    choice, split_value_rows) or the programs sharing a row and q/k head's value rows (1, or
+    2-8 as a thread-block cluster): benchmarks of other launches."""
+    return _gdn_decode(bind(gdn_decode, args, kwargs), check_target(target), programs_per_head)
 
 
-def _gdn_decode(params, target=None):
+# Programs per row and q/k head when a launch has fewer than half a program per multiprocessor:
+# they then share the value rows in a thread-block cluster (sm_90a).
+SPLIT_PROGRAMS = 4
+
+
+def split_value_rows(B: int, H: int, V: int, clusters: bool, multiprocessors: int) -> int:
+    """The programs sharing a row and q/k head's value rows: SPLIT_PROGRAMS where the GPU has
+    thread-block clusters and B * H programs would leave more than half of its
+    multiprocessors idle, else 1."""
+    if clusters and 2 * B * H < multiprocessors and V % SPLIT_PROGRAMS == 0:
+        return SPLIT_PROGRAMS
+    return 1
+
+
+def _gdn_decode(params, target=None, programs_per_head=None):
     args = dict(params)
     H = args.pop("num_k_heads")
     scale, norm_eps = args.pop("scale"), args.pop("norm_eps")
@@ -160,9 +177,17 @@ def _gdn_decode(params, target=None):
         state.value, idx.value, arrays["z"].value, arrays["norm_weight"].value, out.value,
         int(slots), int(stride_x), int(stride_slot), int(cs.strides[1]), int(cs.strides[2]),
         float(K ** -0.5 if scale is None else scale), float(norm_eps))
-    constexprs = dict(H=H, HV=HV, K=K, V=V, STATE_KV=state_layout == "kv",
-                      HAS_CONV_BIAS=cb is not None)
-    # Eight warps: a program holds a value head's [V, K] fp32 state (64 registers per thread
-    # at K = V = 128).
     gpu = on_gpu(ref.device, target)
-    return out.value, Launch(kernel, kargs, constexprs, (B, H), 8 if gpu else None)
+    if programs_per_head is None:
+        NV = split_value_rows(B, H, V, gpu and has_clusters(ref, target),
+                              gpu_multiprocessors(ref, target) if gpu else 1)
+    else:
+        NV = v.check_positive_int("programs_per_head", programs_per_head)
+        if NV > 8 or V % NV:
+            v.fail("programs_per_head", f"must divide V={V} and be at most 8, got {NV}")
+    constexprs = dict(H=H, HV=HV, K=K, V=V, STATE_KV=state_layout == "kv",
+                      HAS_CONV_BIAS=cb is not None, NV=NV)
+    # Eight warps for a whole value head's [V, K] fp32 state (64 registers per thread at
+    # K = V = 128), four for a cluster's share of it.
+    num_warps = (8 if NV == 1 else 4) if gpu else None
+    return out.value, Launch(kernel, kargs, constexprs, (B, H, NV), num_warps)
