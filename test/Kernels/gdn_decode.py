@@ -43,3 +43,15 @@
 # SM90: ret;
 # SM90-STATS: spill stores {{ *}}0 bytes
 # SM90-STATS: spill loads {{ *}}0 bytes
+
+# At B = 1 on sm_90a a head's value rows are shared by a cluster of four 4-warp programs that
+# add their sums of squares through distributed shared memory (%{gdn_decode_cluster4_sm_90a}).
+# RUN: kda-compile %{gdn_decode_cluster4_sm_90a} --num-warps=4 --emit asm -o - \
+# RUN:   | FileCheck %s --check-prefix=CLUSTER
+# RUN: %if ptxas %{ kda-compile %{gdn_decode_cluster4_sm_90a} --num-warps=4 --emit cubin \
+# RUN:   -o %t.cluster.cubin --stats 2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
+# CLUSTER-LABEL: .entry gdn_decode(
+# CLUSTER: .explicitcluster
+# CLUSTER: .reqnctapercluster 1, 1, 4
+# CLUSTER: barrier.cluster.arrive
+# CLUSTER: barrier.cluster.wait

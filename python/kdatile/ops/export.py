@@ -196,10 +196,13 @@ def main_jobs(target: str, multiprocessors=None) -> list:
     ] + _prefill_jobs(target) + [_gdn_decode_job(target)]
 
 
-def _gdn_decode_job(target):
-    _, launch = gdn_decode_launch(**gdn_decode_arguments(LARGE_BATCH), target=target)
-    return Job("gdn_decode", f"Gated DeltaNet, B = {LARGE_BATCH}, {GDN_HEADS} q/k heads and "
-               f"{GDN_VALUE_HEADS} value heads", _specialization(launch, target))
+def _gdn_decode_job(target, B=LARGE_BATCH):
+    _, launch = gdn_decode_launch(**gdn_decode_arguments(B), target=target)
+    NV = launch.constexprs["NV"]
+    name = "gdn_decode" if NV == 1 else f"gdn_decode_cluster{NV}"
+    split = "" if NV == 1 else f", each head's value rows over a cluster of {NV} programs"
+    return Job(name, f"Gated DeltaNet, B = {B}, {GDN_HEADS} q/k heads and {GDN_VALUE_HEADS} "
+               f"value heads{split}", _specialization(launch, target))
 
 
 def check_jobs(target: str, multiprocessors=None) -> list:
@@ -207,7 +210,7 @@ def check_jobs(target: str, multiprocessors=None) -> list:
     jobs = [_recurrent_job("kda_recurrent_bf16_kv", f"{RECURRENT_SEQUENCES} sequences of "
                            f"{RECURRENT_TOKENS} tokens, a bf16 [K, V] state", target,
                            state_dtype="bf16", state_layout="kv"),
-            _records_job(target)]
+            _records_job(target), _gdn_decode_job(target, B=SMALL_BATCH)]
     if target != "cpu":
         # Not a launch the ops pick where heads split over clusters (sm_90a); compiled there
         # to check the lowering of the tickets' fences and atomics.
