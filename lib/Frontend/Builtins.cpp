@@ -363,15 +363,33 @@ std::optional<DValue> Emitter::callBuiltin(
     return memoryReduceBuiltin(name, fnName, args, at);
   if (name == "where") {
     DValue &c = argv(0);
-    if (std::optional<Constant> k = asConstant(c))
+    std::optional<Constant> k = asConstant(c);
+    // A compile-time condition between two constants picks one, as Python's
+    // `x if c else y`; with a runtime operand the pick still has the type and
+    // shape both operands promote and broadcast to, as a select's would.
+    if (k && asConstant(argv(1)) && asConstant(argv(2)))
       return isTruthy(*k) ? argv(1) : argv(2);
-    if (!c.isRuntime() || !elementTypeOf(c).isInteger())
-      return error(argloc(0), "kt.where() condition must be a boolean tile "
-                              "or scalar, got " +
+    if (!k && (!c.isRuntime() || !elementTypeOf(c).isInteger()))
+      return error(argloc(0), "kt.where() condition must be a boolean (or "
+                              "integer, true when nonzero) tile or scalar, "
+                              "got " +
                                   describe(c));
     std::optional<Type> type = promote(argv(1), argv(2), at, "kt.where()");
     if (!type)
       return std::nullopt;
+    if (k) {
+      std::optional<SmallVector<int64_t>> shape =
+          broadcastShapes(shapeOf(argv(1)), shapeOf(argv(2)), at);
+      if (!shape)
+        return std::nullopt;
+      size_t pick = isTruthy(*k) ? 1 : 2;
+      Attribute enc = commonEncoding({&argv(1), &argv(2)}, *shape);
+      std::optional<Value> v =
+          coerce(argv(pick), *type, *shape, argloc(pick), enc);
+      if (!v)
+        return std::nullopt;
+      return DValue::of(*v);
+    }
     std::optional<SmallVector<int64_t>> s1 =
         broadcastShapes(shapeOf(c), shapeOf(argv(1)), at);
     if (!s1)

@@ -77,3 +77,17 @@ def widths(a, b, c, o, p):
 # WIDTHS-NOT: arith.trunci %{{.*}} : i64 to i32
 # WIDTHS-NOT: arith.truncf %{{.*}} : f64 to f32
 # WIDTHS: arith.addi %{{.*}} : i64
+
+
+# kt.where with a compile-time condition and a runtime operand: the picked operand with the
+# type and shape both promote and broadcast to (here f32 [8] from a constant 0 and an f32 [8]).
+# RUN: kda-compile %s --kernel where_constexpr --target cpu --signature 'x=*f32,o=*f32' \
+# RUN:   -D FLAG=False --emit tile -o - | FileCheck %s --check-prefix=WHERE
+@kt.jit
+def where_constexpr(x, o, FLAG: kt.constexpr):
+    offs = kt.arange(0, 8)
+    kt.store(o + offs, kt.where(FLAG, kt.load(x + offs), 0))
+
+
+# WHERE: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<8xf32>
+# WHERE: tile.store %{{.*}}, %[[Z]] : tensor<8x!tile.ptr<f32>>
