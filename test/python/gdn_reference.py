@@ -3,7 +3,7 @@ model's math (Qwen3-Next's gated delta net decode), not from the kernel."""
 
 import numpy as np
 
-from kda_reference import bf16_to_f32, f32_to_bf16, round_bf16, sigmoid, softplus
+from kda_reference import bf16_to_f32, conv_silu_step, f32_to_bf16, round_bf16, sigmoid, softplus
 
 
 def gdn_decode_reference(x, conv_w, conv_state, a, b, A_log, dt_bias, state, state_indices, z,
@@ -24,7 +24,6 @@ def gdn_decode_reference(x, conv_w, conv_state, a, b, A_log, dt_bias, state, sta
     cs = conv_state.copy()
     S_all = state.astype(np.float64).copy()
     out = np.zeros((B, HV, V))
-    xf = bf16_to_f32(x).astype(np.float64)
     wf = bf16_to_f32(conv_w).astype(np.float64)
     bias = None if conv_bias is None else bf16_to_f32(conv_bias).astype(np.float64)
     w_norm = (bf16_to_f32(norm_weight) if norm_weight.dtype == np.uint16 else norm_weight)
@@ -33,12 +32,7 @@ def gdn_decode_reference(x, conv_w, conv_state, a, b, A_log, dt_bias, state, sta
         slot = int(state_indices[n])
         if slot < 0 or slot >= slots:
             continue  # padding: zero output, no cache touched
-        c = bf16_to_f32(cs[slot]).astype(np.float64)  # [C, 3]
-        y = (wf[:, :3] * c).sum(1) + wf[:, 3] * xf[n]
-        if bias is not None:
-            y = y + bias
-        qkv = round_bf16(y * sigmoid(y))
-        cs[slot] = np.concatenate([cs[slot][:, 1:], x[n][:, None]], axis=1)
+        qkv = conv_silu_step(cs, slot, x[n], wf, bias)
         for hv in range(HV):
             h = hv // (HV // H)
             q = qkv[h * K:(h + 1) * K]

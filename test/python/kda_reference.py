@@ -33,6 +33,18 @@ def softplus(x):
     return np.where(x > 20.0, x, np.log1p(np.exp(np.minimum(x, 20.0))))
 
 
+def conv_silu_step(cs, slot, x_row, wf, bias):
+    """One step of the width-4 causal short convolution and SiLU of a row (x_row bf16 bits)
+    with cache slot `slot` of cs [slots, C, 3] (bf16 bits, shifted in place); wf [C, 4] and
+    bias [C] (or None) fp64. Returns the bf16-rounded activations (fp64)."""
+    c = bf16_to_f32(cs[slot]).astype(np.float64)  # [C, 3]
+    y = (wf[:, :3] * c).sum(1) + wf[:, 3] * bf16_to_f32(x_row).astype(np.float64)
+    if bias is not None:
+        y = y + bias
+    cs[slot] = np.concatenate([cs[slot][:, 1:], x_row[:, None]], axis=1)
+    return round_bf16(y * sigmoid(y))
+
+
 def kda_decode_reference(x, conv_w, conv_state, raw_g, raw_beta, A_log, dt_bias, state,
                          state_indices, output_gate, norm_weight, *, lower_bound=-5.0,
                          norm_eps=1e-5, conv_bias=None, state_layout="vk", f_a=None,
@@ -49,19 +61,13 @@ def kda_decode_reference(x, conv_w, conv_state, raw_g, raw_beta, A_log, dt_bias,
     cs = conv_state.copy()
     S_all = state.astype(np.float64).copy()
     out = np.zeros((B, H, D))
-    xf = bf16_to_f32(x).astype(np.float64)
     wf = bf16_to_f32(conv_w).astype(np.float64)
     bias = None if conv_bias is None else bf16_to_f32(conv_bias).astype(np.float64)
     for n in range(B):
         slot = int(state_indices[n])
         if slot < 0 or slot >= slots:
             continue  # padding: zero output, no cache touched
-        c = bf16_to_f32(cs[slot]).astype(np.float64)  # [C, 3]
-        y = (wf[:, :3] * c).sum(1) + wf[:, 3] * xf[n]
-        if bias is not None:
-            y = y + bias
-        qkv = round_bf16(y * sigmoid(y))
-        cs[slot] = np.concatenate([cs[slot][:, 1:], x[n][:, None]], axis=1)
+        qkv = conv_silu_step(cs, slot, x[n], wf, bias)
         if f_a is not None:
             fa = bf16_to_f32(f_a[n]).astype(np.float64)
             fbw = bf16_to_f32(f_b_weight).astype(np.float64)

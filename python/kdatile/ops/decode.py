@@ -174,48 +174,12 @@ def _decode(params, *, fused, target=None, multiprocessors=None, config=None):
               ("output_gate", "[B, H, D]", (B, H, D), BF16, why_b),
               ("norm_weight", "[D]", (D,), BF16_OR_F32, why),
               ("conv_bias", "[3*H*D]", (C,), BF16_OR_F32, why)]
-    for name, layout, shape, dtypes, src in specs:
-        info = a[name]
-        if info is not None:
-            v.check_shape(info, layout, shape, src)
-            v.check_dtype(info, dtypes)
-
+    x, idx, out = v.decode_step_arrays(
+        a, specs, state=state, slots=slots, B=B, C=C, conv_layout="[slots, 3*H*D, 3]",
+        out_shape=(B, H, D), out_layout="[B, H, D]",
+        why_conv=f" (slots={slots}, H={H}, D={D} from state)", why_b=why_b,
+        check_duplicates=check_duplicates)
     cs = a["conv_state"]
-    v.check_shape(cs, "[slots, 3*H*D, 3]", (slots, C, CONV_WIDTH - 1),
-                  f" (slots={slots}, H={H}, D={D} from state)")
-    v.check_dtype(cs, BF16)
-    v.check_positive_strides(cs, "[slots, 3*H*D, 3]")
-
-    idx = a["state_indices"]
-    v.check_shape(idx, "[B]", (B,), why_b)
-    v.check_dtype(idx, ("i32", "i64"))
-
-    out = a["out"]
-    if out is not None:
-        v.check_shape(out, "[B, H, D]", (B, H, D), why_b)
-        v.check_dtype(out, BF16)
-        v.check_contiguous(out, "[B, H, D]")
-
-    # Everything but the caches is addressed with 32-bit element offsets.
-    reads = [a[name] for name, *_ in specs if a[name] is not None] + [x, idx]
-    for info in reads + ([out] if out is not None else []):
-        v.check_elements_32(info)
-    # What the kernel writes (caches, out) shares memory with nothing else.
-    v.check_no_overlap([cs, state] + ([out] if out is not None else []), reads)
-
-    # Valid: now the copies and conversions (graph-capturable torch ops for GPU tensors).
-    if (x.strides[1] != 1) or (x.strides[0] < 0 and B > 1):
-        x = x.contiguous()
-    for name, *_ in specs:
-        if a[name] is not None:
-            a[name] = a[name].contiguous()
-    idx = v.slot_indices(idx, "[B]", (B,))
-
-    if check_duplicates and not v.is_capturing(idx):
-        v.check_duplicate_slots(idx, slots)
-
-    if out is None:
-        out = v.ArrayInfo("out", v.new_like(ref, (B, H, D), "bf16"))
     if B == 0:
         return out.value, None
 

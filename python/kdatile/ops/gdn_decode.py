@@ -123,47 +123,12 @@ def _gdn_decode(params, target=None, programs_per_head=None):
              ("z", "[B, HV, V]", (B, HV, V), BF16, why_b),
              ("norm_weight", "[V]", (V,), BF16_OR_F32, why),
              ("conv_bias", "[C]", (C,), BF16_OR_F32, why)]
-    for name, shape_text, shape, dtypes, src in specs:
-        info = arrays[name]
-        if info is not None:
-            v.check_shape(info, shape_text, shape, src)
-            v.check_dtype(info, dtypes)
-
+    x, idx, out = v.decode_step_arrays(
+        arrays, specs, state=state, slots=slots, B=B, C=C, conv_layout="[slots, C, 3]",
+        out_shape=(B, HV, V), out_layout="[B, HV, V]",
+        why_conv=f" (slots={slots} from state){why}", why_b=why_b,
+        check_duplicates=check_duplicates)
     cs = arrays["conv_state"]
-    v.check_shape(cs, "[slots, C, 3]", (slots, C, CONV_WIDTH - 1), f" (slots={slots} from state)"
-                  f"{why}")
-    v.check_dtype(cs, BF16)
-    v.check_positive_strides(cs, "[slots, C, 3]")
-
-    idx = arrays["state_indices"]
-    v.check_shape(idx, "[B]", (B,), why_b)
-    v.check_dtype(idx, ("i32", "i64"))
-
-    out = arrays["out"]
-    if out is not None:
-        v.check_shape(out, "[B, HV, V]", (B, HV, V), why_b)
-        v.check_dtype(out, BF16)
-        v.check_contiguous(out, "[B, HV, V]")
-
-    # Everything but the caches is addressed with 32-bit element offsets.
-    reads = [arrays[name] for name, *_ in specs if arrays[name] is not None] + [x, idx]
-    for info in reads + ([out] if out is not None else []):
-        v.check_elements_32(info)
-    # What the kernel writes (caches, out) shares memory with nothing else.
-    v.check_no_overlap([cs, state] + ([out] if out is not None else []), reads)
-
-    # Valid: now the copies and conversions (graph-capturable torch ops for GPU tensors).
-    if (x.strides[1] != 1) or (x.strides[0] < 0 and B > 1):
-        x = x.contiguous()
-    for name, *_ in specs:
-        if arrays[name] is not None:
-            arrays[name] = arrays[name].contiguous()
-    idx = v.slot_indices(idx, "[B]", (B,))
-    if check_duplicates and not v.is_capturing(idx):
-        v.check_duplicate_slots(idx, slots)
-
-    if out is None:
-        out = v.ArrayInfo("out", v.new_like(ref, (B, HV, V), "bf16"))
     if B == 0:
         return out.value, None
 

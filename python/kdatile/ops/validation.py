@@ -391,11 +391,61 @@ def new_like(ref: ArrayInfo, shape: tuple, dtype: str):
     return np.empty(shape, {"bf16": np.uint16, "f32": np.float32}[dtype])
 
 
+def decode_step_arrays(a: dict, specs: list, *, state, slots: int, B: int, C: int,
+                       conv_layout: str, out_shape: tuple, out_layout: str, why_conv: str,
+                       why_b: str, check_duplicates: bool):
+    """The checks and preparation the decode steps' ops share (kda_decode, gdn_decode), on `a`
+    (ArrayInfo or None by name): the read-only operands `specs` ((name, layout, shape, dtypes,
+    why) each) and x [B, C] bf16; the conv cache `a["conv_state"]` [slots, C, 3] bf16 with
+    positive strides; state_indices [B] int32 / int64; out (`out_layout`, bf16, contiguous, or
+    None); 32-bit element offsets; nothing the kernel writes (state, conv cache, out) sharing
+    memory with what it reads. Then the copies: x with dense channels, the specs contiguous
+    (in `a`), the indices as int32, the duplicate check when asked, out allocated when None.
+    Returns (x, state_indices, out) ArrayInfos."""
+    for name, layout, shape, dtypes, src in specs:
+        info = a[name]
+        if info is not None:
+            check_shape(info, layout, shape, src)
+            check_dtype(info, dtypes)
+    cs, x = a["conv_state"], a["x"]
+    check_shape(cs, conv_layout, (slots, C, 3), why_conv)
+    check_dtype(cs, ("bf16",))
+    check_positive_strides(cs, conv_layout)
+    idx = a["state_indices"]
+    check_shape(idx, "[B]", (B,), why_b)
+    check_dtype(idx, ("i32", "i64"))
+    out = a["out"]
+    if out is not None:
+        check_shape(out, out_layout, out_shape, why_b)
+        check_dtype(out, ("bf16",))
+        check_contiguous(out, out_layout)
+    # Everything but the caches is addressed with 32-bit element offsets.
+    reads = [a[name] for name, *_ in specs if a[name] is not None] + [x, idx]
+    for info in reads + ([out] if out is not None else []):
+        check_elements_32(info)
+    # What the kernel writes (caches, out) shares memory with nothing else.
+    check_no_overlap([cs, state] + ([out] if out is not None else []), reads)
+
+    # Valid: now the copies and conversions (graph-capturable torch ops for GPU tensors).
+    if (x.strides[1] != 1) or (x.strides[0] < 0 and B > 1):
+        x = x.contiguous()
+    for name, *_ in specs:
+        if a[name] is not None:
+            a[name] = a[name].contiguous()
+    idx = slot_indices(idx, "[B]", (B,))
+    if check_duplicates and not is_capturing(idx):
+        check_duplicate_slots(idx, slots)
+    if out is None:
+        out = ArrayInfo("out", new_like(x, out_shape, "bf16"))
+    return x, idx, out
+
+
 __all__ = [
     "ArrayInfo", "MAX_ELEMENTS_32", "check_choice", "check_contiguous", "check_cu_seqlens",
     "check_device",
     "check_dtype", "check_duplicate_slots", "check_elements_32", "check_float",
     "check_head_dim", "check_no_overlap", "check_positive_strides", "check_rank",
+    "decode_step_arrays",
     "check_shape", "check_writable", "describe", "fail", "host_values", "is_capturing",
     "new_like", "slot_indices", "token_stride",
 ]
