@@ -465,8 +465,8 @@ def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
     For each operand and each of its elements, the program prints one line
     `pid (x, y, z) idx (i, j) PREFIX: VALUE` (with `(operand k)` after the
     prefix when there are several operands; a scalar prints without `idx`,
-    once per program). Floats print widened to f64 (`%f`), integers in
-    decimal, or both as hexadecimal bit patterns with `hex`. The host prints
+    once per program). Floats print widened to f64 (`%.9g`, `%.17g` for f64),
+    integers in decimal, or both as hexadecimal bit patterns with `hex`. The host prints
     to stdout, NVIDIA GPUs through `vprintf`, AMD GPUs through the runtime's
     printf buffer.
     ```mlir

@@ -374,6 +374,10 @@ std::optional<DValue> Emitter::callBuiltin(
                               "integer, true when nonzero) tile or scalar, "
                               "got " +
                                   describe(c));
+    // Pointers (kt.where(HAS_B, b_ptr, x_ptr)) are picked as they are.
+    if (k && (isa<PointerType>(elementTypeOf(argv(1))) ||
+              isa<PointerType>(elementTypeOf(argv(2)))))
+      return isTruthy(*k) ? argv(1) : argv(2);
     std::optional<Type> type = promote(argv(1), argv(2), at, "kt.where()");
     if (!type)
       return std::nullopt;
@@ -432,12 +436,6 @@ std::optional<DValue> Emitter::callBuiltin(
         broadcastShapes(shapeOf(argv(0)), shapeOf(argv(1)), at);
     if (!shape)
       return std::nullopt;
-    // Two constants compute in the type of the wider one: a float if either
-    // is (kt.maximum(1, 2.5) is 2.5).
-    if (argv(0).isConst() && argv(1).isConst())
-      type = defaultType(argv(1).constant.kind == Constant::Kind::Float
-                             ? argv(1).constant
-                             : argv(0).constant);
     Attribute enc = commonEncoding({&argv(0), &argv(1)}, *shape);
     std::optional<Value> x = coerce(argv(0), *type, *shape, argloc(0), enc);
     std::optional<Value> y = coerce(argv(1), *type, *shape, argloc(1), enc);

@@ -104,6 +104,9 @@ Emitter::devicePrint(const std::vector<Arg> &positional,
   if (!prefix || prefix->kind != Constant::Kind::Str)
     return error(positional.empty() ? at : positional[0].loc,
                  "kt.device_print() takes a string literal prefix first");
+  if (positional.size() < 2)
+    return error(at, "kt.device_print() needs values to print after the prefix "
+                     "(kt.static_print prints text at compile time)");
   std::vector<Value> values;
   for (size_t i = 1; i < positional.size(); ++i) {
     const Arg &arg = positional[i];

@@ -89,7 +89,10 @@ def __getattr__(name):
         return getattr(stdlib, name)
     # The builtins (kt.load, kt.sum, ...) come from the compiler's table, with their reference.
     if name == "__all__":
-        return _PYTHON_NAMES + sorted(language.builtins())
+        try:
+            return _PYTHON_NAMES + sorted(language.builtins())
+        except RuntimeError:  # no compiler library: the builtins are unknown
+            return list(_PYTHON_NAMES)
     if not name.startswith("__"):
         builtin = language.builtin(name)
         if builtin is not None:

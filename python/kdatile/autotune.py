@@ -128,10 +128,16 @@ class Autotuner:
         return self.fn[grid](*args, **opts)
 
     def _bind(self, args, kwargs) -> dict:
+        """The call's arguments by name, parameter defaults filled in."""
+        import inspect
+
         names = self.fn.arg_names
         if len(args) > len(names):
             raise TypeError(f"{self.__name__} takes {len(names)} arguments, got {len(args)}")
-        bound = dict(zip(names, args))
+        bound = {p.name: p.default
+                 for p in inspect.signature(self.fn.fn).parameters.values()
+                 if p.default is not inspect.Parameter.empty}
+        bound.update(zip(names, args))
         bound.update(kwargs)
         return bound
 
@@ -173,13 +179,14 @@ class Autotuner:
             for name, value in saved.items():
                 _copy_into(bound[name], value)
             if torch is not None:
-                torch.cuda.synchronize()
-                start = torch.cuda.Event(enable_timing=True)
-                end = torch.cuda.Event(enable_timing=True)
-                start.record()
-                self._launch(config, grid, args, kwargs)
-                end.record()
-                end.synchronize()
+                with torch.cuda.device(_cuda_device(bound)):
+                    torch.cuda.synchronize()
+                    start = torch.cuda.Event(enable_timing=True)
+                    end = torch.cuda.Event(enable_timing=True)
+                    start.record()
+                    self._launch(config, grid, args, kwargs)
+                    end.record()
+                    end.synchronize()
                 elapsed = start.elapsed_time(end) * 1e3
             else:
                 begin = time.perf_counter()
@@ -246,6 +253,15 @@ def _device_kind(bound) -> str:
 
             return torch.cuda.get_device_name(device)
     return "cpu"
+
+
+def _cuda_device(bound):
+    """The device of the first GPU array among the arguments."""
+    for value in bound.values():
+        device = getattr(value, "device", None)
+        if device is not None and getattr(device, "type", "cpu") != "cpu":
+            return device
+    return None
 
 
 def _cuda_torch(bound):

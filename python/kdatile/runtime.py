@@ -406,7 +406,7 @@ class CompiledKernel:
         site = ctypes.string_at(table[1]).decode()
         address, arg = table[2] & (2**64 - 1), table[3]
         where, _, access = site.rpartition(": ")
-        text = f"{where}: out-of-bounds {access} at address {address:#x}"
+        text = (f"{where}: " if where else "") + f"out-of-bounds {access} at address {address:#x}"
         if 0 <= arg < self._nargs and extents is not None and extents[arg] is not None:
             begin, end = extents[arg]
             name = self.params[arg]["name"]

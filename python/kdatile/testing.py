@@ -1,7 +1,7 @@
 """Benchmarking helpers for kernel authors: `kt.testing.do_bench` and the cold (serving) protocol.
 
     import kdatile as kt
-    us = kt.testing.do_bench(lambda: kernel[grid](x, y, n, BLOCK=256))
+    us = kt.testing.do_bench(lambda: kernel[grid](x, y, n, BLOCK=256), device="cuda")
 
 On a GPU (torch and CUDA), `do_bench` times CUDA-graph replays of several back-to-back calls
 (launch latency not counted) or, with `graph=False`, each call between CUDA events, optionally
@@ -133,21 +133,24 @@ def time_graph_cold(torch, group_calls, calls, replays=COLD_REPLAYS):
 L2_FLUSH_BYTES = 256 << 20  # several times the L2 of current GPUs (H200: 50 MB)
 
 
-def do_bench(fn, *, warmup: int = 3, reps: int = 25, calls: int = 10, graph: bool = True,
-             flush_l2: bool = False, device=None) -> float:
+def do_bench(fn, *, device: str, warmup: int = 3, reps: int = 25, calls: int = 10,
+             graph: bool = True, flush_l2: bool = False) -> float:
     """Median time of one call of `fn` in microseconds.
 
-    device: None (CUDA when torch has it, else the host), "cuda" or "cpu". On CUDA with `graph`,
-    `calls` calls are captured in one CUDA graph, replayed once untimed, then `reps` times (a
-    call's time is a replay's over `calls`; what the calls touch stays in L2 between them, the
-    warm protocol; `fn` must be capturable: no host syncs, no compiles after its first call).
-    With `graph=False` each of `reps` calls is timed between CUDA events, after a write of
-    L2_FLUSH_BYTES when `flush_l2` (each call then starts with a cold L2). On the host, `reps`
-    calls are timed with the wall clock (`flush_l2` and `graph` do not apply). `warmup` calls
-    run first, untimed (compiles, loads, allocator caches)."""
+    device: where `fn` runs its kernels, "cuda" or "cpu" (explicit: a host kernel timed with
+    GPU events, or a GPU one with the wall clock, would measure nothing useful). On CUDA with
+    `graph`, `calls` calls are captured in one CUDA graph, replayed once untimed, then `reps`
+    times (a call's time is a replay's over `calls`; what the calls touch stays in L2 between
+    them, the warm protocol; `fn` must be capturable: no host syncs, no compiles after its
+    first call). With `graph=False` each of `reps` calls is timed between CUDA events, after a
+    write of L2_FLUSH_BYTES when `flush_l2` (each call then starts with a cold L2). On the
+    host, `reps` calls are timed with the wall clock (`flush_l2` and `graph` do not apply).
+    `warmup` calls run first, untimed (compiles, loads, allocator caches)."""
+    if device not in ("cuda", "cpu"):
+        raise ValueError(f"do_bench: device must be 'cuda' or 'cpu', got {device!r}")
     if warmup < 1 or reps < 1 or calls < 1:
         raise ValueError("do_bench: warmup, reps and calls must be positive")
-    torch = _torch_cuda() if device in (None, "cuda") else None
+    torch = _torch_cuda() if device == "cuda" else None
     if device == "cuda" and torch is None:
         raise ValueError("do_bench: device='cuda' needs torch with a CUDA device")
     for _ in range(warmup):

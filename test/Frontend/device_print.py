@@ -16,6 +16,8 @@
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=POINTER
 # RUN: not kda-compile %s --kernel bad_keyword --target cpu --signature 'x=*f32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=KEYWORD
+# RUN: not kda-compile %s --kernel no_values --target cpu --signature 'x=*f32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=NOVALUES
 
 import kdatile as kt
 
@@ -30,8 +32,8 @@ def shown(x, n, BLOCK: kt.constexpr):
 
 # IR: tile.print "v" %{{.*}} : tensor<64xf32> loc([[V:#loc[0-9]*]])
 # IR: tile.print "n" %{{.*}} : i32 {hex} loc([[N:#loc[0-9]*]])
-# IR-DAG: [[V]] = loc("{{.*}}device_print.py":27:5)
-# IR-DAG: [[N]] = loc("{{.*}}device_print.py":28:5)
+# IR-DAG: [[V]] = loc("{{.*}}device_print.py":29:5)
+# IR-DAG: [[N]] = loc("{{.*}}device_print.py":30:5)
 
 # PTX: .extern .func (.param .b32 func_retval0) vprintf
 # PTX: call.uni (retval0), vprintf,
@@ -68,3 +70,11 @@ def bad_keyword(x):
 
 
 # KEYWORD: device_print.py:[[# @LINE - 3]]:38: error: kt.device_print() got an unexpected keyword argument 'end'
+
+
+@kt.jit
+def no_values(x):
+    kt.device_print("reached")
+
+
+# NOVALUES: device_print.py:[[# @LINE - 3]]:5: error: kt.device_print() needs values to print after the prefix

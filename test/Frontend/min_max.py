@@ -1,7 +1,7 @@
 # kt.maximum / kt.minimum: two constants compute in the wider type (a float if either is one);
 # booleans order False < True (max is `or`, min is `and`). Python's min / max / len and the
 # loop ranges name themselves in their errors.
-# RUN: kda-compile %s --kernel mixed --target cpu --signature 'o=*f32' --emit tile -o - \
+# RUN: kda-compile %s --kernel mixed --target cpu --signature 'o=*f32,w=*i64' --emit tile -o - \
 # RUN:   | FileCheck %s --check-prefix=MIXED
 # RUN: kda-compile %s --kernel flags --target cpu --signature 'x=*i32,o=*i1' --emit tile -o - \
 # RUN:   | FileCheck %s --check-prefix=FLAGS
@@ -16,12 +16,15 @@ import kdatile as kt
 
 
 @kt.jit
-def mixed(o):
+def mixed(o, w):
     kt.store(o, kt.maximum(1, 2.5) + kt.minimum(3, 0.5))
+    kt.store(w, kt.maximum(1, 2**40) + kt.maximum(True, 2))
 
 
-# MIXED: %[[C:.*]] = arith.constant 3.000000e+00 : f32
-# MIXED: tile.store %arg0, %[[C]] : !tile.ptr<f32>
+# MIXED-DAG: %[[C:.*]] = arith.constant 3.000000e+00 : f32
+# MIXED-DAG: %[[W:.*]] = arith.constant 1099511627778 : i64
+# MIXED-DAG: tile.store %arg0, %[[C]] : !tile.ptr<f32>
+# MIXED-DAG: tile.store %arg1, %[[W]] : !tile.ptr<i64>
 
 
 @kt.jit
@@ -91,3 +94,14 @@ def where_constexpr(x, o, FLAG: kt.constexpr):
 
 # WHERE: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<8xf32>
 # WHERE: tile.store %{{.*}}, %[[Z]] : tensor<8x!tile.ptr<f32>>
+
+
+# A compile-time condition picks between pointers as they are.
+# RUN: kda-compile %s --kernel where_pointers --target cpu --signature 'x=*f32,y=*f32' \
+# RUN:   -D FIRST=False --emit tile -o - | FileCheck %s --check-prefix=WHEREPTR
+@kt.jit
+def where_pointers(x, y, FIRST: kt.constexpr):
+    kt.store(kt.where(FIRST, x, y), 1.0)
+
+
+# WHEREPTR: tile.store %arg1, %{{.*}} : !tile.ptr<f32>

@@ -105,6 +105,8 @@ def test_do_bench_on_the_host():
     assert us >= 0 and len(calls) == 7
     with pytest.raises(ValueError, match="positive"):
         kt.testing.do_bench(lambda: None, reps=0, device="cpu")
+    with pytest.raises(ValueError, match="'cuda' or 'cpu'"):
+        kt.testing.do_bench(lambda: None, device="gpu")
 
 
 def test_cold_schedule_keeps_the_gap():

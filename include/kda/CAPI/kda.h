@@ -106,8 +106,10 @@ int kda_cpu_launch(void *entry, int32_t gx, int32_t gy, int32_t gz, void **args,
 
 /* kda_cpu_launch for a kernel whose compile result has a cluster shape
  * (cx, cy, cz) other than 1x1x1: the grid must be a multiple of it, and the
- * kernel's `num_args` runtime arguments are followed by the cluster exchange
- * the launcher provides. A cluster's programs run on threads of their own. */
+ * kernel's `num_args` arguments are followed by the cluster exchange the
+ * launcher provides. `num_args` counts the runtime arguments and, for a
+ * kernel compiled with "check_bounds", the bounds table after them. A
+ * cluster's programs run on threads of their own. */
 int kda_cpu_launch_in_clusters(void *entry, int32_t gx, int32_t gy, int32_t gz,
                                int32_t cx, int32_t cy, int32_t cz, void **args,
                                int32_t num_args, int32_t num_threads,

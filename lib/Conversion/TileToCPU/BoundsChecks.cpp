@@ -100,9 +100,12 @@ Value kda::guardAccess(OpBuilder &b, Location loc, Operation *op, Value address,
     return LLVM::LoadOp::create(b, loc, i64, slot);
   };
   // In bounds when inside the extent of one argument it may derive from
-  // (begin <= address and address + bytes <= end, unsigned).
+  // (begin <= address and address + bytes <= end, unsigned, the sum not
+  // wrapping around).
   Value end = arith::AddIOp::create(
       b, loc, address, arith::ConstantIntOp::create(b, loc, i64, bytes));
+  Value noWrap =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, end, address);
   Value inBounds = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
   for (int32_t arg : rootsAttr.asArrayRef()) {
     Value lo = word(kHeaderWords + 2 * arg);
@@ -114,6 +117,7 @@ Value kda::guardAccess(OpBuilder &b, Location loc, Operation *op, Value address,
     inBounds = arith::OrIOp::create(
         b, loc, inBounds, arith::AndIOp::create(b, loc, above, below));
   }
+  inBounds = arith::AndIOp::create(b, loc, inBounds, noWrap);
   TypeRange results = resultType ? TypeRange(resultType) : TypeRange();
   auto ifOp = scf::IfOp::create(b, loc, results, inBounds,
                                 /*addThenBlock=*/true, /*addElseBlock=*/true);

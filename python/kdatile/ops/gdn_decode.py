@@ -1,9 +1,10 @@
 """Gated DeltaNet fused decode step: a validated wrapper around kernels/gdn_decode.py (see
 docs/ops.md, "gdn_decode").
 
-One launch per call, grid (B, H): conv + SiLU with the conv cache, q/k L2-norm, the per-head
-gate and beta, the delta-rule update of each value head's state in place, and the SiLU-gated
-RMSNorm; a program serves the HV // H value heads that share its q/k head.
+One launch per call, grid (B, H, NV): conv + SiLU with the conv cache, q/k L2-norm, the
+per-head gate and beta, the delta-rule update of each value head's state in place, and the
+SiLU-gated RMSNorm; the NV programs of a row and q/k head (one, or four in a thread-block
+cluster for small batches: split_value_rows) serve the HV // H value heads that share it.
 """
 
 from __future__ import annotations

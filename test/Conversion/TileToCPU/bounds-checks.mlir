@@ -4,22 +4,26 @@
 // With check-bounds, the kernel takes the bounds table after the grid
 // arguments (its entry reads it from args[n] after the n runtime
 // arguments) and exports that it does; each access is checked against the
-// extent of the argument its pointer derives from (words 4 + 2i, 5 + 2i)
-// and, outside it, reports its source position through the table's first
-// word and is skipped.
+// extent of the argument its pointer derives from (words 4 + 2i, 5 + 2i;
+// an access whose end would wrap around is outside) and, outside it,
+// reports its source position through the table's first word and is
+// skipped.
 
 // CHECK-DAG: llvm.mlir.global internal constant @[[SITE:__kda_str_[0-9]+]]("{{.*}}bounds-checks.mlir:{{[0-9]+}}:{{[0-9]+}}: kt.store\00")
 // CHECK-DAG: llvm.mlir.global external constant @k__kda_bounds_checked(1 : i32)
 // CHECK-LABEL: func.func private @k(
 // CHECK-SAME: %{{[^:]*}}: i64, [[Q:%[^:]*]]: i64, %{{[^:]*}}: f32,
 // CHECK-SAME: %{{[^:]*}}: i32, [[TABLE:%[^:]*]]: !llvm.ptr) attributes {llvm.linkage = #llvm.linkage<internal>} {
+// CHECK: [[END:%.*]] = arith.addi [[ADDR:%.*]], %{{.*}} : i64
+// CHECK: [[NOWRAP:%.*]] = arith.cmpi uge, [[END]], [[ADDR]] : i64
 // CHECK: [[LO_SLOT:%.*]] = llvm.getelementptr [[TABLE]][6] : (!llvm.ptr) -> !llvm.ptr, i64
 // CHECK: [[LO:%.*]] = llvm.load [[LO_SLOT]] : !llvm.ptr -> i64
 // CHECK: [[HI_SLOT:%.*]] = llvm.getelementptr [[TABLE]][7] : (!llvm.ptr) -> !llvm.ptr, i64
 // CHECK: [[HI:%.*]] = llvm.load [[HI_SLOT]] : !llvm.ptr -> i64
-// CHECK: arith.cmpi uge, [[ADDR:%.*]], [[LO]] : i64
-// CHECK: arith.cmpi ule, %{{.*}}, [[HI]] : i64
-// CHECK: scf.if
+// CHECK: arith.cmpi uge, [[ADDR]], [[LO]] : i64
+// CHECK: arith.cmpi ule, [[END]], [[HI]] : i64
+// CHECK: [[OK:%.*]] = arith.andi %{{.*}}, [[NOWRAP]] : i1
+// CHECK: scf.if [[OK]]
 // CHECK:   llvm.store
 // CHECK: } else {
 // CHECK:   [[S:%.*]] = llvm.mlir.addressof @[[SITE]]
