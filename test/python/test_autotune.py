@@ -2,6 +2,7 @@
 per key and kept on disk for the next process; in-place arrays are restored between trials;
 failing configurations are skipped; and the cold protocol's schedule keeps its gap."""
 
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -14,6 +15,7 @@ import kdatile as kt
 from conftest import requires_lib
 
 pytestmark = requires_lib
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 @kt.jit
@@ -61,9 +63,9 @@ def test_choice_persists_for_the_next_process(cache):
     tuned()[grid](x, x.size)
     code = textwrap.dedent(f"""
         import sys
-        sys.path.insert(0, {str(cache.parent)!r})
         import numpy as np
-        sys.path.insert(0, {__file__.rsplit('/', 1)[0]!r})
+        sys.path.insert(0, {str(ROOT / "python")!r})
+        sys.path.insert(0, {str(ROOT / "test" / "python")!r})
         import test_autotune as t
         tuner = t.tuned()
         x = np.zeros(1 << 19, np.float32)

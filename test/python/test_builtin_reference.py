@@ -4,6 +4,7 @@ the shipped kernels all resolve, and host calls raise."""
 
 import inspect
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -42,9 +43,10 @@ def test_every_builtin_is_reachable_with_its_reference():
 
 
 def test_help_shows_signature_and_semantics():
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python")}
     text = subprocess.run(
         [sys.executable, "-c", "import kdatile as kt; help(kt.sum)"],
-        capture_output=True, text=True, check=True).stdout
+        capture_output=True, text=True, check=True, env=env).stdout
     assert "sum(input, axis=None, keep_dims=False, dtype=None)" in text
     assert "Example:" in text
 
