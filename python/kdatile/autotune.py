@@ -21,6 +21,7 @@ launch is skipped (`tuner.failures` says why); when every one fails the launch r
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import os
 import statistics
@@ -94,6 +95,10 @@ class Autotuner:
         self.restore = restore
         self.warmup, self.reps = warmup, reps
         self.__name__ = fn.__name__
+        # The parameters' defaults, for keys naming an argument a call leaves out.
+        self._defaults = {p.name: p.default
+                          for p in inspect.signature(fn.fn).parameters.values()
+                          if p.default is not inspect.Parameter.empty}
         self._lock = threading.Lock()
         self._best: dict = {}
         self.trials = 0  # configurations timed in this process
@@ -129,14 +134,10 @@ class Autotuner:
 
     def _bind(self, args, kwargs) -> dict:
         """The call's arguments by name, parameter defaults filled in."""
-        import inspect
-
         names = self.fn.arg_names
         if len(args) > len(names):
             raise TypeError(f"{self.__name__} takes {len(names)} arguments, got {len(args)}")
-        bound = {p.name: p.default
-                 for p in inspect.signature(self.fn.fn).parameters.values()
-                 if p.default is not inspect.Parameter.empty}
+        bound = dict(self._defaults)
         bound.update(zip(names, args))
         bound.update(kwargs)
         return bound
@@ -244,19 +245,8 @@ def _describe(value) -> str:
     return repr(value)
 
 
-def _device_kind(bound) -> str:
-    """'cpu' or the GPU's name: choices do not carry over between kinds of device."""
-    for value in bound.values():
-        device = getattr(value, "device", None)
-        if device is not None and getattr(device, "type", "cpu") != "cpu":
-            import torch
-
-            return torch.cuda.get_device_name(device)
-    return "cpu"
-
-
 def _cuda_device(bound):
-    """The device of the first GPU array among the arguments."""
+    """The device of the first GPU array among the arguments, or None."""
     for value in bound.values():
         device = getattr(value, "device", None)
         if device is not None and getattr(device, "type", "cpu") != "cpu":
@@ -264,8 +254,18 @@ def _cuda_device(bound):
     return None
 
 
+def _device_kind(bound) -> str:
+    """'cpu' or the GPU's name: choices do not carry over between kinds of device."""
+    device = _cuda_device(bound)
+    if device is None:
+        return "cpu"
+    import torch
+
+    return torch.cuda.get_device_name(device)
+
+
 def _cuda_torch(bound):
-    return None if _device_kind(bound) == "cpu" else __import__("torch")
+    return None if _cuda_device(bound) is None else __import__("torch")
 
 
 def _copy(value):

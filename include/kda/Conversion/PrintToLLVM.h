@@ -84,6 +84,18 @@ inline mlir::Value getPrintArgument(mlir::OpBuilder &b, mlir::Location loc,
   return mlir::LLVM::SExtOp::create(b, loc, wide, value);
 }
 
+/// The declaration of the external function `name` of `type` in `module`
+/// (printf, vprintf), made on first use.
+inline mlir::LLVM::LLVMFuncOp
+getOrDeclareFunction(mlir::OpBuilder &b, mlir::ModuleOp module,
+                     llvm::StringRef name, mlir::LLVM::LLVMFunctionType type) {
+  if (auto fn = module.lookupSymbol<mlir::LLVM::LLVMFuncOp>(name))
+    return fn;
+  mlir::OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  return mlir::LLVM::LLVMFuncOp::create(b, module.getLoc(), name, type);
+}
+
 /// The address of a NUL-terminated constant holding `text` in
 /// `addressSpace`, one global per distinct text in `module`.
 inline mlir::Value getStringAddress(mlir::OpBuilder &b, mlir::Location loc,

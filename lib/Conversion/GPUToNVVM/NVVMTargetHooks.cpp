@@ -57,14 +57,9 @@ public:
     auto ptrTy = LLVM::LLVMPointerType::get(ctx);
     auto module =
         b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
-    auto vprintf = module.lookupSymbol<LLVM::LLVMFuncOp>("vprintf");
-    if (!vprintf) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(module.getBody());
-      vprintf = LLVM::LLVMFuncOp::create(
-          b, loc, "vprintf",
-          LLVM::LLVMFunctionType::get(b.getI32Type(), {ptrTy, ptrTy}));
-    }
+    auto vprintf = kda::getOrDeclareFunction(
+        b, module, "vprintf",
+        LLVM::LLVMFunctionType::get(b.getI32Type(), {ptrTy, ptrTy}));
     auto bufferType = LLVM::LLVMStructType::getLiteral(
         ctx, llvm::to_vector(ValueRange(args).getTypes()));
     // One buffer per argument layout at the function's entry, shared by the

@@ -31,15 +31,10 @@ void AMDTargetHooks::printf(OpBuilder &b, Location loc, StringRef format,
   auto constPtr = LLVM::LLVMPointerType::get(ctx, 4);
   auto module =
       b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
-  auto printf = module.lookupSymbol<LLVM::LLVMFuncOp>("printf");
-  if (!printf) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    printf = LLVM::LLVMFuncOp::create(
-        b, loc, "printf",
-        LLVM::LLVMFunctionType::get(b.getI32Type(), {constPtr},
-                                    /*isVarArg=*/true));
-  }
+  auto printf = getOrDeclareFunction(
+      b, module, "printf",
+      LLVM::LLVMFunctionType::get(b.getI32Type(), {constPtr},
+                                  /*isVarArg=*/true));
   SmallVector<Value> operands{
       getStringAddress(b, loc, module, format, /*addressSpace=*/4)};
   operands.append(args.begin(), args.end());

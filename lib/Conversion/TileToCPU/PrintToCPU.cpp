@@ -18,17 +18,6 @@
 using namespace mlir;
 using namespace kda;
 
-static LLVM::LLVMFuncOp getOrDeclarePrintf(OpBuilder &b, ModuleOp module) {
-  if (auto printf = module.lookupSymbol<LLVM::LLVMFuncOp>("printf"))
-    return printf;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  auto type = LLVM::LLVMFunctionType::get(
-      b.getI32Type(), {LLVM::LLVMPointerType::get(b.getContext())},
-      /*isVarArg=*/true);
-  return LLVM::LLVMFuncOp::create(b, module.getLoc(), "printf", type);
-}
-
 void kda::lowerPrintsForHost(func::FuncOp kernel) {
   auto module = kernel->getParentOfType<ModuleOp>();
   SmallVector<tile::PrintOp> prints;
@@ -36,7 +25,11 @@ void kda::lowerPrintsForHost(func::FuncOp kernel) {
   for (tile::PrintOp op : prints) {
     OpBuilder b(op);
     Location loc = op.getLoc();
-    LLVM::LLVMFuncOp printf = getOrDeclarePrintf(b, module);
+    LLVM::LLVMFuncOp printf = getOrDeclareFunction(
+        b, module, "printf",
+        LLVM::LLVMFunctionType::get(
+            b.getI32Type(), {LLVM::LLVMPointerType::get(b.getContext())},
+            /*isVarArg=*/true));
     SmallVector<Value> pids;
     for (int32_t axis = 0; axis < 3; ++axis)
       pids.push_back(tile::ProgramIdOp::create(b, loc, axis));
