@@ -39,7 +39,7 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_sta
               use_qk_l2norm_in_kernel=False, use_gate_in_kernel=False,
               use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False, safe_gate=False,
               lower_bound=None, state_v_first=False, cu_seqlens=None, A_log=None,
-              dt_bias=None, return_intermediate_states=False, out=None):
+              dt_bias=None, return_intermediate_states=False, out=None, cp_group=None):
     """The KDA chunked forward; returns (o, final_state), or (o, final_state, states) with
     return_intermediate_states. FLA's keywords, shapes and semantics:
 
@@ -59,7 +59,25 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_sta
     it. out: None or a contiguous array of v's shape in q's dtype. NumPy arrays and CPU
     tensors run on the CPU target, GPU tensors on their GPU. Bad arguments raise ValueError
     naming the argument, before anything is launched.
+
+    cp_group: a torch.distributed process group over which the call is context parallel
+    (context_parallel.py): q, k, v, g, beta (and out) are this rank's tokens, [1, T_rank, ...],
+    rank r's after those of ranks 0 .. r-1; cu_seqlens and initial_state are global, as are
+    the final states every rank returns; o is this rank's tokens' outputs.
     """
+    if cp_group is not None:
+        from .context_parallel import chunk_kda_cp
+
+        return chunk_kda_cp(
+            cp_group, q, k, v, g, beta, initial_state=initial_state,
+            output_final_state=output_final_state, state_v_first=state_v_first,
+            cu_seqlens=cu_seqlens, return_intermediate_states=return_intermediate_states,
+            out=out, target=None, scale=scale, use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel,
+            use_gate_in_kernel=use_gate_in_kernel,
+            use_beta_sigmoid_in_kernel=use_beta_sigmoid_in_kernel,
+            allow_neg_eigval=allow_neg_eigval, safe_gate=safe_gate, lower_bound=lower_bound,
+            A_log=A_log, dt_bias=dt_bias)
+    del cp_group
     result, launches = _chunk(**locals())
     for launch in launches:
         execute(None, launch)
@@ -69,8 +87,13 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_sta
 def chunk_launches(*args, target=None, **kwargs):
     """(result, [Launch]): what chunk_kda(*args, **kwargs) launches, in order, without
     launching (the op's checks and argument preparation). target: None (the arrays' device)
-    or a target name; NumPy arrays then stand for GPU tensors."""
-    return _chunk(**bind(chunk_kda, args, kwargs), target=check_target(target))
+    or a target name; NumPy arrays then stand for GPU tensors. A context-parallel call
+    (cp_group) launches between collectives, so it has no such list."""
+    bound = bind(chunk_kda, args, kwargs)
+    if bound.pop("cp_group") is not None:
+        vd.fail("cp_group", "chunk_launches describes a single-process call; pass cp_group to "
+                            "chunk_kda")
+    return _chunk(**bound, target=check_target(target))
 
 
 def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,

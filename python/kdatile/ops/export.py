@@ -19,6 +19,7 @@ from typing import NamedTuple
 from .. import gpu
 from ..specialize import TARGETS
 from .chunk import chunk_launches
+from .context_parallel import CPKernels
 from .decode import decode_launch
 from .gdn_decode import gdn_decode_launch
 from .recurrent import records_launch, recurrent_launch
@@ -180,6 +181,26 @@ def _prefill_jobs(target):
                 _specialization(scan, target))]
 
 
+def _context_parallel_jobs(target):
+    """The context-parallel prefill's two kernels at the prefill's shape (bf16 inputs: the
+    products on the matrix instructions), [K, V] states."""
+    from .. import language as lang
+    from . import validation as vd
+
+    np = _np()
+    H, D = HEADS, HEAD_DIM
+    state = np.zeros((H, D, D), np.float32)
+    o = np.zeros((1, PREFILL_TOKENS, H, D), np.uint16)
+    ref = vd.describe("q", o)
+    cp = CPKernels(ref, target, H, D, False, lang.bfloat16)
+    compose = cp.compose_launch(state, state, state, state)
+    correct = cp.correct_launch(o, o, state, PREFILL_TOKENS)
+    return [Job("kda_cp_compose", "context-parallel prefill: a rank's state transition "
+                "applied to the state before it", _specialization(compose, target)),
+            Job("kda_cp_correct", f"context-parallel prefill: {PREFILL_TOKENS} tokens' outputs "
+                "corrected by the state before the rank", _specialization(correct, target))]
+
+
 def main_jobs(target: str, multiprocessors=None) -> list:
     """The main job's KDA compiles for `target`."""
     return [
@@ -211,6 +232,7 @@ def check_jobs(target: str, multiprocessors=None) -> list:
                            f"{RECURRENT_TOKENS} tokens, a bf16 [K, V] state", target,
                            state_dtype="bf16", state_layout="kv"),
             _records_job(target), _gdn_decode_job(target, B=SMALL_BATCH)]
+    jobs += _context_parallel_jobs(target)
     if target != "cpu":
         # Not a launch the ops pick where heads split over clusters (sm_90a); compiled there
         # to check the lowering of the tickets' fences and atomics.
@@ -284,6 +306,8 @@ with --checks also the lit tests' compiles (test/Kernels):
   kda_recurrent_records  kda_recurrent_records: speculative state as per-token records
   kda_decode_tickets     B = {SMALL_BATCH} split over 4 programs meeting through tickets, forced
                          (on AMD targets it is kda_decode_bv32)
+  kda_cp_compose         kernels/kda_cp.py: the context-parallel prefill's state transition
+  kda_cp_correct         kernels/kda_cp.py: its output correction ({PREFILL_TOKENS} tokens)
 
 Each launch (value rows per program, steps, stages, warps, clusters) is the one the op picks
 for that batch on a GPU with the H200's 132 multiprocessors (--multiprocessors changes it):
