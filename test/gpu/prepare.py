@@ -352,6 +352,7 @@ def ops_cases():
     and those of the FLA layer routed to kdatile (fla_client.py), so the bundle holds exactly
     what the GPU calls select. The inputs and the fp64 references are rebuilt on the
     GPU machine (pure NumPy, seeded), which keeps the artifacts small."""
+    sys.path.insert(0, os.path.join(ROOT, "test", "python"))
     from fla_client import client_launches
     from ops_cases import (
         DECODE_CASES,
@@ -362,16 +363,37 @@ def ops_cases():
         launches,
     )
 
+    import cp_cases
+
     entries = {"decode": list(DECODE_CASES), "gdn": list(GDN_CASES),
                "recurrent": list(RECURRENT_CASES), "prefill": list(PREFILL_CASES),
-               "fused": list(FUSED_CASES), "kernels": set()}
+               "fused": list(FUSED_CASES), "cp": [c.name for c in cp_cases.GPU_CASES],
+               "kernels": set()}
     bundle_launches = []
-    for launch in [launch for _, launch in launches(TARGET)] + client_launches(TARGET):
+    for launch in ([launch for _, launch in launches(TARGET)] + client_launches(TARGET)
+                   + context_parallel_launches()):
         entries["kernels"].add(os.path.splitext(os.path.basename(launch.kernel.filename))[0])
         opts = {} if launch.num_warps is None else {"num_warps": launch.num_warps}
         bundle_launches.append((launch.kernel, launch.args, dict(launch.constexprs, **opts)))
     entries["kernels"] = sorted(entries["kernels"])
     return entries, bundle_launches
+
+
+def context_parallel_launches():
+    """The launches of test_gpu_cp.py: each rank's of a chunk_kda(..., cp_group=) call
+    (kdatile.ops.context_parallel.rank_launches) and the single-process call of each case."""
+    import cp_cases
+    from kdatile.ops.chunk import chunk_launches
+    from kdatile.ops.context_parallel import rank_launches
+
+    out = []
+    for case in cp_cases.GPU_CASES:
+        for rank in range(len(case.per_rank)):
+            arrays, kw = cp_cases.local_inputs(case, rank)
+            out += rank_launches(case.per_rank, rank, *arrays, target=TARGET, **kw)
+        q, k, v, g, beta, kw = cp_cases.inputs(case)
+        out += chunk_launches(q, k, v, g, beta, target=TARGET, **kw)[1]
+    return out
 
 
 def compile_gpu(request, out_dir, case_id, manifest_case):
@@ -538,7 +560,7 @@ def main():
     native = build_native(out_dir)
     try:
         ops, ops_launches = (({"decode": [], "gdn": [], "recurrent": [], "prefill": [],
-                                "fused": []}, [])
+                                "fused": [], "cp": []}, [])
                               if args.only else ops_cases())
     except (kt.CompilationError, RuntimeError, ValueError, OSError) as e:
         ops, ops_launches = {"error": f"{type(e).__name__}: {e}"}, []

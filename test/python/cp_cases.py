@@ -1,7 +1,8 @@
-"""Cases of the context-parallel chunk_kda tests (test_ops_chunk_kda_cp.py), and the worker
-each rank runs: `python3 cp_cases.py RANK WORLD RENDEZVOUS_FILE OUT_DIR` joins a gloo group of
-WORLD processes, runs every case of that world size with its own tokens and saves its outputs
-and final states to OUT_DIR/<case>.rank<RANK>.npz.
+"""Cases of the context-parallel chunk_kda tests (test_ops_chunk_kda_cp.py on the CPU,
+test/gpu/test_gpu_cp.py on CUDA tensors), and the worker each rank runs:
+`python3 cp_cases.py RANK WORLD RENDEZVOUS_FILE OUT_DIR [cuda]` joins a gloo group of WORLD
+processes, runs every case of that world size (CASES, or GPU_CASES on CUDA tensors) with its
+own tokens and saves its outputs and final states to OUT_DIR/<case>.rank<RANK>.npz.
 
 A case is the global inputs (from a seed) and the token count of each rank; the test runs the
 single-process chunk_kda and the fp64 recurrence on the same inputs.
@@ -49,9 +50,17 @@ CASES = (
     Case("cut_at_sequence_start", (30, 50), (30, 50), dtype="bf16", state_v_first=True),
 )
 
+# On one GPU (both ranks on it): the Kimi shapes' head dim with the lower-bound gate and GVA,
+# and slow decays over one sequence cut near its middle.
+GPU_CASES = (
+    Case("gpu_gate_gva", (300, 1000, 200), (700, 800), H=4, HV=8, D=128, dtype="bf16"),
+    Case("gpu_slow_decay", (1500,), (650, 850), H=4, HV=4, D=128, gate=False, gate_low=-0.01,
+         state_v_first=True),
+)
 
-def cases(world: int):
-    return [c for c in CASES if len(c.per_rank) == world]
+
+def cases(world: int, device: str = "cpu"):
+    return [c for c in (GPU_CASES if device == "cuda" else CASES) if len(c.per_rank) == world]
 
 
 def inputs(case: Case):
@@ -80,7 +89,31 @@ def rank_slice(case: Case, rank: int) -> slice:
     return slice(start, start + case.per_rank[rank])
 
 
-def main(rank: int, world: int, rendezvous: str, out_dir: str) -> None:
+def local_inputs(case: Case, rank: int):
+    """Rank `rank`'s arguments of the case: its tokens' q, k, v, g, beta and the global
+    keywords."""
+    q, k, v, g, beta, kw = inputs(case)
+    mine = rank_slice(case, rank)
+    return [np.ascontiguousarray(x[:, mine]) for x in (q, k, v, g, beta)], kw
+
+
+def to_torch(torch, array, device):
+    """A NumPy array as a torch tensor on `device` (uint16 bf16 bit patterns as bfloat16)."""
+    t = torch.from_numpy(np.ascontiguousarray(array))
+    t = t.view(torch.bfloat16) if array.dtype == np.uint16 else t
+    return t.to(device)
+
+
+def to_numpy(torch, t):
+    """A tensor (or NumPy array) as NumPy, bf16 as uint16 bit patterns."""
+    if not isinstance(t, torch.Tensor):
+        return t
+    t = t.detach().cpu()
+    return t.view(torch.int16).numpy().view(np.uint16) if t.dtype == torch.bfloat16 else t.numpy()
+
+
+def main(rank: int, world: int, rendezvous: str, out_dir: str, device: str = "cpu") -> None:
+    import torch
     import torch.distributed as dist
 
     from kdatile.ops import chunk_kda
@@ -88,15 +121,18 @@ def main(rank: int, world: int, rendezvous: str, out_dir: str) -> None:
     dist.init_process_group("gloo", init_method=f"file://{rendezvous}", rank=rank,
                             world_size=world)
     try:
-        for case in cases(world):
-            q, k, v, g, beta, kw = inputs(case)
-            mine = rank_slice(case, rank)
-            o, final = chunk_kda(q[:, mine], k[:, mine], v[:, mine], g[:, mine],
-                                 beta[:, mine], cp_group=dist.group.WORLD, **kw)
-            np.savez(os.path.join(out_dir, f"{case.name}.rank{rank}.npz"), o=o, final=final)
+        for case in cases(world, device):
+            arrays, kw = local_inputs(case, rank)
+            if device == "cuda":
+                arrays = [to_torch(torch, x, device) for x in arrays]
+                kw = {n: to_torch(torch, x, device) if isinstance(x, np.ndarray) else x
+                      for n, x in kw.items()}
+            o, final = chunk_kda(*arrays, cp_group=dist.group.WORLD, **kw)
+            np.savez(os.path.join(out_dir, f"{case.name}.rank{rank}.npz"),
+                     o=to_numpy(torch, o), final=to_numpy(torch, final))
     finally:
         dist.destroy_process_group()
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4])
+    main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], *sys.argv[5:6])

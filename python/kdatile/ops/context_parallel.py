@@ -184,6 +184,37 @@ def chunk_kda_cp(cp_group, q, k, v, g, beta, *, initial_state, output_final_stat
     return o, final
 
 
+def rank_launches(counts, rank, q, k, v, g, beta, *, cu_seqlens=None, initial_state=None,
+                  output_final_state=False, state_v_first=False, out=None, target=None,
+                  **options):
+    """The launches rank `rank` makes in a chunk_kda(..., cp_group=) call over len(counts)
+    ranks holding counts[r] tokens each, without launching or communicating (what an
+    ahead-of-time bundle needs; zeros stand for the states the ranks exchange): its pieces'
+    prefill, a carried piece's transition, and kernels/kda_cp.py's products. cu_seqlens is
+    global (host values); the arrays are this rank's, as in the call. The pieces' states are
+    computed whatever output_final_state is (the exchange needs them)."""
+    from .chunk import chunk_launches
+
+    del output_final_state
+    starts = [0]
+    for n in counts:
+        starts.append(starts[-1] + n)
+    cu = [0, starts[-1]] if cu_seqlens is None else [int(x) for x in cu_seqlens]
+    mine = rank_pieces(cu, starts, rank)
+    plan = _plan(q, k, v, g, beta, initial_state, state_v_first, mine, len(cu) - 1, out,
+                 target, options, chunk_launches)
+    launches = list(plan["launches"])
+    if mine and mine[0].carried_in:
+        HV, K, ref = plan["HV"], plan["K"], plan["ref"]
+        cp = CPKernels(ref, target, HV, K, state_v_first, plan["dot"])
+        state = _zeros(ref, (HV, K, K))
+        launches.append(cp.compose_launch(state, state, state, _zeros(ref, (HV, K, K))))
+        if mine[0].end > 0:
+            launches.append(cp.correct_launch(plan["o"], plan["transition"][0], state,
+                                              mine[0].end))
+    return launches
+
+
 def _plan(q, k, v, g, beta, initial_state, state_v_first, mine, N, out, target, options,
           chunk_launches):
     """This rank's chunk_kda launches: its pieces from their initial states (zeros for a
