@@ -20,7 +20,6 @@ import numpy as np
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 for sub in ("kernels", os.path.join("test", "python")):
     sys.path.insert(0, os.path.join(ROOT, sub))
-from kda_decode import kda_decode  # noqa: E402
 from kda_reference import (  # noqa: E402
     bf16_to_f32,
     decode_launch,
@@ -83,7 +82,7 @@ def check_kda_decode():
     # padding rows included, must be written.
     launch = decode_launch(inp, idx, lower_bound=-5.0)
     start = time.perf_counter()
-    kda_decode[launch.grid](*launch.args, **launch.constexprs)
+    launch.kernel[launch.grid](*launch.args, **launch.constexprs)
     print(f"kda_decode first launch (compile or cache load + run): "
           f"{time.perf_counter() - start:.3f} s")
     out = bf16_to_f32(kernel_arg(launch, "out_ptr"))

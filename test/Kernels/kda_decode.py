@@ -1,5 +1,5 @@
-# kernels/kda_decode.py (the fused KDA decode step: short conv + SiLU, q/k L2-norm, gate, beta
-# sigmoid, delta rule, sigmoid-gated RMSNorm) on the three GPU targets, at the Kimi-K3 TP8 shape
+# The fused KDA decode step's kernels (kernels/kda_decode*.py: short conv + SiLU, q/k L2-norm,
+# gate, beta sigmoid, delta rule, sigmoid-gated RMSNorm) on the three GPU targets, at the Kimi-K3 TP8 shape
 # H = 12, D = 128, lower-bound gate, fp32 [V, K] state, 4 warps: a [128, 128] fp32 state per
 # program. The compiles are those of the launches kdatile.ops picks, from
 # `python3 -m kdatile.ops.export` (%{kda_decode_<target>} and the like, test/lit.cfg.py): the
@@ -7,7 +7,8 @@
 # channel-major [slots, C, 3] conv cache, so stride_cs_w is specialized to 1); a -D after one
 # changes a constexpr.
 #
-# A whole head is walked in steps of 32 value rows (BLK), as GPUs run it, so a [32, 128] fp32
+# A whole head is walked in steps of 32 value rows (BLK: kernels/kda_decode_steps.py), as GPUs
+# run it at that batch, so a [32, 128] fp32
 # state block is in flight per step. The state rows are contiguous and the pool 16-byte aligned,
 # so the state is read and written with 128-bit accesses; exp(g) is the hardware exp2 (v_exp_f32,
 # ex2.approx), sm_90a's fp32 divisions and norms are div.full and rsqrt.approx (no IEEE
@@ -28,6 +29,17 @@
 # RUN: %if ptxas %{ kda-compile %{kda_decode_sm_90a} --emit cubin -o %t.cubin --stats \
 # RUN:   2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
 #
+# A whole head per program in one step (kernels/kda_decode.py): the [128, 128] fp32 block is
+# loaded at once; no spills.
+# RUN: kda-compile %{kda_decode_head_gfx950} --fail-on-spill --emit hsaco -o %t.head.gfx950.hsaco \
+# RUN:   --stats 2>&1 | FileCheck %s --check-prefixes=HEAD-GFX950,AMD-STATS
+# RUN: kda-compile %{kda_decode_head_gfx1250} --fail-on-spill --emit hsaco \
+# RUN:   -o %t.head.gfx1250.hsaco --stats 2>&1 | FileCheck %s --check-prefixes=HEAD-GFX1250,AMD-STATS
+# RUN: %if ptxas %{ kda-compile %{kda_decode_head_sm_90a} --emit cubin -o %t.head.cubin --stats \
+# RUN:   2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
+# HEAD-GFX950: resource usage of kernel 'kda_decode' (gfx950, wave64)
+# HEAD-GFX1250: resource usage of kernel 'kda_decode' (gfx1250, wave32)
+#
 # The f_b variant (raw_g = bf16(f_b_weight[h] @ f_a[n]) computed in the kernel): no spills
 # (--fail-on-spill makes a spill an error on AMD; the sm_90a report is checked).
 # RUN: kda-compile %{kda_decode_fb_gfx950} --fail-on-spill --emit hsaco -o %t.fb.gfx950.hsaco \
@@ -39,7 +51,8 @@
 # RUN: %if ptxas %{ kda-compile %{kda_decode_fb_sm_90a} --emit cubin -o %t.fb.cubin --stats \
 # RUN:   2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
 #
-# A head split over four programs (BV = 32, what small batches run on AMD GPUs; sm_90a runs
+# A head split over four programs (BV = 32: kernels/kda_decode_split.py, what small batches run
+# on AMD GPUs; sm_90a runs
 # them in a cluster instead, and kda_decode_tickets is that launch forced there): each program
 # publishes its partial results and takes a ticket with one device-scope acq_rel atomic add
 # (release fence, barrier, one thread's atomic, barrier, acquire fence); still no spills.
@@ -64,8 +77,8 @@
 # RUN: kda-compile %{kda_decode_gfx1250} -D STAGES=2 \
 # RUN:   --fail-on-spill --emit asm -o - | FileCheck %s --check-prefix=STAGES-GFX1250
 
-# STAGES-SM90-LABEL: .visible .entry kda_decode(
-# STAGES-SM90: .param .align 128 .b8 kda_decode_param_23[128]
+# STAGES-SM90-LABEL: .visible .entry kda_decode_steps(
+# STAGES-SM90: .param .align 128 .b8 kda_decode_steps_param_23[128]
 # STAGES-SM90: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 # STAGES-SM90: ex2.approx
 # STAGES-SM90: mbarrier.try_wait.parity.shared.b64
@@ -73,7 +86,7 @@
 # STAGES-SM90: ld.shared.v4.{{[bf]}}32
 # STAGES-SM90: ret;
 
-# STAGES-CA-LABEL: .visible .entry kda_decode(
+# STAGES-CA-LABEL: .visible .entry kda_decode_steps(
 # STAGES-CA: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
 # STAGES-CA: cp.async.commit_group;
 # STAGES-CA: ex2.approx
@@ -81,25 +94,25 @@
 # STAGES-CA-NEXT: bar.sync 0;
 # STAGES-CA: ld.shared.v4.{{[bf]}}32
 
-# STAGES-GFX1250-LABEL: kda_decode:
+# STAGES-GFX1250-LABEL: kda_decode_steps:
 # STAGES-GFX1250: tensor_load_to_lds s[{{[0-9]+}}:{{[0-9]+}}], s[{{[0-9]+}}:{{[0-9]+}}]
 # STAGES-GFX1250: s_wait_tensorcnt
 # STAGES-GFX1250: s_barrier
 # STAGES-GFX1250: ds_load_b128
 
-# SPLIT-GFX950-LABEL: kda_decode:
+# SPLIT-GFX950-LABEL: kda_decode_split:
 # SPLIT-GFX950: buffer_wbl2
 # SPLIT-GFX950: s_barrier
 # SPLIT-GFX950: global_atomic_add v{{[0-9]+}}, v{{[0-9]+}}, v{{[0-9]+}}, s[{{[0-9]+}}:{{[0-9]+}}] sc0
 # SPLIT-GFX950: s_barrier
 # SPLIT-GFX950: buffer_inv sc1
 
-# SPLIT-GFX1250-LABEL: kda_decode:
+# SPLIT-GFX1250-LABEL: kda_decode_split:
 # SPLIT-GFX1250: global_wb scope:SCOPE_DEV
 # SPLIT-GFX1250: global_atomic_add_u32 {{.*}} th:TH_ATOMIC_RETURN scope:SCOPE_DEV
 # SPLIT-GFX1250: global_inv scope:SCOPE_DEV
 
-# SPLIT-SM90-LABEL: .visible .entry kda_decode(
+# SPLIT-SM90-LABEL: .visible .entry kda_decode_split(
 # SPLIT-SM90: fence.acq_rel.gpu;
 # SPLIT-SM90-NEXT: bar.sync 0;
 # SPLIT-SM90: atom.global.add.u32
@@ -107,7 +120,7 @@
 # SPLIT-SM90: fence.acq_rel.gpu;
 
 # GFX950: .amdgcn_target "amdgcn-amd-amdhsa--gfx950"
-# GFX950-LABEL: kda_decode:
+# GFX950-LABEL: kda_decode_steps:
 # GFX950: global_load_dwordx4 v[{{[0-9]+}}:{{[0-9]+}}]
 # GFX950: v_exp_f32
 # GFX950: {{ds_bpermute_b32|_dpp}}
@@ -116,7 +129,7 @@
 # GFX950: .wavefront_size: 64
 
 # GFX1250: .amdgcn_target "amdgcn-amd-amdhsa--gfx1250"
-# GFX1250-LABEL: kda_decode:
+# GFX1250-LABEL: kda_decode_steps:
 # GFX1250: global_load_b128 v[{{[0-9]+}}:{{[0-9]+}}]
 # GFX1250: v_exp_f32
 # GFX1250: {{ds_bpermute_b32|_dpp}}
@@ -126,7 +139,7 @@
 # GFX1250: .wavefront_size: 32
 
 # SM90: .target sm_90a
-# SM90: .visible .entry kda_decode(
+# SM90: .visible .entry kda_decode_steps(
 # SM90: ld.global{{(\.nc)?}}.v4.{{[bf]}}32
 # SM90-DAG: shfl.sync.bfly.b32
 # SM90-DAG: ex2.approx{{(\.ftz)?}}.f32
@@ -136,13 +149,13 @@
 # SM90-DAG: div.full.f32
 # SM90: ret;
 
-# GFX950-STATS: resource usage of kernel 'kda_decode' (gfx950, wave64)
-# GFX1250-STATS: resource usage of kernel 'kda_decode' (gfx1250, wave32)
+# GFX950-STATS: resource usage of kernel 'kda_decode_{{steps|split}}' (gfx950, wave64)
+# GFX1250-STATS: resource usage of kernel 'kda_decode_{{steps|split}}' (gfx1250, wave32)
 # AMD-STATS: scratch {{ *}}0 bytes/lane
 # AMD-STATS-NEXT: VGPR spills {{ *}}0{{$}}
 # AMD-STATS-NEXT: SGPR spills {{ *}}0{{$}}
 
-# SM90-STATS: resource usage of kernel 'kda_decode' (sm_90a, warp 32)
+# SM90-STATS: resource usage of kernel 'kda_decode{{(_steps|_split)?}}' (sm_90a, warp 32)
 # SM90-STATS: stack frame {{ *}}0 bytes/thread
 # SM90-STATS-NEXT: spill stores {{ *}}0 bytes
 # SM90-STATS-NEXT: spill loads {{ *}}0 bytes
@@ -156,10 +169,11 @@
 # RUN:   %t.one.mlir | FileCheck %s --check-prefix=ONE-STEP
 # ONE-STEP: loads before the slot test: 22
 
-# With CLUSTER (the ops' small-batch launches on sm_90a; here a head over 8 programs of 16 rows)
+# In a cluster (kernels/kda_decode_cluster.py, the ops' small-batch launches on sm_90a; here a
+# head over 8 programs of 16 rows)
 # the head's programs run as one thread-block cluster and exchange their sums of squares through
 # shared memory: no ticket atomic, no workspace access; each normalizes its own rows.
-# RUN: kda-compile %{kda_decode_cluster4_sm_90a} -D BV=16 -D BLK=16 \
+# RUN: kda-compile %{kda_decode_cluster4_sm_90a} -D BV=16 \
 # RUN:   --emit ptx -o - | FileCheck %s --check-prefix=CLUSTER --implicit-check-not=atom.
 # CLUSTER: .reqnctapercluster 1, 1, 8
 # CLUSTER: barrier.cluster.wait.aligned;
@@ -182,9 +196,9 @@
 
 # The kernel's promises are asserted, and a failed assertion ends the compile at once (this one
 # went on for 36 s and 1.2 GB of tiles 2**32 rows tall).
-# RUN: not kda-compile %{kda_decode_gfx950} -D BV=4294967296 --emit tile -o - 2>&1 \
+# RUN: not kda-compile %{kda_decode_bv32_gfx950} -D BV=4294967296 --emit tile -o - 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=BAD-BV --implicit-check-not=error:
 # RUN: not kda-compile %{kda_decode_sm_90a} -D BLK=48 --emit tile -o - 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=BAD-BLK --implicit-check-not=error:
-# BAD-BV: error: static assertion failed: BV must divide D into a power-of-two number of blocks
-# BAD-BLK: error: static assertion failed: BLK must divide BV
+# BAD-BV: error: static assertion failed: BV must split D into a power-of-two number of blocks, at least 2
+# BAD-BLK: error: static assertion failed: BLK must divide D into at least two steps

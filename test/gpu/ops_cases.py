@@ -674,7 +674,7 @@ def launches(target="sm_90a"):
     return out
 
 
-LAUNCH_CONSTEXPRS = ("BV", "BLK", "STAGES", "CLUSTER", "PREFETCH_STATE")
+LAUNCH_CONSTEXPRS = ("BV", "BLK", "STAGES", "CLUSTER", "PREFETCH_STATE")  # those it has
 
 if __name__ == "__main__":
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
@@ -682,4 +682,5 @@ if __name__ == "__main__":
     for case_id, launch in launches():
         config = ", ".join(f"{k}={launch.constexprs[k]}" for k in LAUNCH_CONSTEXPRS
                            if k in launch.constexprs)
-        print(f"{case_id}: grid {launch.grid}, {launch.num_warps} warps, {config}")
+        print(f"{case_id}: {launch.kernel.__name__}, grid {launch.grid}, {launch.num_warps} "
+              f"warps, {config}")

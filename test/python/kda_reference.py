@@ -152,8 +152,8 @@ def decode_arguments(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_la
 def decode_launch(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layout="vk",
                   block_v=None, block_step=None, stages=0, cluster=False, num_warps=None,
                   target="cpu"):
-    """The kdatile.ops Launch (kernel, args, constexprs, grid, num_warps) of
-    kernels/kda_decode.py for these inputs at a given configuration, prepared by the op
+    """The kdatile.ops Launch (kernel, args, constexprs, grid, num_warps) of the decode kernel
+    (kernels/kda_decode*.py) for these inputs at a given configuration, prepared by the op
     (kdatile.ops.decode.decode_launch with `config`) for `target`; its out_ptr argument is
     bf16 NaN. block_v: value rows per program (BV; None: all D), with a fresh workspace when
     < D without a cluster; block_step: value rows per step (BLK; None: BV, one step); stages:

@@ -36,14 +36,21 @@ def test_main_jobs_per_target(target):
                           "kda_recurrent_t1", "kda_chunk_prep", "kda_chunk_scan",
                           "gdn_decode"]
     for name in ("kda_decode", "kda_decode_fb"):
+        # A whole head per program in steps of 32 value rows, in registers.
         c = jobs[name].spec.constexprs
-        assert (c["H"], c["D"], c["BV"], c["BLK"], c["STAGES"], c["CLUSTER"]) == (
-            12, 128, 128, 32, 0, False)
+        assert jobs[name].spec.kernel == "kda_decode_steps"
+        assert (c["H"], c["D"], c["BLK"], c["STAGES"]) == (12, 128, 32, 0)
         assert c["FUSED_FB"] == (name == "kda_decode_fb") and not c["STATE_KV"]
         assert c["USE_LOWER_BOUND"] and not c["HAS_CONV_BIAS"] and c["stride_cs_w"] == 1
         assert jobs[name].spec.num_warps == 4 and jobs[name].spec.grid == (64, 12, 1)
+    # A head over 4 programs of one step: the cluster's hand-laid kernel on sm_90a, tickets
+    # elsewhere.
     c = jobs[split].spec.constexprs
-    assert (c["BV"], c["BLK"], c["CLUSTER"]) == (32, 32, target == "sm_90a")
+    if target == "sm_90a":
+        assert jobs[split].spec.kernel == "kda_decode_cluster" and c["BV"] == 32
+    else:
+        assert jobs[split].spec.kernel == "kda_decode_split"
+        assert (c["BV"], c["BLK"], c["CLUSTER"]) == (32, 32, False)
     assert jobs[split].spec.grid == (1, 12, 4)
     # The workspace's tickets only where a split head meets through them.
     tickets = "ticket_ptr=*i32:16" if target != "sm_90a" else "ticket_ptr=*bf16:16"
@@ -78,10 +85,13 @@ def test_main_jobs_per_target(target):
 def test_check_jobs():
     jobs = by_name("sm_90a", checks=True)
     tickets = jobs["kda_decode_tickets"].spec
+    assert tickets.kernel == "kda_decode_split"
     assert not tickets.constexprs["CLUSTER"] and tickets.constexprs["BV"] == 32
     assert "ticket_ptr=*i32:16,partial_ptr=*f32:16" in tickets.signature
     kv = jobs["kda_recurrent_bf16_kv"].spec
     assert kv.constexprs["STATE_KV"] and "state_ptr=*bf16:16" in kv.signature
+    head = jobs["kda_decode_head"].spec
+    assert head.kernel == "kda_decode" and head.grid == (1, 12, 1) and head.num_warps == 4
     # On AMD targets the forced tickets' split is kda_decode_bv32: listed once.
     assert "kda_decode_tickets" not in by_name("gfx950", checks=True)
 
@@ -92,7 +102,9 @@ def test_cpu_jobs_are_listed_once():
                                           "kda_recurrent_t1", "kda_chunk_prep",
                                           "kda_chunk_scan", "gdn_decode"]
     assert all(job.spec.num_warps is None for job in jobs)
-    assert jobs[0].spec.constexprs["BV"] == jobs[0].spec.constexprs["BLK"] == 128
+    # The CPU runs a whole head in one step (kernels/kda_decode.py).
+    assert jobs[0].spec.kernel == "kda_decode"
+    assert "BLK" not in jobs[0].spec.constexprs
 
 
 def test_job_command_output_and_flags():

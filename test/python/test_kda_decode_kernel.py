@@ -1,8 +1,6 @@
-"""The fused KDA decode kernel (kernels/kda_decode.py) on the CPU target against the fp64
-reference (kda_reference.py), with the acceptance tolerances of docs/kda.md."""
-
-import os
-import sys
+"""The fused KDA decode kernels (kernels/kda_decode*.py, one per launch strategy) on the CPU
+target against the fp64 reference (kda_reference.py), with the acceptance tolerances of
+docs/kda.md."""
 
 import numpy as np
 import pytest
@@ -16,10 +14,7 @@ from kda_reference import (
     rel_rms,
 )
 
-from conftest import ROOT, requires_lib
-
-sys.path.insert(0, os.path.join(ROOT, "kernels"))
-from kda_decode import kda_decode  # noqa: E402
+from conftest import requires_lib
 
 pytestmark = requires_lib
 
@@ -30,7 +25,7 @@ def run_kernel(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layout="
                            state_layout=state_layout, block_v=block_v, block_step=block_step,
                            stages=stages, cluster=cluster)
     args = list(launch.args)
-    names = kda_decode.arg_names
+    names = launch.kernel.arg_names
     B, H, D = inp["x"].shape[0], inp["state"].shape[1], inp["state"].shape[2]
     split = block_v is not None and block_v < D
     if cluster:  # a cluster needs no workspace: NaN partials would show any use
@@ -38,7 +33,7 @@ def run_kernel(inp, state_indices, *, lower_bound, norm_eps=1e-5, state_layout="
         args[names.index("partial_ptr")] = np.full(B * H * (D // block_v), np.nan, np.float32)
     tickets = args[names.index("ticket_ptr")]
     partials = args[names.index("partial_ptr")]
-    kda_decode[launch.grid](*args, **launch.constexprs)
+    launch.kernel[launch.grid](*args, **launch.constexprs)
     if split:
         assert not tickets.any(), "the last program of each head resets its ticket"
     if cluster:

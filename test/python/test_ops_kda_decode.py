@@ -312,7 +312,7 @@ def check_gpu_launch_on_cpu(target, B, H, block_v, block_step, stages, warps, fu
     """Prepares the op's launch for `target` (a GPU with `multiprocessors`), checks its
     configuration, runs it on the CPU and compares with the fp64 reference."""
     from kdatile.ops import _kernels
-    from kdatile.ops.decode import decode_launch
+    from kdatile.ops.decode import decode_config_of, decode_launch
 
     rng = np.random.default_rng(B + block_v)
     slots = 2 * B + 1
@@ -330,12 +330,9 @@ def check_gpu_launch_on_cpu(target, B, H, block_v, block_step, stages, warps, fu
     out, launch = decode_launch(fused=fused, target=target, state_layout=state_layout,
                                 multiprocessors=multiprocessors, **args)
     assert launch.constexprs["STATE_KV"] == (state_layout == "kv")
-    assert launch.constexprs["BV"] == block_v
-    assert launch.constexprs["CLUSTER"] == (block_v < 128 and target == "sm_90a")
-    assert launch.constexprs["BLK"] == block_step
-    assert launch.constexprs["STAGES"] == stages
-    assert launch.num_warps == warps
-    assert launch.grid == (B, H, 128 // block_v)
+    assert decode_config_of(launch) == (block_v, block_step, stages, warps,
+                                        block_v < 128 and target == "sm_90a")
+    assert launch.grid == ((B, H) if block_v == 128 else (B, H, 128 // block_v))
     _kernels.execute(out, launch)
     assert rel_rms(ref_out, bf16_to_f32(out)) <= 5e-3
     live = idx[(idx >= 0) & (idx < slots)]
@@ -357,7 +354,7 @@ def check_gpu_launch_on_cpu(target, B, H, block_v, block_step, stages, warps, fu
 def test_cluster_programs_on_cpu(D, B, H, state_dtype, conv_layout, lower_bound, fused, bias,
                                  rows):
     """The H200's small-batch launches, one-step programs of a head split over a cluster
-    (decode_rows_in_cluster, with layouts written for sm_90a), run on the CPU target against
+    (kernels/kda_decode_cluster.py, with layouts written for sm_90a), run on the CPU target against
     the fp64 reference: bf16 and fp32 states, both conv layouts, both gate forms, the f_b
     projection, a conv bias, heads of 32 to 256 channels, padding rows, two steps."""
     rng = np.random.default_rng(D + 10 * B + H)
@@ -375,7 +372,7 @@ def test_cluster_programs_on_cpu(D, B, H, state_dtype, conv_layout, lower_bound,
 
 
 def test_decode_config_satisfies_the_kernel():
-    """Every launch decode_config picks meets kernels/kda_decode.py's static assertions."""
+    """Every launch decode_config picks meets the decode kernels' static assertions."""
     from kdatile.ops.decode import decode_config
 
     for D in (16, 32, 64, 128, 256):

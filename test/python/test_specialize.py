@@ -136,12 +136,14 @@ def test_compile_command_flags():
 
 
 def test_compile_command_of_a_num_warps_parameter():
-    """kernels/kda_decode.py declares `num_warps: kt.constexpr`: on GPU targets the launch's
-    warps are its value, given by --num-warps (a -D num_warps would have to agree)."""
+    """kernels/kda_decode_cluster.py (the small batches' launch on sm_90a) declares `num_warps:
+    kt.constexpr`: on GPU targets the launch's warps are its value, given by --num-warps (a -D
+    num_warps would have to agree)."""
     from kdatile.ops.decode import decode_launch
     from kdatile.ops.export import decode_arguments
 
-    _, launch = decode_launch(**decode_arguments(64, fused=False), target="sm_90a")
+    _, launch = decode_launch(**decode_arguments(1, fused=False), target="sm_90a")
+    assert launch.kernel.__name__ == "kda_decode_cluster"
     spec = launch.kernel.specialize(*launch.args, **launch.constexprs, target="sm_90a",
                                     num_warps=launch.num_warps)
     assert spec.constexprs["num_warps"] == launch.num_warps == spec.num_warps

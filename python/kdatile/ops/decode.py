@@ -183,7 +183,6 @@ def _decode(params, *, fused, target=None, multiprocessors=None, config=None):
     if B == 0:
         return out.value, None
 
-    kernel = load_kernel("kda_decode", "kda_decode")
     unused = x.value  # pointer parameters a variant does not read
     on_gpu = targets_gpu(ref.device, target)
     if config is None:
@@ -215,12 +214,41 @@ def _decode(params, *, fused, target=None, multiprocessors=None, config=None):
         a["output_gate"].value, a["norm_weight"].value, out.value, tickets, partials,
         int(slots), int(stride_x), int(stride_slot), int(cs.strides[1]), int(cs.strides[2]),
         float(-5.0 if lower_bound is None else lower_bound), float(norm_eps))
-    constexprs = dict(H=H, D=D, BV=block_v, BLK=block_step, STAGES=stages,
-                      STATE_KV=state_layout == "kv",
+    constexprs = dict(H=H, D=D, STATE_KV=state_layout == "kv",
                       USE_LOWER_BOUND=lower_bound is not None, HAS_CONV_BIAS=cb is not None,
-                      FUSED_FB=fused, CLUSTER=cluster)
-    return out.value, Launch(kernel, kargs, constexprs, (B, H, D // block_v), num_warps)
+                      FUSED_FB=fused)
+    name, strategy = decode_kernel(D, block_v, block_step, stages, cluster,
+                                   state_kv=state_layout == "kv")
+    constexprs.update(strategy)
+    grid = (B, H) if block_v == D else (B, H, D // block_v)
+    return out.value, Launch(load_kernel(name, name), kargs, constexprs, grid, num_warps)
 
+
+def decode_kernel(D: int, block_v: int, block_step: int, stages: int, cluster: bool, *,
+                  state_kv: bool) -> tuple:
+    """(file and kernel name, its strategy constexprs) of a decode launch's configuration
+    (kernels/kda_decode.py lists the strategies): a whole head in one step or in steps, a
+    head split over programs, and the split in a cluster of one [V, K] step laid out by
+    hand."""
+    if block_v == D:
+        if block_step == D:
+            return "kda_decode", {}
+        return "kda_decode_steps", dict(BLK=block_step, STAGES=stages)
+    if cluster and block_step == block_v and not state_kv:
+        return "kda_decode_cluster", dict(BV=block_v)
+    return "kda_decode_split", dict(BV=block_v, BLK=block_step, STAGES=stages,
+                                    CLUSTER=cluster)
+
+
+def decode_config_of(launch) -> DecodeConfig:
+    """The DecodeConfig of a decode Launch (decode_kernel's inverse): BLK equals BV for one
+    step."""
+    c = launch.constexprs
+    D = c["D"]
+    block_v = D if len(launch.grid) == 2 else D // launch.grid[2]
+    cluster = c.get("CLUSTER", launch.kernel.__name__ == "kda_decode_cluster")
+    return DecodeConfig(block_v, c.get("BLK", block_v), c.get("STAGES", 0), launch.num_warps,
+                        cluster)
 
 # Programs per multiprocessor (sm_90a, D = 128) that the wave-based launch rules count: one
 # 8-warp program per head in 64-row steps holds 80 registers per thread, so 3 fit (measured on

@@ -20,7 +20,7 @@ from .. import gpu
 from ..specialize import TARGETS
 from .chunk import chunk_launches
 from .context_parallel import CPKernels
-from .decode import decode_launch
+from .decode import decode_config_of, decode_launch
 from .gdn_decode import gdn_decode_launch
 from .recurrent import records_launch, recurrent_launch
 
@@ -141,12 +141,12 @@ def _split_decode_job(target, multiprocessors):
     """The small batch's launch, named after how a split head's programs meet."""
     _, launch = decode_launch(**decode_arguments(SMALL_BATCH, fused=False), target=target,
                               multiprocessors=multiprocessors)
-    c = launch.constexprs
-    if c["CLUSTER"]:
-        name = f"kda_decode_cluster{HEAD_DIM // c['BV']}"
+    config = decode_config_of(launch)
+    if config.cluster:
+        name = f"kda_decode_cluster{HEAD_DIM // config.block_v}"
         what = "thread-block cluster"
     else:
-        name = f"kda_decode_bv{c['BV']}"
+        name = f"kda_decode_bv{config.block_v}"
         what = "workspace of tickets"
     return Job(name, f"B = {SMALL_BATCH}: a head's value rows split over programs that meet "
                f"through a {what}", _specialization(launch, target))
@@ -233,6 +233,10 @@ def check_jobs(target: str, multiprocessors=None) -> list:
                            state_dtype="bf16", state_layout="kv"),
             _records_job(target), _gdn_decode_job(target, B=SMALL_BATCH)]
     jobs += _context_parallel_jobs(target)
+    jobs.append(_decode_job(
+        "kda_decode_head", f"B = {SMALL_BATCH}, a whole head per program in one step "
+        "(kernels/kda_decode.py: what a bf16 state runs up to 256 heads)", target, SMALL_BATCH,
+        multiprocessors, config=(HEAD_DIM, HEAD_DIM, 0, 4, False)))
     if target != "cpu":
         # Not a launch the ops pick where heads split over clusters (sm_90a); compiled there
         # to check the lowering of the tickets' fences and atomics.
@@ -286,12 +290,14 @@ def describe(job: Job, argv: list) -> dict:
 
 EPILOG = f"""\
 jobs, for each --target (a job that would compile what an earlier one compiles is left out):
-  kda_decode           kernels/kda_decode.py (kda_decode) at B = {LARGE_BATCH}
+  kda_decode           the decode op's launch at B = {LARGE_BATCH}: kernels/kda_decode_steps.py
+                       (a whole head per program in steps of value rows)
   kda_decode_fb        the same with raw_g computed from f_a and f_b (kda_decode_with_f_b)
   kda_decode_bvN       B = {SMALL_BATCH}, where a head splits over programs of N value rows that
-                       meet through a workspace of tickets (kda_decode_bv32 on AMD targets)
+                       meet through a workspace of tickets (kernels/kda_decode_split.py;
+                       kda_decode_bv32 on AMD targets)
   kda_decode_clusterN  B = {SMALL_BATCH}, where a head splits over a thread-block cluster of N
-                       programs (kda_decode_cluster4 on sm_90a)
+                       programs (kernels/kda_decode_cluster.py; kda_decode_cluster4 on sm_90a)
   kda_recurrent        kernels/kda_recurrent.py (kda_recurrent): {RECURRENT_SEQUENCES} sequences \
 of {RECURRENT_TOKENS} tokens
   kda_recurrent_t1     the same at one token per sequence: the starting state prefetched by the
