@@ -207,13 +207,17 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
             lower.store(kk * beta[:, None])
             # (I + L)^-1 by forward substitution: row i = e_i - sum_{j < i} L[i, j] row j (on
             # the H200 10% faster than the product (I - L)(I + L^2)(I + L^4)(I + L^8)).
-            # The rows of a column lie in one warp: the sums take no barrier.
-            SOLVE = kt.BlockedLayout([1, 1], [C, LANES // C], [1, num_warps], [0, 1])
+            # Each thread holds whole columns and every thread row i of L (a broadcast read of
+            # shared memory), so a row's sum is the thread's own multiply-adds: no shuffle,
+            # no barrier on the serial chain.
+            SOLVE = kt.BlockedLayout([C, 1], [1, LANES], [1, num_warps], [0, 1])
             inverse = kt.zeros((C, C), kt.float32, layout=SOLVE)
-            for i in range(C):
+            solve_rows = kt.arange(0, C, layout=kt.SliceLayout(1, SOLVE))
+            solve_cols = kt.arange(0, C, layout=kt.SliceLayout(0, SOLVE))
+            for i in kt.static_range(C):
                 l_i = lower.index(i).load(layout=kt.SliceLayout(1, SOLVE))
-                row = kt.where(cc == i, 1.0, 0.0) - kt.sum(l_i[:, None] * inverse, 0)
-                inverse = kt.where(rows[:, None] == i, row[None, :], inverse)
+                row = kt.where(solve_cols == i, 1.0, 0.0) - kt.sum(l_i[:, None] * inverse, 0)
+                inverse = kt.where(solve_rows[:, None] == i, row[None, :], inverse)
             a = (inverse * beta[None, :]).to(DOT)
             w = kt.dot(a, (k * decayed).to(DOT))
             u = kt.dot(a, v.to(DOT))
