@@ -57,6 +57,18 @@ def conv_operands(x_row, conv_w, conv_b, chan, HAS_CONV_BIAS: kt.constexpr):
 
 
 @kt.jit
+def head_operands(x_row, conv_w, conv_b, A_log_ptr, dt_bias_ptr, raw_beta_ptr, n, h, offs,
+                  H: kt.constexpr, D: kt.constexpr, HAS_CONV_BIAS: kt.constexpr):
+    """The slot-independent operands of head h of row n: its q and k convolutions'
+    (conv_operands), A_log, dt_bias and raw beta; loaded before the slot index is known, so
+    their latency overlaps its load."""
+    q_ops = conv_operands(x_row, conv_w, conv_b, h * D + offs, HAS_CONV_BIAS)
+    k_ops = conv_operands(x_row, conv_w, conv_b, (H + h) * D + offs, HAS_CONV_BIAS)
+    return (q_ops, k_ops, kt.load(A_log_ptr + h), kt.load(dt_bias_ptr + h * D + offs),
+            kt.load(raw_beta_ptr + n * H + h))
+
+
+@kt.jit
 def conv_taps(cs_slot, chan, stride_c, stride_w):
     """The slot's cached inputs (s0, s1, s2) of channels `chan`, and their addresses."""
     cs = cs_slot + chan.to(kt.int64) * stride_c
@@ -221,13 +233,11 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
     head_row = (n * H + h) * D
     slot = kt.load(state_idx_ptr + n)
     x_row = x_ptr + n.to(kt.int64) * stride_x
-    q_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, h * D + offs, HAS_CONV_BIAS)
-    k_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, (H + h) * D + offs, HAS_CONV_BIAS)
+    q_ops, k_ops, A_log_h, dt_bias, raw_beta = head_operands(
+        x_row, conv_w_ptr, conv_b_ptr, A_log_ptr, dt_bias_ptr, raw_beta_ptr, n, h, offs, H, D,
+        HAS_CONV_BIAS)
     if not FUSED_FB:
         raw_g = kt.load(raw_g_ptr + head_row + offs)
-    A_log_h = kt.load(A_log_ptr + h)
-    dt_bias = kt.load(dt_bias_ptr + h * D + offs)
-    raw_beta = kt.load(raw_beta_ptr + n * H + h)
     v_chan = (2 * H + h) * D + offs
     v_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, v_chan, HAS_CONV_BIAS)
     gate = kt.load(gate_ptr + (head_row + offs)).to(kt.float32)

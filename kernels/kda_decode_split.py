@@ -41,6 +41,7 @@ from kda_decode import (
     delta_rule_block,
     f_b_projection,
     gated_rmsnorm,
+    head_operands,
     load_conv_silu,
     qk_norms,
     shift_conv_cache,
@@ -85,13 +86,11 @@ def kda_decode_split(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, f
     slot = kt.load(state_idx_ptr + n)
     x_row = x_ptr + n.to(kt.int64) * stride_x
     if ONE_STEP:
-        q_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, h * D + offs, HAS_CONV_BIAS)
-        k_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, (H + h) * D + offs, HAS_CONV_BIAS)
+        q_ops, k_ops, A_log_h, dt_bias, raw_beta = head_operands(
+            x_row, conv_w_ptr, conv_b_ptr, A_log_ptr, dt_bias_ptr, raw_beta_ptr, n, h, offs, H,
+            D, HAS_CONV_BIAS)
         if not FUSED_FB:
             raw_g = kt.load(raw_g_ptr + head_row + offs)
-        A_log_h = kt.load(A_log_ptr + h)
-        dt_bias = kt.load(dt_bias_ptr + h * D + offs)
-        raw_beta = kt.load(raw_beta_ptr + n * H + h)
         v_chan = (2 * H + h) * D + vb * BV + rows
         v_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, v_chan, HAS_CONV_BIAS)
         if CLUSTER:
