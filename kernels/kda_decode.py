@@ -60,11 +60,20 @@ def conv_operands(x_row, conv_w, conv_b, chan, HAS_CONV_BIAS: kt.constexpr):
 def head_operands(x_row, conv_w, conv_b, A_log_ptr, dt_bias_ptr, raw_beta_ptr, n, h, offs,
                   H: kt.constexpr, D: kt.constexpr, HAS_CONV_BIAS: kt.constexpr):
     """The slot-independent operands of head h of row n: its q and k convolutions'
-    (conv_operands), A_log, dt_bias and raw beta; loaded before the slot index is known, so
-    their latency overlaps its load."""
+    (conv_operands) and its gate_operands; loaded before the slot index is known, so their
+    latency overlaps its load."""
     q_ops = conv_operands(x_row, conv_w, conv_b, h * D + offs, HAS_CONV_BIAS)
     k_ops = conv_operands(x_row, conv_w, conv_b, (H + h) * D + offs, HAS_CONV_BIAS)
-    return (q_ops, k_ops, kt.load(A_log_ptr + h), kt.load(dt_bias_ptr + h * D + offs),
+    A_log_h, dt_bias, raw_beta = gate_operands(A_log_ptr, dt_bias_ptr, raw_beta_ptr, n, h, offs,
+                                               H, D)
+    return q_ops, k_ops, A_log_h, dt_bias, raw_beta
+
+
+@kt.jit
+def gate_operands(A_log_ptr, dt_bias_ptr, raw_beta_ptr, n, h, offs, H: kt.constexpr,
+                  D: kt.constexpr):
+    """Head h's A_log and dt_bias and row n's raw beta of head h."""
+    return (kt.load(A_log_ptr + h), kt.load(dt_bias_ptr + h * D + offs),
             kt.load(raw_beta_ptr + n * H + h))
 
 

@@ -40,6 +40,7 @@ from kda_decode import (
     decay_terms,
     delta_rule_block,
     f_b_projection,
+    gate_operands,
     gated_rmsnorm,
     head_operands,
     load_conv_silu,
@@ -136,9 +137,8 @@ def kda_decode_split(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, f
         if not ONE_STEP:
             if not FUSED_FB:
                 raw_g = kt.load(raw_g_ptr + head_row + offs)
-            A_log_h = kt.load(A_log_ptr + h)
-            dt_bias = kt.load(dt_bias_ptr + h * D + offs)
-            raw_beta = kt.load(raw_beta_ptr + n * H + h)
+            A_log_h, dt_bias, raw_beta = gate_operands(A_log_ptr, dt_bias_ptr, raw_beta_ptr, n,
+                                                       h, offs, H, D)
         if FUSED_FB and not EARLY_PROJECTION:
             raw_g = f_b_projection(fa_ptr, fbw_ptr, n, h, D)
         terms = decay_terms(raw_g, A_log_h, dt_bias, raw_beta, q, k, lower_bound,

@@ -674,7 +674,8 @@ def launches(target="sm_90a"):
     return out
 
 
-LAUNCH_CONSTEXPRS = ("BV", "BLK", "STAGES", "CLUSTER", "PREFETCH_STATE")  # those it has
+# The strategy constexprs printed for each launch that has them.
+LAUNCH_CONSTEXPRS = ("BV", "BLK", "STAGES", "CLUSTER", "PREFETCH_STATE")
 
 if __name__ == "__main__":
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
