@@ -189,11 +189,22 @@ struct CPUPipelineCLOptions : public PassPipelineOptions<CPUPipelineCLOptions> {
       llvm::cl::init(false)};
   kda::CPUPipelineOptions get() const { return {checkBounds}; }
 };
+
+constexpr llvm::StringLiteral kGPULower = "kda-gpu-lower";
+constexpr llvm::StringLiteral kTileSimplify = "kda-tile-simplify";
+constexpr llvm::StringLiteral kCPULower = "kda-cpu-lower";
+constexpr llvm::StringLiteral kCPUPipeline = "kda-cpu-pipeline";
+constexpr llvm::StringLiteral kPipelineNames[] = {kGPULower, kTileSimplify,
+                                                  kCPULower, kCPUPipeline};
 } // namespace
+
+llvm::ArrayRef<llvm::StringLiteral> kda::pipelineNames() {
+  return kPipelineNames;
+}
 
 void kda::registerPipelines() {
   PassPipelineRegistration<GPUPipelineCLOptions>(
-      "kda-gpu-lower",
+      kGPULower,
       "Lower tile IR to LLVM-dialect kernels for a GPU target "
       "(target=sm_90a|gfx950|gfx1250 num-warps=N "
       "block-copies=engine|elements line-info=true|false)",
@@ -205,17 +216,17 @@ void kda::registerPipelines() {
         options.lineInfo = cl.lineInfo;
         buildGPULoweringPipeline(pm, options);
       });
-  PassPipelineRegistration<>("kda-tile-simplify",
+  PassPipelineRegistration<>(kTileSimplify,
                              "Clean up frontend output (canonicalize, CSE)",
                              buildTileSimplifyPipeline);
   PassPipelineRegistration<CPUPipelineCLOptions>(
-      "kda-cpu-lower",
+      kCPULower,
       "Lower tile IR to the LLVM dialect for the host (check-bounds=false)",
       [](OpPassManager &pm, const CPUPipelineCLOptions &cl) {
         buildCPULoweringPipeline(pm, cl.get());
       });
   PassPipelineRegistration<CPUPipelineCLOptions>(
-      "kda-cpu-pipeline",
+      kCPUPipeline,
       "What kda-compile --target cpu runs: kda-tile-simplify, kda-cpu-lower",
       [](OpPassManager &pm, const CPUPipelineCLOptions &cl) {
         buildCPUPipeline(pm, cl.get());

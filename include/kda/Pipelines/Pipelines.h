@@ -7,6 +7,9 @@
 #ifndef KDA_PIPELINES_PIPELINES_H
 #define KDA_PIPELINES_PIPELINES_H
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
 #include <string>
 
 namespace mlir {
@@ -58,6 +61,9 @@ void buildGPULoweringPipeline(mlir::OpPassManager &pm,
 
 /// Registers the pipelines above with the pass registry.
 void registerPipelines();
+
+/// The names registerPipelines gives them (kda-opt lists them in --help).
+llvm::ArrayRef<llvm::StringLiteral> pipelineNames();
 
 /// Dialects, interfaces and LLVM IR translations the pipelines need.
 void registerCompilerDialects(mlir::DialectRegistry &registry);
