@@ -109,101 +109,124 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                    HAS_DT_BIAS: kt.constexpr, USE_BETA_SIGMOID: kt.constexpr,
                    ANCHORED: kt.constexpr = False, DOT: kt.constexpr = kt.float32,
                    LANES: kt.constexpr = 32, GATE_PER_HEAD: kt.constexpr = False,
-                   DELTA_RULE: kt.constexpr = True, num_warps: kt.constexpr = 4):
+                   DELTA_RULE: kt.constexpr = True, KS: kt.constexpr = 32,
+                   num_warps: kt.constexpr = 4):
     kt.static_assert(HV % H == 0, "HV must be a multiple of H")
     kt.static_assert(not (GATE_PER_HEAD and (USE_GATE or ANCHORED)),
                      "GATE_PER_HEAD takes the log decay, pair by pair")
     kt.static_assert(K <= BK and V <= BV_ALL, "BK and BV_ALL must cover K and V")
+    kt.static_assert(BK % KS == 0 and BV_ALL % KS == 0, "KS must divide BK and BV_ALL")
     slot = kt.program_id(0)
     hv = kt.program_id(1)
     h = hv // (HV // H)
     PAIRWISE = not ANCHORED and not GATE_PER_HEAD
-    if PAIRWISE:  # the keys, one row per pair column
-        keys = kt.alloc_shared((C, BK), kt.float32)
-    gammas = kt.alloc_shared((C, BK), kt.float32)
-    lower = kt.alloc_shared((C, C), kt.float32)
+    if PAIRWISE:  # a slice's keys and log decays, one row per pair column
+        keys = kt.alloc_shared((C, KS), kt.float32)
+        gammas = kt.alloc_shared((C, KS), kt.float32)
+    if DELTA_RULE:
+        lower = kt.alloc_shared((C, C), kt.float32)
+        kdec = kt.alloc_shared((BK // KS, C, KS), DOT)  # k exp(gamma), slice by slice
     bos, eos, start = chunk_of_slot(cu_seqlens_ptr, N, T_total, slot, C)
     if start < eos:
         rows = kt.arange(0, C)
         cc = kt.arange(0, C)
-        ck = kt.arange(0, BK)
-        cv = kt.arange(0, BV_ALL)
         tok = start.to(kt.int64) + rows
         live = tok < eos
-        kmask = live[:, None] & (ck[None, :] < K)
-        vmask = live[:, None] & (cv[None, :] < V)
-        q = kt.load(q_ptr + tok[:, None] * stride_q + h * K + ck[None, :], mask=kmask,
-                    other=0.0).to(kt.float32)
-        k = kt.load(k_ptr + tok[:, None] * stride_k + h * K + ck[None, :], mask=kmask,
-                    other=0.0).to(kt.float32)
-        v = kt.load(v_ptr + tok[:, None] * stride_v + hv * V + cv[None, :], mask=vmask,
-                    other=0.0).to(kt.float32)
+        out_ty = w_ptr.dtype.element_ty
+        q_rows = q_ptr + tok[:, None] * stride_q + h * K
+        k_rows = k_ptr + tok[:, None] * stride_k + h * K
+        g_rows = g_ptr + tok[:, None] * stride_g + hv * K
+        out_rows = (tok[:, None] * HV + hv) * K
         if GATE_PER_HEAD:
             g_head = kt.load(g_ptr + tok * stride_g + hv, mask=live, other=0.0).to(kt.float32)
-            g = g_head[:, None] + kt.zeros((C, BK), kt.float32)
-        else:
-            g = kt.load(g_ptr + tok[:, None] * stride_g + hv * K + ck[None, :], mask=kmask,
-                        other=0.0).to(kt.float32)
-        beta = kt.load(beta_ptr + tok * stride_beta + hv, mask=live, other=0.0).to(kt.float32)
-        if USE_QK_L2NORM:
-            q = kt.l2norm_rows(q)
-            k = kt.l2norm_rows(k)
-        q = q * scale
-        g = kt.where(kmask, log_decay(g, A_log_ptr, dt_bias_ptr, hv, lower_bound, ck, K,
-                                      USE_GATE, USE_LOWER_BOUND, HAS_A_LOG, HAS_DT_BIAS), 0.0)
-        if USE_BETA_SIGMOID:
-            beta = beta_scale * kt.sigmoid(beta)
-        beta = kt.where(live, beta, 0.0)
-        gamma = kt.cumsum(g, 0)
-        if PAIRWISE:
-            keys.store(k)
-        gammas.store(gamma)
-
+            g_head = kt.cumsum(g_head, 0)  # rows past the end loaded as 0
+        # The columns go KS at a time, so no [C, BK] tile (and no [C, BK] matrix operand,
+        # which every warp would hold whole: C rows are one matrix-instruction tile) is live.
+        q_scale = scale
+        k_scale = 1.0
+        if USE_QK_L2NORM:  # the rows' norms first (kt.l2norm_rows' form and eps)
+            q_sq = kt.zeros((C,), kt.float32)
+            k_sq = kt.zeros((C,), kt.float32)
+            for kb in range(BK // KS):
+                cols = kb * KS + kt.arange(0, KS)
+                kmask = live[:, None] & (cols[None, :] < K)
+                q = kt.load(q_rows + cols[None, :], mask=kmask, other=0.0).to(kt.float32)
+                k = kt.load(k_rows + cols[None, :], mask=kmask, other=0.0).to(kt.float32)
+                q_sq += kt.sum(q * q, 1)
+                k_sq += kt.sum(k * k, 1)
+            q_scale = scale * kt.rsqrt(q_sq + 1e-6)[:, None]
+            k_scale = kt.rsqrt(k_sq + 1e-6)[:, None]
+        kk = kt.zeros((C, C), kt.float32)
+        qk = kt.zeros((C, C), kt.float32)
+        for kb in range(BK // KS):
+            cols = kb * KS + kt.arange(0, KS)
+            kmask = live[:, None] & (cols[None, :] < K)
+            q = kt.load(q_rows + cols[None, :], mask=kmask, other=0.0).to(kt.float32) * q_scale
+            k = kt.load(k_rows + cols[None, :], mask=kmask, other=0.0).to(kt.float32) * k_scale
+            if GATE_PER_HEAD:
+                gamma = g_head[:, None] + kt.zeros((C, KS), kt.float32)
+                gamma_end = kt.sum(kt.where(rows[:, None] == C - 1, gamma, 0.0), 0)
+            else:
+                g = kt.load(g_rows + cols[None, :], mask=kmask, other=0.0).to(kt.float32)
+                g = kt.where(kmask, log_decay(g, A_log_ptr, dt_bias_ptr, hv, lower_bound, cols,
+                                              K, USE_GATE, USE_LOWER_BOUND, HAS_A_LOG,
+                                              HAS_DT_BIAS), 0.0)
+                gamma = kt.cumsum(g, 0)
+                gamma_end = kt.sum(g, 0)
+            decayed = kt.exp(gamma)
+            kt.store(qg_ptr + out_rows + cols[None, :], (q * decayed).to(out_ty), mask=kmask)
+            kt.store(kd_ptr + out_rows + cols[None, :],
+                     (k * kt.exp(kt.minimum(gamma_end[None, :] - gamma, 0.0))).to(out_ty),
+                     mask=kmask)
+            kt.store(gend_ptr + (slot.to(kt.int64) * HV + hv) * K + cols, kt.exp(gamma_end),
+                     mask=cols < K)
+            if DELTA_RULE:
+                kdec.index(kb).store((k * decayed).to(DOT))
+            if GATE_PER_HEAD:
+                if DOT == kt.float32:
+                    kk = kt.dot(k, kt.trans(k), kk)
+                    qk = kt.dot(q, kt.trans(k), qk)
+                else:
+                    kk = kt.dot(k, kt.trans(k), kk, input_precision="tf32")
+                    qk = kt.dot(q, kt.trans(k), qk, input_precision="tf32")
+            elif ANCHORED:
+                # Both factors referred to the middle row r: exp(gamma_i - gamma_j) =
+                # exp(gamma_i - gamma_r) exp(gamma_r - gamma_j), each within 8 |lower_bound|
+                # nats, so the pairs are two matrix products (the masked upper halves may
+                # overflow; selects drop them).
+                anchor = kt.sum(kt.where(rows[:, None] < C // 2, g, 0.0), 0)[None, :]
+                toward = kt.exp(gamma - anchor)
+                back = kt.trans(k * kt.exp(anchor - gamma))
+                if DOT == kt.float32:
+                    qk = kt.dot(q * toward, back, qk)
+                    kk = kt.dot(k * toward, back, kk)
+                else:
+                    # tf32 operands (10 mantissa bits), as the pairs feed the solve.
+                    qk = kt.dot(q * toward, back, qk, input_precision="tf32")
+                    kk = kt.dot(k * toward, back, kk, input_precision="tf32")
+            else:
+                # Pairs one key j at a time: both products share exp(gamma_i - gamma_j).
+                keys.store(k)
+                gammas.store(gamma)
+                for j in range(C):
+                    kd_j = keys.index(j).load()[None, :] * kt.exp(
+                        kt.minimum(gamma - gammas.index(j).load()[None, :], 0.0))
+                    column = cc[None, :] == j
+                    kk = kt.where(column, kk + kt.sum(k * kd_j, 1)[:, None], kk)
+                    qk = kt.where(column, qk + kt.sum(q * kd_j, 1)[:, None], qk)
         if GATE_PER_HEAD:
             # One decay per row: the pairs are q k^T and k k^T times exp(gamma_i - gamma_j).
-            g_head = kt.cumsum(g_head, 0)  # rows past the end loaded as 0
             decay = kt.exp(kt.minimum(g_head[:, None] - g_head[None, :], 0.0))
-            if DOT == kt.float32:
-                kk = kt.dot(k, kt.trans(k))
-                qk = kt.dot(q, kt.trans(k))
-            else:
-                kk = kt.dot(k, kt.trans(k), input_precision="tf32")
-                qk = kt.dot(q, kt.trans(k), input_precision="tf32")
-            kk = kt.where(rows[:, None] > cc[None, :], kk * decay, 0.0)
-            qk = kt.where(rows[:, None] >= cc[None, :], qk * decay, 0.0)
-        elif ANCHORED:
-            # Both factors referred to the middle row r: exp(gamma_i - gamma_j) = exp(gamma_i -
-            # gamma_r) exp(gamma_r - gamma_j), each within 8 |lower_bound| nats, so the
-            # pairs are two matrix products (the masked upper halves may overflow; selects
-            # drop them).
-            anchor = gammas.index(C // 2 - 1).load()[None, :]
-            toward = kt.exp(gamma - anchor)
-            back = kt.trans(k * kt.exp(anchor - gamma))
-            if DOT == kt.float32:
-                kk = kt.dot(k * toward, back)
-                qk = kt.dot(q * toward, back)
-            else:
-                # The matrix instructions on tf32 operands (10 mantissa bits), as the
-                # pairs feed the solve.
-                kk = kt.dot(k * toward, back, input_precision="tf32")
-                qk = kt.dot(q * toward, back, input_precision="tf32")
-            kk = kt.where(rows[:, None] > cc[None, :], kk, 0.0)
-            qk = kt.where(rows[:, None] >= cc[None, :], qk, 0.0)
-        else:
-            # Pairs one key j at a time: both products share exp(gamma_i - gamma_j).
-            kk = kt.zeros((C, C), kt.float32)
-            qk = kt.zeros((C, C), kt.float32)
-            for j in range(C):
-                kd_j = keys.index(j).load()[None, :] * kt.exp(
-                    kt.minimum(gamma - gammas.index(j).load()[None, :], 0.0))
-                column = cc[None, :] == j
-                kk = kt.where(column & (rows[:, None] > j), kt.sum(k * kd_j, 1)[:, None], kk)
-                qk = kt.where(column & (rows[:, None] >= j), kt.sum(q * kd_j, 1)[:, None], qk)
-        gamma_end = gammas.index(C - 1).load()
-        decayed = kt.exp(gamma)
-        row_k = (tok[:, None] * HV + hv) * K + ck[None, :]
-        out_ty = w_ptr.dtype.element_ty
+            kk = kk * decay
+            qk = qk * decay
+        kk = kt.where(rows[:, None] > cc[None, :], kk, 0.0)
+        qk = kt.where(rows[:, None] >= cc[None, :], qk, 0.0)
+        kt.store(aqk_ptr + (tok[:, None] * HV + hv) * C + cc[None, :], qk, mask=live[:, None])
         if DELTA_RULE:
+            beta = kt.load(beta_ptr + tok * stride_beta + hv, mask=live, other=0.0).to(kt.float32)
+            if USE_BETA_SIGMOID:
+                beta = beta_scale * kt.sigmoid(beta)
+            beta = kt.where(live, beta, 0.0)
             lower.store(kk * beta[:, None])
             # (I + L)^-1 by forward substitution: row i = e_i - sum_{j < i} L[i, j] row j (on
             # the H200 10% faster than the product (I - L)(I + L^2)(I + L^4)(I + L^8)).
@@ -219,18 +242,22 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 row = kt.where(solve_cols == i, 1.0, 0.0) - kt.sum(l_i[:, None] * inverse, 0)
                 inverse = kt.where(solve_rows[:, None] == i, row[None, :], inverse)
             a = (inverse * beta[None, :]).to(DOT)
-            w = kt.dot(a, (k * decayed).to(DOT))
-            u = kt.dot(a, v.to(DOT))
-            kt.store(w_ptr + row_k, w.to(out_ty), mask=kmask)
-        else:
-            u = v  # gated linear attention: delta = v, no w
-        kd = k * kt.exp(kt.minimum(gamma_end[None, :] - gamma, 0.0))
-        kt.store(qg_ptr + row_k, (q * decayed).to(out_ty), mask=kmask)
-        kt.store(kd_ptr + row_k, kd.to(out_ty), mask=kmask)
-        kt.store(u_ptr + (tok[:, None] * HV + hv) * V + cv[None, :], u.to(out_ty), mask=vmask)
-        kt.store(aqk_ptr + (tok[:, None] * HV + hv) * C + cc[None, :], qk, mask=live[:, None])
-        kt.store(gend_ptr + (slot.to(kt.int64) * HV + hv) * K + ck, kt.exp(gamma_end),
-                 mask=ck < K)
+            for kb in range(BK // KS):
+                cols = kb * KS + kt.arange(0, KS)
+                w = kt.dot(a, kdec.index(kb).load())
+                kt.store(w_ptr + out_rows + cols[None, :], w.to(out_ty),
+                         mask=live[:, None] & (cols[None, :] < K))
+        for vb in range(BV_ALL // KS):
+            cols = vb * KS + kt.arange(0, KS)
+            vmask = live[:, None] & (cols[None, :] < V)
+            v = kt.load(v_ptr + tok[:, None] * stride_v + hv * V + cols[None, :], mask=vmask,
+                        other=0.0)
+            if DELTA_RULE:
+                u = kt.dot(a, v.to(DOT))
+            else:
+                u = v  # gated linear attention: delta = v, no w
+            kt.store(u_ptr + (tok[:, None] * HV + hv) * V + cols[None, :], u.to(out_ty),
+                     mask=vmask)
 
 
 @kt.jit

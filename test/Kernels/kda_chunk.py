@@ -8,14 +8,15 @@
 # only the WY products are matrix instructions. The WY products reduce over the chunk's 16
 # tokens: on gfx950 v_mfma_f32_16x16x16_bf16; gfx1250's bf16 WMMA reduces over 32, so there
 # they are fused multiply-adds, as the tf32 pairs on both AMD targets (no tf32 instruction).
-# No spills on AMD; the LDS stays far below gfx950's 80 KB for two workgroups per CU.
+# No spills on AMD at the op's 2 warps (the columns go 32 at a time); the LDS stays far below
+# gfx950's 80 KB for two workgroups per CU.
 #
 # kda_chunk_scan: the state products (reductions over K = 128) on bf16 mma.sync (sm_90a),
 # v_mfma_f32_16x16x32_bf16 (gfx950) and v_wmma_f32_16x16x32_bf16 (gfx1250), those over the
 # chunk's 16 tokens on v_mfma_f32_16x16x16_bf16 (gfx950); no spills on AMD.
 #
-# RUN: kda-compile %{kda_chunk_prep_sm_90a} --emit ptx -o - | FileCheck %s --check-prefix=PREP-SM90
-# RUN: kda-compile %{kda_chunk_prep_sm_90a} -D ANCHORED=False --emit ptx -o - \
+# RUN: kda-compile %{kda_chunk_prep_sm_90a} --num-warps 2 --emit ptx -o - | FileCheck %s --check-prefix=PREP-SM90
+# RUN: kda-compile %{kda_chunk_prep_sm_90a} --num-warps 2 -D ANCHORED=False --emit ptx -o - \
 # RUN:   | FileCheck %s --check-prefix=PAIRS-SM90 --implicit-check-not=tf32
 # RUN: kda-compile %{kda_chunk_scan_sm_90a} --emit ptx -o - | FileCheck %s --check-prefix=SCAN-SM90
 # Gated DeltaNet's prep (chunk_gated_delta_rule: one decay per row, Qwen3-Next's 32 value heads
@@ -23,10 +24,10 @@
 # DEFINE: %{gdn} = -D GATE_PER_HEAD=True -D USE_GATE=False -D USE_LOWER_BOUND=False \
 # DEFINE:   -D ANCHORED=False -D USE_BETA_SIGMOID=False -D HAS_A_LOG=False -D HAS_DT_BIAS=False \
 # DEFINE:   -D H=16 -D HV=32
-# RUN: kda-compile %{kda_chunk_prep_sm_90a} %{gdn} --emit ptx -o - | FileCheck %s --check-prefix=PREP-SM90
-# RUN: kda-compile %{kda_chunk_prep_gfx950} %{gdn} --emit hsaco -o %t.gdn.gfx950.hsaco --stats \
+# RUN: kda-compile %{kda_chunk_prep_sm_90a} --num-warps 2 %{gdn} --emit ptx -o - | FileCheck %s --check-prefix=PREP-SM90
+# RUN: kda-compile %{kda_chunk_prep_gfx950} --num-warps 2 %{gdn} --emit hsaco -o %t.gdn.gfx950.hsaco --stats \
 # RUN:   2>&1 | FileCheck %s --check-prefix=AMD-STATS
-# RUN: kda-compile %{kda_chunk_prep_gfx1250} %{gdn} --emit hsaco -o %t.gdn.gfx1250.hsaco --stats \
+# RUN: kda-compile %{kda_chunk_prep_gfx1250} --num-warps 2 %{gdn} --emit hsaco -o %t.gdn.gfx1250.hsaco --stats \
 # RUN:   2>&1 | FileCheck %s --check-prefix=AMD-STATS
 #
 # Gated linear attention (chunk_gla, DELTA_RULE=False): no solve in the prep (no solve loop,
@@ -34,20 +35,20 @@
 # DEFINE: %{gla} = -D DELTA_RULE=False -D USE_GATE=False -D USE_LOWER_BOUND=False \
 # DEFINE:   -D ANCHORED=False -D USE_BETA_SIGMOID=False -D HAS_A_LOG=False -D HAS_DT_BIAS=False \
 # DEFINE:   -D USE_QK_L2NORM=False
-# RUN: kda-compile %{kda_chunk_prep_gfx950} %{gla} --emit hsaco -o %t.gla.gfx950.hsaco --stats \
+# RUN: kda-compile %{kda_chunk_prep_gfx950} --num-warps 2 %{gla} --emit hsaco -o %t.gla.gfx950.hsaco --stats \
 # RUN:   2>&1 | FileCheck %s --check-prefix=AMD-STATS
-# RUN: kda-compile %{kda_chunk_prep_gfx1250} %{gla} --emit hsaco -o %t.gla.gfx1250.hsaco --stats \
+# RUN: kda-compile %{kda_chunk_prep_gfx1250} --num-warps 2 %{gla} --emit hsaco -o %t.gla.gfx1250.hsaco --stats \
 # RUN:   2>&1 | FileCheck %s --check-prefix=AMD-STATS
 # RUN: kda-compile %{kda_chunk_scan_gfx950} -D DELTA_RULE=False --emit hsaco \
 # RUN:   -o %t.gla.scan.gfx950.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
-# RUN: kda-compile %{kda_chunk_prep_gfx950} --emit asm -o - --stats 2>%t.prep.gfx950 \
+# RUN: kda-compile %{kda_chunk_prep_gfx950} --num-warps 2 --emit asm -o - --stats 2>%t.prep.gfx950 \
 # RUN:   | FileCheck %s --check-prefixes=PREP-AMD,PREP-GFX950
 # RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.prep.gfx950
 # RUN: kda-compile %{kda_chunk_scan_gfx950} --emit asm -o - --stats 2>%t.scan.gfx950 \
 # RUN:   | FileCheck %s --check-prefix=SCAN-GFX950
 # RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.scan.gfx950
 #
-# RUN: kda-compile %{kda_chunk_prep_gfx1250} --emit asm -o - --stats 2>%t.prep.gfx1250 \
+# RUN: kda-compile %{kda_chunk_prep_gfx1250} --num-warps 2 --emit asm -o - --stats 2>%t.prep.gfx1250 \
 # RUN:   | FileCheck %s --check-prefix=PREP-AMD
 # RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.prep.gfx1250
 # RUN: kda-compile %{kda_chunk_scan_gfx1250} --emit asm -o - --stats 2>%t.scan.gfx1250 \

@@ -23,8 +23,15 @@ INDEX = ("i32", "i64")
 CHUNK = 16
 STATE_CHUNK = 64
 MAX_HEAD_DIM = 256
+# Key columns the kernels take at a time (each [CHUNK, K_SLICE] operand is small enough that
+# no warp holds a whole [CHUNK, K] one).
+K_SLICE = 32
 # Value columns per scan program on GPUs; the CPU target takes the whole (padded) head.
 GPU_BV = 32
+# Warps per program on GPUs (docs/performance.md, "Chunked prefill vs FLA": the K-sliced prep
+# is fastest at 2, six programs a multiprocessor).
+PREP_WARPS = 2
+SCAN_WARPS = 4
 # The prep's intra-chunk pairs are two matrix products referred to the chunk's middle row
 # when every log decay is >= this (the lower-bound gate): exp(8 * 10) stays finite in fp32
 # (and bf16); steeper or unbounded gates take the exact pair-by-pair form.
@@ -350,7 +357,8 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         USE_GATE=use_gate_in_kernel, USE_LOWER_BOUND=use_gate_in_kernel and lower_bound is not None,
         HAS_A_LOG=a["A_log"] is not None, HAS_DT_BIAS=a["dt_bias"] is not None,
         USE_BETA_SIGMOID=use_beta_sigmoid_in_kernel, ANCHORED=anchored, DOT=dot,
-        LANES=wave_size(ref, target), GATE_PER_HEAD=gate_per_head, DELTA_RULE=delta_rule)
+        LANES=wave_size(ref, target), GATE_PER_HEAD=gate_per_head, DELTA_RULE=delta_rule,
+        KS=min(K_SLICE, BK))
     scan_args = (
         w, u, qg, kd, aqk, gend,
         a["initial_state"].value if a["initial_state"] is not None else unused, cu.value,
@@ -362,10 +370,10 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         HAS_INITIAL=a["initial_state"] is not None, STORE_FINAL=final is not None,
         STORE_STATES=states is not None, STATES_EVERY=STATE_CHUNK // CHUNK, DOT=dot,
         DELTA_RULE=delta_rule)
-    num_warps = 4 if gpu else None
     return result, [
-        Launch(prep, prep_args, prep_constexprs, (slots, HV), num_warps),
-        Launch(scan, scan_args, scan_constexprs, ((V + BV - 1) // BV, N, HV), num_warps)]
+        Launch(prep, prep_args, prep_constexprs, (slots, HV), PREP_WARPS if gpu else None),
+        Launch(scan, scan_args, scan_constexprs, ((V + BV - 1) // BV, N, HV),
+               SCAN_WARPS if gpu else None)]
 
 
 def _sequence_bounds(ref, cu, N, T):
