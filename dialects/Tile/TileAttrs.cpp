@@ -169,8 +169,7 @@ LogicalResult MmaLayoutAttr::verifyEncoding(
   if (failed(verifyLayoutRank(emitError, *this, shape)))
     return failure();
   bool accumulator = getOperand() == MatrixOperand::C;
-  bool tf32 = getInstr() == MatrixInstr::MmaM16N8K8Tf32;
-  bool holdsF32 = accumulator || tf32;
+  bool holdsF32 = accumulator || takesFloat32Operands(getInstr());
   if (holdsF32 ? !elementType.isF32()
                : !isa<BFloat16Type, Float16Type>(elementType))
     return emitError() << "mma layout operand "
@@ -178,6 +177,11 @@ LogicalResult MmaLayoutAttr::verifyEncoding(
                        << (holdsF32 ? "f32" : "bf16 or f16")
                        << " elements, not " << elementType;
   return success();
+}
+
+bool kda::tile::takesFloat32Operands(MatrixInstr instr) {
+  return instr == MatrixInstr::MmaM16N8K8Tf32 ||
+         instr == MatrixInstr::Mfma16x16x4F32;
 }
 
 bool kda::tile::isDistributedLayout(Attribute attr) {

@@ -66,14 +66,15 @@ def Tile_SliceLayoutAttr : Tile_Attr<"SliceLayout", "slice",
 }
 
 def Tile_MatrixInstr : I32EnumAttr<"MatrixInstr",
-    "a matrix-multiply instruction with fp32 results (16-bit or tf32 inputs)", [
+    "a matrix-multiply instruction with fp32 results (16-bit, tf32 or fp32 inputs)", [
     I32EnumAttrCase<"MmaM16N8K16", 0, "mma_m16n8k16">,
     I32EnumAttrCase<"Mfma32x32x16", 1, "mfma_32x32x16">,
     I32EnumAttrCase<"Mfma16x16x32", 2, "mfma_16x16x32">,
     I32EnumAttrCase<"Wmma16x16x32", 3, "wmma_16x16x32">,
     I32EnumAttrCase<"MmaM16N8K8Tf32", 4, "mma_m16n8k8_tf32">,
     I32EnumAttrCase<"WgmmaM64K16", 5, "wgmma_m64k16">,
-    I32EnumAttrCase<"Mfma16x16x16", 6, "mfma_16x16x16">]> {
+    I32EnumAttrCase<"Mfma16x16x16", 6, "mfma_16x16x16">,
+    I32EnumAttrCase<"Mfma16x16x4F32", 7, "mfma_16x16x4_f32">]> {
   let cppNamespace = "::kda::tile";
   let genSpecializedAttr = 0;
 }

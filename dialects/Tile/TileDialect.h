@@ -32,6 +32,9 @@ mlir::Type getPointeeLikeType(mlir::Type ptrLike);
 mlir::Type getI1LikeType(mlir::Type type);
 /// Whether `attr` says which thread holds which element (blocked, slice).
 bool isDistributedLayout(mlir::Attribute attr);
+/// Whether a matrix instruction multiplies fp32 operands (tf32 on NVIDIA,
+/// fp32 on gfx950): the one dots that allow tf32 take.
+bool takesFloat32Operands(MatrixInstr instr);
 /// Whether `attr` is a shared-memory layout (swizzled, nvmma, padded).
 bool isSharedLayout(mlir::Attribute attr);
 /// The rank of the tiles a distributed layout applies to.

@@ -225,7 +225,8 @@ std::optional<DValue> Emitter::layoutBuiltin(const std::string &name,
       return error(args[0]->loc, "kt.MmaLayout() instr must be 'mma_m16n8k16', "
                                  "'mma_m16n8k8_tf32', 'wgmma_m64k16', "
                                  "'mfma_32x32x16', 'mfma_16x16x32', "
-                                 "'mfma_16x16x16' or 'wmma_16x16x32', got '" +
+                                 "'mfma_16x16x16', 'mfma_16x16x4_f32' or "
+                                 "'wmma_16x16x32', got '" +
                                      *instrName + "'");
     std::optional<kda::tile::MatrixOperand> operand =
         kda::tile::symbolizeMatrixOperand(*operandName);

@@ -11,7 +11,9 @@
 //    accumulator's register i of lane l is row 8 * (i / 4) + 4 * (l / 32) +
 //    i % 4, column l % 32; the 16x16 one's is row 4 * (l / 16) + i, column
 //    l % 16; an input lane holds 8 consecutive K of one row (A) or column
-//    (B), K group l / 32 (32x32x16) or l / 16 (16x16x32).
+//    (B), K group l / 32 (32x32x16) or l / 16 (16x16x32);
+//    v_mfma_f32_16x16x4_f32 the same with one fp32 element per lane
+//    (K = l / 16).
 //  - mma.m16n8k8 with .tf32 inputs: A element i at (groupID + 8 * (i % 2),
 //    t + 4 * (i / 2)), B element i at (t + 4 * i, groupID), C as above.
 //  - wgmma .m64nNk16's accumulator: warp w of the warpgroup holds rows 16w
@@ -47,6 +49,8 @@ std::array<int64_t, 3> kda::getMatrixInstructionShape(MatrixInstr instr) {
     return {16, 8, 8};
   case MatrixInstr::Mfma16x16x16:
     return {16, 16, 16};
+  case MatrixInstr::Mfma16x16x4F32:
+    return {16, 16, 4};
   case MatrixInstr::WgmmaM64K16:
     return {64, 8, 16};
   }
@@ -63,6 +67,7 @@ unsigned kda::getMatrixInstructionLanes(MatrixInstr instr) {
   case MatrixInstr::Mfma32x32x16:
   case MatrixInstr::Mfma16x16x32:
   case MatrixInstr::Mfma16x16x16:
+  case MatrixInstr::Mfma16x16x4F32:
     return 64;
   }
   llvm_unreachable("unknown matrix instruction");
@@ -156,7 +161,8 @@ LinearLayout kda::getMatrixFragmentLayout(MatrixInstr instr,
     return layout;
   case MatrixInstr::Mfma32x32x16:
   case MatrixInstr::Mfma16x16x32:
-  case MatrixInstr::Mfma16x16x16: {
+  case MatrixInstr::Mfma16x16x16:
+  case MatrixInstr::Mfma16x16x4F32: {
     // Lanes: the low lanes walk the accumulator's columns, or the row of A
     // and the column of B; the high lane bits are the row group (C) or the
     // K group (A, B).
@@ -174,7 +180,8 @@ LinearLayout kda::getMatrixFragmentLayout(MatrixInstr instr,
       addStrided(layout, HWDim::Lane, 0, 4, int64_t(1) << groupBits);
       return layout;
     }
-    // A [M, K] or B [K, N]: consecutive K per lane (8, or 4 for 16x16x16),
+    // A [M, K] or B [K, N]: consecutive K per lane (8; 4 for 16x16x16, 1 for
+    // 16x16x4_f32),
     // K groups of as many across the high lane bits.
     unsigned kDim = operand == MatrixOperand::A ? 1 : 0;
     int64_t perLane = mnk[2] >> groupBits;

@@ -275,8 +275,9 @@ private:
   /// operand registers. Warps left over hold copies.
   Attribute getMatrixResultLayout(tile::DotOp dot) {
     RankedTensorType a = dot.getA().getType();
-    // 16-bit operands take the 16-bit instructions; fp32 ones a tf32
-    // instruction when the dot allows tf32, else the exact FMA path.
+    // 16-bit operands take the 16-bit instructions; fp32 ones an instruction
+    // on fp32 operands (tf32 on NVIDIA, fp32 on gfx950) when the dot allows
+    // tf32, else the exact FMA path.
     bool tf32 = dot.getInputPrecision() == tile::InputPrecision::TF32;
     if (!isa<BFloat16Type, Float16Type>(a.getElementType()) && !tf32)
       return {};
@@ -284,7 +285,7 @@ private:
             n = dot.getB().getType().getDimSize(1);
     for (tile::MatrixInstr instr : matrixInstrs) {
       // wgmma's operands are in shared memory (tile.shared_dot).
-      if ((instr == tile::MatrixInstr::MmaM16N8K8Tf32) != tf32 ||
+      if (tile::takesFloat32Operands(instr) != tf32 ||
           instr == tile::MatrixInstr::WgmmaM64K16)
         continue;
       auto [im, in, ik] = getMatrixInstructionShape(instr);

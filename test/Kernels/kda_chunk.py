@@ -6,8 +6,9 @@
 # kda_chunk_prep: on sm_90a the anchored intra-chunk pairs run on tf32 mma.sync (m16n8k8) and
 # the WY products on bf16 mma.sync (m16n8k16); with the pair-by-pair form (no lower bound)
 # only the WY products are matrix instructions. The WY products reduce over the chunk's 16
-# tokens: on gfx950 v_mfma_f32_16x16x16_bf16; gfx1250's bf16 WMMA reduces over 32, so there
-# they are fused multiply-adds, as the tf32 pairs on both AMD targets (no tf32 instruction).
+# tokens: on gfx950 v_mfma_f32_16x16x16_bf16, and the pairs (fp32 operands that allow tf32) on
+# its fp32 MFMA, v_mfma_f32_16x16x4_f32; gfx1250's bf16 WMMA reduces over 32, so there the WY
+# products are fused multiply-adds, as the pairs (no tf32 instruction).
 # No spills on AMD at the op's 2 warps (the columns go 32 at a time); the LDS stays far below
 # gfx950's 80 KB for two workgroups per CU.
 #
@@ -63,7 +64,8 @@
 # SCAN-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
 # PREP-AMD-LABEL: kda_chunk_prep:
-# PREP-GFX950: v_mfma_f32_16x16x16_bf16
+# PREP-GFX950-DAG: v_mfma_f32_16x16x4_f32
+# PREP-GFX950-DAG: v_mfma_f32_16x16x16_bf16
 # PREP-AMD: s_endpgm
 # SCAN-GFX950-LABEL: kda_chunk_scan:
 # SCAN-GFX950-DAG: v_mfma_f32_16x16x32_bf16

@@ -23,6 +23,12 @@
 # RUN:   --signature 'a_ptr=*bf16:16, b_ptr=*bf16:16, c_ptr=*f32:16, out_ptr=*f32:16' \
 # RUN:   -D M=16 -D N=128 -D K=16 --emit asm -o - \
 # RUN:   | FileCheck %s --check-prefix=GFX950-K16 --implicit-check-not=v_fmac_f32
+# fp32 operands that allow tf32 take gfx950's fp32 MFMA: [16, 32] x [32, 16], 8 K steps of 4.
+# RUN: kda-compile %kda_src/test/python/dsl_kernels.py --kernel matmul_tile --target gfx950 \
+# RUN:   --signature 'a_ptr=*f32:16, b_ptr=*f32:16, c_ptr=*f32:16, out_ptr=*f32:16' \
+# RUN:   -D M=16 -D N=16 -D K=32 -D TF32=True --num-warps 1 --emit asm -o - \
+# RUN:   | FileCheck %s --check-prefix=GFX950-F32 --implicit-check-not=v_fmac_f32 \
+# RUN:       --implicit-check-not=v_fma_f32
 # RUN: %if ptxas %{ %{matmul} --target sm_90a --emit cubin -o %t.cubin --stats 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
 
@@ -39,6 +45,8 @@
 # GFX950-K16-LABEL: matmul_tile:
 # GFX950-K16-COUNT-2: v_mfma_f32_16x16x16_bf16
 # GFX950-K16-NOT: v_mfma
+# GFX950-F32-COUNT-8: v_mfma_f32_16x16x4_f32
+# GFX950-F32-NOT: v_mfma
 # GFX950-K16: s_endpgm
 
 # AMD-STATS: VGPR spills {{ *}}0

@@ -4,7 +4,8 @@
 // RUN:   --tile-assign-layouts="num-warps=4 wave-size=64 matrix-instrs=mfma_32x32x16,mfma_16x16x32" \
 // RUN:   | FileCheck %s --check-prefix=MFMA
 // RUN: kda-opt %s --split-input-file --tile-assign-layouts="num-warps=4 wave-size=64 \
-// RUN:   matrix-instrs=mfma_32x32x16,mfma_16x16x32,mfma_16x16x16" | FileCheck %s --check-prefix=GFX950
+// RUN:   matrix-instrs=mfma_32x32x16,mfma_16x16x32,mfma_16x16x16,mfma_16x16x4_f32" \
+// RUN:   | FileCheck %s --check-prefix=GFX950
 // RUN: kda-opt %s --split-input-file \
 // RUN:   --tile-assign-layouts="num-warps=4 matrix-instrs=wmma_16x16x32" \
 // RUN:   | FileCheck %s --check-prefix=WMMA
@@ -87,6 +88,10 @@ func.func @short_k(%x: bf16, %acc: f32) -> f32 {
 // MFMA-LABEL: func.func @dot_f32
 // MFMA: tile.dot {{.*}} -> tensor<64x64xf32, #tile.blocked
 // MFMA: tile.dot {{.*}} precision tf32 : {{.*}} -> tensor<64x64xf32, #tile.blocked
+// gfx950 multiplies them on its fp32 MFMA (no tf32 instruction there).
+// GFX950-LABEL: func.func @dot_f32
+// GFX950: tile.dot {{.*}} -> tensor<64x64xf32, #tile.blocked
+// GFX950: tile.dot {{.*}} precision tf32 : {{.*}} -> tensor<64x64xf32, #tile.mma<{instr = mfma_16x16x4_f32, operand = c, warpsPerCTA = [2, 2]}>>
 func.func @dot_f32(%x: f32) -> f32 {
   %a = tile.splat %x : tensor<64x32xf32>
   %b = tile.splat %x : tensor<32x64xf32>

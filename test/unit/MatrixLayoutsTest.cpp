@@ -145,6 +145,10 @@ TEST(MatrixLayouts, AmdMfma16x16x32) {
 TEST(MatrixLayouts, AmdMfma16x16x16) {
   expectMfma16x16(MatrixInstr::Mfma16x16x16, 4);
 }
+// v_mfma_f32_16x16x4_f32 (wave64): one fp32 element of A and B per lane.
+TEST(MatrixLayouts, AmdMfma16x16x4F32) {
+  expectMfma16x16(MatrixInstr::Mfma16x16x4F32, 1);
+}
 
 // gfx1250 (CDNA5 ISA) v_wmma_f32_16x16x32_bf16 (wave32).
 TEST(MatrixLayouts, AmdWmma16x16x32) {

@@ -71,7 +71,7 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
     ListOption<"matrixInstrs", "matrix-instrs", "std::string",
                "matrix instructions tile.dot may use, preferred first "
                "(mma_m16n8k16, mma_m16n8k8_tf32, wgmma_m64k16, mfma_32x32x16, mfma_16x16x32, "
-               "mfma_16x16x16, wmma_16x16x32; the GPU "
+               "mfma_16x16x16, mfma_16x16x4_f32, wmma_16x16x32; the GPU "
                "pipeline passes its target's)">
   ];
 }

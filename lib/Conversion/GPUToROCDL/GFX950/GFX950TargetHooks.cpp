@@ -67,21 +67,35 @@ public:
   ArrayRef<kda::tile::MatrixInstr> getMatrixInstrs() const override {
     // The 32x32 tile first: half the instructions of the 16x16 one for the
     // same product, where a dot is large enough for it; 16x16x16 for
-    // reductions of 16 (or 48, ...) that the others do not divide.
+    // reductions of 16 (or 48, ...) that the others do not divide;
+    // 16x16x4_f32 for the fp32 operands of dots that allow tf32.
     static const kda::tile::MatrixInstr instrs[] = {
         kda::tile::MatrixInstr::Mfma32x32x16,
         kda::tile::MatrixInstr::Mfma16x16x32,
-        kda::tile::MatrixInstr::Mfma16x16x16};
+        kda::tile::MatrixInstr::Mfma16x16x16,
+        kda::tile::MatrixInstr::Mfma16x16x4F32};
     return instrs;
   }
   /// v_mfma_f32_{32x32x16,16x16x32}_{bf16,f16}: A and B as 8 16-bit
   /// elements, C and D as 16 (32x32) or 4 (16x16) f32;
   /// v_mfma_f32_16x16x16{bf16_1k,f16}: A and B as 4 (bf16 as i16), C and D
-  /// as 4 f32. No broadcast (cbsz = abid = blgp = 0).
+  /// as 4 f32; v_mfma_f32_16x16x4_f32: A and B as one f32, C and D as 4 f32.
+  /// No broadcast (cbsz = abid = blgp = 0).
   SmallVector<Value> matrixMultiply(OpBuilder &b, Location loc,
                                     kda::tile::MatrixInstr instr, ValueRange a,
                                     ValueRange bOperand,
                                     ValueRange c) override {
+    if (instr == kda::tile::MatrixInstr::Mfma16x16x4F32) {
+      assert(a.size() == 1 && bOperand.size() == 1 && c.size() == 4 &&
+             "gfx950 fp32 MFMA operands");
+      Value zero = LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0);
+      Value d = ROCDL::mfma_f32_16x16x4f32::create(
+                    b, loc, VectorType::get({4}, b.getF32Type()),
+                    ValueRange{a.front(), bOperand.front(),
+                               packMatrixOperand(b, loc, c), zero, zero, zero})
+                    .getResult();
+      return kda::unpackVector(b, loc, d);
+    }
     bool wide = instr == kda::tile::MatrixInstr::Mfma32x32x16;
     bool shortK = instr == kda::tile::MatrixInstr::Mfma16x16x16;
     assert(a.size() == (shortK ? 4u : 8u) && bOperand.size() == a.size() &&
