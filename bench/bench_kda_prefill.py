@@ -2,6 +2,7 @@
 
     python3 bench/bench_kda_prefill.py prepare DIR   # here: compile the launches into a bundle
     python3 bench/bench_kda_prefill.py run DIR       # on the GPU machine (torch; FLA optional)
+    python3 bench/bench_kda_prefill.py run DIR 8x1024/12 T=8192/64   # some shapes only
 
 The protocol of docs/performance.md: bf16 q, k, v, lower bound -5 with the in-kernel L2 norm,
 gate and beta sigmoid, fp32 states, CUDA-graph medians. `run` first checks a small varlen
@@ -71,7 +72,9 @@ def prepare(out_dir):
     print(f"{len(set(exported))} specializations of kda_chunk in {out_dir}")
 
 
-def run(bundle_dir):
+def run(bundle_dir, args=None):
+    """Times SHAPES, or those `args.shapes` names (LABEL/H)."""
+    only = args.shapes if args is not None else []
     import torch
 
     from kda_chunk_reference import kda_prefill_reference
@@ -111,7 +114,13 @@ def run(bundle_dir):
           "-5; us (CUDA graph, median)")
     print(f"{'shape':>14} {'H':>3} | {'FLA':>9} | {'ours':>9} {'FLA/ours':>8} {'TFLOP/s':>8} | "
           f"{'prep':>9} {'scan':>9}")
+    names = {f"{label}/{H}" for label, H, _ in SHAPES}
+    unknown = set(only) - names
+    if unknown:
+        raise SystemExit(f"unknown shapes {sorted(unknown)}; the shapes: {sorted(names)}")
     for label, H, lens in SHAPES:
+        if only and f"{label}/{H}" not in only:
+            continue
         c = inputs(cuda, H, lens, rand)
         ours = functools.partial(chunk_kda, **c, **KEYWORDS)
         t_ours = time_graph(torch, ours, calls=5, replays=10)
@@ -139,4 +148,8 @@ def run(bundle_dir):
 
 
 if __name__ == "__main__":
-    prepare_run_main(__doc__, prepare, run)
+    def add_arguments(parser):
+        parser.add_argument("shapes", nargs="*", help="run: only these shapes (LABEL/H, e.g. "
+                                                      "8x1024/12); prepare compiles them all")
+
+    prepare_run_main(__doc__, lambda d, args: prepare(d), run, add_arguments)

@@ -23,7 +23,8 @@ no chunk maps to is left alone).
 2. `kda_chunk_scan`, grid (cdiv(V, BV), N, HV): one program per value tile, sequence and
    value head carries the state S [K, BV] (fp32, in registers) over the sequence's chunks:
        delta = u - w S        o = qg S + aqk delta        S <- gend * S + kd^T delta
-   four matrix products per chunk, the next chunk's operands loaded before them. It writes
+   four matrix products per chunk, the next chunk's operands copied into shared memory
+   while they run. It writes
    o, the final state and, when asked, the state before every chunk (what prefix caching
    keeps).
 
@@ -261,28 +262,30 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
 
 
 @kt.jit
-def scan_operands(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, bos, eos, first_slot, m,
-                  chunks, hv, cv, HV: kt.constexpr, K: kt.constexpr, V: kt.constexpr,
-                  BK: kt.constexpr, C: kt.constexpr):
-    """Chunk m's (w, qg, kd, u, aqk, gend) for the scan's value columns cv; all zeros for
-    m == chunks (the prefetch past the last chunk reads nothing)."""
+def scan_copy(ring_w, ring_qg, ring_kd, ring_u, ring_aqk, ring_gend, w_ptr, u_ptr, qg_ptr,
+              kd_ptr, aqk_ptr, gend_ptr, bos, eos, first_slot, m, chunks, hv, cv, slot,
+              HV: kt.constexpr, K: kt.constexpr, V: kt.constexpr, BK: kt.constexpr,
+              C: kt.constexpr, DELTA_RULE: kt.constexpr):
+    """Starts copying chunk m's (w, qg, kd, gend, u, aqk) for the scan's value columns cv
+    into ring slot `slot`; zeros past the last chunk (the copy past it reads nothing)."""
     rows = kt.arange(0, C)
     ck = kt.arange(0, BK)
-    kcol = ck < K
     tok = (bos + m * C).to(kt.int64) + rows
     live = tok < eos
-    kmask = live[:, None] & kcol[None, :]
+    kmask = live[:, None] & (ck[None, :] < K)
     row_k = (tok[:, None] * HV + hv) * K + ck[None, :]
-    w = kt.load(w_ptr + row_k, mask=kmask, other=0.0)
-    qg = kt.load(qg_ptr + row_k, mask=kmask, other=0.0)
-    kd = kt.load(kd_ptr + row_k, mask=kmask, other=0.0)
-    u = kt.load(u_ptr + (tok[:, None] * HV + hv) * V + cv[None, :],
-                mask=live[:, None] & (cv < V)[None, :], other=0.0)
-    aqk = kt.load(aqk_ptr + (tok[:, None] * HV + hv) * C + kt.arange(0, C)[None, :],
-                  mask=live[:, None], other=0.0)
-    gend = kt.load(gend_ptr + ((first_slot + m).to(kt.int64) * HV + hv) * K + ck,
-                   mask=kcol & (m < chunks), other=0.0)
-    return w, qg, kd, u, aqk, gend
+    if DELTA_RULE:
+        kt.async_copy(ring_w.index(slot), w_ptr + row_k, mask=kmask)
+    kt.async_copy(ring_qg.index(slot), qg_ptr + row_k, mask=kmask)
+    kt.async_copy(ring_kd.index(slot), kd_ptr + row_k, mask=kmask)
+    kt.async_copy(ring_gend.index(slot),
+                  gend_ptr + ((first_slot + m).to(kt.int64) * HV + hv) * K + ck,
+                  mask=(ck < K) & (m < chunks))
+    kt.async_copy(ring_u.index(slot), u_ptr + (tok[:, None] * HV + hv) * V + cv[None, :],
+                  mask=live[:, None] & (cv < V)[None, :])
+    kt.async_copy(ring_aqk.index(slot),
+                  aqk_ptr + (tok[:, None] * HV + hv) * C + kt.arange(0, C)[None, :],
+                  mask=live[:, None])
 
 
 @kt.jit
@@ -306,6 +309,17 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_s
     kcol = ck < K
     vcol = cv < V
     smask = kcol[:, None] & vcol[None, :]
+    op_ty = w_ptr.dtype.element_ty
+    # The next chunk's operands land in a two-slot ring while this chunk's products run
+    # (cp.async, no registers held). Rows padded by 16 bytes: the matrix operands read
+    # columns, which unpadded rows put on one bank (twice the time of the whole scan).
+    PAD_K = kt.PaddedSharedLayout(BK, 8, [1, 0])
+    ring_w = kt.alloc_shared((2, C, BK), op_ty, layout=PAD_K)
+    ring_qg = kt.alloc_shared((2, C, BK), op_ty, layout=PAD_K)
+    ring_kd = kt.alloc_shared((2, C, BK), op_ty, layout=PAD_K)
+    ring_gend = kt.alloc_shared((2, BK), kt.float32)
+    ring_u = kt.alloc_shared((2, C, BV), op_ty, layout=kt.PaddedSharedLayout(BV, 8, [1, 0]))
+    ring_aqk = kt.alloc_shared((2, C, C), kt.float32, layout=kt.PaddedSharedLayout(C, 4, [1, 0]))
     if STATE_VK:
         s_offs = cv[None, :] * K + ck[:, None]
     else:
@@ -320,29 +334,31 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_s
     if STORE_STATES:
         first_chunk = kt.load(chunk_offsets_ptr + n).to(kt.int64)
     chunks = (eos - bos + C - 1) // C
-    # The next chunk's operands are loaded before this chunk's products, so their latency
-    # hides behind the serial state update.
-    w, qg, kd, u, aqk, gend = scan_operands(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr,
-                                            bos, eos, first_slot, 0, chunks, hv, cv, HV, K, V,
-                                            BK, C)
+    scan_copy(ring_w, ring_qg, ring_kd, ring_u, ring_aqk, ring_gend, w_ptr, u_ptr, qg_ptr,
+              kd_ptr, aqk_ptr, gend_ptr, bos, eos, first_slot, 0, chunks, hv, cv, 0, HV, K, V,
+              BK, C, DELTA_RULE)
     for m in range(0, chunks):
+        kt.async_wait(0)  # chunk m landed; every thread is done with chunk m - 1's slot
+        scan_copy(ring_w, ring_qg, ring_kd, ring_u, ring_aqk, ring_gend, w_ptr, u_ptr, qg_ptr,
+                  kd_ptr, aqk_ptr, gend_ptr, bos, eos, first_slot, m + 1, chunks, hv, cv,
+                  (m + 1) % 2, HV, K, V, BK, C, DELTA_RULE)
+        slot = m % 2
         if STORE_STATES:
             kt.store(states_ptr + ((first_chunk + m // STATES_EVERY) * HV + hv) * (K * V)
                      + s_offs, S.to(states_ptr.dtype.element_ty),
                      mask=smask & (m % STATES_EVERY == 0))
-        w_next, qg_next, kd_next, u_next, aqk_next, gend_next = scan_operands(
-            w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, bos, eos, first_slot, m + 1,
-            chunks, hv, cv, HV, K, V, BK, C)
         s_dot = S.to(DOT)
+        u = ring_u.index(slot).load().to(kt.float32)
         if DELTA_RULE:
-            delta = u.to(kt.float32) - kt.dot(w.to(DOT), s_dot)
+            delta = u - kt.dot(ring_w.index(slot).load().to(DOT), s_dot)
         else:
-            delta = u.to(kt.float32)
-        o = kt.dot(aqk.to(DOT), delta.to(DOT), kt.dot(qg.to(DOT), s_dot))
+            delta = u
+        o = kt.dot(ring_aqk.index(slot).load().to(DOT), delta.to(DOT),
+                   kt.dot(ring_qg.index(slot).load().to(DOT), s_dot))
         tok = (bos + m * C).to(kt.int64) + rows
         kt.store(o_ptr + (tok[:, None] * HV + hv) * V + cv[None, :],
                  o.to(o_ptr.dtype.element_ty), mask=(tok < eos)[:, None] & vcol[None, :])
-        S = kt.dot(kt.trans(kd).to(DOT), delta.to(DOT), S * gend[:, None])
-        w, qg, kd, u, aqk, gend = w_next, qg_next, kd_next, u_next, aqk_next, gend_next
+        S = kt.dot(kt.trans(ring_kd.index(slot).load()).to(DOT), delta.to(DOT),
+                   S * ring_gend.index(slot).load()[:, None])
     if STORE_FINAL:
         kt.store(ht_ptr + head + s_offs, S, mask=smask)

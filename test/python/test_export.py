@@ -66,13 +66,15 @@ def test_main_jobs_per_target(target):
     assert not c["PREFETCH_STATE"]
     assert jobs["kda_recurrent_t1"].spec.constexprs["PREFETCH_STATE"]
     # The prefill: 8 x 1024 tokens in 16-token chunks (8 * 1024 / 16 + 8 slots), bf16
-    # intermediates and products, the anchored pairs of the lower-bound gate.
+    # intermediates and products, the anchored pairs of the lower-bound gate; the prep on 2
+    # warps, the scan on 4 over 64 value columns.
     prep, scan = jobs["kda_chunk_prep"].spec, jobs["kda_chunk_scan"].spec
-    assert prep.grid == (520, 12, 1) and scan.grid == (4, 8, 12)
+    assert prep.grid == (520, 12, 1) and scan.grid == (2, 8, 12)
+    assert prep.num_warps == 2 and scan.num_warps == 4
     assert prep.constexprs["ANCHORED"] and prep.constexprs["C"] == 16
     assert prep.constexprs["DOT"] == scan.constexprs["DOT"] == "bf16"
     assert "w_ptr=*bf16:16" in prep.signature and "w_ptr=*bf16:16" in scan.signature
-    assert scan.constexprs["BV"] == 32 and scan.constexprs["HAS_INITIAL"]
+    assert scan.constexprs["BV"] == 64 and scan.constexprs["HAS_INITIAL"]
     # Gated DeltaNet at Qwen3-Next's heads: one 8-warp program per row and q/k head.
     spec = jobs["gdn_decode"].spec
     c = spec.constexprs

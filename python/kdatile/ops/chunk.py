@@ -27,9 +27,9 @@ MAX_HEAD_DIM = 256
 # no warp holds a whole [CHUNK, K] one).
 K_SLICE = 32
 # Value columns per scan program on GPUs; the CPU target takes the whole (padded) head.
-GPU_BV = 32
+GPU_BV = 64
 # Warps per program on GPUs (docs/performance.md, "Chunked prefill vs FLA": the K-sliced prep
-# is fastest at 2, six programs a multiprocessor).
+# is fastest at 2, six programs a multiprocessor; the scan at 4 over 64 value columns).
 PREP_WARPS = 2
 SCAN_WARPS = 4
 # The prep's intra-chunk pairs are two matrix products referred to the chunk's middle row
