@@ -12,7 +12,8 @@
 # No spills on AMD at the op's 2 warps (the columns go 32 at a time); the LDS stays far below
 # gfx950's 80 KB for two workgroups per CU.
 #
-# kda_chunk_scan: the state products (reductions over K = 128) on bf16 mma.sync (sm_90a),
+# kda_chunk_scan: the next chunk's operands copied into a shared-memory ring (cp.async on
+# sm_90a) while the state products (reductions over K = 128) run on bf16 mma.sync (sm_90a),
 # v_mfma_f32_16x16x32_bf16 (gfx950) and v_wmma_f32_16x16x32_bf16 (gfx1250), those over the
 # chunk's 16 tokens on v_mfma_f32_16x16x16_bf16 (gfx950); no spills on AMD.
 #
@@ -61,6 +62,9 @@
 # PREP-SM90-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 # PAIRS-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 # SCAN-SM90: .visible .entry kda_chunk_scan(
+# SCAN-SM90: cp.async.ca.shared.global
+# SCAN-SM90: cp.async.wait_group 0
+# SCAN-SM90: ldmatrix
 # SCAN-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
 # PREP-AMD-LABEL: kda_chunk_prep:
