@@ -221,13 +221,21 @@ std::optional<DValue> Emitter::layoutBuiltin(const std::string &name,
       return std::nullopt;
     std::optional<kda::tile::MatrixInstr> instr =
         kda::tile::symbolizeMatrixInstr(*instrName);
-    if (!instr)
-      return error(args[0]->loc, "kt.MmaLayout() instr must be 'mma_m16n8k16', "
-                                 "'mma_m16n8k8_tf32', 'wgmma_m64k16', "
-                                 "'mfma_32x32x16', 'mfma_16x16x32', "
-                                 "'mfma_16x16x16', 'mfma_16x16x4_f32' or "
-                                 "'wmma_16x16x32', got '" +
-                                     *instrName + "'");
+    if (!instr) {
+      // The names the tile dialect's MatrixInstr enum spells.
+      std::string names;
+      unsigned last = kda::tile::getMaxEnumValForMatrixInstr();
+      for (unsigned i = 0; i <= last; ++i)
+        names += (i == 0      ? "'"
+                  : i == last ? " or '"
+                              : ", '") +
+                 kda::tile::stringifyMatrixInstr(
+                     static_cast<kda::tile::MatrixInstr>(i))
+                     .str() +
+                 "'";
+      return error(args[0]->loc, "kt.MmaLayout() instr must be " + names +
+                                     ", got '" + *instrName + "'");
+    }
     std::optional<kda::tile::MatrixOperand> operand =
         kda::tile::symbolizeMatrixOperand(*operandName);
     if (!operand)

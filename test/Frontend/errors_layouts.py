@@ -73,7 +73,7 @@ def span_warps(o, num_warps: kt.constexpr = 4):
 def bad_mma(o):
     offs = kt.arange(0, 16)
     x = kt.zeros((16, 16), kt.float32)
-    # MMA: errors_layouts.py:[[@LINE+1]]:43: error: kt.MmaLayout() instr must be 'mma_m16n8k16', 'mma_m16n8k8_tf32', 'wgmma_m64k16', 'mfma_32x32x16', 'mfma_16x16x32', 'mfma_16x16x16', 'mfma_16x16x4_f32' or 'wmma_16x16x32', got 'wmma_16x16x16'
+    # MMA: errors_layouts.py:[[@LINE+1]]:43: error: kt.MmaLayout() instr must be 'mma_m16n8k16', 'mfma_32x32x16', 'mfma_16x16x32', 'wmma_16x16x32', 'mma_m16n8k8_tf32', 'wgmma_m64k16', 'mfma_16x16x16' or 'mfma_16x16x4_f32', got 'wmma_16x16x16'
     a = kt.convert_layout(x, kt.MmaLayout("wmma_16x16x16", "c", [4, 1]))
     # MMA: errors_layouts.py:[[@LINE+1]]:59: error: kt.MmaLayout() operand must be 'a', 'b' or 'c', got 'd'
     b = kt.convert_layout(x, kt.MmaLayout("mma_m16n8k16", "d", [4, 1]))

@@ -24,8 +24,8 @@ namespace {
 
 bool asksForHelp(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
-    llvm::StringRef arg = llvm::StringRef(argv[i]).ltrim('-');
-    if (arg == "help" || arg == "h" || arg == "help-list")
+    // --help, --help-list, --help-hidden, ...
+    if (llvm::StringRef(argv[i]).ltrim('-').starts_with("help"))
       return true;
   }
   return false;
