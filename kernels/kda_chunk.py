@@ -9,26 +9,29 @@ no chunk maps to is left alone).
 
 1. `kda_chunk_prep`, grid (T_total // C + N, HV): one program per chunk slot and value head,
    all in parallel. It fuses the q/k L2 norm, the gate and the beta sigmoid, and writes the
-   chunk's WY form, [T_total, HV, *] rows in w's dtype (aqk and gend fp32; g below is the
-   log decay, gamma its chunk-local running sum, gamma_C the chunk's last):
-       w   = A (k * exp(gamma))          u  = A v
-       qg  = q * exp(gamma)              kd = k * exp(gamma_C - gamma)
-       aqk = [i >= j] sum_d q_i k_j exp(gamma_i - gamma_j)          [T_total, HV, C]
+   chunk's WY form as one block per slot and value head, in w's dtype (gend fp32; g below is
+   the log decay, gamma its chunk-local running sum, gamma_C the chunk's last):
+       w   = A (k * exp(gamma))          u  = A v                  w, qg [slots, HV, K, C]
+       qg  = q * exp(gamma)              kd = k * exp(gamma_C - gamma)    kd [slots, HV, C, K]
+       aqk = [i >= j] sum_d q_i k_j exp(gamma_i - gamma_j)   u [slots, HV, V, C], aqk [.., C, C]
        gend[slot] = exp(gamma_C)                                    [slots, HV, K]
+   w, qg and u are stored transposed (token index last) and aqk as aqk^T, so that each is the
+   scan's B operand as it lies; rows past a sequence's end are zeros (their inputs read as 0).
    with A = (I + L)^-1 diag(beta) and L[i, j] = [i > j] beta_i sum_d k_i k_j exp(gamma_i -
    gamma_j), solved by forward substitution. The pairs are two matrix products referred to
    the chunk's middle row (ANCHORED), q k^T and k k^T times the rows' decays
    (GATE_PER_HEAD), or else taken one key at a time with every exponent <= 0 (clamped at 0
    against rounding); the causal masks are selects, so no gate overflows or makes a NaN.
 2. `kda_chunk_scan`, grid (cdiv(V, BV), N, HV): one program per value tile, sequence and
-   value head carries the state S [K, BV] (fp32, in registers) over the sequence's chunks:
-       delta = u - w S        o = qg S + aqk delta        S <- gend * S + kd^T delta
-   four matrix products per chunk, the next chunk's operands copied into shared memory
-   while they run. It writes
+   value head carries the state over the sequence's chunks, transposed (S^T [BV, K], fp32, in
+   registers):
+       delta^T = u^T - S^T w^T      o^T = S^T qg^T + delta^T aqk^T      S^T <- S^T gend + delta^T kd
+   four matrix products per chunk whose A operands (S^T, delta^T) are the previous products'
+   accumulators, the next chunk's blocks copied into shared memory while they run. It writes
    o, the final state and, when asked, the state before every chunk (what prefix caching
    keeps).
 
-Rows past a sequence's end read as q = k = v = 0, g = 0, beta = 0 and are not written.
+Rows past a sequence's end read as q = k = v = 0, g = 0, beta = 0; o is not written there.
 q and k are [tokens, H, K] and v, g [tokens, HV, *] with HV a multiple of H (value head hv
 reads q/k head hv // (HV // H)), each through a token stride (elements; heads contiguous
 inside a token). K and V are any sizes up to BK and BV_ALL (powers of two; the padding
@@ -137,7 +140,8 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
         q_rows = q_ptr + tok[:, None] * stride_q + h * K
         k_rows = k_ptr + tok[:, None] * stride_k + h * K
         g_rows = g_ptr + tok[:, None] * stride_g + hv * K
-        out_rows = (tok[:, None] * HV + hv) * K
+        # This chunk's block of each [slots, HV, *, C] / [slots, HV, C, *] array.
+        blk = slot.to(kt.int64) * HV + hv
         if GATE_PER_HEAD:
             g_head = kt.load(g_ptr + tok * stride_g + hv, mask=live, other=0.0).to(kt.float32)
             g_head = kt.cumsum(g_head, 0)  # rows past the end loaded as 0
@@ -175,10 +179,12 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 gamma = kt.cumsum(g, 0)
                 gamma_end = kt.sum(g, 0)
             decayed = kt.exp(gamma)
-            kt.store(qg_ptr + out_rows + cols[None, :], (q * decayed).to(out_ty), mask=kmask)
-            kt.store(kd_ptr + out_rows + cols[None, :],
+            kcols = cols[None, :] < K
+            kt.store(qg_ptr + (blk * K + cols[None, :]) * C + rows[:, None],
+                     (q * decayed).to(out_ty), mask=kcols)
+            kt.store(kd_ptr + (blk * C + rows[:, None]) * K + cols[None, :],
                      (k * kt.exp(kt.minimum(gamma_end[None, :] - gamma, 0.0))).to(out_ty),
-                     mask=kmask)
+                     mask=kcols)
             kt.store(gend_ptr + (slot.to(kt.int64) * HV + hv) * K + cols, kt.exp(gamma_end),
                      mask=cols < K)
             if DELTA_RULE:
@@ -222,7 +228,7 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
             qk = qk * decay
         kk = kt.where(rows[:, None] > cc[None, :], kk, 0.0)
         qk = kt.where(rows[:, None] >= cc[None, :], qk, 0.0)
-        kt.store(aqk_ptr + (tok[:, None] * HV + hv) * C + cc[None, :], qk, mask=live[:, None])
+        kt.store(aqk_ptr + (blk * C + cc[None, :]) * C + rows[:, None], qk.to(out_ty))
         if DELTA_RULE:
             beta = kt.load(beta_ptr + tok * stride_beta + hv, mask=live, other=0.0).to(kt.float32)
             if USE_BETA_SIGMOID:
@@ -246,8 +252,8 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
             for kb in range(BK // KS):
                 cols = kb * KS + kt.arange(0, KS)
                 w = kt.dot(a, kdec.index(kb).load())
-                kt.store(w_ptr + out_rows + cols[None, :], w.to(out_ty),
-                         mask=live[:, None] & (cols[None, :] < K))
+                kt.store(w_ptr + (blk * K + cols[None, :]) * C + rows[:, None], w.to(out_ty),
+                         mask=cols[None, :] < K)
         for vb in range(BV_ALL // KS):
             cols = vb * KS + kt.arange(0, KS)
             vmask = live[:, None] & (cols[None, :] < V)
@@ -257,35 +263,32 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 u = kt.dot(a, v.to(DOT))
             else:
                 u = v  # gated linear attention: delta = v, no w
-            kt.store(u_ptr + (tok[:, None] * HV + hv) * V + cols[None, :], u.to(out_ty),
-                     mask=vmask)
+            kt.store(u_ptr + (blk * V + cols[None, :]) * C + rows[:, None], u.to(out_ty),
+                     mask=cols[None, :] < V)
 
 
 @kt.jit
 def scan_copy(ring_w, ring_qg, ring_kd, ring_u, ring_aqk, ring_gend, w_ptr, u_ptr, qg_ptr,
-              kd_ptr, aqk_ptr, gend_ptr, bos, eos, first_slot, m, chunks, hv, cv, slot,
-              HV: kt.constexpr, K: kt.constexpr, V: kt.constexpr, BK: kt.constexpr,
-              C: kt.constexpr, DELTA_RULE: kt.constexpr):
-    """Starts copying chunk m's (w, qg, kd, gend, u, aqk) for the scan's value columns cv
-    into ring slot `slot`; zeros past the last chunk (the copy past it reads nothing)."""
-    rows = kt.arange(0, C)
+              kd_ptr, aqk_ptr, gend_ptr, slot_blk, more, cv, slot, HV: kt.constexpr,
+              K: kt.constexpr, V: kt.constexpr, BK: kt.constexpr, C: kt.constexpr,
+              DELTA_RULE: kt.constexpr):
+    """Starts copying the chunk block `slot_blk` (slot * HV + value head) of w, qg, kd, gend,
+    u and aqk, for the scan's value columns cv, into ring slot `slot`; zeros unless `more`."""
+    cc = kt.arange(0, C)
     ck = kt.arange(0, BK)
-    tok = (bos + m * C).to(kt.int64) + rows
-    live = tok < eos
-    kmask = live[:, None] & (ck[None, :] < K)
-    row_k = (tok[:, None] * HV + hv) * K + ck[None, :]
+    kmask = (ck < K)[:, None] & more
     if DELTA_RULE:
-        kt.async_copy(ring_w.index(slot), w_ptr + row_k, mask=kmask)
-    kt.async_copy(ring_qg.index(slot), qg_ptr + row_k, mask=kmask)
-    kt.async_copy(ring_kd.index(slot), kd_ptr + row_k, mask=kmask)
-    kt.async_copy(ring_gend.index(slot),
-                  gend_ptr + ((first_slot + m).to(kt.int64) * HV + hv) * K + ck,
-                  mask=(ck < K) & (m < chunks))
-    kt.async_copy(ring_u.index(slot), u_ptr + (tok[:, None] * HV + hv) * V + cv[None, :],
-                  mask=live[:, None] & (cv < V)[None, :])
-    kt.async_copy(ring_aqk.index(slot),
-                  aqk_ptr + (tok[:, None] * HV + hv) * C + kt.arange(0, C)[None, :],
-                  mask=live[:, None])
+        kt.async_copy(ring_w.index(slot), w_ptr + (slot_blk * K + ck[:, None]) * C + cc[None, :],
+                      mask=kmask)
+    kt.async_copy(ring_qg.index(slot), qg_ptr + (slot_blk * K + ck[:, None]) * C + cc[None, :],
+                  mask=kmask)
+    kt.async_copy(ring_kd.index(slot), kd_ptr + (slot_blk * C + cc[:, None]) * K + ck[None, :],
+                  mask=(ck < K)[None, :] & more)
+    kt.async_copy(ring_gend.index(slot), gend_ptr + slot_blk * K + ck, mask=(ck < K) & more)
+    kt.async_copy(ring_u.index(slot), u_ptr + (slot_blk * V + cv[:, None]) * C + cc[None, :],
+                  mask=(cv < V)[:, None] & more)
+    kt.async_copy(ring_aqk.index(slot), aqk_ptr + (slot_blk * C + cc[:, None]) * C + cc[None, :],
+                  mask=more)
 
 
 @kt.jit
@@ -308,57 +311,59 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_s
     cv = kt.program_id(0) * BV + kt.arange(0, BV)
     kcol = ck < K
     vcol = cv < V
-    smask = kcol[:, None] & vcol[None, :]
     op_ty = w_ptr.dtype.element_ty
-    # The next chunk's operands land in a two-slot ring while this chunk's products run
-    # (cp.async, no registers held). Rows padded by 16 bytes: the matrix operands read
-    # columns, which unpadded rows put on one bank (twice the time of the whole scan).
-    PAD_K = kt.PaddedSharedLayout(BK, 8, [1, 0])
-    ring_w = kt.alloc_shared((2, C, BK), op_ty, layout=PAD_K)
-    ring_qg = kt.alloc_shared((2, C, BK), op_ty, layout=PAD_K)
-    ring_kd = kt.alloc_shared((2, C, BK), op_ty, layout=PAD_K)
+    # The state is held transposed, St = S^T [BV, BK]: each product's accumulator is then the
+    # A operand of the next (registers only), and the chunk blocks are B operands read from
+    # shared memory in place (ldmatrix). The next chunk's blocks land in a two-slot ring
+    # while this chunk's products run (cp.async, no registers held); rows padded by 16 bytes
+    # so the matrix loads' rows fall on distinct banks.
+    PAD_C = kt.PaddedSharedLayout(C, 8, [1, 0])
+    ring_w = kt.alloc_shared((2, BK, C), op_ty, layout=PAD_C)
+    ring_qg = kt.alloc_shared((2, BK, C), op_ty, layout=PAD_C)
+    ring_kd = kt.alloc_shared((2, C, BK), op_ty, layout=kt.PaddedSharedLayout(BK, 8, [1, 0]))
     ring_gend = kt.alloc_shared((2, BK), kt.float32)
-    ring_u = kt.alloc_shared((2, C, BV), op_ty, layout=kt.PaddedSharedLayout(BV, 8, [1, 0]))
-    ring_aqk = kt.alloc_shared((2, C, C), kt.float32, layout=kt.PaddedSharedLayout(C, 4, [1, 0]))
+    ring_u = kt.alloc_shared((2, BV, C), op_ty, layout=PAD_C)
+    ring_aqk = kt.alloc_shared((2, C, C), op_ty, layout=PAD_C)
     if STATE_VK:
-        s_offs = cv[None, :] * K + ck[:, None]
+        s_offs = cv[:, None] * K + ck[None, :]
     else:
-        s_offs = ck[:, None] * V + cv[None, :]
+        s_offs = ck[None, :] * V + cv[:, None]
+    smask = vcol[:, None] & kcol[None, :]
     head = (n.to(kt.int64) * HV + hv) * (K * V)
     if HAS_INITIAL:
-        S = kt.load(h0_ptr + head + s_offs, mask=smask, other=0.0).to(kt.float32)
+        St = kt.load(h0_ptr + head + s_offs, mask=smask, other=0.0).to(kt.float32)
     else:
-        S = kt.zeros((BK, BV), kt.float32)
+        St = kt.zeros((BV, BK), kt.float32)
     bos, eos = sequence_bounds(cu_seqlens_ptr, n, T_total)
-    first_slot = bos // C + n
+    first_blk = (bos // C + n).to(kt.int64) * HV + hv
     if STORE_STATES:
         first_chunk = kt.load(chunk_offsets_ptr + n).to(kt.int64)
     chunks = (eos - bos + C - 1) // C
     scan_copy(ring_w, ring_qg, ring_kd, ring_u, ring_aqk, ring_gend, w_ptr, u_ptr, qg_ptr,
-              kd_ptr, aqk_ptr, gend_ptr, bos, eos, first_slot, 0, chunks, hv, cv, 0, HV, K, V,
-              BK, C, DELTA_RULE)
+              kd_ptr, aqk_ptr, gend_ptr, first_blk, chunks > 0, cv, 0, HV, K, V, BK, C,
+              DELTA_RULE)
     for m in range(0, chunks):
         kt.async_wait(0)  # chunk m landed; every thread is done with chunk m - 1's slot
         scan_copy(ring_w, ring_qg, ring_kd, ring_u, ring_aqk, ring_gend, w_ptr, u_ptr, qg_ptr,
-                  kd_ptr, aqk_ptr, gend_ptr, bos, eos, first_slot, m + 1, chunks, hv, cv,
+                  kd_ptr, aqk_ptr, gend_ptr, first_blk + (m + 1) * HV, m + 1 < chunks, cv,
                   (m + 1) % 2, HV, K, V, BK, C, DELTA_RULE)
         slot = m % 2
         if STORE_STATES:
             kt.store(states_ptr + ((first_chunk + m // STATES_EVERY) * HV + hv) * (K * V)
-                     + s_offs, S.to(states_ptr.dtype.element_ty),
+                     + s_offs, St.to(states_ptr.dtype.element_ty),
                      mask=smask & (m % STATES_EVERY == 0))
-        s_dot = S.to(DOT)
-        u = ring_u.index(slot).load().to(kt.float32)
+        s_dot = St.to(DOT)
+        # delta^T = u^T - St w^T;  o^T = St qg^T + delta^T aqk^T;  St <- St gend + delta^T kd
+        delta = ring_u.index(slot).load().to(kt.float32)
         if DELTA_RULE:
-            delta = u - kt.dot(ring_w.index(slot).load().to(DOT), s_dot)
-        else:
-            delta = u
-        o = kt.dot(ring_aqk.index(slot).load().to(DOT), delta.to(DOT),
-                   kt.dot(ring_qg.index(slot).load().to(DOT), s_dot))
+            delta = delta - kt.dot(s_dot, ring_w.index(slot).load().to(DOT))
+        delta_dot = delta.to(DOT)
+        o = kt.dot(delta_dot, ring_aqk.index(slot).load().to(DOT),
+                   kt.dot(s_dot, ring_qg.index(slot).load().to(DOT)))
         tok = (bos + m * C).to(kt.int64) + rows
-        kt.store(o_ptr + (tok[:, None] * HV + hv) * V + cv[None, :],
-                 o.to(o_ptr.dtype.element_ty), mask=(tok < eos)[:, None] & vcol[None, :])
-        S = kt.dot(kt.trans(ring_kd.index(slot).load()).to(DOT), delta.to(DOT),
-                   S * ring_gend.index(slot).load()[:, None])
+        kt.store(o_ptr + (tok[None, :] * HV + hv) * V + cv[:, None],
+                 o.to(o_ptr.dtype.element_ty), mask=(tok < eos)[None, :] & vcol[:, None])
+        St = kt.dot(delta_dot, ring_kd.index(slot).load().to(DOT),
+                    St * ring_gend.index(slot).load()[None, :])
     if STORE_FINAL:
-        kt.store(ht_ptr + head + s_offs, S, mask=smask)
+        kt.store(ht_ptr + head + s_offs, St, mask=smask)

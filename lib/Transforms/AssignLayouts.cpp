@@ -292,6 +292,12 @@ private:
       if (getMatrixInstructionLanes(instr) != waveSize || m % im || n % in ||
           k % ik)
         continue;
+      // A result that becomes another product's A operand keeps the warps
+      // along M: the accumulator's registers are then that operand's, with
+      // no data moved (a chain like attention's P V, or a carried state).
+      if (m % (im * numWarps) == 0 && feedsOperandA(dot.getResult()))
+        return tile::MmaLayoutAttr::get(ctx, instr, tile::MatrixOperand::C,
+                                        {numWarps, 1});
       unsigned wm = 1, wn = 1;
       while (wm * wn < numWarps) {
         bool mSplits = m % (im * wm * 2) == 0, nSplits = n % (in * wn * 2) == 0;
@@ -307,6 +313,38 @@ private:
                                       {wm, wn});
     }
     return {};
+  }
+  /// Whether `value` reaches the A operand of a tile.dot through
+  /// elementwise ops, layout conversions and loop-carried values.
+  static bool feedsOperandA(Value value) {
+    SmallVector<Value> work{value};
+    DenseSet<Value> seen{value};
+    auto push = [&](Value v) {
+      if (seen.insert(v).second)
+        work.push_back(v);
+    };
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      for (OpOperand &use : v.getUses()) {
+        Operation *user = use.getOwner();
+        if (auto dot = dyn_cast<tile::DotOp>(user)) {
+          if (use.getOperandNumber() == 0)
+            return true;
+        } else if (isElementwise(user) || isa<tile::ConvertLayoutOp>(user)) {
+          for (Value r : user->getResults())
+            push(r);
+        } else if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+          if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp())) {
+            push(loop.getRegionIterArgs()[use.getOperandNumber()]);
+            push(loop.getResult(use.getOperandNumber()));
+          }
+        } else if (auto loop = dyn_cast<scf::ForOp>(user)) {
+          if (use.getOperandNumber() >= loop.getNumControlOperands())
+            push(loop.getTiedLoopRegionIterArg(&use));
+        }
+      }
+    }
+    return false;
   }
   /// The accumulator layout of a tile.shared_dot: the program's warpgroups
   /// stacked along M (tile-shared-dots checked that they divide it).
@@ -335,6 +373,11 @@ LogicalResult LayoutAssigner::run(FunctionOpInterface func) {
         if (isa<tile::SharedDotOp>(dot))
           return getSharedDotLayout();
         return getMatrixResultLayout(cast<tile::DotOp>(dot));
+      },
+      [&](RankedTensorType type) {
+        return getDefaultBlockedLayout(
+            ctx, type.getShape(), getAnchorElementBits(type.getElementType()),
+            numWarps, waveSize);
       });
   for (Region &region : func->getRegions())
     for (Block &block : region)
@@ -461,7 +504,14 @@ void LayoutAssigner::visitOp(Operation *op) {
       })
       .Case([&](tile::AsyncCopyOp c) {
         // Like a store of the pointees: the mask follows the pointers.
+        // Pointers computed from ranges and splats take the copy's widest
+        // accesses (the conversion clean-up recomputes them in it).
         Attribute target = operandLayout(op, c.getPtr());
+        if (preferences->isCheap(c.getPtr()))
+          if (Attribute wide = preferences->getWanted(c.getPtr())) {
+            convertOperand(c.getPtrMutable(), wide);
+            target = wide;
+          }
         for (OpOperand &operand : c.getMaskMutable())
           convertOperand(operand, target);
       })

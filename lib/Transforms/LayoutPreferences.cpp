@@ -24,7 +24,8 @@ bool isElementwise(Operation *op) {
 
 LayoutPreferences::LayoutPreferences(FunctionOpInterface func,
                                      DefaultFn getDefault,
-                                     DotLayoutFn getDotLayout)
+                                     DotLayoutFn getDotLayout,
+                                     DefaultFn getCopyLayout)
     : getDefault(std::move(getDefault)) {
   auto tie = [&](ValueRange values) {
     Value first;
@@ -69,6 +70,7 @@ LayoutPreferences::LayoutPreferences(FunctionOpInterface func,
       tie({store.getPtr(), store.getValue(), store.getMask()});
     } else if (auto copy = dyn_cast<tile::AsyncCopyOp>(op)) {
       tie({copy.getPtr(), copy.getMask()});
+      wanted.try_emplace(copy.getPtr(), getCopyLayout(copy.getPtr().getType()));
     } else if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op)) {
       tie({atomic.getResult(), atomic.getPtr(), atomic.getValue(),
            atomic.getMask()});
@@ -237,7 +239,8 @@ Attribute LayoutPreferences::resolve(Value root) {
     if (it == expandedInto.end())
       continue;
     Attribute into = resolve(find(it->second.first));
-    if (!isa_and_nonnull<tile::BlockedLayoutAttr, tile::SliceLayoutAttr>(into))
+    if (!isa_and_nonnull<tile::BlockedLayoutAttr, tile::SliceLayoutAttr,
+                         tile::MmaLayoutAttr>(into))
       continue;
     Attribute slice =
         tile::SliceLayoutAttr::get(v.getContext(), it->second.second, into);

@@ -28,8 +28,8 @@ namespace {
 
 /// How far back (in ops) and how much (ops recomputed) rematerialization
 /// may go.
-constexpr unsigned kMaxRematDepth = 8;
-constexpr int kMaxRematOps = 16;
+constexpr unsigned kMaxRematDepth = 12;
+constexpr int kMaxRematOps = 32;
 
 Attribute layoutOf(Value value) {
   if (auto tensor = dyn_cast<RankedTensorType>(value.getType()))

@@ -12,15 +12,18 @@
 # No spills on AMD at the op's 2 warps (the columns go 32 at a time); the LDS stays far below
 # gfx950's 80 KB for two workgroups per CU.
 #
-# kda_chunk_scan: the next chunk's operands copied into a shared-memory ring (cp.async on
+# kda_chunk_scan: the next chunk's blocks copied into a shared-memory ring (16-byte cp.async on
 # sm_90a) while the state products (reductions over K = 128) run on bf16 mma.sync (sm_90a),
 # v_mfma_f32_16x16x32_bf16 (gfx950) and v_wmma_f32_16x16x32_bf16 (gfx1250), those over the
-# chunk's 16 tokens on v_mfma_f32_16x16x16_bf16 (gfx950); no spills on AMD.
+# chunk's 16 tokens on v_mfma_f32_16x16x16_bf16 (gfx950); no spills on AMD. On sm_90a the
+# transposed state is every product's A operand in place and the blocks are B operands read
+# by ldmatrix: nothing is stored to shared memory but the copies.
 #
 # RUN: kda-compile %{kda_chunk_prep_sm_90a} --num-warps 2 --emit ptx -o - | FileCheck %s --check-prefix=PREP-SM90
 # RUN: kda-compile %{kda_chunk_prep_sm_90a} --num-warps 2 -D ANCHORED=False --emit ptx -o - \
 # RUN:   | FileCheck %s --check-prefix=PAIRS-SM90 --implicit-check-not=tf32
-# RUN: kda-compile %{kda_chunk_scan_sm_90a} --emit ptx -o - | FileCheck %s --check-prefix=SCAN-SM90
+# RUN: kda-compile %{kda_chunk_scan_sm_90a} --emit ptx -o - \
+# RUN:   | FileCheck %s --check-prefix=SCAN-SM90 --implicit-check-not=st.shared
 # Gated DeltaNet's prep (chunk_gated_delta_rule: one decay per row, Qwen3-Next's 32 value heads
 # over 16 q/k heads): q k^T and k k^T on tf32 mma.sync times the rows' decays; no spills on AMD.
 # DEFINE: %{gdn} = -D GATE_PER_HEAD=True -D USE_GATE=False -D USE_LOWER_BOUND=False \
@@ -62,9 +65,9 @@
 # PREP-SM90-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 # PAIRS-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 # SCAN-SM90: .visible .entry kda_chunk_scan(
-# SCAN-SM90: cp.async.ca.shared.global
+# SCAN-SM90: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16
 # SCAN-SM90: cp.async.wait_group 0
-# SCAN-SM90: ldmatrix
+# SCAN-SM90: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # SCAN-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
 # PREP-AMD-LABEL: kda_chunk_prep:

@@ -26,14 +26,19 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
     - `tile.load`: the pointers' layout (mask and other converted);
       `tile.store`: the value's layout wins (pointers and mask converted);
     - `tile.smem_load`: the layout its users prefer (buffers have none);
-      `tile.async_copy`: the pointers' layout (mask converted);
+      `tile.async_copy`: the pointers' layout (mask converted), which
+      prefers the default layout of the pointers' own shape (the widest
+      accesses) over the function's;
     - `tile.shared_dot`: `#tile.mma<{instr = wgmma_m64k16, operand = c,
       warpsPerCTA = [num-warps, 1]}>` for the result and the accumulator;
     - `tile.dot`: with bf16 or f16 operands (fp32 ones with `precision
       tf32`), the first of `matrix-instrs` of that kind whose tile divides
       the product: `#tile.mma` of that instruction for the result and the
-      accumulator (each doubling of the warps splits the side a warp covers
-      more of, rows on a tie), its `a` and `b` layouts for the operands,
+      accumulator (all warps along M when the result reaches another dot's
+      `a` through elementwise ops or loop-carried values and M has a row of
+      instruction tiles per warp; else each doubling of the warps splits the
+      side a warp covers more of, rows on a tie), its `a` and `b` layouts
+      for the operands,
       which a `tile.smem_load` producing them takes directly; otherwise
       accumulator and result take the result's default layout;
     - `scf.for`/`scf.while`/`scf.if`: carried values take the layouts of the

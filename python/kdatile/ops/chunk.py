@@ -332,11 +332,12 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     slots = T_total // CHUNK + N
     f32 = "f32"
     inter = qi.dtype
-    w = vd.new_like(ref, (T_total, HV, K), inter)
-    qg = vd.new_like(ref, (T_total, HV, K), inter)
-    kd = vd.new_like(ref, (T_total, HV, K), inter)
-    u = vd.new_like(ref, (T_total, HV, V), inter)
-    aqk = vd.new_like(ref, (T_total, HV, CHUNK), f32)
+    # One block per chunk slot; w, qg, u and aqk transposed inside it (see the kernels).
+    w = vd.new_like(ref, (slots, HV, K, CHUNK), inter)
+    qg = vd.new_like(ref, (slots, HV, K, CHUNK), inter)
+    kd = vd.new_like(ref, (slots, HV, CHUNK, K), inter)
+    u = vd.new_like(ref, (slots, HV, V, CHUNK), inter)
+    aqk = vd.new_like(ref, (slots, HV, CHUNK, CHUNK), inter)
     gend = vd.new_like(ref, (slots, HV, K), f32)
     unused = cu.value  # pointer parameters a variant does not read
     prep = load_kernel("kda_chunk", "kda_chunk_prep")
