@@ -27,7 +27,8 @@ no chunk maps to is left alone).
    registers):
        delta^T = u^T - S^T w^T      o^T = S^T qg^T + delta^T aqk^T      S^T <- S^T gend + delta^T kd
    four matrix products per chunk whose A operands (S^T, delta^T) are the previous products'
-   accumulators, the next chunk's blocks copied into shared memory while they run. It writes
+   accumulators, the blocks of the next STAGES - 1 chunks copied into shared memory while they
+   run. It writes
    o, the final state and, when asked, the state before every chunk (what prefix caching
    keeps).
 
@@ -298,12 +299,14 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_s
                    BV: kt.constexpr, C: kt.constexpr, STATE_VK: kt.constexpr,
                    HAS_INITIAL: kt.constexpr, STORE_FINAL: kt.constexpr,
                    STORE_STATES: kt.constexpr, STATES_EVERY: kt.constexpr = 4,
-                   DOT: kt.constexpr = kt.float32, DELTA_RULE: kt.constexpr = True):
+                   DOT: kt.constexpr = kt.float32, DELTA_RULE: kt.constexpr = True,
+                   STAGES: kt.constexpr = 3):
     """States are [K, V] per (sequence, value head), or [V, K] with STATE_VK: h0 and ht
     [N, HV, *] fp32; with STORE_STATES the state before every STATES_EVERY-th chunk m of
     sequence n goes to states[chunk_offsets[n] + m // STATES_EVERY] ([.., HV, *], in
-    states' dtype)."""
+    states' dtype). STAGES: chunks in the shared-memory ring (at least 2)."""
     kt.static_assert(K <= BK, "BK must cover K")
+    kt.static_assert(STAGES >= 2, "the ring needs a slot to fill while another is read")
     n = kt.program_id(1)
     hv = kt.program_id(2)
     rows = kt.arange(0, C)
@@ -314,16 +317,17 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_s
     op_ty = w_ptr.dtype.element_ty
     # The state is held transposed, St = S^T [BV, BK]: each product's accumulator is then the
     # A operand of the next (registers only), and the chunk blocks are B operands read from
-    # shared memory in place (ldmatrix). The next chunk's blocks land in a two-slot ring
-    # while this chunk's products run (cp.async, no registers held); rows padded by 16 bytes
-    # so the matrix loads' rows fall on distinct banks.
+    # shared memory in place (ldmatrix). The blocks of the next STAGES - 1 chunks land in a
+    # ring while this chunk's products run (cp.async, no registers held); rows padded by 16
+    # bytes so the matrix loads' rows fall on distinct banks.
     PAD_C = kt.PaddedSharedLayout(C, 8, [1, 0])
-    ring_w = kt.alloc_shared((2, BK, C), op_ty, layout=PAD_C)
-    ring_qg = kt.alloc_shared((2, BK, C), op_ty, layout=PAD_C)
-    ring_kd = kt.alloc_shared((2, C, BK), op_ty, layout=kt.PaddedSharedLayout(BK, 8, [1, 0]))
-    ring_gend = kt.alloc_shared((2, BK), kt.float32)
-    ring_u = kt.alloc_shared((2, BV, C), op_ty, layout=PAD_C)
-    ring_aqk = kt.alloc_shared((2, C, C), op_ty, layout=PAD_C)
+    COPIES: kt.constexpr = 6 if DELTA_RULE else 5  # scan_copy's kt.async_copy calls
+    ring_w = kt.alloc_shared((STAGES, BK, C), op_ty, layout=PAD_C)
+    ring_qg = kt.alloc_shared((STAGES, BK, C), op_ty, layout=PAD_C)
+    ring_kd = kt.alloc_shared((STAGES, C, BK), op_ty, layout=kt.PaddedSharedLayout(BK, 8, [1, 0]))
+    ring_gend = kt.alloc_shared((STAGES, BK), kt.float32)
+    ring_u = kt.alloc_shared((STAGES, BV, C), op_ty, layout=PAD_C)
+    ring_aqk = kt.alloc_shared((STAGES, C, C), op_ty, layout=PAD_C)
     if STATE_VK:
         s_offs = cv[:, None] * K + ck[None, :]
     else:
@@ -339,15 +343,19 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_s
     if STORE_STATES:
         first_chunk = kt.load(chunk_offsets_ptr + n).to(kt.int64)
     chunks = (eos - bos + C - 1) // C
-    scan_copy(ring_w, ring_qg, ring_kd, ring_u, ring_aqk, ring_gend, w_ptr, u_ptr, qg_ptr,
-              kd_ptr, aqk_ptr, gend_ptr, first_blk, chunks > 0, cv, 0, HV, K, V, BK, C,
-              DELTA_RULE)
-    for m in range(0, chunks):
-        kt.async_wait(0)  # chunk m landed; every thread is done with chunk m - 1's slot
+    for m in kt.static_range(STAGES - 1):
         scan_copy(ring_w, ring_qg, ring_kd, ring_u, ring_aqk, ring_gend, w_ptr, u_ptr, qg_ptr,
-                  kd_ptr, aqk_ptr, gend_ptr, first_blk + (m + 1) * HV, m + 1 < chunks, cv,
-                  (m + 1) % 2, HV, K, V, BK, C, DELTA_RULE)
-        slot = m % 2
+                  kd_ptr, aqk_ptr, gend_ptr, first_blk + m * HV, m < chunks, cv, m, HV, K, V,
+                  BK, C, DELTA_RULE)
+    for m in range(0, chunks):
+        # Chunk m landed (the copies of the STAGES - 2 chunks after it may still run), and
+        # every thread is done with chunk m - 1's slot, which the next copy refills.
+        kt.async_wait((STAGES - 2) * COPIES)
+        ahead = m + STAGES - 1
+        scan_copy(ring_w, ring_qg, ring_kd, ring_u, ring_aqk, ring_gend, w_ptr, u_ptr, qg_ptr,
+                  kd_ptr, aqk_ptr, gend_ptr, first_blk + ahead * HV, ahead < chunks, cv,
+                  ahead % STAGES, HV, K, V, BK, C, DELTA_RULE)
+        slot = m % STAGES
         if STORE_STATES:
             kt.store(states_ptr + ((first_chunk + m // STATES_EVERY) * HV + hv) * (K * V)
                      + s_offs, St.to(states_ptr.dtype.element_ty),

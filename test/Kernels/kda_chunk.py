@@ -66,7 +66,7 @@
 # PAIRS-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 # SCAN-SM90: .visible .entry kda_chunk_scan(
 # SCAN-SM90: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16
-# SCAN-SM90: cp.async.wait_group 0
+# SCAN-SM90: cp.async.wait_group 6
 # SCAN-SM90: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # SCAN-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 

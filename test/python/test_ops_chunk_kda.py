@@ -229,3 +229,32 @@ def test_heads_by_head_dims(H, D):
           use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
           use_beta_sigmoid_in_kernel=True, allow_neg_eigval=i % 5 == 2,
           **gate_params(rng, HV, D, -5.0 if i % 3 != 2 else None), **kw)
+
+
+@pytest.mark.parametrize("stages", [2, 4])
+def test_scan_ring_depth(stages):
+    """The scan's ring depth (three chunks on the CPU and NVIDIA, two on AMD) changes only when
+    the copies run: outputs, final and boundary states are bit-identical, with varlen lengths
+    shorter than the ring, an empty sequence and a partial last chunk."""
+    from kdatile.ops._kernels import execute
+    from kdatile.ops.chunk import chunk_launches
+
+    rng = np.random.default_rng(7)
+    lens = [1, 0, 17, 40, 5]
+    q, k, v, g, beta = prefill_inputs(rng, 1, sum(lens), 2, 2, 32, 32)
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    kw = dict(cu_seqlens=cu, output_final_state=True, return_intermediate_states=True,
+              use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
+              use_beta_sigmoid_in_kernel=True, lower_bound=-5.0,
+              initial_state=rng.standard_normal((len(lens), 2, 32, 32)).astype(np.float32))
+    results = []
+    for depth in (None, stages):
+        result, (prep, scan) = chunk_launches(q, k, v, g, beta, **kw)
+        assert scan.constexprs["STAGES"] == 3
+        if depth is not None:
+            scan = scan._replace(constexprs=dict(scan.constexprs, STAGES=depth))
+        execute(None, prep)
+        execute(None, scan)
+        results.append([np.array(x) for x in result])
+    for ours, other in zip(*results):
+        np.testing.assert_array_equal(ours, other)

@@ -146,6 +146,12 @@ def _gpu_target(ref, target):
     return target
 
 
+def is_amd(ref, target) -> bool:
+    """Whether the launch's GPU is an AMD one (gfx*): `target` when given, else the GPU holding
+    `ref` (an ArrayInfo)."""
+    return str(_gpu_target(ref, target) or "").startswith("gfx")
+
+
 def has_clusters(ref, target) -> bool:
     """Whether the launch's GPU runs programs in thread-block clusters that exchange through
     shared memory (kt.cluster_sum; NVIDIA sm_90a): `target` when given, else the GPU holding
