@@ -57,6 +57,23 @@ std::array<int64_t, 3> kda::getMatrixInstructionShape(MatrixInstr instr) {
   llvm_unreachable("unknown matrix instruction");
 }
 
+int64_t kda::getMatrixKSteps(MatrixInstr instr, int64_t k) {
+  int64_t instrK = getMatrixInstructionShape(instr)[2];
+  if (k > 0 && k % instrK == 0)
+    return k / instrK;
+  if (k <= 0 || k > instrK || !llvm::isPowerOf2_64(k) ||
+      instr == MatrixInstr::WgmmaM64K16)
+    return 0;
+  for (auto [operand, kDim] :
+       {std::pair(MatrixOperand::A, 1u), std::pair(MatrixOperand::B, 0u)}) {
+    LinearLayout fragment = getMatrixFragmentLayout(instr, operand);
+    for (unsigned bit = 0; bit < fragment.getNumBits(HWDim::Lane); ++bit)
+      if (fragment.getBasis(HWDim::Lane, bit)[kDim] >= k)
+        return 0;
+  }
+  return 1;
+}
+
 unsigned kda::getMatrixInstructionLanes(MatrixInstr instr) {
   switch (instr) {
   case MatrixInstr::MmaM16N8K16:

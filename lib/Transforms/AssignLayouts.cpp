@@ -283,6 +283,15 @@ private:
       return {};
     int64_t m = a.getDimSize(0), k = a.getDimSize(1),
             n = dot.getB().getType().getDimSize(1);
+    // An instruction whose K divides the product's first; else one whose K
+    // the product's pads with zeros (a 16-long reduction on a K = 32 WMMA).
+    for (bool padK : {false, true})
+      if (Attribute layout = getMatrixResultLayout(dot, m, n, k, tf32, padK))
+        return layout;
+    return {};
+  }
+  Attribute getMatrixResultLayout(tile::DotOp dot, int64_t m, int64_t n,
+                                  int64_t k, bool tf32, bool padK) {
     for (tile::MatrixInstr instr : matrixInstrs) {
       // wgmma's operands are in shared memory (tile.shared_dot).
       if (tile::takesFloat32Operands(instr) != tf32 ||
@@ -290,7 +299,7 @@ private:
         continue;
       auto [im, in, ik] = getMatrixInstructionShape(instr);
       if (getMatrixInstructionLanes(instr) != waveSize || m % im || n % in ||
-          k % ik)
+          (padK ? getMatrixKSteps(instr, k) == 0 : k % ik != 0))
         continue;
       // A result that becomes another product's A operand keeps the warps
       // along M: the accumulator's registers are then that operand's, with

@@ -7,15 +7,17 @@
 # the WY products on bf16 mma.sync (m16n8k16); with the pair-by-pair form (no lower bound)
 # only the WY products are matrix instructions. The WY products reduce over the chunk's 16
 # tokens: on gfx950 v_mfma_f32_16x16x16_bf16, and the pairs (fp32 operands that allow tf32) on
-# its fp32 MFMA, v_mfma_f32_16x16x4_f32; gfx1250's bf16 WMMA reduces over 32, so there the WY
-# products are fused multiply-adds, as the pairs (no tf32 instruction).
+# its fp32 MFMA, v_mfma_f32_16x16x4_f32; gfx1250's bf16 WMMA reduces over 32, and takes the
+# WY products with the upper 16 of K zero; the pairs are fused multiply-adds there (no tf32
+# instruction).
 # No spills on AMD at the op's 2 warps (the columns go 32 at a time); the LDS stays far below
 # gfx950's 80 KB for two workgroups per CU.
 #
 # kda_chunk_scan: the next chunk's blocks copied into a shared-memory ring (16-byte cp.async on
 # sm_90a) while the state products (reductions over K = 128) run on bf16 mma.sync (sm_90a),
 # v_mfma_f32_16x16x32_bf16 (gfx950) and v_wmma_f32_16x16x32_bf16 (gfx1250), those over the
-# chunk's 16 tokens on v_mfma_f32_16x16x16_bf16 (gfx950); no spills on AMD. On sm_90a the
+# chunk's 16 tokens on v_mfma_f32_16x16x16_bf16 (gfx950) and the same WMMA with K zero-padded
+# (gfx1250: 17 a wave and chunk, no fused multiply-add products); no spills on AMD. On sm_90a the
 # transposed state is every product's A operand in place and the blocks are B operands read
 # by ldmatrix: nothing is stored to shared memory but the copies.
 #
@@ -54,7 +56,7 @@
 # RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.scan.gfx950
 #
 # RUN: kda-compile %{kda_chunk_prep_gfx1250} --num-warps 2 --emit asm -o - --stats 2>%t.prep.gfx1250 \
-# RUN:   | FileCheck %s --check-prefix=PREP-AMD
+# RUN:   | FileCheck %s --check-prefixes=PREP-AMD,PREP-GFX1250
 # RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.prep.gfx1250
 # RUN: kda-compile %{kda_chunk_scan_gfx1250} --emit asm -o - --stats 2>%t.scan.gfx1250 \
 # RUN:   | FileCheck %s --check-prefix=SCAN-GFX1250
@@ -73,12 +75,15 @@
 # PREP-AMD-LABEL: kda_chunk_prep:
 # PREP-GFX950-DAG: v_mfma_f32_16x16x4_f32
 # PREP-GFX950-DAG: v_mfma_f32_16x16x16_bf16
+# PREP-GFX1250: v_wmma_f32_16x16x32_bf16
 # PREP-AMD: s_endpgm
 # SCAN-GFX950-LABEL: kda_chunk_scan:
 # SCAN-GFX950-DAG: v_mfma_f32_16x16x32_bf16
 # SCAN-GFX950-DAG: v_mfma_f32_16x16x16_bf16
 # SCAN-GFX1250-LABEL: kda_chunk_scan:
-# SCAN-GFX1250: v_wmma_f32_16x16x32_bf16
+# SCAN-GFX1250-COUNT-17: v_wmma_f32_16x16x32_bf16
+# SCAN-GFX1250-NOT: v_wmma
+# SCAN-GFX1250: s_endpgm
 
 # AMD-STATS: LDS {{ *[1-7]?[0-9]?[0-9]?[0-9]?[0-9]}} bytes/workgroup
 # AMD-STATS: VGPR spills {{ *}}0{{$}}

@@ -62,11 +62,16 @@ func.func @one_tile(%x: bf16, %acc: f32) -> f32 {
 // -----
 
 // A reduction of 16 over 16 x 32: the 16x16x16 MFMA where the list has it (gfx950);
-// 2 x 2 waves, those along M holding copies.
+// 2 x 2 waves, those along M holding copies. Without an instruction whose K
+// divides 16, one whose K the product pads with zeros in registers: gfx1250's
+// WMMA (K 16-31 in registers 8-15); not the 16x16x32 MFMA, whose lane groups
+// hold K 16-31 (the FMA path).
 // GFX950-LABEL: func.func @short_k
 // GFX950: tile.dot {{.*}} -> tensor<16x32xf32, #tile.mma<{instr = mfma_16x16x16, operand = c, warpsPerCTA = [2, 2]}>>
 // MFMA-LABEL: func.func @short_k
 // MFMA: tile.dot {{.*}} -> tensor<16x32xf32, #tile.blocked
+// WMMA-LABEL: func.func @short_k
+// WMMA: tile.dot {{.*}} -> tensor<16x32xf32, #tile.mma<{instr = wmma_16x16x32, operand = c, warpsPerCTA = [2, 2]}>>
 func.func @short_k(%x: bf16, %acc: f32) -> f32 {
   %a = tile.splat %x : tensor<16x16xbf16>
   %b = tile.splat %x : tensor<16x32xbf16>
@@ -205,3 +210,4 @@ func.func @copy_and_scale(%src: !tile.ptr<bf16>, %dst: !tile.ptr<f32>, %x: bf16,
   tile.store %q, %scaled : tensor<64x128x!tile.ptr<f32>>
   return
 }
+

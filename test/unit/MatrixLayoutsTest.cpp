@@ -393,3 +393,20 @@ TEST(MatrixLayouts, TransposedLoadsNeedColumnsAcrossLanes) {
                    TransposedLoad{4, 16})
                    .has_value());
 }
+
+// K steps: whole multiples of the instruction's K, or one padded step where
+// the fragments hold the missing K in registers only (WMMA's K 16-31 in
+// registers 8-15, mma.sync's K 8-15 in its upper registers); the MFMA
+// fragments spread K over lane groups and never pad.
+TEST(MatrixLayouts, KSteps) {
+  using MI = MatrixInstr;
+  EXPECT_EQ(getMatrixKSteps(MI::Wmma16x16x32, 64), 2);
+  EXPECT_EQ(getMatrixKSteps(MI::Wmma16x16x32, 16), 1);
+  EXPECT_EQ(getMatrixKSteps(MI::Wmma16x16x32, 8), 0); // lane 16+ holds K 8-15
+  EXPECT_EQ(getMatrixKSteps(MI::Wmma16x16x32, 48), 0);
+  EXPECT_EQ(getMatrixKSteps(MI::MmaM16N8K16, 8), 1);
+  EXPECT_EQ(getMatrixKSteps(MI::MmaM16N8K16, 4), 0); // t = lane % 4 holds K 2-7
+  EXPECT_EQ(getMatrixKSteps(MI::Mfma16x16x32, 16), 0);
+  EXPECT_EQ(getMatrixKSteps(MI::Mfma16x16x16, 32), 2);
+  EXPECT_EQ(getMatrixKSteps(MI::WgmmaM64K16, 8), 0);
+}

@@ -28,6 +28,13 @@ using tile::MatrixOperand; // A [M, K], B [K, N], C [M, N]
 /// takes any multiple of 8 up to 256).
 std::array<int64_t, 3> getMatrixInstructionShape(MatrixInstr instr);
 
+/// How many steps of `instr` a product reducing over `k` takes: k / K for a
+/// multiple of the instruction's K, 1 for a smaller power of two whose
+/// missing K the operands' fragments hold in registers alone (their layouts
+/// wrap there and the lowering zeroes those registers; the MFMA fragments,
+/// which spread K over lane groups, do not pad), else 0: no fit.
+int64_t getMatrixKSteps(MatrixInstr instr, int64_t k);
+
 /// The lanes of the warp or wave that executes the instruction.
 unsigned getMatrixInstructionLanes(MatrixInstr instr);
 

@@ -33,7 +33,9 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
       warpsPerCTA = [num-warps, 1]}>` for the result and the accumulator;
     - `tile.dot`: with bf16 or f16 operands (fp32 ones with `precision
       tf32`), the first of `matrix-instrs` of that kind whose tile divides
-      the product: `#tile.mma` of that instruction for the result and the
+      the product, else the first whose K the product's pads with zeros held
+      in registers (getMatrixKSteps: a 16-long reduction on gfx1250's K = 32
+      WMMA): `#tile.mma` of that instruction for the result and the
       accumulator (all warps along M when the result reaches another dot's
       `a` through elementwise ops or loop-carried values and M has a row of
       instruction tiles per warp; else each doubling of the warps splits the

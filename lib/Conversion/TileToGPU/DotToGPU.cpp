@@ -145,12 +145,12 @@ struct DotMatrixLowering : OpConversionPattern<tile::DotOp> {
     RankedTensorType aType = op.getA().getType();
     int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
             n = op.getB().getType().getDimSize(1);
-    if (m % im || n % in || k % ik)
+    int64_t kSteps = getMatrixKSteps(instr, k);
+    if (m % im || n % in || kSteps == 0)
       return rewriter.notifyMatchFailure(op, "not a multiple of the tile");
     ArrayRef<unsigned> warps = c.getWarpsPerCTA();
     int64_t rowRepeats = std::max<int64_t>(1, m / (im * warps[0]));
     int64_t colRepeats = std::max<int64_t>(1, n / (in * warps[1]));
-    int64_t kSteps = k / ik;
     auto fragmentSize = [&](tile::MatrixOperand operand) {
       return getMatrixFragmentLayout(instr, operand).getSize(HWDim::Register);
     };
@@ -167,6 +167,24 @@ struct DotMatrixLowering : OpConversionPattern<tile::DotOp> {
       for (SmallVector<Value> *regs : {&a, &b})
         for (Value &v : *regs)
           v = tile::buildRoundToTF32(rewriter, loc, v);
+    // A K shorter than the instruction's (getMatrixKSteps: past k only in
+    // registers): the operands' layouts wrap along K, so the fragment
+    // registers past k repeat the ones before; zero them in both operands
+    // (0 * a repeated infinity would be a NaN).
+    if (k < ik)
+      for (auto [regs, operand, kDim] :
+           {std::tuple(&a, tile::MatrixOperand::A, 1u),
+            std::tuple(&b, tile::MatrixOperand::B, 0u)}) {
+        LinearLayout fragment = getMatrixFragmentLayout(instr, operand);
+        int64_t size = fragment.getSize(HWDim::Register);
+        Value zero =
+            LLVM::ZeroOp::create(rewriter, loc, regs->front().getType());
+        for (int64_t r = 0; r < size; ++r)
+          if (fragment.applyDim(HWDim::Register, r)[kDim] >= k)
+            for (int64_t first = r; first < int64_t(regs->size());
+                 first += size)
+              (*regs)[first] = zero;
+      }
     auto slice = [](ArrayRef<Value> regs, int64_t first, int64_t size) {
       return SmallVector<Value>(regs.slice(first, size));
     };

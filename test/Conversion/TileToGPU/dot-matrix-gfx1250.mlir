@@ -29,3 +29,23 @@ func.func @wmma_f16(%x: tensor<16x32xf16, #a>, %y: tensor<32x16xf16, #b>, %z: te
   return %d : tensor<16x16xf32, #c>
 }
 }
+
+// -----
+
+// A product reducing over 16 on the K = 32 WMMA: the operands' layouts wrap
+// along K (registers 8-15 of a lane repeat 0-7), and the lowering feeds the
+// instruction zeros in their place, in A and in B.
+#a = #tile.mma<{instr = wmma_16x16x32, operand = a, warpsPerCTA = [1, 1]}>
+#b = #tile.mma<{instr = wmma_16x16x32, operand = b, warpsPerCTA = [1, 1]}>
+#c = #tile.mma<{instr = wmma_16x16x32, operand = c, warpsPerCTA = [1, 1]}>
+module attributes {tile.num_warps = 1 : i32} {
+// CHECK-LABEL: func.func @wmma_k16
+// CHECK: %[[Z:.*]] = llvm.mlir.zero : bf16
+// CHECK-COUNT-16: llvm.insertelement %[[Z]]
+// CHECK: rocdl.wmma.f32.16x16x32.bf16
+// CHECK-NOT: rocdl.wmma
+func.func @wmma_k16(%x: tensor<16x16xbf16, #a>, %y: tensor<16x16xbf16, #b>, %z: tensor<16x16xf32, #c>) -> tensor<16x16xf32, #c> {
+  %d = tile.dot %x, %y, %z : tensor<16x16xbf16, #a>, tensor<16x16xbf16, #b> -> tensor<16x16xf32, #c>
+  return %d : tensor<16x16xf32, #c>
+}
+}
