@@ -68,6 +68,13 @@ Constexprs:
                     average at most one token. The copy is a tensor-descriptor block load:
                     TMA on sm_90a, the Tensor Data Mover on gfx1250, buffer loads into LDS
                     on gfx950 (the state reaches LDS without VGPRs).
+  READ_STATE_FIRST  with PREFETCH_STATE, the first live token reads the prefetched state
+                    before its own loads rather than just before its delta rule: less of
+                    the copy overlaps, and the token's q, k, v and gate are not live beside
+                    the state as it lands (gfx1250 at H = 24, BV = 32, 4 warps, varlen: 81
+                    VGPRs, occupancy 10, against 99 and 9). kdatile.ops sets it on gfx1250
+                    only: gfx950's T = 1 program takes 61 VGPRs with it, 51 without, and on
+                    the H200 the later read measured faster.
   GATE_PER_HEAD     g is one log decay per token and head ([.., H], Gated DeltaNet), decaying
                     every key channel alike; not with USE_GATE.
   FINAL_STATE_ONLY  every token's output, but only the state after the sequence's last live
@@ -121,7 +128,8 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   PREFETCH_STATE: kt.constexpr = False, FINAL_STATE_ONLY: kt.constexpr = False,
                   QK_H: kt.constexpr = 0, GATE_PER_HEAD: kt.constexpr = False,
                   DELTA_RULE: kt.constexpr = True, STATE_RECORDS: kt.constexpr = False,
-                  FINAL_STATE_OUT: kt.constexpr = False):
+                  FINAL_STATE_OUT: kt.constexpr = False,
+                  READ_STATE_FIRST: kt.constexpr = False):
     kt.static_assert(K > 0 and (K & (K - 1)) == 0 and V > 0 and (V & (V - 1)) == 0,
                      "K and V must be powers of two")
     kt.static_assert(BV > 0 and (BV & (BV - 1)) == 0 and V % BV == 0,
@@ -155,7 +163,6 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
     if (slot0 >= 0) & (slot0 < num_slots):
         if USE_GATE:
             A = kt.exp(kt.load(A_log_ptr + h).to(kt.float32))
-            dt_bias = kt.load(dt_bias_ptr + h * K + offs_k).to(kt.float32)
         s_head = state_ptr + h * (K * V)
         if STATE_KV:
             # Memory is [K, V]: hold the tile as [K, V] too, so loads stay contiguous.
@@ -206,6 +213,10 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
             o_ptrs = o_ptr + (tok * H + h) * V + offs_v
             slot = kt.load(si_row + t * stride_si_t, mask=t < T, other=-1)
             if (slot >= 0) & (slot < num_slots):
+                if PREFETCH_STATE and READ_STATE_FIRST:
+                    if copy_pending == 1:
+                        S = prefetched_state(s_buf)
+                        copy_pending = 0
                 q = kt.load(q_ptr + tok * stride_q + h_qk * K + offs_k).to(kt.float32)
                 k = kt.load(k_ptr + tok * stride_k + h_qk * K + offs_k).to(kt.float32)
                 v = kt.load(v_ptr + tok * stride_v + h * V + offs_v).to(kt.float32)
@@ -222,12 +233,14 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                     k = k * kt.rsqrt(kt.sum(k * k, 0) + 1e-6)
                 q = q * scale
                 if USE_GATE:
-                    a = g + dt_bias
+                    # dt_bias reloaded per token (an L1 hit): held across the token loop,
+                    # AMD's register allocation kept 16 more VGPRs live (gfx1250: 96 -> 80).
+                    a = g + kt.load(dt_bias_ptr + h * K + offs_k).to(kt.float32)
                     if USE_LOWER_BOUND:
                         g = lower_bound * kt.sigmoid(A * a)
                     else:
                         g = -A * kt.softplus(a)
-                if PREFETCH_STATE:
+                if PREFETCH_STATE and not READ_STATE_FIRST:
                     if copy_pending == 1:
                         S = prefetched_state(s_buf)
                         copy_pending = 0

@@ -58,11 +58,17 @@
 # PF950-DAG: ds_read_b128
 # PF950-COPIES: {{^}}4{{$}}
 # On gfx1250 the prefetch is one Tensor Data Mover load per wave (the pool as [slots, H * V,
-# K], a [1, 32, 128] block, 8 rows per wave), waited for with s_wait_tensorcnt.
-# RUN: kda-compile %{kda_recurrent_gfx1250} --num-warps=4 %{varlen} \
-# RUN:   -D PREFETCH_STATE=True --emit asm -o - --stats 2>%t.pf.gfx1250.stats \
-# RUN:   | FileCheck %s --check-prefix=PF1250 --implicit-check-not=scratch_
-# RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.pf.gfx1250.stats
+# K], a [1, 32, 128] block, 8 rows per wave), waited for with s_wait_tensorcnt. At the Gluon
+# seed's configuration (H = 24, 32 value rows, 4 waves, varlen) the recurrent core takes at
+# most the seed's 90 VGPRs, with the prefetch read by the first token before its loads (as
+# kdatile.ops launches it on gfx1250) and without the prefetch.
+# RUN: kda-compile %{kda_recurrent_gfx1250} --num-warps=4 %{varlen} -D H=24 \
+# RUN:   -D PREFETCH_STATE=True -D READ_STATE_FIRST=True --emit asm -o - --stats \
+# RUN:   2>%t.pf.gfx1250.stats | FileCheck %s --check-prefix=PF1250 --implicit-check-not=scratch_
+# RUN: FileCheck %s --check-prefixes=AMD-STATS,SEED-VGPRS --input-file %t.pf.gfx1250.stats
+# RUN: kda-compile %{kda_recurrent_gfx1250} --num-warps=4 %{varlen} -D H=24 --emit hsaco \
+# RUN:   -o %t.seed.gfx1250.hsaco --stats 2>&1 | FileCheck %s --check-prefixes=SEED-VGPRS,AMD-STATS
+# SEED-VGPRS: VGPRs {{ *([1-8]?[0-9]|90)$}}
 # PF1250-LABEL: kda_recurrent:
 # PF1250: tensor_load_to_lds s[{{[0-9]+}}:{{[0-9]+}}], s[{{[0-9]+}}:{{[0-9]+}}], s[{{[0-9]+}}:{{[0-9]+}}], s[{{[0-9]+}}:{{[0-9]+}}]
 # PF1250-NOT: tensor_load_to_lds

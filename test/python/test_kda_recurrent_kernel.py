@@ -29,17 +29,20 @@ def widen(a):
     return bf16_to_f32(a) if a.dtype == np.uint16 else np.asarray(a, np.float32)
 
 
-def run(inp, state_indices, **options):
-    """Launches the kernel (state updated in place) and returns o as fp32 [tokens, H, V]."""
+def run(inp, state_indices, *, read_state_first=False, **options):
+    """Launches the kernel (state updated in place) and returns o as fp32 [tokens, H, V];
+    read_state_first: READ_STATE_FIRST (what the op launches on gfx1250)."""
     launch = recurrent_launch(inp, state_indices, **options)
-    kda_recurrent[launch.grid](*launch.args, **launch.constexprs)
+    kda_recurrent[launch.grid](*launch.args,
+                               **dict(launch.constexprs, READ_STATE_FIRST=read_state_first))
     o = bf16_to_f32(launch.args[kda_recurrent.arg_names.index("o_ptr")])
     return o.reshape(-1, *o.shape[-2:])
 
 
 def check(inp, state_indices, *, cu_seqlens=None, num_accepted=None, scale=None,
           lower_bound=-5.0, use_qk_l2norm=True, use_gate=True, use_beta_sigmoid=True,
-          state_layout="vk", BV=None, prefetch_state=False, expect_padding=None):
+          state_layout="vk", BV=None, prefetch_state=False, read_state_first=False,
+          expect_padding=None):
     """Runs kernel and reference; asserts the section 4 tolerances. Returns (o, ref_o)."""
     K = inp["q"].shape[-1]
     scale = K ** -0.5 if scale is None else scale
@@ -54,7 +57,7 @@ def check(inp, state_indices, *, cu_seqlens=None, num_accepted=None, scale=None,
     o = run(inp, state_indices, cu_seqlens=cu_seqlens, num_accepted=num_accepted, scale=scale,
             lower_bound=lower_bound, use_qk_l2norm=use_qk_l2norm, use_gate=use_gate,
             use_beta_sigmoid=use_beta_sigmoid, state_layout=state_layout, BV=BV,
-            prefetch_state=prefetch_state)
+            prefetch_state=prefetch_state, read_state_first=read_state_first)
     after = widen(inp["state"])
     assert np.isfinite(o).all() and np.isfinite(after).all()
     # Padding tokens: exactly zero (the reference leaves them at zero too).
@@ -190,12 +193,14 @@ def test_v_blocks_and_packed_qkv(state_layout):
           state_layout=state_layout, BV=32)
 
 
+@pytest.mark.parametrize("read_state_first", [False, True])
 @pytest.mark.parametrize("state_layout", ["vk", "kv"])
 @pytest.mark.parametrize("state_bf16", [False, True])
-def test_prefetched_state(state_layout, state_bf16):
+def test_prefetched_state(state_layout, state_bf16, read_state_first):
     """PREFETCH_STATE (the starting state copied through shared memory and read at the first
-    token): one-token and longer sequences, a first token that is padding while the starting
-    slot is live (the first real token reads the copy), a padding sequence; BV = 32."""
+    token, before its loads with READ_STATE_FIRST): one-token and longer sequences, a first
+    token that is padding while the starting slot is live (the first real token reads the
+    copy), a padding sequence; BV = 32."""
     rng = np.random.default_rng(29 + state_bf16 + 2 * (state_layout == "kv"))
     lens = [1, 3, 1, 2, 0, 3]
     slots = 2 * len(lens) * 3 + 1
@@ -205,7 +210,7 @@ def test_prefetched_state(state_layout, state_bf16):
     si[1, 0] = -1  # sequence 1 starts from column 1's live slot; its token 0 is padding
     si[2, 0] = -1  # sequence 2: starting slot padding, so the whole sequence is padding
     o, _ = check(inp, si, cu_seqlens=cu, num_accepted=acc, state_layout=state_layout, BV=32,
-                 prefetch_state=True)
+                 prefetch_state=True, read_state_first=read_state_first)
     pad = np.zeros(tokens, bool)
     pad[cu[1]] = pad[cu[2]] = True
     assert (o[pad] == 0.0).all() and (np.abs(o[~pad]).sum(axis=(1, 2)) > 0).all()

@@ -132,7 +132,7 @@ def multiprocessors(ref, target) -> int:
     return torch.cuda.get_device_properties(_device_index(torch, ref)).multi_processor_count
 
 
-def _gpu_target(ref, target):
+def gpu_target(ref, target):
     """The launch's target: `target` when given, else that of the GPU holding `ref` (an
     ArrayInfo), or None for host arrays."""
     if target is None:
@@ -146,18 +146,12 @@ def _gpu_target(ref, target):
     return target
 
 
-def is_amd(ref, target) -> bool:
-    """Whether the launch's GPU is an AMD one (gfx*): `target` when given, else the GPU holding
-    `ref` (an ArrayInfo)."""
-    return str(_gpu_target(ref, target) or "").startswith("gfx")
-
-
 def has_clusters(ref, target) -> bool:
     """Whether the launch's GPU runs programs in thread-block clusters that exchange through
     shared memory (kt.cluster_sum; NVIDIA sm_90a): `target` when given, else the GPU holding
     `ref` (an ArrayInfo)."""
     # sm_90 is the compiler's alias of sm_90a.
-    return _gpu_target(ref, target) in ("sm_90a", "sm_90")
+    return gpu_target(ref, target) in ("sm_90a", "sm_90")
 
 
 def wave_size(ref, target) -> int:
@@ -165,7 +159,7 @@ def wave_size(ref, target) -> int:
     `target` when given, else the GPU holding `ref` (an ArrayInfo)."""
     from .. import gpu
 
-    found = _gpu_target(ref, target)
+    found = gpu_target(ref, target)
     return gpu.WAVE_SIZES.get("sm_90a" if found == "sm_90" else found, 32)
 
 
@@ -175,5 +169,5 @@ def has_block_copy_engine(ref, target) -> bool:
     `target` when given, else the GPU holding `ref` (an ArrayInfo)."""
     from .. import gpu
 
-    found = _gpu_target(ref, target)
+    found = gpu_target(ref, target)
     return gpu.BLOCK_COPY_ENGINES.get("sm_90a" if found == "sm_90" else found) is not None

@@ -12,7 +12,16 @@ from __future__ import annotations
 
 from .. import language as lang
 from . import validation as vd
-from ._kernels import Launch, bind, check_target, execute, is_amd, load_kernel, on_gpu, wave_size
+from ._kernels import (
+    Launch,
+    bind,
+    check_target,
+    execute,
+    gpu_target,
+    load_kernel,
+    on_gpu,
+    wave_size,
+)
 
 BF16_OR_F32 = ("bf16", "f32")
 F32 = ("f32",)
@@ -376,7 +385,8 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         HV=HV, K=K, V=V, BK=BK, BV=BV, C=CHUNK, STATE_VK=state_v_first,
         HAS_INITIAL=a["initial_state"] is not None, STORE_FINAL=final is not None,
         STORE_STATES=states is not None, STATES_EVERY=STATE_CHUNK // CHUNK, DOT=dot,
-        DELTA_RULE=delta_rule, STAGES=AMD_SCAN_STAGES if is_amd(ref, target) else SCAN_STAGES)
+        DELTA_RULE=delta_rule,
+        STAGES=AMD_SCAN_STAGES if str(gpu_target(ref, target)).startswith("gfx") else SCAN_STAGES)
     return result, [
         Launch(prep, prep_args, prep_constexprs, (slots, HV), PREP_WARPS if gpu else None),
         Launch(scan, scan_args, scan_constexprs, ((V + BV - 1) // BV, N, HV),

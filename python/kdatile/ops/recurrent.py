@@ -17,6 +17,7 @@ from ._kernels import (
     bind,
     check_target,
     execute,
+    gpu_target,
     has_block_copy_engine,
     load_kernel,
     on_gpu,
@@ -418,7 +419,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                       USE_BETA_SIGMOID=use_beta_sigmoid, BV=BV, PREFETCH_STATE=prefetch,
                       FINAL_STATE_ONLY=final_state_only, QK_H=H if HV != H else 0,
                       GATE_PER_HEAD=gate_per_head, DELTA_RULE=delta_rule,
-                      STATE_RECORDS=with_records, FINAL_STATE_OUT=final_out is not None)
+                      STATE_RECORDS=with_records, FINAL_STATE_OUT=final_out is not None,
+                      READ_STATE_FIRST=prefetch and gpu_target(ref, target) == "gfx1250")
     return o.value, Launch(kernel, kargs, constexprs, (N, HV, V // BV), num_warps)
 
 
