@@ -46,7 +46,8 @@ else beta itself. scale, lower_bound and beta_scale are runtime floats.
 
 DOT is the operand type of the matrix products (fp32 accumulation) and of w, u, qg and kd:
 kt.float32 keeps them exact fused multiply-adds; kt.bfloat16 runs them on the matrix
-instructions (the prep's anchored pairs on tf32 ones). ANCHORED: the pairs as two products
+instructions (the prep's anchored pairs on tf32 ones, or with PAIRS_BF16X3 as three bf16
+products of split factors: gfx1250 has no tf32 instruction). ANCHORED: the pairs as two products
 referred to the chunk's middle row (every log decay >= -10). LANES: the target's warp (wave)
 size, over which the prep's solve lays a chunk's rows. GATE_PER_HEAD: g is one log decay per
 token and value head ([T_total, HV], Gated DeltaNet); the pairs are then q k^T and k k^T times
@@ -104,6 +105,24 @@ def log_decay(g, A_log_ptr, dt_bias_ptr, hv, lower_bound, cols, K: kt.constexpr,
 
 
 @kt.jit
+def pair_product(a, b, acc, DOT: kt.constexpr, BF16X3: kt.constexpr):
+    """acc + a b for the intra-chunk pairs (fp32 a, b), which feed the solve: exact fused
+    multiply-adds with fp32 products (DOT); else tf32 operands (10 mantissa bits) on the
+    matrix instructions, or with BF16X3 (targets without a tf32 instruction: gfx1250) three
+    bf16 products of each factor's high and low bf16 parts (about 16 bits; the low-by-low
+    product dropped)."""
+    if DOT == kt.float32:
+        return kt.dot(a, b, acc)
+    if BF16X3:
+        a_hi = a.to(kt.bfloat16)
+        b_hi = b.to(kt.bfloat16)
+        acc = kt.dot(a_hi, (b - b_hi.to(kt.float32)).to(kt.bfloat16), acc)
+        acc = kt.dot((a - a_hi.to(kt.float32)).to(kt.bfloat16), b_hi, acc)
+        return kt.dot(a_hi, b_hi, acc)
+    return kt.dot(a, b, acc, input_precision="tf32")
+
+
+@kt.jit
 def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr, cu_seqlens_ptr,
                    w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, N, T_total, stride_q, stride_k,
                    stride_v, stride_g, stride_beta, scale, lower_bound, beta_scale,
@@ -115,7 +134,7 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                    ANCHORED: kt.constexpr = False, DOT: kt.constexpr = kt.float32,
                    LANES: kt.constexpr = 32, GATE_PER_HEAD: kt.constexpr = False,
                    DELTA_RULE: kt.constexpr = True, KS: kt.constexpr = 32,
-                   num_warps: kt.constexpr = 4):
+                   PAIRS_BF16X3: kt.constexpr = False, num_warps: kt.constexpr = 4):
     kt.static_assert(HV % H == 0, "HV must be a multiple of H")
     kt.static_assert(not (GATE_PER_HEAD and (USE_GATE or ANCHORED)),
                      "GATE_PER_HEAD takes the log decay, pair by pair")
@@ -191,12 +210,8 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
             if DELTA_RULE:
                 kdec.index(kb).store((k * decayed).to(DOT))
             if GATE_PER_HEAD:
-                if DOT == kt.float32:
-                    kk = kt.dot(k, kt.trans(k), kk)
-                    qk = kt.dot(q, kt.trans(k), qk)
-                else:
-                    kk = kt.dot(k, kt.trans(k), kk, input_precision="tf32")
-                    qk = kt.dot(q, kt.trans(k), qk, input_precision="tf32")
+                kk = pair_product(k, kt.trans(k), kk, DOT, PAIRS_BF16X3)
+                qk = pair_product(q, kt.trans(k), qk, DOT, PAIRS_BF16X3)
             elif ANCHORED:
                 # Both factors referred to the middle row r: exp(gamma_i - gamma_j) =
                 # exp(gamma_i - gamma_r) exp(gamma_r - gamma_j), each within 8 |lower_bound|
@@ -205,13 +220,8 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 anchor = kt.sum(kt.where(rows[:, None] < C // 2, g, 0.0), 0)[None, :]
                 toward = kt.exp(gamma - anchor)
                 back = kt.trans(k * kt.exp(anchor - gamma))
-                if DOT == kt.float32:
-                    qk = kt.dot(q * toward, back, qk)
-                    kk = kt.dot(k * toward, back, kk)
-                else:
-                    # tf32 operands (10 mantissa bits), as the pairs feed the solve.
-                    qk = kt.dot(q * toward, back, qk, input_precision="tf32")
-                    kk = kt.dot(k * toward, back, kk, input_precision="tf32")
+                qk = pair_product(q * toward, back, qk, DOT, PAIRS_BF16X3)
+                kk = pair_product(k * toward, back, kk, DOT, PAIRS_BF16X3)
             else:
                 # Pairs one key j at a time: both products share exp(gamma_i - gamma_j).
                 keys.store(k)

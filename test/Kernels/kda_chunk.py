@@ -8,8 +8,9 @@
 # only the WY products are matrix instructions. The WY products reduce over the chunk's 16
 # tokens: on gfx950 v_mfma_f32_16x16x16_bf16, and the pairs (fp32 operands that allow tf32) on
 # its fp32 MFMA, v_mfma_f32_16x16x4_f32; gfx1250's bf16 WMMA reduces over 32, and takes the
-# WY products with the upper 16 of K zero; the pairs are fused multiply-adds there (no tf32
-# instruction).
+# WY products with the upper 16 of K zero, and the pairs (no tf32 instruction there) as three
+# bf16 products of the fp32 factors' high and low parts (PAIRS_BF16X3): 14 WMMAs, no fused
+# multiply-add products.
 # No spills on AMD at the op's 2 warps (the columns go 32 at a time); the LDS stays far below
 # gfx950's 80 KB for two workgroups per CU.
 #
@@ -75,7 +76,8 @@
 # PREP-AMD-LABEL: kda_chunk_prep:
 # PREP-GFX950-DAG: v_mfma_f32_16x16x4_f32
 # PREP-GFX950-DAG: v_mfma_f32_16x16x16_bf16
-# PREP-GFX1250: v_wmma_f32_16x16x32_bf16
+# PREP-GFX1250-COUNT-14: v_wmma_f32_16x16x32_bf16
+# PREP-GFX1250-NOT: v_wmma
 # PREP-AMD: s_endpgm
 # SCAN-GFX950-LABEL: kda_chunk_scan:
 # SCAN-GFX950-DAG: v_mfma_f32_16x16x32_bf16

@@ -100,3 +100,23 @@ def test_beta_logits_and_v_first_state():
         use_qk_l2norm=True, use_beta_sigmoid=True, allow_neg_eigval=True)
     assert rel_rms(ref_o, o) <= 5e-3
     assert rel_rms(ref_final.transpose(0, 1, 3, 2), final) <= 5e-3
+
+
+def test_pairs_as_split_bf16_products():
+    """Gated DeltaNet's pairs (q k^T, k k^T) as three bf16 products of split fp32 factors
+    (PAIRS_BF16X3, what the op launches on gfx1250) meet the bf16 tolerance."""
+    from kdatile.ops._kernels import execute
+    from kdatile.ops.chunk import chunk_gdn_launches
+
+    rng = np.random.default_rng(5)
+    D = 64
+    cu, q, k, v, g, beta, h0 = inputs(rng, 2, 4, D, LENS, "bf16")
+    (o, final), (prep, scan) = chunk_gdn_launches(
+        q, k, v, g, beta, initial_state=h0, output_final_state=True, cu_seqlens=cu,
+        use_qk_l2norm_in_kernel=True)
+    assert prep.constexprs["GATE_PER_HEAD"] and not prep.constexprs["PAIRS_BF16X3"]
+    execute(None, prep._replace(constexprs=dict(prep.constexprs, PAIRS_BF16X3=True)))
+    execute(None, scan)
+    ref_o, ref_final, _ = reference(q, k, v, g, beta, h0, cu, D)
+    assert rel_rms(ref_o, widen(o)) <= 1e-2
+    assert rel_rms(ref_final, final) <= 1e-2

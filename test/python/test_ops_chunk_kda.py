@@ -258,3 +258,41 @@ def test_scan_ring_depth(stages):
         results.append([np.array(x) for x in result])
     for ours, other in zip(*results):
         np.testing.assert_array_equal(ours, other)
+
+
+@pytest.mark.parametrize("lens,H,HV,D", [([1, 17, 64, 100], 2, 2, 64), ([65, 15], 1, 3, 128)])
+def test_pairs_as_split_bf16_products(lens, H, HV, D):
+    """The prep's anchored pairs as three bf16 products of split fp32 factors (PAIRS_BF16X3,
+    what chunk_kda launches on gfx1250, which has no tf32 instruction) meet the bf16
+    tolerance against the fp64 recurrence at lower bound -5, and stay as close to the tf32
+    pairs as their precision implies (the high parts' product alone is 4x further off)."""
+    from kdatile.ops._kernels import execute
+    from kdatile.ops.chunk import chunk_launches
+
+    rng = np.random.default_rng(D + len(lens))
+    q, k, v, g, beta = prefill_inputs(rng, 1, sum(lens), H, HV, D, D)
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    kw = dict(cu_seqlens=cu, use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
+              use_beta_sigmoid_in_kernel=True,
+              initial_state=rng.standard_normal((len(lens), HV, D, D)).astype(np.float32),
+              **gate_params(rng, HV, D, -5.0))
+    results = {}
+    for split in (False, True):
+        (o, final), (prep, scan) = chunk_launches(q, k, v, g, beta, output_final_state=True,
+                                                  **kw)
+        assert prep.constexprs["ANCHORED"] and not prep.constexprs["PAIRS_BF16X3"]
+        execute(None, prep._replace(constexprs=dict(prep.constexprs, PAIRS_BF16X3=split)))
+        execute(None, scan)
+        results[split] = widen(o), final
+    ref_o, ref_final, _ = kda_prefill_reference(
+        widen(q), widen(k), widen(v), widen(g), widen(beta), initial_state=kw["initial_state"],
+        cu_seqlens=cu, use_qk_l2norm=True, use_gate=True, use_beta_sigmoid=True,
+        A_log=kw["A_log"], dt_bias=kw["dt_bias"], lower_bound=-5.0)
+    o, final = results[True]
+    assert np.isfinite(o).all() and np.isfinite(final).all()
+    assert rel_rms(ref_o, o) <= BF16_LIMIT
+    assert rel_rms(ref_final, final) <= BF16_LIMIT
+    # tf32 against the split products: 1.1e-3 (o) and 2-5e-6 (final state) here; the high
+    # parts alone give 3.1e-3 and 2-5e-5.
+    assert rel_rms(results[False][0], o) <= 2e-3
+    assert rel_rms(results[False][1], final) <= 1e-5

@@ -374,7 +374,9 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         HAS_A_LOG=a["A_log"] is not None, HAS_DT_BIAS=a["dt_bias"] is not None,
         USE_BETA_SIGMOID=use_beta_sigmoid_in_kernel, ANCHORED=anchored, DOT=dot,
         LANES=wave_size(ref, target), GATE_PER_HEAD=gate_per_head, DELTA_RULE=delta_rule,
-        KS=min(K_SLICE, BK))
+        KS=min(K_SLICE, BK),
+        # No tf32 instruction on gfx1250: the pairs as bf16 products of split factors there.
+        PAIRS_BF16X3=gpu_target(ref, target) == "gfx1250")
     scan_args = (
         w, u, qg, kd, aqk, gend,
         a["initial_state"].value if a["initial_state"] is not None else unused, cu.value,
