@@ -224,6 +224,8 @@ LinearLayout kda::getMatrixFragmentLayout(MatrixInstr instr,
     addStrided(layout, HWDim::Lane, kDim, 8, 2);
     return layout;
   }
+  case MatrixInstr::WgmmaM64K16: // m16n8k16's C, returned above
+    break;
   }
   llvm_unreachable("unknown matrix instruction");
 }
