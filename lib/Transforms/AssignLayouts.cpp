@@ -382,11 +382,6 @@ LogicalResult LayoutAssigner::run(FunctionOpInterface func) {
         if (isa<tile::SharedDotOp>(dot))
           return getSharedDotLayout();
         return getMatrixResultLayout(cast<tile::DotOp>(dot));
-      },
-      [&](RankedTensorType type) {
-        return getDefaultBlockedLayout(
-            ctx, type.getShape(), getAnchorElementBits(type.getElementType()),
-            numWarps, waveSize);
       });
   for (Region &region : func->getRegions())
     for (Block &block : region)
@@ -513,14 +508,18 @@ void LayoutAssigner::visitOp(Operation *op) {
       })
       .Case([&](tile::AsyncCopyOp c) {
         // Like a store of the pointees: the mask follows the pointers.
-        // Pointers computed from ranges and splats take the copy's widest
-        // accesses (the conversion clean-up recomputes them in it).
+        // Pointers computed from ranges and splats take the widest accesses
+        // of their own shape (a copy does no arithmetic a shared layout
+        // would save; the conversion clean-up recomputes them in it).
         Attribute target = operandLayout(op, c.getPtr());
-        if (preferences->isCheap(c.getPtr()))
-          if (Attribute wide = preferences->getWanted(c.getPtr())) {
-            convertOperand(c.getPtrMutable(), wide);
-            target = wide;
-          }
+        if (preferences->isCheap(c.getPtr())) {
+          auto ptrType = cast<RankedTensorType>(c.getPtr().getType());
+          target = getDefaultBlockedLayout(
+              ctx, ptrType.getShape(),
+              getAnchorElementBits(ptrType.getElementType()), numWarps,
+              waveSize);
+          convertOperand(c.getPtrMutable(), target);
+        }
         for (OpOperand &operand : c.getMaskMutable())
           convertOperand(operand, target);
       })

@@ -24,8 +24,7 @@ bool isElementwise(Operation *op) {
 
 LayoutPreferences::LayoutPreferences(FunctionOpInterface func,
                                      DefaultFn getDefault,
-                                     DotLayoutFn getDotLayout,
-                                     DefaultFn getCopyLayout)
+                                     DotLayoutFn getDotLayout)
     : getDefault(std::move(getDefault)) {
   auto tie = [&](ValueRange values) {
     Value first;
@@ -70,7 +69,6 @@ LayoutPreferences::LayoutPreferences(FunctionOpInterface func,
       tie({store.getPtr(), store.getValue(), store.getMask()});
     } else if (auto copy = dyn_cast<tile::AsyncCopyOp>(op)) {
       tie({copy.getPtr(), copy.getMask()});
-      wanted.try_emplace(copy.getPtr(), getCopyLayout(copy.getPtr().getType()));
     } else if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op)) {
       tie({atomic.getResult(), atomic.getPtr(), atomic.getValue(),
            atomic.getMask()});

@@ -7,9 +7,7 @@
 // its result's layout. A dot on a matrix instruction wants its accumulator
 // and result in the instruction's layout, through the loops that carry them,
 // and its operands too when it reads them from shared memory (any layout
-// reads a buffer alike, while a global load wants coalescing). An
-// asynchronous copy wants its pointers in the widest accesses of their own
-// shape. Cheap sources
+// reads a buffer alike, while a global load wants coalescing). Cheap sources
 // (ranges, splats, constants) then start in
 // the layout their users want instead of being converted later. A group that
 // does more than a little arithmetic stays in the compact default layout even
@@ -36,11 +34,8 @@ public:
   /// The #tile.mma result layout a dot gets, or null (no matrix instruction).
   using DotLayoutFn = std::function<mlir::Attribute(mlir::Operation *dot)>;
 
-  /// `getCopyLayout`: the layout an asynchronous copy's pointer tile wants
-  /// (the widest accesses of its own shape: a copy does no arithmetic that a
-  /// shared layout would save).
   LayoutPreferences(mlir::FunctionOpInterface func, DefaultFn getDefault,
-                    DotLayoutFn getDotLayout, DefaultFn getCopyLayout);
+                    DotLayoutFn getDotLayout);
 
   /// The layout `value`'s group of tiles prefers (never null for tiles).
   mlir::Attribute lookup(mlir::Value value);

@@ -26,9 +26,9 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
     - `tile.load`: the pointers' layout (mask and other converted);
       `tile.store`: the value's layout wins (pointers and mask converted);
     - `tile.smem_load`: the layout its users prefer (buffers have none);
-      `tile.async_copy`: the pointers' layout (mask converted), which
-      prefers the default layout of the pointers' own shape (the widest
-      accesses) over the function's;
+      `tile.async_copy`: the pointers' layout (mask converted); pointers
+      built from ranges and splats take the default layout of their own
+      shape (the widest accesses), not the function's;
     - `tile.shared_dot`: `#tile.mma<{instr = wgmma_m64k16, operand = c,
       warpsPerCTA = [num-warps, 1]}>` for the result and the accumulator;
     - `tile.dot`: with bf16 or f16 operands (fp32 ones with `precision

@@ -342,6 +342,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         else:
             chunk_offsets = _arange(ref, N, per_seq[0])
     gpu = on_gpu(ref.device, target)
+    chip = gpu_target(ref, target)  # None for host arrays without a target
     BK = max(16, _pow2(K))
     BV = min(GPU_BV, BK) if gpu else BK
     slots = T_total // CHUNK + N
@@ -376,7 +377,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         LANES=wave_size(ref, target), GATE_PER_HEAD=gate_per_head, DELTA_RULE=delta_rule,
         KS=min(K_SLICE, BK),
         # No tf32 instruction on gfx1250: the pairs as bf16 products of split factors there.
-        PAIRS_BF16X3=gpu_target(ref, target) == "gfx1250")
+        PAIRS_BF16X3=chip == "gfx1250")
     scan_args = (
         w, u, qg, kd, aqk, gend,
         a["initial_state"].value if a["initial_state"] is not None else unused, cu.value,
@@ -388,7 +389,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         HAS_INITIAL=a["initial_state"] is not None, STORE_FINAL=final is not None,
         STORE_STATES=states is not None, STATES_EVERY=STATE_CHUNK // CHUNK, DOT=dot,
         DELTA_RULE=delta_rule,
-        STAGES=AMD_SCAN_STAGES if str(gpu_target(ref, target)).startswith("gfx") else SCAN_STAGES)
+        STAGES=AMD_SCAN_STAGES if chip is not None and chip.startswith("gfx") else SCAN_STAGES)
     return result, [
         Launch(prep, prep_args, prep_constexprs, (slots, HV), PREP_WARPS if gpu else None),
         Launch(scan, scan_args, scan_constexprs, ((V + BV - 1) // BV, N, HV),
