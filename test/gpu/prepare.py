@@ -80,7 +80,6 @@ def dsl_cases():
                       {"V": V, "K": K}, (H, 1, 1), 4, 1e-4, 1e-5))
     # The fused KDA decode step: Kimi-K3 TP8 heads, paged fp32 state, both gate forms; padding
     # and out-of-range slots mixed in.
-    from kda_decode import kda_decode
     from kda_reference import decode_launch, make_decode_inputs
 
     for H, B, lower_bound in ((12, 5, -5.0), (4, 3, None)):
@@ -90,7 +89,7 @@ def dsl_cases():
         idx[1] = -1
         idx[-1] = slots + 3
         launch = decode_launch(inp, idx, lower_bound=lower_bound)
-        cases.append((f"kda_decode_h{H}_b{B}_{'lb' if lower_bound else 'sp'}", kda_decode,
+        cases.append((f"kda_decode_h{H}_b{B}_{'lb' if lower_bound else 'sp'}", launch.kernel,
                       list(launch.args), launch.constexprs, launch.grid, 4, 1e-2, 1e-2))
     def decode_case(name, H, B, padding_row, layout, D=128, options=None, **config):
         """A kda_decode case on a pool of 2*B+1 slots, row `padding_row` a padding row;
@@ -102,7 +101,7 @@ def dsl_cases():
         idx = r.permutation(slots)[:B].astype(np.int32)
         idx[padding_row] = -1
         launch = decode_launch(inp, idx, lower_bound=-5.0, state_layout=layout, **config)
-        cases.append((name, kda_decode, list(launch.args), launch.constexprs, launch.grid, 4,
+        cases.append((name, launch.kernel, list(launch.args), launch.constexprs, launch.grid, 4,
                       1e-2, 1e-2, options or {}))
 
     # Whole heads in steps, the state streamed through shared memory by cp.async (a ring of

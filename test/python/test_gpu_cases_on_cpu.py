@@ -75,3 +75,17 @@ def test_gdn_case_on_cpu(case):
     untouched = np.setdiff1d(np.arange(state.shape[0]), live)
     np.testing.assert_array_equal(arrays["state"][untouched], before["state"][untouched])
     np.testing.assert_array_equal(arrays["conv_storage"], ref["ref_conv_storage"])
+
+
+def test_gpu_check_dsl_cases_bind():
+    """Every DSL case the GPU checks compile (test/gpu/prepare.py) names the kernel its launch
+    runs and arguments that kernel accepts, so the preparation step cannot stop half-way on
+    the build machine."""
+    import prepare
+
+    cases = prepare.dsl_cases()
+    assert cases
+    for case_id, fn, args, constexprs, grid, num_warps, *_ in cases:
+        spec = fn.specialize(*args, **constexprs, target=prepare.TARGET, num_warps=num_warps,
+                             grid=grid)
+        assert spec.target == prepare.TARGET, case_id
