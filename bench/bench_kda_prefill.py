@@ -32,9 +32,13 @@ SHAPES = [
     ("8x1024", 12, [1024] * 8),
     ("8x4096", 12, [4096] * 8),
     ("7168+512+512", 12, [7168, 512, 512]),
+    ("T=8192", 12, [8192]),
+    ("T=32768", 12, [32768]),
 ]
-CHECK_LENS = [1, 17, 64, 100]
-CHECK_H = 2
+# The GPU checks against the fp64 recurrence: (H, lengths, shift of the raw gate). The second
+# is scanned in segments (few programs, a long sequence), its gates shifted to decay gently so
+# that each segment's transition, and so the chain of segments, weighs in the result.
+CHECKS = [(2, [1, 17, 64, 100], 0.0), (2, [1500, 17, 700], -8.0)]
 
 
 def inputs(xp, H, lens, make):
@@ -63,13 +67,24 @@ def prepare(out_dir):
         return np.zeros(shape, np.uint16 if dtype == "bf16" else np.float32)
 
     launches = []
-    for _, H, lens in SHAPES + [("check", CHECK_H, CHECK_LENS)]:
-        _, ops = chunk_launches(**inputs(np.asarray, H, lens, zeros), **KEYWORDS,
-                                target="sm_90a")
-        launches += [(x.kernel, x.args, dict(x.constexprs, num_warps=x.num_warps))
-                     for x in ops]
+    for _, H, lens in SHAPES + [("check", H, lens) for H, lens, _ in CHECKS]:
+        for segment in (None, 0):  # the op's choice, and each sequence scanned whole
+            _, ops = chunk_launches(**inputs(np.asarray, H, lens, zeros), **KEYWORDS,
+                                    target="sm_90a", segment_tokens=segment)
+            launches += [(x.kernel, x.args, dict(x.constexprs, num_warps=x.num_warps))
+                         for x in ops]
     exported = export_gpu_bundle(kt, out_dir, launches)
     print(f"{len(set(exported))} specializations of kda_chunk in {out_dir}")
+
+
+def launch_of(x):
+    """Launches a kdatile.ops Launch."""
+    return x.kernel[x.grid](*x.args, **x.constexprs, num_warps=x.num_warps)
+
+
+def launch_all(launches):
+    for x in launches:
+        launch_of(x)
 
 
 def run(bundle_dir, args=None):
@@ -93,18 +108,23 @@ def run(bundle_dir, args=None):
     def cuda(a):
         return torch.from_numpy(a).cuda()
 
-    c = inputs(cuda, CHECK_H, CHECK_LENS, rand)
-    o, final = chunk_kda(**c, **KEYWORDS)
-    host = {n: x.float().cpu().numpy() for n, x in c.items() if n != "cu_seqlens"}
-    ref_o, ref_final, _ = kda_prefill_reference(
-        host["q"], host["k"], host["v"], host["g"], host["beta"],
-        initial_state=host["initial_state"], cu_seqlens=c["cu_seqlens"].cpu().numpy(),
-        use_qk_l2norm=True, use_gate=True, use_beta_sigmoid=True, A_log=host["A_log"],
-        dt_bias=host["dt_bias"], lower_bound=-5.0)
-    err_o = rel_rms(ref_o, o.float().cpu().numpy())
-    err_s = rel_rms(ref_final, final.cpu().numpy())
-    print(f"check lens {CHECK_LENS}, H={CHECK_H}: rel RMS o {err_o:.2e}, final state "
-          f"{err_s:.2e} ({'ok' if max(err_o, err_s) <= 5e-3 else 'FAILED'})")
+    for H, lens, shift in CHECKS:
+        c = inputs(cuda, H, lens, rand)
+        c["g"] += shift
+        o, final = chunk_kda(**c, **KEYWORDS)
+        _, launches = chunk_launches(**c, **KEYWORDS)
+        host = {n: x.float().cpu().numpy() for n, x in c.items() if n != "cu_seqlens"}
+        ref_o, ref_final, _ = kda_prefill_reference(
+            host["q"], host["k"], host["v"], host["g"], host["beta"],
+            initial_state=host["initial_state"], cu_seqlens=c["cu_seqlens"].cpu().numpy(),
+            use_qk_l2norm=True, use_gate=True, use_beta_sigmoid=True, A_log=host["A_log"],
+            dt_bias=host["dt_bias"], lower_bound=-5.0)
+        err_o = rel_rms(ref_o, o.float().cpu().numpy())
+        err_s = rel_rms(ref_final, final.cpu().numpy())
+        how = "segments" if len(launches) > 2 else "whole"
+        print(f"check lens {lens}, H={H}, gate shift {shift} (scan {how}): rel RMS o "
+              f"{err_o:.2e}, final state {err_s:.2e} "
+              f"({'ok' if max(err_o, err_s) <= 5e-3 else 'FAILED'})")
     try:
         from fla.ops.kda import chunk_kda as fla_chunk_kda
     except Exception as e:  # noqa: BLE001
@@ -113,7 +133,7 @@ def run(bundle_dir, args=None):
     print(f"# {torch.cuda.get_device_name(0)}; D={D}, bf16 inputs, fp32 states, lower bound "
           "-5; us (CUDA graph, median)")
     print(f"{'shape':>14} {'H':>3} | {'FLA':>9} | {'ours':>9} {'FLA/ours':>8} {'TFLOP/s':>8} | "
-          f"{'prep':>9} {'scan':>9}")
+          f"{'prep':>9} {'scan':>9} | {'whole':>9}")
     names = {f"{label}/{H}" for label, H, _ in SHAPES}
     unknown = set(only) - names
     if unknown:
@@ -134,15 +154,21 @@ def run(bundle_dir, args=None):
                 t_fla = time_graph(torch, fla, calls=5, replays=10)
             except Exception as e:  # noqa: BLE001
                 print(f"FLA failed at {label}: {e}")
-        # Each launch alone, on the same intermediates.
+        # Each launch alone, on the same intermediates; "scan" sums the launches after the
+        # prep (a split scan's summary, chain and scan). "whole": the call with every
+        # sequence scanned whole, where the op splits them.
         _, launches = chunk_launches(**c, **KEYWORDS)
-        parts = [time_graph(torch, functools.partial(
-            x.kernel[x.grid], *x.args, **x.constexprs, num_warps=x.num_warps),
-            calls=5, replays=10) for x in launches]
+        parts = [time_graph(torch, functools.partial(launch_of, x), calls=5, replays=10)
+                 for x in launches]
+        t_whole = float("nan")
+        if len(launches) > 2:
+            _, whole = chunk_launches(**c, **KEYWORDS, segment_tokens=0)
+            t_whole = time_graph(torch, functools.partial(launch_all, whole), calls=5,
+                                 replays=10)
         T = sum(lens)
         tflops = T * H * 180224 / (t_ours * 1e-6) / 1e12
         print(f"{label:>14} {H:>3} | {t_fla:>9.1f} | {t_ours:>9.1f} {t_fla / t_ours:>8.2f} "
-              f"{tflops:>8.1f} | {parts[0]:>9.1f} {parts[1]:>9.1f}")
+              f"{tflops:>8.1f} | {parts[0]:>9.1f} {sum(parts[1:]):>9.1f} | {t_whole:>9.1f}")
         sys.stdout.flush()
         del c
 

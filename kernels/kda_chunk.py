@@ -69,20 +69,22 @@ def sequence_bounds(cu_seqlens_ptr, n, T_total):
 
 
 @kt.jit
-def chunk_of_slot(cu_seqlens_ptr, N, T_total, slot, C: kt.constexpr):
-    """(bos, eos, start) of the chunk at `slot`: its sequence's first and past-the-end
-    tokens and its own first token (start >= eos: no chunk has this slot). The sequence is
-    the last n with cu_seqlens[n] // C + n <= slot (a binary search over cu_seqlens)."""
+def span_of_slot(cu_seqlens_ptr, N, T_total, slot, span):
+    """(n, bos, eos, start) of the span of `span` tokens at `slot` (a chunk, or a segment of
+    the scan): its sequence n, that sequence's first and past-the-end tokens and the span's
+    own first token (start >= eos: no span has this slot). Span m of sequence n has slot
+    cu_seqlens[n] // span + n + m, so n is the last with cu_seqlens[n] // span + n <= slot
+    (a binary search over cu_seqlens)."""
     lo = 0
     hi = N
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if kt.load(cu_seqlens_ptr + mid) // C + mid <= slot:
+        if kt.load(cu_seqlens_ptr + mid) // span + mid <= slot:
             lo = mid
         else:
             hi = mid
     bos, eos = sequence_bounds(cu_seqlens_ptr, lo, T_total)
-    return bos, eos, bos + (slot - bos // C - lo) * C
+    return lo, bos, eos, bos + (slot - bos // span - lo) * span
 
 
 @kt.jit
@@ -150,7 +152,7 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
     if DELTA_RULE:
         lower = kt.alloc_shared((C, C), kt.float32)
         kdec = kt.alloc_shared((BK // KS, C, KS), DOT)  # k exp(gamma), slice by slice
-    bos, eos, start = chunk_of_slot(cu_seqlens_ptr, N, T_total, slot, C)
+    _, bos, eos, start = span_of_slot(cu_seqlens_ptr, N, T_total, slot, C)
     if start < eos:
         rows = kt.arange(0, C)
         cc = kt.arange(0, C)
@@ -304,20 +306,31 @@ def scan_copy(ring_w, ring_qg, ring_kd, ring_u, ring_aqk, ring_gend, w_ptr, u_pt
 
 @kt.jit
 def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_seqlens_ptr,
-                   chunk_offsets_ptr, o_ptr, ht_ptr, states_ptr, T_total,
+                   chunk_offsets_ptr, o_ptr, ht_ptr, states_ptr, N, T_total, SEG,
                    HV: kt.constexpr, K: kt.constexpr, V: kt.constexpr, BK: kt.constexpr,
                    BV: kt.constexpr, C: kt.constexpr, STATE_VK: kt.constexpr,
                    HAS_INITIAL: kt.constexpr, STORE_FINAL: kt.constexpr,
                    STORE_STATES: kt.constexpr, STATES_EVERY: kt.constexpr = 4,
                    DOT: kt.constexpr = kt.float32, DELTA_RULE: kt.constexpr = True,
-                   STAGES: kt.constexpr = 3):
-    """States are [K, V] per (sequence, value head), or [V, K] with STATE_VK: h0 and ht
-    [N, HV, *] fp32; with STORE_STATES the state before every STATES_EVERY-th chunk m of
-    sequence n goes to states[chunk_offsets[n] + m // STATES_EVERY] ([.., HV, *], in
-    states' dtype). STAGES: chunks in the shared-memory ring (at least 2)."""
+                   STAGES: kt.constexpr = 3, SUMMARY: kt.constexpr = False):
+    """Program (value tile, segment slot, value head). A sequence's segments are its spans
+    of SEG tokens (a multiple of C * STATES_EVERY), at slots cu_seqlens[n] // SEG + n + j;
+    SEG > T_total: one segment a sequence, at slot n. States are [K, V] per (sequence, value
+    head), or [V, K] with STATE_VK, fp32: h0 holds the state before each segment ([slots,
+    HV, *]: the initial states when SEG > T_total), ht [N, HV, *] gets each sequence's final
+    state from its last segment; with STORE_STATES the state before every STATES_EVERY-th
+    chunk m of sequence n goes to states[chunk_offsets[n] + m // STATES_EVERY] ([.., HV, *],
+    in states' dtype). STAGES: chunks in the shared-memory ring (at least 2).
+
+    SUMMARY: what each segment but a sequence's last makes of the state, written to ht
+    [slots, HV, V + K, K] fp32 ([V, K] rows) and nothing else: rows < V the state after the
+    segment from zeros (from the sequence's h0 [N, HV, *] for its first segment), rows V + r
+    row r of the segment's transition P (S0 -> S0 P + those rows), carried by the programs
+    after the value tiles (grid cdiv(V, BV) + cdiv(K, BV)) from the identity with v = 0."""
     kt.static_assert(K <= BK, "BK must cover K")
     kt.static_assert(STAGES >= 2, "the ring needs a slot to fill while another is read")
-    n = kt.program_id(1)
+    kt.static_assert(not (SUMMARY and STORE_STATES), "a summary stores no boundary states")
+    seg = kt.program_id(1)
     hv = kt.program_id(2)
     rows = kt.arange(0, C)
     ck = kt.arange(0, BK)
@@ -343,16 +356,33 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_s
     else:
         s_offs = ck[None, :] * V + cv[:, None]
     smask = vcol[:, None] & kcol[None, :]
-    head = (n.to(kt.int64) * HV + hv) * (K * V)
+    n, bos, eos, start = span_of_slot(cu_seqlens_ptr, N, T_total, seg, SEG)
+    end = kt.minimum(start + SEG, eos)
+    live = start < eos
+    if SUMMARY:
+        # Transition rows r = cv - VT * BV (negative in the value tiles), which start as the
+        # identity and take v = 0 (cv >= V: the u copies are zeros). A sequence's last
+        # segment needs no summary, its first no transition (its summary starts from h0).
+        tr = cv - ((V + BV - 1) // BV) * BV
+        value_tile = kt.program_id(0) * BV < V
+        live = live & (end < eos) & ((start > bos) | value_tile)
+        h0_mask = smask & (start == bos)
+        h0_head = (n.to(kt.int64) * HV + hv) * (K * V)
+    else:
+        h0_mask = smask
+        h0_head = (seg.to(kt.int64) * HV + hv) * (K * V)
     if HAS_INITIAL:
-        St = kt.load(h0_ptr + head + s_offs, mask=smask, other=0.0).to(kt.float32)
+        St = kt.load(h0_ptr + h0_head + s_offs, mask=h0_mask, other=0.0).to(kt.float32)
     else:
         St = kt.zeros((BV, BK), kt.float32)
-    bos, eos = sequence_bounds(cu_seqlens_ptr, n, T_total)
-    first_blk = (bos // C + n).to(kt.int64) * HV + hv
+    if SUMMARY:
+        St = kt.where(tr[:, None] == ck[None, :], 1.0, St)
+    # This segment's first chunk block (chunk slots count from the sequence's first token).
+    first_blk = (bos // C + n + (start - bos) // C).to(kt.int64) * HV + hv
+    first_chunk = (start - bos) // C  # the segment's first chunk within its sequence
     if STORE_STATES:
-        first_chunk = kt.load(chunk_offsets_ptr + n).to(kt.int64)
-    chunks = (eos - bos + C - 1) // C
+        first_state = kt.load(chunk_offsets_ptr + n).to(kt.int64)
+    chunks = kt.where(live, (end - start + C - 1) // C, 0)
     for m in kt.static_range(STAGES - 1):
         scan_copy(ring_w, ring_qg, ring_kd, ring_u, ring_aqk, ring_gend, w_ptr, u_ptr, qg_ptr,
                   kd_ptr, aqk_ptr, gend_ptr, first_blk + m * HV, m < chunks, cv, m, HV, K, V,
@@ -367,21 +397,31 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_s
                   ahead % STAGES, HV, K, V, BK, C, DELTA_RULE)
         slot = m % STAGES
         if STORE_STATES:
-            kt.store(states_ptr + ((first_chunk + m // STATES_EVERY) * HV + hv) * (K * V)
+            mm = first_chunk + m
+            kt.store(states_ptr + ((first_state + mm // STATES_EVERY) * HV + hv) * (K * V)
                      + s_offs, St.to(states_ptr.dtype.element_ty),
-                     mask=smask & (m % STATES_EVERY == 0))
+                     mask=smask & (mm % STATES_EVERY == 0))
         s_dot = St.to(DOT)
         # delta^T = u^T - St w^T;  o^T = St qg^T + delta^T aqk^T;  St <- St gend + delta^T kd
         delta = ring_u.index(slot).load().to(kt.float32)
         if DELTA_RULE:
             delta = delta - kt.dot(s_dot, ring_w.index(slot).load().to(DOT))
         delta_dot = delta.to(DOT)
-        o = kt.dot(delta_dot, ring_aqk.index(slot).load().to(DOT),
-                   kt.dot(s_dot, ring_qg.index(slot).load().to(DOT)))
-        tok = (bos + m * C).to(kt.int64) + rows
-        kt.store(o_ptr + (tok[None, :] * HV + hv) * V + cv[:, None],
-                 o.to(o_ptr.dtype.element_ty), mask=(tok < eos)[None, :] & vcol[:, None])
+        if not SUMMARY:
+            o = kt.dot(delta_dot, ring_aqk.index(slot).load().to(DOT),
+                       kt.dot(s_dot, ring_qg.index(slot).load().to(DOT)))
+            tok = (start + m * C).to(kt.int64) + rows
+            kt.store(o_ptr + (tok[None, :] * HV + hv) * V + cv[:, None],
+                     o.to(o_ptr.dtype.element_ty), mask=(tok < end)[None, :] & vcol[:, None])
         St = kt.dot(delta_dot, ring_kd.index(slot).load().to(DOT),
                     St * ring_gend.index(slot).load()[None, :])
-    if STORE_FINAL:
-        kt.store(ht_ptr + head + s_offs, St, mask=smask)
+    if SUMMARY:
+        srow = kt.where(tr >= 0, V + tr, cv)
+        srow_mask = kt.where(tr >= 0, tr < K, vcol)
+        kt.store(ht_ptr + ((seg.to(kt.int64) * HV + hv) * (V + K) + srow[:, None]) * K
+                 + ck[None, :], St, mask=srow_mask[:, None] & kcol[None, :] & live)
+    elif STORE_FINAL:
+        # The sequence's last segment (an empty sequence: its only slot) holds its final state.
+        last = (end >= eos) & (live | (start == bos))
+        kt.store(ht_ptr + (n.to(kt.int64) * HV + hv) * (K * V) + s_offs, St,
+                 mask=smask & last)

@@ -20,7 +20,19 @@
 # chunk's 16 tokens on v_mfma_f32_16x16x16_bf16 (gfx950) and the same WMMA with K zero-padded
 # (gfx1250: 17 a wave and chunk, no fused multiply-add products); no spills on AMD. On sm_90a the
 # transposed state is every product's A operand in place and the blocks are B operands read
-# by ldmatrix: nothing is stored to shared memory but the copies.
+# by ldmatrix: nothing is stored to shared memory but the copies. Six chunks in the ring on
+# sm_90a: the wait lets (6 - 2) x 6 copies run on.
+#
+# kda_chunk_summary (one 8192-token sequence, which GPUs scan in four segments): the same
+# scan's SUMMARY pass, each segment's affine map of the state; no output product or store (its
+# only global stores are the state's rows, fp32 pairs), no spills.
+# RUN: kda-compile %{kda_chunk_summary_sm_90a} --emit ptx -o - \
+# RUN:   | FileCheck %s --check-prefix=SUMMARY-SM90 --implicit-check-not=st.shared \
+# RUN:       --implicit-check-not=st.global.b32
+# RUN: kda-compile %{kda_chunk_summary_gfx950} --emit hsaco -o %t.sum.gfx950.hsaco --stats \
+# RUN:   2>&1 | FileCheck %s --check-prefix=AMD-STATS
+# RUN: kda-compile %{kda_chunk_summary_gfx1250} --emit hsaco -o %t.sum.gfx1250.hsaco --stats \
+# RUN:   2>&1 | FileCheck %s --check-prefix=AMD-STATS
 #
 # RUN: kda-compile %{kda_chunk_prep_sm_90a} --num-warps 2 --emit ptx -o - | FileCheck %s --check-prefix=PREP-SM90
 # RUN: kda-compile %{kda_chunk_prep_sm_90a} --num-warps 2 -D ANCHORED=False --emit ptx -o - \
@@ -69,9 +81,13 @@
 # PAIRS-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 # SCAN-SM90: .visible .entry kda_chunk_scan(
 # SCAN-SM90: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16
-# SCAN-SM90: cp.async.wait_group 6
+# SCAN-SM90: cp.async.wait_group 24
 # SCAN-SM90: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # SCAN-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+# SUMMARY-SM90: .visible .entry kda_chunk_scan(
+# SUMMARY-SM90: cp.async.wait_group 24
+# SUMMARY-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+# SUMMARY-SM90: st.global.v2.b32
 
 # PREP-AMD-LABEL: kda_chunk_prep:
 # PREP-GFX950-DAG: v_mfma_f32_16x16x4_f32

@@ -22,6 +22,19 @@
 # RUN:   2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
 # RUN: %if ptxas %{ kda-compile %{kda_cp_correct_sm_90a} --emit cubin -o %t.o.cubin --stats \
 # RUN:   2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
+#
+# kda_segment_starts (the state before each segment of a sequence chunk_kda scans in segments,
+# %{kda_segment_starts_<target>} from the main jobs): the chain's products as three bf16
+# products of split fp32 factors on the same matrix instructions; no spills.
+# RUN: kda-compile %{kda_segment_starts_gfx950} --emit asm -o - --stats 2>%t.s950.stats \
+# RUN:   | FileCheck %s --check-prefix=GFX950 --implicit-check-not=scratch_
+# RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.s950.stats
+# RUN: kda-compile %{kda_segment_starts_gfx1250} --emit asm -o - --stats 2>%t.s1250.stats \
+# RUN:   | FileCheck %s --check-prefix=GFX1250 --implicit-check-not=scratch_
+# RUN: FileCheck %s --check-prefix=AMD-STATS --input-file %t.s1250.stats
+# RUN: kda-compile %{kda_segment_starts_sm_90a} --emit asm -o - | FileCheck %s --check-prefix=SM90
+# RUN: %if ptxas %{ kda-compile %{kda_segment_starts_sm_90a} --emit cubin -o %t.s.cubin --stats \
+# RUN:   2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
 
 # GFX950: v_mfma_f32_{{(32x32x16|16x16x32)}}_bf16
 # GFX950: s_endpgm

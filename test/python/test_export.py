@@ -34,7 +34,11 @@ def test_main_jobs_per_target(target):
     split = "kda_decode_cluster4" if target == "sm_90a" else "kda_decode_bv32"
     assert list(jobs) == ["kda_decode", "kda_decode_fb", split, "kda_recurrent",
                           "kda_recurrent_t1", "kda_chunk_prep", "kda_chunk_scan",
-                          "gdn_decode"]
+                          "kda_chunk_summary", "kda_segment_starts", "gdn_decode"]
+    # One 8192-token sequence at 12 heads: four segments, transition tiles after the values.
+    summary = jobs["kda_chunk_summary"].spec
+    assert summary.constexprs["SUMMARY"] and summary.grid == (4, 5, 12)
+    assert jobs["kda_segment_starts"].spec.grid == (8, 1, 12)
     for name in ("kda_decode", "kda_decode_fb"):
         # A whole head per program in steps of 32 value rows, in registers.
         c = jobs[name].spec.constexprs
@@ -128,7 +132,8 @@ def test_cli_help():
     assert proc.returncode == 0, proc.stderr
     for word in ("--target", "--format", "--out", "--checks", "kda_decode_fb",
                  "kda_decode_cluster4", "kda_decode_bv32", "kda_recurrent", "kda_chunk_prep",
-                 "kda_chunk_scan", "gdn_decode", "decode_config"):
+                 "kda_chunk_scan", "kda_chunk_summary", "kda_segment_starts", "gdn_decode",
+                 "decode_config"):
         assert word in proc.stdout
 
 
@@ -144,7 +149,7 @@ def test_cli_shell_and_json():
     lines = proc.stdout.splitlines()
     comments = [line for line in lines if line.startswith("#")]
     commands = [shlex.split(line) for line in lines if not line.startswith("#")]
-    assert len(comments) == len(commands) == 8
+    assert len(comments) == len(commands) == 10
     assert comments[0].startswith("# kda_decode sm_90a:")
     assert all(cmd[0] == "bin/kc" and cmd[-1] == "--stats" for cmd in commands)
     assert commands[2][commands[2].index("-o") + 1] == "o/kda_decode_cluster4.sm_90a.ptx"

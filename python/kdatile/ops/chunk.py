@@ -19,6 +19,7 @@ from ._kernels import (
     execute,
     gpu_target,
     load_kernel,
+    multiprocessors,
     on_gpu,
     wave_size,
 )
@@ -41,12 +42,21 @@ GPU_BV = 64
 # is fastest at 2, six programs a multiprocessor; the scan at 4 over 64 value columns).
 PREP_WARPS = 2
 SCAN_WARPS = 4
-# Chunks in the scan's shared-memory ring: the copies run STAGES - 1 chunks ahead. Three where
-# they are cp.async (at one program a multiprocessor a step does not hide a copy's latency:
-# 11% faster at T = 8192, H = 64 on the H100) and on the CPU; two on AMD, where a third would
-# pass gfx950's LDS budget of two workgroups of 80 KB.
-SCAN_STAGES = 3
+# Chunks in the scan's shared-memory ring: the copies run STAGES - 1 chunks ahead. Six where
+# they are cp.async (and on the CPU): at one program a multiprocessor a step does not hide a
+# copy's latency, and the ring's 126 KB keep a second program off a multiprocessor, where it
+# would halve both programs' speed while others idle (the split scan's launches, whose idle
+# programs exit at once; docs/performance.md). Two on AMD, where a third would pass gfx950's
+# LDS budget of two workgroups of 80 KB.
+SCAN_STAGES = 6
 AMD_SCAN_STAGES = 2
+# Split scans (scan_segment): the shortest segment, and the kda_segment_starts programs' state
+# rows, the reduction slice their products take at a time, and their warps (on GPUs; a
+# program takes whole rows).
+MIN_SEGMENT = 256
+STARTS_ROWS = 16
+STARTS_SLICE = 32
+STARTS_WARPS = 8
 # The prep's intra-chunk pairs are two matrix products referred to the chunk's middle row
 # when every log decay is >= this (the lower-bound gate): exp(8 * 10) stays finite in fp32
 # (and bf16); steeper or unbounded gates take the exact pair-by-pair form.
@@ -100,22 +110,24 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_sta
             allow_neg_eigval=allow_neg_eigval, safe_gate=safe_gate, lower_bound=lower_bound,
             A_log=A_log, dt_bias=dt_bias)
     del cp_group
-    result, launches = _chunk(**locals())
+    result, launches = _chunk(**locals(), segment_tokens=None)
     for launch in launches:
         execute(None, launch)
     return result
 
 
-def chunk_launches(*args, target=None, **kwargs):
+def chunk_launches(*args, target=None, segment_tokens=None, **kwargs):
     """(result, [Launch]): what chunk_kda(*args, **kwargs) launches, in order, without
     launching (the op's checks and argument preparation). target: None (the arrays' device)
-    or a target name; NumPy arrays then stand for GPU tensors. A context-parallel call
-    (cp_group) launches between collectives, so it has no such list."""
+    or a target name; NumPy arrays then stand for GPU tensors. segment_tokens: None (the op's
+    choice, scan_segment), 0 (each sequence scanned whole) or the tokens of the segments a
+    sequence's scan is split into (a multiple of 64). A context-parallel call (cp_group)
+    launches between collectives, so it has no such list."""
     bound = bind(chunk_kda, args, kwargs)
     if bound.pop("cp_group") is not None:
         vd.fail("cp_group", "chunk_launches describes a single-process call; pass cp_group to "
                             "chunk_kda")
-    return _chunk(**bound, target=check_target(target))
+    return _chunk(**bound, target=check_target(target), segment_tokens=segment_tokens)
 
 
 def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
@@ -134,15 +146,16 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
     return result
 
 
-def chunk_gdn_launches(*args, target=None, **kwargs):
+def chunk_gdn_launches(*args, target=None, segment_tokens=None, **kwargs):
     """(result, [Launch]): what chunk_gated_delta_rule(*args, **kwargs) launches, without
     launching (as chunk_launches)."""
-    return _gdn(**bind(chunk_gated_delta_rule, args, kwargs), target=check_target(target))
+    return _gdn(**bind(chunk_gated_delta_rule, args, kwargs), target=check_target(target),
+                segment_tokens=segment_tokens)
 
 
 def _gdn(q, k, v, g, beta, scale, initial_state, output_final_state, use_qk_l2norm_in_kernel,
          use_beta_sigmoid_in_kernel, allow_neg_eigval, state_v_first, cu_seqlens, out,
-         target=None):
+         target=None, segment_tokens=None):
     return _chunk(q, k, v, g, beta, scale=scale, initial_state=initial_state,
                   output_final_state=output_final_state,
                   use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel, use_gate_in_kernel=False,
@@ -150,7 +163,7 @@ def _gdn(q, k, v, g, beta, scale, initial_state, output_final_state, use_qk_l2no
                   allow_neg_eigval=allow_neg_eigval, safe_gate=False, lower_bound=None,
                   state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=None,
                   dt_bias=None, return_intermediate_states=False, out=out, target=target,
-                  gate_per_head=True)
+                  gate_per_head=True, segment_tokens=segment_tokens)
 
 
 def chunk_gla(q, k, v, g, scale=None, initial_state=None, output_final_state=False,
@@ -166,13 +179,15 @@ def chunk_gla(q, k, v, g, scale=None, initial_state=None, output_final_state=Fal
     return result
 
 
-def chunk_gla_launches(*args, target=None, **kwargs):
+def chunk_gla_launches(*args, target=None, segment_tokens=None, **kwargs):
     """(result, [Launch]): what chunk_gla(*args, **kwargs) launches, without launching (as
     chunk_launches)."""
-    return _gla(**bind(chunk_gla, args, kwargs), target=check_target(target))
+    return _gla(**bind(chunk_gla, args, kwargs), target=check_target(target),
+                segment_tokens=segment_tokens)
 
 
-def _gla(q, k, v, g, scale, initial_state, output_final_state, cu_seqlens, out, target=None):
+def _gla(q, k, v, g, scale, initial_state, output_final_state, cu_seqlens, out, target=None,
+         segment_tokens=None):
     # No beta in GLA: zeros stand for it (loaded, never used).
     vi = vd.describe("v", v)
     vd.check_rank(vi, "[B, T, HV, V]", 4)
@@ -183,7 +198,8 @@ def _gla(q, k, v, g, scale, initial_state, output_final_state, cu_seqlens, out, 
                   use_gate_in_kernel=False, use_beta_sigmoid_in_kernel=False,
                   allow_neg_eigval=False, safe_gate=False, lower_bound=None,
                   state_v_first=False, cu_seqlens=cu_seqlens, A_log=None, dt_bias=None,
-                  return_intermediate_states=False, out=out, target=target, delta_rule=False)
+                  return_intermediate_states=False, out=out, target=target, delta_rule=False,
+                  segment_tokens=segment_tokens)
 
 
 def _check_flag(name, flag):
@@ -195,11 +211,15 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
            use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel,
            allow_neg_eigval, safe_gate, lower_bound, state_v_first, cu_seqlens, A_log,
            dt_bias, return_intermediate_states, out, target=None, gate_per_head=False,
-           delta_rule=True):
+           delta_rule=True, segment_tokens=None):
     for name in ("output_final_state", "use_qk_l2norm_in_kernel", "use_gate_in_kernel",
                  "use_beta_sigmoid_in_kernel", "allow_neg_eigval", "safe_gate", "state_v_first",
                  "return_intermediate_states"):
         _check_flag(name, locals()[name])
+    if segment_tokens is not None and (type(segment_tokens) is not int or segment_tokens < 0
+                                       or segment_tokens % STATE_CHUNK):
+        vd.fail("segment_tokens", f"must be None or a multiple of {STATE_CHUNK} >= 0, got "
+                                  f"{segment_tokens!r}")
     lower_bound = vd.check_float("lower_bound", lower_bound, allow_none=True, below=0.0)
     scale = vd.check_float("scale", scale, allow_none=True)
     if scale is not None and scale <= 0.0:
@@ -378,22 +398,72 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         KS=min(K_SLICE, BK),
         # No tf32 instruction on gfx1250: the pairs as bf16 products of split factors there.
         PAIRS_BF16X3=chip == "gfx1250")
-    scan_args = (
-        w, u, qg, kd, aqk, gend,
-        a["initial_state"].value if a["initial_state"] is not None else unused, cu.value,
-        chunk_offsets if chunk_offsets is not None else unused, o.value,
-        final if final is not None else unused, states if states is not None else unused,
-        int(T_total))
+    value_tiles = (V + BV - 1) // BV
+    if segment_tokens is None:
+        segment_tokens = (scan_segment(T_total, N, HV * value_tiles, multiprocessors(ref, target))
+                          if gpu else 0)
+    split = 0 < segment_tokens <= T_total
     scan_constexprs = dict(
         HV=HV, K=K, V=V, BK=BK, BV=BV, C=CHUNK, STATE_VK=state_v_first,
-        HAS_INITIAL=a["initial_state"] is not None, STORE_FINAL=final is not None,
+        HAS_INITIAL=a["initial_state"] is not None or split, STORE_FINAL=final is not None,
         STORE_STATES=states is not None, STATES_EVERY=STATE_CHUNK // CHUNK, DOT=dot,
         DELTA_RULE=delta_rule,
         STAGES=AMD_SCAN_STAGES if chip is not None and chip.startswith("gfx") else SCAN_STAGES)
+    blocks = (w, u, qg, kd, aqk, gend)
+    initial = a["initial_state"].value if a["initial_state"] is not None else unused
+    chunk_offsets = chunk_offsets if chunk_offsets is not None else unused
+    tail = (final if final is not None else unused, states if states is not None else unused)
+    prep_launch = Launch(prep, prep_args, prep_constexprs, (slots, HV),
+                         PREP_WARPS if gpu else None)
+    scan_warps = SCAN_WARPS if gpu else None
+    if not split:
+        scan_args = blocks + (initial, cu.value, chunk_offsets, o.value) + tail + (
+            int(N), int(T_total), int(T_total + 1))
+        return result, [prep_launch, Launch(scan, scan_args, scan_constexprs,
+                                            (value_tiles, N, HV), scan_warps)]
+    # The sequences' segments of segment_tokens tokens: every segment's (P, Q) at once, the
+    # state before each segment from them, then every segment's outputs at once.
+    seg_slots = T_total // segment_tokens + N
+    summary = vd.new_like(ref, (seg_slots, HV, 2 * K, K), f32)
+    starts = vd.new_like(ref, (seg_slots, HV, K, K), f32)
+    sizes = (int(N), int(T_total), int(segment_tokens))
+    summary_args = blocks + (initial, cu.value, unused, unused, summary, unused) + sizes
+    summary_constexprs = dict(scan_constexprs, HAS_INITIAL=a["initial_state"] is not None,
+                              STORE_FINAL=False, STORE_STATES=False, SUMMARY=True)
+    starts_kernel = load_kernel("kda_cp", "kda_segment_starts")
+    rows = min(STARTS_ROWS, BK) if gpu else BK
+    starts_args = (initial, summary, cu.value, starts, int(T_total), int(segment_tokens))
+    starts_constexprs = dict(HV=HV, K=K, BK=BK, BV=rows, BN=BK, BJ=min(STARTS_SLICE, BK),
+                             HAS_INITIAL=a["initial_state"] is not None,
+                             STATE_VK=state_v_first, DOT=dot)
+    scan_args = blocks + (starts, cu.value, chunk_offsets, o.value) + tail + sizes
     return result, [
-        Launch(prep, prep_args, prep_constexprs, (slots, HV), PREP_WARPS if gpu else None),
-        Launch(scan, scan_args, scan_constexprs, ((V + BV - 1) // BV, N, HV),
-               SCAN_WARPS if gpu else None)]
+        prep_launch,
+        Launch(scan, summary_args, summary_constexprs,
+               (value_tiles + (K + BV - 1) // BV, seg_slots, HV), scan_warps),
+        Launch(starts_kernel, starts_args, starts_constexprs, ((K + rows - 1) // rows, N, HV),
+               STARTS_WARPS if gpu else None),
+        Launch(scan, scan_args, scan_constexprs, (value_tiles, seg_slots, HV), scan_warps)]
+
+
+def scan_segment(T_total, N, programs_per_sequence, multiprocessors):
+    """Tokens per scan segment, 0 to scan each sequence whole. The scan is serial over a
+    sequence's chunks and a multiprocessor runs one program at full speed (two take twice as
+    long), so where a batch's programs (a value tile of a head of a sequence each) leave
+    multiprocessors idle, long sequences are cut into J segments: one launch summarizes each
+    segment but a sequence's last as an affine map of the state (P and Q: 2J - 3 programs a
+    tile and head), one chains the maps, one scans every segment from its start (J
+    programs). J is the most for which both launches fit the multiprocessors once when one
+    sequence holds the tokens (the lengths are not read, as under CUDA-graph capture), and
+    at least 3: with two segments the two scans take as long as one whole."""
+    if N * programs_per_sequence >= multiprocessors:
+        return 0
+    segments = (multiprocessors // programs_per_sequence + 3) // 2
+    if segments < 3:
+        return 0
+    seg = -(-T_total // segments)
+    seg = max(MIN_SEGMENT, -(-seg // STATE_CHUNK) * STATE_CHUNK)
+    return seg if T_total >= 3 * seg else 0
 
 
 def _sequence_bounds(ref, cu, N, T):

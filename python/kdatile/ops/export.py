@@ -34,6 +34,8 @@ SMALL_BATCH = 1
 RECURRENT_SEQUENCES, RECURRENT_TOKENS = 8, 4
 # The prefill's: Kimi-K3 TP8's 8 x 1k varlen batch.
 PREFILL_SEQUENCES, PREFILL_TOKENS = 8, 1024
+# One long sequence, which GPUs scan in segments (kdatile.ops.chunk.scan_segment).
+SPLIT_TOKENS = 8192
 # Gated DeltaNet's decode: Qwen3-Next's 16 q/k heads and 32 value heads.
 GDN_HEADS, GDN_VALUE_HEADS = 16, 32
 
@@ -176,9 +178,17 @@ def _prefill_jobs(target):
     _, (prep, scan) = chunk_launches(
         **prefill_arguments(PREFILL_SEQUENCES, PREFILL_TOKENS), target=target)
     what = f"{PREFILL_SEQUENCES} sequences of {PREFILL_TOKENS} tokens"
-    return [Job("kda_chunk_prep", f"{what}: every chunk's WY form", _specialization(prep, target)),
+    jobs = [Job("kda_chunk_prep", f"{what}: every chunk's WY form", _specialization(prep, target)),
             Job("kda_chunk_scan", f"{what}: the state over each sequence's chunks",
                 _specialization(scan, target))]
+    _, launches = chunk_launches(**prefill_arguments(1, SPLIT_TOKENS), target=target)
+    if len(launches) == 4:  # prep, summary, starts, scan
+        what = f"one sequence of {SPLIT_TOKENS} tokens scanned in segments"
+        jobs += [Job("kda_chunk_summary", f"{what}: each segment's affine map of the state",
+                     _specialization(launches[1], target)),
+                 Job("kda_segment_starts", f"{what}: the state before each segment",
+                     _specialization(launches[2], target))]
+    return jobs
 
 
 def _context_parallel_jobs(target):
@@ -305,6 +315,10 @@ of {RECURRENT_TOKENS} tokens
   kda_chunk_prep       kernels/kda_chunk.py (kda_chunk_prep): chunk_kda's {PREFILL_SEQUENCES} x \
 {PREFILL_TOKENS} tokens
   kda_chunk_scan       the same prefill's state scan (kda_chunk_scan)
+  kda_chunk_summary    on GPUs, one sequence of {SPLIT_TOKENS} tokens at the same heads, which the
+                       scan takes in segments: kda_chunk_scan's SUMMARY pass (each segment's
+                       affine map of the state)
+  kda_segment_starts   kernels/kda_cp.py: the state before each of those segments
   gdn_decode           kernels/gdn_decode.py (gdn_decode): Gated DeltaNet at B = 64, 16 q/k
                        heads and 32 value heads (Qwen3-Next)
 with --checks also the lit tests' compiles (test/Kernels):
