@@ -22,15 +22,17 @@ no chunk maps to is left alone).
    the chunk's middle row (ANCHORED), q k^T and k k^T times the rows' decays
    (GATE_PER_HEAD), or else taken one key at a time with every exponent <= 0 (clamped at 0
    against rounding); the causal masks are selects, so no gate overflows or makes a NaN.
-2. `kda_chunk_scan`, grid (cdiv(V, BV), N, HV): one program per value tile, sequence and
-   value head carries the state over the sequence's chunks, transposed (S^T [BV, K], fp32, in
-   registers):
+2. `kda_chunk_scan`, grid (cdiv(V, BV), segment slots, HV): one program per value tile,
+   segment (a whole sequence, or SEG of its tokens) and value head carries the state over the
+   segment's chunks, transposed (S^T [BV, K], fp32, in registers):
        delta^T = u^T - S^T w^T      o^T = S^T qg^T + delta^T aqk^T      S^T <- S^T gend + delta^T kd
    four matrix products per chunk whose A operands (S^T, delta^T) are the previous products'
    accumulators, the blocks of the next STAGES - 1 chunks copied into shared memory while they
    run. It writes
    o, the final state and, when asked, the state before every chunk (what prefix caching
-   keeps).
+   keeps). Its SUMMARY pass writes each segment's affine map of the state instead, which
+   kda_cp.kda_segment_starts chains into the state before each segment (docs/kda.md, "Long
+   sequences on few heads").
 
 Rows past a sequence's end read as q = k = v = 0, g = 0, beta = 0; o is not written there.
 q and k are [tokens, H, K] and v, g [tokens, HV, *] with HV a multiple of H (value head hv

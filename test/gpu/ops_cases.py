@@ -98,6 +98,11 @@ PREFILL_CASES = [
          dtype="f32", gate="sp", v_first=True, initial=True, neg=True, seed=6002),
     dict(id="prefill-T2048-H12-D128-bf16-lb", H=12, HV=12, D=128, B=1, T=2048, dtype="bf16",
          gate="lb", v_first=False, initial=False, neg=False, seed=6003),
+    # Few programs and a long sequence: GPUs scan it in segments (four of 1024 tokens); the raw
+    # gates shifted by g_shift decay gently, so each segment's transition weighs in the result.
+    dict(id="prefill-varlen-H1-D64-bf16-lb-segments", H=1, HV=1, D=64, lens=[3500, 17, 300],
+         dtype="bf16", gate="lb", v_first=True, initial=True, neg=False, g_shift=-8.0,
+         seed=6006),
     # Gated DeltaNet (chunk_gated_delta_rule) at Qwen3-Next's heads: one decay per row.
     dict(id="prefill-gdn-varlen-H16-HV32-D128-bf16", H=16, HV=32, D=128,
          lens=[1, 16, 17, 100], dtype="bf16", gate="gdn", v_first=False, initial=True,
@@ -518,6 +523,7 @@ def _prefill_case(case, reference):
         B, T, cu = case["B"], case["T"], None
         N = B
     q, k, v, g, beta = prefill_inputs(r, B, T, H, HV, D, D, dtype=case["dtype"])
+    g = g + np.float32(case.get("g_shift", 0.0))
     gdn = case["gate"] == "gdn"
     if gdn:  # log decays per token and head, beta in (0, 1)
         g = -r.uniform(0.0, 3.0, (B, T, HV)).astype(np.float32)

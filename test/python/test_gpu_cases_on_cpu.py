@@ -89,3 +89,17 @@ def test_gpu_check_dsl_cases_bind():
         spec = fn.specialize(*args, **constexprs, target=prepare.TARGET, num_warps=num_warps,
                              grid=grid)
         assert spec.target == prepare.TARGET, case_id
+
+
+def test_segments_case_is_split_on_gpus():
+    """The GPU checks' segments case takes the split scan on an sm_90a GPU (the CPU target
+    scans it whole above)."""
+    from kdatile.ops.chunk import chunk_launches
+
+    (case,) = [c for c in ops_cases.PREFILL_CASES if c["id"].endswith("-segments")]
+    arrays, _ = ops_cases.build_case("prefill", case, reference=False)
+    _, args, kwargs = ops_cases.prefill_call(case, arrays)
+    _, launches = chunk_launches(*args, **kwargs, target="sm_90a")
+    assert [x.kernel.__name__ for x in launches] == [
+        "kda_chunk_prep", "kda_chunk_scan", "kda_segment_starts", "kda_chunk_scan"]
+    assert launches[1].args[-1] == 1024

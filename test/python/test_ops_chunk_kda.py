@@ -361,11 +361,11 @@ def test_split_scan(dtype, state_v_first, block_v, initial):
     (8192, 3, 12, 2048),   # 7168 + 512 + 512 at H = 12: 72 programs for 132 multiprocessors
     (8192, 1, 12, 2048),   # four segments: 5 x 24 summary programs, then 4 x 24
     (32768, 1, 12, 8192),
-    (8192, 1, 4, 960),     # nine segments of 8 programs
+    (8192, 1, 4, 1024),    # nine segments of 8 programs, but none shorter than 1024 tokens
     (8192, 8, 12, 0),      # 8 x 1024: 192 programs fill them
     (8192, 1, 64, 0),      # 128 programs, one a multiprocessor
     (8192, 1, 32, 0),      # 64 programs: two segments at most, no gain
-    (512, 1, 2, 0),        # segments of 256 at least: no sequence can span three
+    (3000, 1, 2, 0),       # no sequence can span three segments of 1024
 ])
 def test_scan_segment_rule(T_total, N, HV, expected):
     from kdatile.ops.chunk import scan_segment
@@ -381,3 +381,23 @@ def test_segment_tokens_is_checked(bad):
     q, k, v, g, beta = prefill_inputs(rng, 1, 40, 1, 1, 16, 16, use_gate=False)
     with pytest.raises(ValueError, match="segment_tokens"):
         chunk_launches(q, k, v, g, beta, segment_tokens=bad)
+
+
+@pytest.mark.parametrize("dtype,D", [("bf16", 256), ("f32", 128), ("f32", 256)])
+def test_scan_ring_fits_sm90(dtype, D):
+    """The scan's ring depth the op picks for sm_90a (scan_stages) fits a program's 227 KB of
+    shared memory at the largest head dims of each intermediate dtype (the compile fails
+    otherwise)."""
+    from kdatile import _lib
+    from kdatile.ops.chunk import chunk_launches
+
+    rng = np.random.default_rng(4)
+    q, k, v, g, beta = prefill_inputs(rng, 1, 64, 1, 1, D, D, dtype=dtype)
+    _, launches = chunk_launches(q, k, v, g, beta, use_qk_l2norm_in_kernel=True,
+                                 use_gate_in_kernel=True, use_beta_sigmoid_in_kernel=True,
+                                 lower_bound=-5.0, output_final_state=True, target="sm_90a")
+    scan = launches[-1]
+    spec = scan.kernel.specialize(*scan.args, **scan.constexprs, target="sm_90a",
+                                  num_warps=scan.num_warps, grid=scan.grid)
+    shared = _lib.compile(dict(spec.request(), emit="ptx"))["shared_bytes"]
+    assert 0 < shared <= 227 * 1024

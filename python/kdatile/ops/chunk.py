@@ -46,14 +46,16 @@ SCAN_WARPS = 4
 # they are cp.async (and on the CPU): at one program a multiprocessor a step does not hide a
 # copy's latency, and the ring's 126 KB keep a second program off a multiprocessor, where it
 # would halve both programs' speed while others idle (the split scan's launches, whose idle
-# programs exit at once; docs/performance.md). Two on AMD, where a third would pass gfx950's
-# LDS budget of two workgroups of 80 KB.
+# programs exit at once; docs/performance.md). Fewer with fp32 intermediates, twice the bytes
+# a chunk (scan_stages). Two on AMD, where a third would pass gfx950's LDS budget of two
+# workgroups of 80 KB.
 SCAN_STAGES = 6
 AMD_SCAN_STAGES = 2
-# Split scans (scan_segment): the shortest segment, and the kda_segment_starts programs' state
-# rows, the reduction slice their products take at a time, and their warps (on GPUs; a
-# program takes whole rows).
-MIN_SEGMENT = 256
+# Split scans (scan_segment): the shortest segment (64 steps of the scan, about 50 µs on an
+# H100, against about 6 µs a segment for the chain and two more launches), and the
+# kda_segment_starts programs' state rows, the reduction slice their products take at a
+# time, and their warps (on GPUs; a program takes whole rows).
+MIN_SEGMENT = 1024
 STARTS_ROWS = 16
 STARTS_SLICE = 32
 STARTS_WARPS = 8
@@ -408,7 +410,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         HAS_INITIAL=a["initial_state"] is not None or split, STORE_FINAL=final is not None,
         STORE_STATES=states is not None, STATES_EVERY=STATE_CHUNK // CHUNK, DOT=dot,
         DELTA_RULE=delta_rule,
-        STAGES=AMD_SCAN_STAGES if chip is not None and chip.startswith("gfx") else SCAN_STAGES)
+        STAGES=scan_stages(chip, inter, BK))
     blocks = (w, u, qg, kd, aqk, gend)
     initial = a["initial_state"].value if a["initial_state"] is not None else unused
     chunk_offsets = chunk_offsets if chunk_offsets is not None else unused
@@ -444,6 +446,18 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         Launch(starts_kernel, starts_args, starts_constexprs, ((K + rows - 1) // rows, N, HV),
                STARTS_WARPS if gpu else None),
         Launch(scan, scan_args, scan_constexprs, (value_tiles, seg_slots, HV), scan_warps)]
+
+
+def scan_stages(chip, inter, BK):
+    """Chunks in the scan's ring for a launch on `chip` (None: the CPU) with intermediates of
+    dtype `inter` and BK key columns. On sm_90a a program may take 227 KB: with bf16
+    intermediates six chunks take 222 KB at BK = 256; with fp32 ones, twice the bytes a chunk
+    and fp32 layout conversions, three up to BK = 128 (165 KB) and two at 256 (226 KB)."""
+    if chip is not None and chip.startswith("gfx"):
+        return AMD_SCAN_STAGES
+    if inter == "bf16":
+        return SCAN_STAGES
+    return 3 if BK <= 128 else 2
 
 
 def scan_segment(T_total, N, programs_per_sequence, multiprocessors):
