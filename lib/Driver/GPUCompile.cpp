@@ -195,6 +195,7 @@ void compileForNVPTX(mlir::ModuleOp module, const GPUTargetInfo &target,
     if (result.clusterShape != std::array<int32_t, 3>{1, 1, 1})
       k.clusterShape = result.clusterShape;
   }
+  setNVIDIAOccupancy(report, options.numWarps);
   result.resourceReport = report.str();
   if (!checkSpills(report, options, result.error)) {
     if (cubin)

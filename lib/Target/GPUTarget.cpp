@@ -181,7 +181,10 @@ void ResourceReport::print(llvm::raw_ostream &os) const {
         os << "  cluster" << std::string(17, ' ')
            << llvm::right_justify(shape, 8) << "  programs\n";
       }
-      printRow(os, "occupancy", k.occupancy, "warps/SM (register limit)");
+      std::string unit = "warps/SM";
+      if (!k.occupancyLimit.empty())
+        unit += " (" + k.occupancyLimit + ")";
+      printRow(os, "occupancy", k.occupancy, unit);
     }
   }
 }

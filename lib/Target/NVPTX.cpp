@@ -13,6 +13,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -37,14 +38,28 @@ createNVPTXTargetMachine(const GPUTargetInfo &target, std::string &error) {
       getGPUKernelTargetOptions(), std::nullopt, error);
 }
 
-/// Warps per SM that the register count allows on sm_90: four partitions
-/// of 16384 registers, allocated per warp in units of 256, at most 64
-/// warps per SM.
-int64_t registerLimitedWarps(int64_t registers) {
+/// sm_90's multiprocessor: four partitions of 16384 registers, allocated
+/// per warp in units of 256; 228 KiB of shared memory, of which each block
+/// reserves 1 KiB; at most 64 warps and 32 blocks.
+constexpr int64_t kPartitionRegisters = 16384;
+constexpr int64_t kRegisterUnit = 256;
+constexpr int64_t kSharedBytesPerSM = 228 * 1024;
+constexpr int64_t kReservedSharedPerBlock = 1024;
+constexpr int64_t kMaxWarpsPerSM = 64;
+constexpr int64_t kMaxBlocksPerSM = 32;
+
+/// Warps the register file holds at `registers` per thread (beyond the 64
+/// an SM runs when they are few).
+int64_t registerFileWarps(int64_t registers) {
   if (registers <= 0)
-    return 64;
-  int64_t perWarp = llvm::alignTo(registers * 32, 256);
-  return std::min<int64_t>(64, 4 * (16384 / perWarp));
+    return std::numeric_limits<int32_t>::max();
+  int64_t perWarp = llvm::alignTo(registers * 32, kRegisterUnit);
+  return 4 * (kPartitionRegisters / perWarp);
+}
+
+/// Warps per SM that the register count allows.
+int64_t registerLimitedWarps(int64_t registers) {
+  return std::min(kMaxWarpsPerSM, registerFileWarps(registers));
 }
 
 /// "12 registers" -> 12; the first integer of an item of a ptxas line.
@@ -192,8 +207,44 @@ void kda::parsePtxasVerboseOutput(llvm::StringRef output,
     k.scratchBytes = p.stack;
     k.spillStoreBytes = p.spillStores;
     k.spillLoadBytes = p.spillLoads;
-    if (k.registers)
+    if (k.registers) {
       k.occupancy = registerLimitedWarps(*k.registers);
+      k.occupancyLimit = "register limit";
+    }
+  }
+}
+
+NVIDIAOccupancy kda::getNVIDIAOccupancy(int64_t registers,
+                                        int64_t warpsPerBlock,
+                                        int64_t sharedBytes) {
+  warpsPerBlock = std::max<int64_t>(warpsPerBlock, 1);
+  struct Bound {
+    int64_t blocks;
+    llvm::StringRef limit;
+  };
+  // In the order a tie names: registers, then shared memory, then warps.
+  Bound bounds[] = {
+      {registerFileWarps(registers) / warpsPerBlock, "register limit"},
+      {kSharedBytesPerSM / (sharedBytes + kReservedSharedPerBlock),
+       "shared-memory limit"},
+      {kMaxWarpsPerSM / warpsPerBlock, "warp limit"},
+      {kMaxBlocksPerSM, "block limit"}};
+  const Bound *least = &bounds[0];
+  for (const Bound &b : bounds)
+    if (b.blocks < least->blocks)
+      least = &b;
+  return {least->blocks * warpsPerBlock, least->limit};
+}
+
+void kda::setNVIDIAOccupancy(ResourceReport &report, int64_t warpsPerBlock) {
+  for (KernelResources &k : report.kernels) {
+    if (!k.registers)
+      continue;
+    NVIDIAOccupancy o = getNVIDIAOccupancy(
+        *k.registers, warpsPerBlock,
+        k.sharedBytes.value_or(0) + k.dynamicSharedBytes.value_or(0));
+    k.occupancy = o.warps;
+    k.occupancyLimit = o.limit.str();
   }
 }
 

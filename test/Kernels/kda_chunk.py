@@ -39,6 +39,9 @@
 # RUN:   | FileCheck %s --check-prefix=PAIRS-SM90 --implicit-check-not=tf32
 # RUN: kda-compile %{kda_chunk_scan_sm_90a} --emit ptx -o - \
 # RUN:   | FileCheck %s --check-prefix=SCAN-SM90 --implicit-check-not=st.shared
+# The ring's 126 KB leave room for one program a multiprocessor:
+# RUN: %if ptxas %{ kda-compile %{kda_chunk_scan_sm_90a} --emit cubin -o %t.scan.cubin --stats \
+# RUN:   2>&1 | FileCheck %s --check-prefix=SCAN-SM90-STATS %}
 # Gated DeltaNet's prep (chunk_gated_delta_rule: one decay per row, Qwen3-Next's 32 value heads
 # over 16 q/k heads): q k^T and k k^T on tf32 mma.sync times the rows' decays; no spills on AMD.
 # DEFINE: %{gdn} = -D GATE_PER_HEAD=True -D USE_GATE=False -D USE_LOWER_BOUND=False \
@@ -84,6 +87,8 @@
 # SCAN-SM90: cp.async.wait_group 24
 # SCAN-SM90: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # SCAN-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+# SCAN-SM90-STATS: spill stores {{ *}}0 bytes
+# SCAN-SM90-STATS: occupancy {{ *}}4  warps/SM (shared-memory limit)
 # SUMMARY-SM90: .visible .entry kda_chunk_scan(
 # SUMMARY-SM90: cp.async.wait_group 24
 # SUMMARY-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32

@@ -13,7 +13,7 @@
 // CHECK-NEXT: spill stores {{ *}}0  bytes
 // CHECK-NEXT: spill loads {{ *}}0  bytes
 // CHECK-NEXT: barriers {{ *}}1
-// CHECK-NEXT: occupancy {{ *[0-9]+}}  warps/SM (register limit)
+// CHECK-NEXT: occupancy {{ *}}64  warps/SM (warp limit)
 
 // ELF: Machine: {{.*}}CUDA
 

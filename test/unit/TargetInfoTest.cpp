@@ -2,6 +2,7 @@
 #include "kda/Target/AMDGPU.h"
 #include "kda/Target/GPUTarget.h"
 #include "kda/Target/HostCodegen.h"
+#include "kda/Target/NVPTX.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -87,3 +88,35 @@ TEST(GPUTargetLimits, RegistersPerThread) {
   EXPECT_EQ(lookupGPUTarget("sm_90a")->registersPerThread, 255u);
 }
 } // namespace
+
+// sm_90 occupancy: whole blocks, bounded by registers (64K a multiprocessor,
+// 256-register units a warp), shared memory (228 KiB, 1 KiB reserved a
+// block), 64 warps and 32 blocks.
+TEST(NVIDIAOccupancy, RegistersBound) {
+  // 255 registers: 8192 a warp, two warps a partition; one 8-warp block.
+  kda::NVIDIAOccupancy o = kda::getNVIDIAOccupancy(255, 8, 8448);
+  EXPECT_EQ(o.warps, 8);
+  EXPECT_EQ(o.limit, "register limit");
+  // 162 registers: 5376 a warp, three a partition: three 4-warp blocks.
+  EXPECT_EQ(kda::getNVIDIAOccupancy(162, 4, 0).warps, 12);
+}
+
+TEST(NVIDIAOccupancy, SharedMemoryBounds) {
+  // The chunked scan's ring: 125952 bytes a block leave room for one.
+  kda::NVIDIAOccupancy o = kda::getNVIDIAOccupancy(162, 4, 125952);
+  EXPECT_EQ(o.warps, 4);
+  EXPECT_EQ(o.limit, "shared-memory limit");
+  // Two blocks of 112 KiB do not fit with their reserved KiB each...
+  EXPECT_EQ(kda::getNVIDIAOccupancy(32, 4, 114 * 1024).warps, 4);
+  // ...two of 113 KiB do.
+  EXPECT_EQ(kda::getNVIDIAOccupancy(32, 4, 113 * 1024).warps, 8);
+}
+
+TEST(NVIDIAOccupancy, WarpAndBlockBounds) {
+  kda::NVIDIAOccupancy warps = kda::getNVIDIAOccupancy(24, 4, 0);
+  EXPECT_EQ(warps.warps, 64);
+  EXPECT_EQ(warps.limit, "warp limit");
+  kda::NVIDIAOccupancy blocks = kda::getNVIDIAOccupancy(16, 1, 0);
+  EXPECT_EQ(blocks.warps, 32);
+  EXPECT_EQ(blocks.limit, "block limit");
+}

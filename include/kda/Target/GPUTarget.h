@@ -91,9 +91,11 @@ struct KernelResources {
   std::optional<int64_t> vgprSpills, sgprSpills;
   /// NVIDIA: bytes of spill stores / loads.
   std::optional<int64_t> spillStoreBytes, spillLoadBytes;
-  /// AMD: waves per SIMD. NVIDIA: warps per SM allowed by the register
-  /// count alone.
+  /// AMD: waves per SIMD. NVIDIA: warps per SM, in whole blocks.
   std::optional<int64_t> occupancy;
+  /// NVIDIA: what bounds the occupancy ("register limit", "shared-memory
+  /// limit", ...).
+  std::string occupancyLimit;
   /// AMD: the kernel needs a dynamically sized stack.
   std::optional<bool> dynamicStack;
   /// NVIDIA: named barriers used.

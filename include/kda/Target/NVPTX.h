@@ -32,8 +32,25 @@ bool assemblePTX(llvm::StringRef ptx, const GPUTargetInfo &target,
                  llvm::StringRef cubinPath, ResourceReport &report,
                  std::string &error);
 
-/// Reads the per-kernel lines of `ptxas -v` output into `report`.
+/// Reads the per-kernel lines of `ptxas -v` output into `report` (the
+/// occupancy that the registers alone allow).
 void parsePtxasVerboseOutput(llvm::StringRef output, ResourceReport &report);
+
+/// Warps an sm_90 multiprocessor keeps resident of a kernel whose blocks
+/// have `warpsPerBlock` warps, `registers` registers per thread and
+/// `sharedBytes` of shared memory (static and dynamic), in whole blocks, and
+/// the resource that bounds them ("register limit", "shared-memory limit",
+/// "warp limit" or "block limit").
+struct NVIDIAOccupancy {
+  int64_t warps;
+  llvm::StringRef limit;
+};
+NVIDIAOccupancy getNVIDIAOccupancy(int64_t registers, int64_t warpsPerBlock,
+                                   int64_t sharedBytes);
+
+/// Sets each kernel's occupancy in `report` (registers and shared memory
+/// filled in) for blocks of `warpsPerBlock` warps.
+void setNVIDIAOccupancy(ResourceReport &report, int64_t warpsPerBlock);
 
 } // namespace kda
 
