@@ -75,6 +75,9 @@ Constexprs:
                     VGPRs, occupancy 10, against 99 and 9). kdatile.ops sets it on gfx1250
                     only: gfx950's T = 1 program takes 61 VGPRs with it, 51 without, and on
                     the H200 the later read measured faster.
+  ELEMENT_COPIES    with PREFETCH_STATE, the copy by the program's lanes (cp.async on sm_90a)
+                    rather than a copy engine; kdatile.ops sets it on sm_90a for batches of
+                    at most 8 sequences, where it measured faster than TMA.
   GATE_PER_HEAD     g is one log decay per token and head ([.., H], Gated DeltaNet), decaying
                     every key channel alike; not with USE_GATE.
   FINAL_STATE_ONLY  every token's output, but only the state after the sequence's last live
@@ -129,7 +132,8 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   QK_H: kt.constexpr = 0, GATE_PER_HEAD: kt.constexpr = False,
                   DELTA_RULE: kt.constexpr = True, STATE_RECORDS: kt.constexpr = False,
                   FINAL_STATE_OUT: kt.constexpr = False,
-                  READ_STATE_FIRST: kt.constexpr = False):
+                  READ_STATE_FIRST: kt.constexpr = False,
+                  ELEMENT_COPIES: kt.constexpr = False):
     kt.static_assert(K > 0 and (K & (K - 1)) == 0 and V > 0 and (V & (V - 1)) == 0,
                      "K and V must be powers of two")
     kt.static_assert(BV > 0 and (BV & (BV - 1)) == 0 and V % BV == 0,
@@ -174,13 +178,16 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
             # loads, norms and gate: its block copy is in flight meanwhile. The pool as
             # [slots, H * rows, columns]: slot0 passed its test, so the offsets are
             # non-negative and gfx1250's Tensor Data Mover takes the copy.
+            COPIES: kt.constexpr = "elements" if ELEMENT_COPIES else "engine"
             if STATE_KV:
                 pool = kt.make_tensor_descriptor(state_ptr, (num_slots, H * K, V),
-                                                 (stride_state_slot, V, 1), (1, K, BV))
+                                                 (stride_state_slot, V, 1), (1, K, BV),
+                                                 copies=COPIES)
                 kt.async_load(pool, (slot0, h * K, kt.program_id(2) * BV), s_buf)
             else:
                 pool = kt.make_tensor_descriptor(state_ptr, (num_slots, H * V, K),
-                                                 (stride_state_slot, K, 1), (1, BV, K))
+                                                 (stride_state_slot, K, 1), (1, BV, K),
+                                                 copies=COPIES)
                 kt.async_load(pool, (slot0, h * V + kt.program_id(2) * BV, 0), s_buf)
             S = kt.zeros((K, BV) if STATE_KV else (BV, K), kt.float32)
             # Padding tokens leave the state alone: the first real token reads it, from one

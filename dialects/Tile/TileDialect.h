@@ -58,6 +58,9 @@ constexpr llvm::StringLiteral kClusterShapeAttrName = "kda.cluster_shape";
 /// runtime builds its tensor map, a hidden kernel parameter; on a lowered
 /// kernel, the array of its tensor-map parameters' recipes, in order.
 constexpr llvm::StringLiteral kTensorMapAttrName = "kda.tensor_map";
+/// On a tile.make_tensor_desc (kt.make_tensor_descriptor(copies="elements")):
+/// its copies run on the program's lanes, never on a copy engine.
+constexpr llvm::StringLiteral kElementCopiesAttrName = "tile.element_copies";
 constexpr llvm::StringLiteral kTensorMapsAttrName = "kda.tensor_maps";
 /// Alignment hints (kt.multiple_of, kt.max_contiguous) on the op defining a
 /// value, one i64 per dimension (scalars: one): every element of a run is a

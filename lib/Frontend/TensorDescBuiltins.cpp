@@ -1,8 +1,9 @@
 //===- TensorDescBuiltins.cpp - tensor descriptors and block copies -------===//
 //
 // `desc = kt.make_tensor_descriptor(base, shape, strides, block_shape,
-// layout=None)` describes a strided global tensor read and written in blocks
-// (landing in shared buffers of `layout`, when given);
+// layout=None, copies=None)` describes a strided global tensor read and
+// written in blocks (landing in shared buffers of `layout`, when given; with
+// copies="elements" never through a copy engine);
 // `kt.async_load(desc, offsets, buf)` starts copying the block at `offsets`
 // into a shared buffer of the block's shape (outside elements read as zeros;
 // `kt.async_wait` counts it as one copy) and `kt.async_store(desc, offsets,
@@ -100,9 +101,22 @@ std::optional<DValue> Emitter::tensorDescBuiltin(const std::string &name,
                                                ptr.getPointeeType(), *layout);
     if (!type)
       return std::nullopt;
-    return DValue::of(kda::tile::MakeTensorDescOp::create(
-                          builder, l, type, base.value, *shape, *strides)
-                          .getResult());
+    bool elements = false;
+    if (args[5]) {
+      const DValue &copies = argv(5);
+      if (!copies.isConstKind(Constant::Kind::Str) ||
+          (copies.constant.str != "engine" && copies.constant.str != "elements"))
+        return error(argloc(5), fnName +
+                                    " copies must be \"engine\" or "
+                                    "\"elements\", got " +
+                                    describe(copies));
+      elements = copies.constant.str == "elements";
+    }
+    auto desc = kda::tile::MakeTensorDescOp::create(builder, l, type, base.value,
+                                                    *shape, *strides);
+    if (elements)
+      desc->setAttr(kda::tile::kElementCopiesAttrName, builder.getUnitAttr());
+    return DValue::of(desc.getResult());
   }
 
   // async_load / async_store (desc, offsets, buffer)

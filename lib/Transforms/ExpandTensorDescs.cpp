@@ -314,9 +314,11 @@ struct TileExpandTensorDescsPass
       auto buffer = cast<tile::SharedBufferType>(
           op->getOperand(op->getNumOperands() - 1).getType());
       ValueRange offsets = op->getOperands().slice(1, op->getNumOperands() - 2);
-      if (engine == "tdm" && isTensorDataMoverCopy(op, desc, offsets, buffer))
+      bool onEngine = !desc->hasAttr(tile::kElementCopiesAttrName);
+      if (onEngine && engine == "tdm" &&
+          isTensorDataMoverCopy(op, desc, offsets, buffer))
         continue;
-      if (engine == "buffer")
+      if (onEngine && engine == "buffer")
         if (std::optional<int64_t> width = getBufferCopyVectorBytes(
                 op, desc, offsets, buffer, *axisInfo)) {
           op->setAttr(
@@ -324,7 +326,7 @@ struct TileExpandTensorDescsPass
               IntegerAttr::get(IntegerType::get(op->getContext(), 64), *width));
           continue;
         }
-      if (engine == "tma" &&
+      if (onEngine && engine == "tma" &&
           isWholeAlignedBuffer(op->getOperand(op->getNumOperands() - 1)) &&
           (isa<tile::AsyncLoadOp>(op) ||
            isTensorMapStore(op, desc, offsets, *axisInfo)))

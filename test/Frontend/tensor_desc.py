@@ -12,6 +12,12 @@
 # RUN:   --signature 'src=*bf16:16,m=i32,n=i32,ld=i32:16' --emit tile -o - | FileCheck %s --check-prefix=SWZ
 # RUN: kda-compile %s --kernel copy_swizzled --target sm_90a \
 # RUN:   --signature 'src=*bf16:16,m=i32,n=i32,ld=i32:16' --emit ptx -o - | FileCheck %s --check-prefix=SWZ-PTX
+# RUN: kda-compile %s --kernel copy_elements --target sm_90a \
+# RUN:   --signature 'src=*bf16:16,dst=*bf16:16,m=i32,n=i32,ld=i32:16' --emit tile -o - \
+# RUN:   | FileCheck %s --check-prefix=ELT
+# RUN: kda-compile %s --kernel copy_elements --target sm_90a \
+# RUN:   --signature 'src=*bf16:16,dst=*bf16:16,m=i32,n=i32,ld=i32:16' --emit ptx -o - \
+# RUN:   | FileCheck %s --check-prefix=ELT-PTX
 # RUN: not kda-compile %s --kernel desc_errors --target cpu --signature 'p=*f32,q=*f16,n=i32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=ERR
 
@@ -83,6 +89,27 @@ def copy_swizzled(src, m, n, ld):
     kt.async_wait(0)
 
 
+# copies="elements": the same block copied by the program's lanes (here element loads and
+# shared stores: the column mask is per element), no tensor map, where TMA would take it.
+# ELT-LABEL: func.func @copy_elements
+# ELT: tile.make_tensor_desc {{.*}} {tile.element_copies}
+# ELT-PTX-LABEL: .entry copy_elements(
+# ELT-PTX-NOT: cp.async.bulk.tensor
+# ELT-PTX: ld.global
+# ELT-PTX: st.shared
+# ELT-PTX-NOT: cp.async.bulk.tensor
+@kt.jit
+def copy_elements(src, dst, m, n, ld):
+    a = kt.make_tensor_descriptor(src, (m, n), (ld, 1), (64, 128), copies="elements")
+    buf = kt.alloc_shared((64, 128), kt.bfloat16)
+    kt.async_load(a, (kt.program_id(0) * 64, 0), buf)
+    kt.async_wait(0)
+    rows = kt.program_id(0) * 64 + kt.arange(0, 64)
+    cols = kt.arange(0, 128)
+    kt.store(dst + rows[:, None] * ld + cols[None, :], buf.load(),
+             mask=(rows[:, None] < m) & (cols[None, :] < n))
+
+
 @kt.jit
 def desc_errors(p, q, n):
     # ERR: tensor_desc.py:[[@LINE+1]]:64: error: kt.make_tensor_descriptor() layout must be a shared-memory layout such as kt.NVMMASharedLayout(...), got
@@ -103,6 +130,8 @@ def desc_errors(p, q, n):
     w = kt.make_tensor_descriptor(p, (n,), (1.5,), (8,))
     # ERR: tensor_desc.py:[[@LINE+1]]:50: error: kt.make_tensor_descriptor() block_shape needs 1 to 5 dimensions, got [2, 2, 2, 2, 2, 2]
     v = kt.make_tensor_descriptor(p, (n,), (1,), (2, 2, 2, 2, 2, 2))
+    # ERR: tensor_desc.py:[[@LINE+1]]:64: error: kt.make_tensor_descriptor() copies must be "engine" or "elements", got str constant 'lanes'
+    w = kt.make_tensor_descriptor(p, (n,), (1,), (32,), copies="lanes")
     d = kt.make_tensor_descriptor(p, (n,), (1,), (32,))
     # ERR: tensor_desc.py:[[@LINE+1]]:28: error: kt.async_load() needs a shared buffer (from kt.alloc_shared), got
     kt.async_load(d, (0,), p)

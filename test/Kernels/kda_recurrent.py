@@ -34,10 +34,13 @@
 # state prefetched (PREFETCH_STATE). On sm_90a the block is one TMA copy (the pool as [slots,
 # H * V, K]; its tensor map a kernel parameter) issued before the first token's loads and
 # norms, and waited for on its barrier only before the delta rule (then read from shared
-# memory); with element copies, 16-byte cp.async copies take its place. On AMD the same source
-# compiles without spills.
+# memory); with element copies (ELEMENT_COPIES, what kdatile.ops launches on sm_90a for at
+# most 8 sequences, or every copy with --block-copies=elements), 16-byte cp.async copies take
+# its place. On AMD the same source compiles without spills.
 # RUN: kda-compile %{kda_recurrent_sm_90a} --num-warps=4 %{varlen} \
 # RUN:   -D PREFETCH_STATE=True --emit asm --line-info=false -o - | FileCheck %s --check-prefix=PF
+# RUN: kda-compile %{kda_recurrent_sm_90a} --num-warps=4 %{varlen} -D ELEMENT_COPIES=True \
+# RUN:   -D PREFETCH_STATE=True --emit asm --line-info=false -o - | FileCheck %s --check-prefix=PFE
 # RUN: kda-compile %{kda_recurrent_sm_90a} --num-warps=4 %{varlen} --block-copies=elements \
 # RUN:   -D PREFETCH_STATE=True --emit asm --line-info=false -o - | FileCheck %s --check-prefix=PFE
 # On gfx950 the prefetch is LDS DMA: per wave 8 rows of 512 bytes in 4 buffer loads into LDS

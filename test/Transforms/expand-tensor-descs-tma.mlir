@@ -135,3 +135,22 @@ func.func @swizzled(%base: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %m: i
   tile.async_load %f[%c0, %c0, %c0], %c : !tile.tensor_desc<2x8x128xbf16>, !tile.smem<2x8x128xbf16, #nv128>
   return
 }
+
+// -----
+
+// A descriptor marked for element copies (kt.make_tensor_descriptor(
+// copies="elements")) gets no tensor map: its copies are expanded though
+// TMA could take them.
+// CHECK-LABEL: func.func @elements
+// CHECK-NOT: kda.tensor_map
+// CHECK: tile.async_copy
+// CHECK-NOT: tile.async_load
+func.func @elements(%base: !tile.ptr<bf16> {tile.divisibility = 16 : i64}, %m: i32, %n: i32, %ld: i32 {tile.divisibility = 8 : i64}) attributes {tile.kernel} {
+  %one = arith.constant 1 : i64
+  %c0 = arith.constant 0 : i32
+  %ld64 = arith.extsi %ld : i32 to i64
+  %buf = tile.alloc_shared : !tile.smem<32x64xbf16>
+  %d = tile.make_tensor_desc %base, [%m, %n], [%ld64, %one] {tile.element_copies} : !tile.ptr<bf16> -> !tile.tensor_desc<32x64xbf16>
+  tile.async_load %d[%c0, %c0], %buf : !tile.tensor_desc<32x64xbf16>, !tile.smem<32x64xbf16>
+  return
+}

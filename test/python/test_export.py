@@ -68,7 +68,8 @@ def test_main_jobs_per_target(target):
     # Several tokens load the state directly; one token prefetches it through the copy engine
     # (TMA on sm_90a, buffer loads into LDS on gfx950, the Tensor Data Mover on gfx1250).
     assert not c["PREFETCH_STATE"]
-    assert jobs["kda_recurrent_t1"].spec.constexprs["PREFETCH_STATE"]
+    t1 = jobs["kda_recurrent_t1"].spec.constexprs
+    assert t1["PREFETCH_STATE"] and not t1["ELEMENT_COPIES"]
     # The prefill: 8 x 1024 tokens in 16-token chunks (8 * 1024 / 16 + 8 slots), bf16
     # intermediates and products, the anchored pairs of the lower-bound gate; the prep on 2
     # warps, the scan on 4 over 64 value columns.

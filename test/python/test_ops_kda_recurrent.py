@@ -666,11 +666,18 @@ def test_launch_configuration(monkeypatch):
         (4, True), (2, False), (4, False)]
     # Launches prepared for a named target: the prefetch on every GPU (each has an engine).
     monkeypatch.undo()
-    for target, prefetch in (("sm_90a", True), ("gfx950", True), ("gfx1250", True)):
+    # On sm_90a the prefetch of at most 8 sequences goes by the lanes (cp.async), not TMA.
+    many = base(N=9, T=1, H=2)
+    for target, prefetch, lanes in (("sm_90a", True, True), ("gfx950", True, False),
+                                    ("gfx1250", True, False)):
         _, launch = recurrent.recurrent_launch(**one_token, target=target)
         assert launch.num_warps == 4 and launch.constexprs["PREFETCH_STATE"] is prefetch
+        assert launch.constexprs["ELEMENT_COPIES"] is lanes
+        _, launch = recurrent.recurrent_launch(**many, target=target)
+        assert launch.constexprs["PREFETCH_STATE"] and not launch.constexprs["ELEMENT_COPIES"]
         _, launch = recurrent.recurrent_launch(**args, target=target)
         assert launch.num_warps == 2 and not launch.constexprs["PREFETCH_STATE"]
+        assert not launch.constexprs["ELEMENT_COPIES"]
     from kdatile.ops import _kernels
 
     info = recurrent.vd.ArrayInfo("q", np.zeros(1, np.float32))

@@ -182,6 +182,10 @@ def TileExpandTensorDescs
         : !tile.ptr<bf16> -> !tile.tensor_desc<32x64xbf16>
     tile.async_load %d[%i, %j], %buf : !tile.tensor_desc<32x64xbf16>, !tile.smem<32x64xbf16>
     ```
+
+    A descriptor marked `tile.element_copies`
+    (`kt.make_tensor_descriptor(copies="elements")`) has every copy
+    expanded, whatever the engine.
   }];
   let options = [
     Option<"engine", "engine", "std::string", /*default=*/"\"\"",

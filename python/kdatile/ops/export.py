@@ -32,6 +32,9 @@ HEAD_DIM = 128
 LARGE_BATCH = 64
 SMALL_BATCH = 1
 RECURRENT_SEQUENCES, RECURRENT_TOKENS = 8, 4
+# One token per sequence, a batch at which sm_90a's prefetch runs on TMA
+# (kdatile.ops.recurrent.prefetch_by_lanes).
+PREFETCH_SEQUENCES = 32
 # The prefill's: Kimi-K3 TP8's 8 x 1k varlen batch.
 PREFILL_SEQUENCES, PREFILL_TOKENS = 8, 1024
 # One long sequence, which GPUs scan in segments (kdatile.ops.chunk.scan_segment).
@@ -154,8 +157,9 @@ def _split_decode_job(target, multiprocessors):
                f"through a {what}", _specialization(launch, target))
 
 
-def _recurrent_job(name, description, target, tokens=RECURRENT_TOKENS, **arguments):
-    args = recurrent_arguments(RECURRENT_SEQUENCES, tokens, **arguments)
+def _recurrent_job(name, description, target, tokens=RECURRENT_TOKENS,
+                   sequences=RECURRENT_SEQUENCES, **arguments):
+    args = recurrent_arguments(sequences, tokens, **arguments)
     _, launch = recurrent_launch(**args, target=target)
     return Job(name, description, _specialization(launch, target))
 
@@ -221,9 +225,10 @@ def main_jobs(target: str, multiprocessors=None) -> list:
         _split_decode_job(target, multiprocessors),
         _recurrent_job("kda_recurrent", f"{RECURRENT_SEQUENCES} sequences of "
                        f"{RECURRENT_TOKENS} tokens", target),
-        _recurrent_job("kda_recurrent_t1", f"{RECURRENT_SEQUENCES} sequences of one token: "
+        _recurrent_job("kda_recurrent_t1", f"{PREFETCH_SEQUENCES} sequences of one token: "
                        "the starting state prefetched by the copy engine (TMA, the Tensor "
-                       "Data Mover) where there is one", target, tokens=1),
+                       "Data Mover) where there is one", target, tokens=1,
+                       sequences=PREFETCH_SEQUENCES),
     ] + _prefill_jobs(target) + [_gdn_decode_job(target)]
 
 
@@ -310,8 +315,9 @@ jobs, for each --target (a job that would compile what an earlier one compiles i
                        programs (kernels/kda_decode_cluster.py; kda_decode_cluster4 on sm_90a)
   kda_recurrent        kernels/kda_recurrent.py (kda_recurrent): {RECURRENT_SEQUENCES} sequences \
 of {RECURRENT_TOKENS} tokens
-  kda_recurrent_t1     the same at one token per sequence: the starting state prefetched by the
-                       copy engine on sm_90a (TMA) and gfx1250 (the Tensor Data Mover)
+  kda_recurrent_t1     {PREFETCH_SEQUENCES} sequences of one token: the starting state prefetched by
+                       the copy engine on sm_90a (TMA; up to 8 sequences the lanes copy it) and
+                       gfx1250 (the Tensor Data Mover)
   kda_chunk_prep       kernels/kda_chunk.py (kda_chunk_prep): chunk_kda's {PREFILL_SEQUENCES} x \
 {PREFILL_TOKENS} tokens
   kda_chunk_scan       the same prefill's state scan (kda_chunk_scan)

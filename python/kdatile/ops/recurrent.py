@@ -50,6 +50,15 @@ def gpu_launch_options(num_sequences: int, num_tokens: int,
     return 4, copy_engine
 
 
+def prefetch_by_lanes(chip, num_sequences: int) -> bool:
+    """Whether the prefetch of the starting state (PREFETCH_STATE) copies it with the
+    program's lanes (cp.async: ELEMENT_COPIES) rather than the copy engine: on sm_90a for at
+    most 8 sequences, where TMA's one issuing thread and every thread's barrier wait cost more
+    than 32 lanes' copies already in flight (H200, 1 and 8 sequences of one token: 9% and 4%
+    faster; from 32 sequences TMA is 1-7% faster; docs/performance.md)."""
+    return chip in ("sm_90a", "sm_90") and num_sequences <= 8
+
+
 def kda_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=None, scale=None,
                   initial_state, state_indices, cu_seqlens=None, num_accepted_tokens=None,
                   use_qk_l2norm=True, use_gate=True, use_beta_sigmoid=True, state_layout="vk",
@@ -397,6 +406,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         BV, prefetch = config.block_v, bool(config.prefetch_state)
         num_warps = config.num_warps if gpu else None
     unused = idx.value  # pointer parameters a variant does not read
+    chip = gpu_target(ref, target) if gpu else None
     stride_slot = st.strides[0] if slots > 1 else HV * head
     kernel = load_kernel("kda_recurrent", "kda_recurrent")
     kargs = (
@@ -420,7 +430,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                       FINAL_STATE_ONLY=final_state_only, QK_H=H if HV != H else 0,
                       GATE_PER_HEAD=gate_per_head, DELTA_RULE=delta_rule,
                       STATE_RECORDS=with_records, FINAL_STATE_OUT=final_out is not None,
-                      READ_STATE_FIRST=prefetch and gpu_target(ref, target) == "gfx1250")
+                      READ_STATE_FIRST=prefetch and chip == "gfx1250",
+                      ELEMENT_COPIES=prefetch and prefetch_by_lanes(chip, N))
     return o.value, Launch(kernel, kargs, constexprs, (N, HV, V // BV), num_warps)
 
 
