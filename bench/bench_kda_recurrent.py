@@ -156,9 +156,12 @@ def check_case(state_bf16, rng):
 
 def launch(c, o, config=None, target=None, final_state_only=False):
     """The op's Launch of kda_recurrent for a case (NumPy arrays or their tensors) writing `o`:
-    at `config` (BV, num_warps, PREFETCH_STATE), or the op's own choice when None."""
+    at `config` (BV, num_warps, PREFETCH_STATE; a prefetch on the copy engine, the "ca"
+    variant recompiling it with element copies), or the op's own choice when None."""
     from kdatile.ops.recurrent import recurrent_launch
 
+    if config is not None:
+        config = (*config, False)
     return recurrent_launch(c["q"], c["k"], c["v"], c["g"], c["beta"], A_log=c["A_log"],
                             dt_bias=c["dt_bias"], lower_bound=-5.0, initial_state=c["state"],
                             state_indices=c["si"], cu_seqlens=c["cu"],

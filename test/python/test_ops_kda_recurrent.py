@@ -678,6 +678,11 @@ def test_launch_configuration(monkeypatch):
         _, launch = recurrent.recurrent_launch(**args, target=target)
         assert launch.num_warps == 2 and not launch.constexprs["PREFETCH_STATE"]
         assert not launch.constexprs["ELEMENT_COPIES"]
+    # An explicit configuration may name the copy (None: the rule above).
+    for lanes, want in ((False, False), (True, True), (None, True)):
+        _, launch = recurrent.recurrent_launch(**one_token, target="sm_90a",
+                                               config=(32, 4, True, lanes))
+        assert launch.constexprs["ELEMENT_COPIES"] is want
     from kdatile.ops import _kernels
 
     info = recurrent.vd.ArrayInfo("q", np.zeros(1, np.float32))

@@ -168,12 +168,14 @@ def _records_arguments(bound: dict) -> dict:
 
 class RecurrentConfig(NamedTuple):
     """A recurrent launch's configuration: value rows per program (BV), warps per program
-    (None: the default; the CPU target ignores it) and whether the starting state is
-    prefetched through shared memory (PREFETCH_STATE)."""
+    (None: the default; the CPU target ignores it), whether the starting state is
+    prefetched through shared memory (PREFETCH_STATE) and whether the program's lanes copy
+    it rather than a copy engine (ELEMENT_COPIES; None: prefetch_by_lanes decides)."""
 
     block_v: int
     num_warps: int | None
     prefetch_state: bool
+    element_copies: bool | None = None
 
 
 def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_state,
@@ -396,6 +398,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         return o.value, None
 
     gpu = on_gpu(ref.device, target)
+    chip = gpu_target(ref, target) if gpu else None
+    lanes = None
     if config is None:
         BV = min(GPU_BV, V) if gpu else V
         num_warps, prefetch = (gpu_launch_options(N, T_total, has_block_copy_engine(ref, target))
@@ -405,8 +409,9 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     else:
         BV, prefetch = config.block_v, bool(config.prefetch_state)
         num_warps = config.num_warps if gpu else None
+        lanes = config.element_copies
+    lanes = prefetch_by_lanes(chip, N) if lanes is None else bool(lanes)
     unused = idx.value  # pointer parameters a variant does not read
-    chip = gpu_target(ref, target) if gpu else None
     stride_slot = st.strides[0] if slots > 1 else HV * head
     kernel = load_kernel("kda_recurrent", "kda_recurrent")
     kargs = (
@@ -431,7 +436,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                       GATE_PER_HEAD=gate_per_head, DELTA_RULE=delta_rule,
                       STATE_RECORDS=with_records, FINAL_STATE_OUT=final_out is not None,
                       READ_STATE_FIRST=prefetch and chip == "gfx1250",
-                      ELEMENT_COPIES=prefetch and prefetch_by_lanes(chip, N))
+                      ELEMENT_COPIES=prefetch and lanes)
     return o.value, Launch(kernel, kargs, constexprs, (N, HV, V // BV), num_warps)
 
 
