@@ -79,14 +79,11 @@ def prepare(out_dir):
     print(f"{len(set(exported))} specializations of kda_chunk in {out_dir}")
 
 
-def launch_of(x):
-    """Launches a kdatile.ops Launch."""
-    return x.kernel[x.grid](*x.args, **x.constexprs, num_warps=x.num_warps)
-
-
 def launch_all(launches):
+    from kdatile.ops._kernels import execute
+
     for x in launches:
-        launch_of(x)
+        execute(None, x)
 
 
 def run(bundle_dir, args=None):
@@ -160,7 +157,7 @@ def run(bundle_dir, args=None):
         # prep (a split scan's summary, chain and scan). "whole": the call with every
         # sequence scanned whole, where the op splits them.
         _, launches = chunk_launches(**c, **KEYWORDS)
-        parts = [time_graph(torch, functools.partial(launch_of, x), calls=5, replays=10)
+        parts = [time_graph(torch, functools.partial(launch_all, [x]), calls=5, replays=10)
                  for x in launches]
         t_whole = float("nan")
         if len(launches) > 2:

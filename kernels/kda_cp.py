@@ -47,8 +47,8 @@ def affine_block(s_ptr, p_ptr, acc, offs_v, offs_n, K: kt.constexpr, BK: kt.cons
                  BF16X3: kt.constexpr = False):
     """acc + S[offs_v, :] P[:, offs_n] for a state S at s_ptr (STATE_VK or [K, V]) and a
     transition P [K, K] (rows) at p_ptr, BJ of the reduction at a time, with operands in DOT;
-    BF16X3 (DOT bf16): each product as three bf16 ones of the fp32 factors' high and low
-    parts (about 16 bits, kda_chunk.pair_product)."""
+    BF16X3: through kda_chunk.pair_product instead (DOT bf16: three bf16 products of the fp32
+    factors' high and low parts, about 16 bits; DOT fp32: exact)."""
     for j0 in kt.static_range(0, BK, BJ):
         offs_j = j0 + kt.arange(0, BJ)
         s = kt.load(s_ptr + state_offsets(offs_v[:, None], offs_j[None, :], K, STATE_VK),
@@ -118,7 +118,7 @@ def kda_segment_starts(h0_ptr, summary_ptr, cu_seqlens_ptr, starts_ptr, T_total,
                           other=0.0)
             if j > 0:  # the first segment's summary already started from h0
                 acc = affine_block(starts_ptr + blk * (K * K), summary + K * K, acc, offs_v,
-                                   offs_n, K, BK, BJ, STATE_VK, DOT, DOT != kt.float32)
+                                   offs_n, K, BK, BJ, STATE_VK, DOT, True)
             kt.store(starts_ptr + (blk + HV) * (K * K)
                      + state_offsets(offs_v[:, None], offs_n[None, :], K, STATE_VK), acc,
                      mask=inside)
