@@ -315,7 +315,9 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_s
                    STORE_STATES: kt.constexpr, STATES_EVERY: kt.constexpr = 4,
                    DOT: kt.constexpr = kt.float32, DELTA_RULE: kt.constexpr = True,
                    STAGES: kt.constexpr = 3, SUMMARY: kt.constexpr = False):
-    """Program (value tile, segment slot, value head). A sequence's segments are its spans
+    """Program (value tile, value head, segment slot): slots vary slowest, so where a launch
+    has more programs than multiprocessors, those that wait for one are the last slots (the
+    last sequences' last segments, rarely full ones). A sequence's segments are its spans
     of SEG tokens (a multiple of C * STATES_EVERY), at slots cu_seqlens[n] // SEG + n + j;
     SEG > T_total: one segment a sequence, at slot n. States are [K, V] per (sequence, value
     head), or [V, K] with STATE_VK, fp32: h0 holds the state before each segment ([slots,
@@ -332,8 +334,8 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_s
     kt.static_assert(K <= BK, "BK must cover K")
     kt.static_assert(STAGES >= 2, "the ring needs a slot to fill while another is read")
     kt.static_assert(not (SUMMARY and STORE_STATES), "a summary stores no boundary states")
-    seg = kt.program_id(1)
-    hv = kt.program_id(2)
+    hv = kt.program_id(1)
+    seg = kt.program_id(2)
     rows = kt.arange(0, C)
     ck = kt.arange(0, BK)
     cv = kt.program_id(0) * BV + kt.arange(0, BV)

@@ -37,7 +37,7 @@ def test_main_jobs_per_target(target):
                           "kda_chunk_summary", "kda_segment_starts", "gdn_decode"]
     # One 8192-token sequence at 12 heads: four segments, transition tiles after the values.
     summary = jobs["kda_chunk_summary"].spec
-    assert summary.constexprs["SUMMARY"] and summary.grid == (4, 5, 12)
+    assert summary.constexprs["SUMMARY"] and summary.grid == (4, 12, 5)
     assert jobs["kda_segment_starts"].spec.grid == (8, 1, 12)
     for name in ("kda_decode", "kda_decode_fb"):
         # A whole head per program in steps of 32 value rows, in registers.
@@ -74,7 +74,7 @@ def test_main_jobs_per_target(target):
     # intermediates and products, the anchored pairs of the lower-bound gate; the prep on 2
     # warps, the scan on 4 over 64 value columns.
     prep, scan = jobs["kda_chunk_prep"].spec, jobs["kda_chunk_scan"].spec
-    assert prep.grid == (520, 12, 1) and scan.grid == (2, 8, 12)
+    assert prep.grid == (520, 12, 1) and scan.grid == (2, 12, 8)
     assert prep.num_warps == 2 and scan.num_warps == 4
     assert prep.constexprs["ANCHORED"] and prep.constexprs["C"] == 16
     assert prep.constexprs["DOT"] == scan.constexprs["DOT"] == "bf16"

@@ -422,7 +422,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         scan_args = blocks + (initial, cu.value, chunk_offsets, o.value) + tail + (
             int(N), int(T_total), int(T_total + 1))
         return result, [prep_launch, Launch(scan, scan_args, scan_constexprs,
-                                            (value_tiles, N, HV), scan_warps)]
+                                            (value_tiles, HV, N), scan_warps)]
     # The sequences' segments of segment_tokens tokens: every segment's (P, Q) at once, the
     # state before each segment from them, then every segment's outputs at once.
     seg_slots = T_total // segment_tokens + N
@@ -442,10 +442,10 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     return result, [
         prep_launch,
         Launch(scan, summary_args, summary_constexprs,
-               (value_tiles + (K + BV - 1) // BV, seg_slots, HV), scan_warps),
+               (value_tiles + (K + BV - 1) // BV, HV, seg_slots), scan_warps),
         Launch(starts_kernel, starts_args, starts_constexprs, ((K + rows - 1) // rows, N, HV),
                STARTS_WARPS if gpu else None),
-        Launch(scan, scan_args, scan_constexprs, (value_tiles, seg_slots, HV), scan_warps)]
+        Launch(scan, scan_args, scan_constexprs, (value_tiles, HV, seg_slots), scan_warps)]
 
 
 def scan_stages(chip, inter, BK):
