@@ -9,10 +9,11 @@
 Inputs are torch tensors (CPU or CUDA) or NumPy arrays (bf16 as uint16 bit patterns); the
 kernel runs where the arrays live. Bad arguments raise ValueError naming the argument before
 anything is launched. The kernels themselves come from the source tree's kernels/ directory
-($KDATILE_KERNELS overrides it).
+($KDATILE_KERNELS overrides it). kdatile.ops.tuning (KDATILE_AUTOTUNE_OPS=1) times the launch
+candidates of the ops that have several instead of taking their rules' choice.
 """
 
-from . import validation
+from . import tuning, validation
 from ._kernels import kernels_dir, load_kernel
 from .chunk import chunk_gated_delta_rule, chunk_gla, chunk_kda
 from .decode import kda_decode, kda_decode_with_f_b
@@ -27,4 +28,5 @@ from .recurrent import kda_recurrent, kda_recurrent_records
 __all__ = ["chunk_gated_delta_rule", "chunk_gla", "chunk_kda", "fused_recurrent_gated_delta_rule",
            "fused_recurrent_gla", "fused_recurrent_kda", "gdn_decode", "kda_decode",
            "kda_decode_with_f_b",
-           "kda_recurrent", "kda_recurrent_records", "kernels_dir", "load_kernel", "validation"]
+           "kda_recurrent", "kda_recurrent_records", "kernels_dir", "load_kernel", "tuning",
+           "validation"]

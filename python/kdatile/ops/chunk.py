@@ -11,6 +11,7 @@ and the state are fp32 always.
 from __future__ import annotations
 
 from .. import language as lang
+from . import tuning
 from . import validation as vd
 from ._kernels import (
     Launch,
@@ -113,8 +114,7 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_sta
             A_log=A_log, dt_bias=dt_bias)
     del cp_group
     result, launches = _chunk(**locals(), segment_tokens=None)
-    for launch in launches:
-        execute(None, launch)
+    _run(launches, q)
     return result
 
 
@@ -143,8 +143,7 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
     use_beta_sigmoid_in_kernel, 2 * sigmoid with allow_neg_eigval), initial_state [N, HV, K, V]
     ([N, HV, V, K] with state_v_first) fp32 or None; varlen through cu_seqlens with B = 1."""
     result, launches = _gdn(**locals())
-    for launch in launches:
-        execute(None, launch)
+    _run(launches, q)
     return result
 
 
@@ -176,8 +175,7 @@ def chunk_gla(q, k, v, g, scale=None, initial_state=None, output_final_state=Fal
     V] (GVA), g [B, T, HV, K] log decays per key channel, initial_state [N, HV, K, V] fp32 or
     None; varlen through cu_seqlens with B = 1."""
     result, launches = _gla(**locals())
-    for launch in launches:
-        execute(None, launch)
+    _run(launches, q)
     return result
 
 
@@ -202,6 +200,19 @@ def _gla(q, k, v, g, scale, initial_state, output_final_state, cu_seqlens, out, 
                   state_v_first=False, cu_seqlens=cu_seqlens, A_log=None, dt_bias=None,
                   return_intermediate_states=False, out=out, target=target, delta_rule=False,
                   segment_tokens=segment_tokens)
+
+
+def _run(launches, q):
+    """Runs an op's launches (q: its query array, on the launches' device); with
+    kdatile.ops.tuning enabled, a whole scan (prep and scan: two launches) through its tuner."""
+    for launch in launches:
+        if len(launches) == 2 and launch is launches[1] and tuning.enabled():
+            c = launch.constexprs
+            gpu = launch.num_warps is not None  # the CPU target takes no warps
+            configs = tuning.scan_configs(c["BV"], launch.num_warps, c["BK"], gpu)
+            tuning.run_scan(launch, configs, vd.is_capturing(vd.describe("q", q)))
+        else:
+            execute(None, launch)
 
 
 def _check_flag(name, flag):
