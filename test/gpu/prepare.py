@@ -370,12 +370,27 @@ def ops_cases():
                "kernels": set()}
     bundle_launches = []
     for launch in ([launch for _, launch in launches(TARGET)] + client_launches(TARGET)
-                   + context_parallel_launches()):
+                   + context_parallel_launches() + tuned_scan_launches(launches(TARGET))):
         entries["kernels"].add(os.path.splitext(os.path.basename(launch.kernel.filename))[0])
         opts = {} if launch.num_warps is None else {"num_warps": launch.num_warps}
         bundle_launches.append((launch.kernel, launch.args, dict(launch.constexprs, **opts)))
     entries["kernels"] = sorted(entries["kernels"])
     return entries, bundle_launches
+
+
+def tuned_scan_launches(case_launches):
+    """Every candidate kdatile.ops.tuning may run for the prefill cases' whole scans
+    (test_gpu_ops.py tunes one with KDATILE_AUTOTUNE_OPS)."""
+    from kdatile.ops import tuning
+    from kdatile.ops.chunk import scan_configs
+
+    out = []
+    for _, launch in case_launches:
+        c = launch.constexprs
+        if launch.kernel.__name__ == "kda_chunk_scan" and not c.get("SUMMARY") and \
+                launch.args[-1] > launch.args[-2]:  # SEG > T_total: each sequence whole
+            out += tuning.scan_launches(launch, scan_configs(launch))
+    return out
 
 
 def context_parallel_launches():

@@ -256,3 +256,43 @@ def test_op_graph_replay_matches_eager(torch_cuda, kt_bundle, kind, case):
         for name, want in eager.items():
             assert torch.equal(_bits(torch, replay[name]), _bits(torch, want)), (
                 f"{case['id']}: replay {attempt} of '{name}' differs from eager")
+
+
+# -- tuned launches ---------------------------------------------------------------------------
+
+TUNED = [c for c in PREFILL if c["id"] == "prefill-T2048-H12-D128-bf16-lb"]
+
+
+@pytest.mark.parametrize("case", TUNED, ids=[c["id"] for c in TUNED])
+def test_tuned_prefill(torch_cuda, kt_bundle, case, tmp_path, monkeypatch):
+    """KDATILE_AUTOTUNE_OPS: the scan is timed over every candidate (all in the bundle, none
+    failing), the tuned call meets the fp64 reference, and a CUDA graph captured afterwards
+    replays the tuned call bit for bit."""
+    torch, kt = torch_cuda, kt_bundle
+    tuning = kt.ops.tuning
+    monkeypatch.setenv("KDATILE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(tuning, "_tuners", {})
+    call = Call(torch, kt, "prefill", case)
+    tuning.enable(True)
+    try:
+        out = call.run()
+        torch.cuda.synchronize()
+        (tuner,) = tuning.tuners()
+        (key,) = tuner.timings
+        assert tuner.failures[key] == {}, tuner.failures[key]
+        assert len(tuner.timings[key]) == 3, tuner.timings
+        _check_call(torch, call, out)
+        eager = call.results(out)
+        call.reset()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            captured = call.run()
+        call.reset()
+        graph.replay()
+        torch.cuda.synchronize()
+        replay = call.results(captured)
+        for name, want in eager.items():
+            assert torch.equal(_bits(torch, replay[name]), _bits(torch, want)), name
+        assert tuner.trials == 3  # the capture timed nothing
+    finally:
+        tuning.enable(None)

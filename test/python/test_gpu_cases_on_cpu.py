@@ -103,3 +103,20 @@ def test_segments_case_is_split_on_gpus():
     assert [x.kernel.__name__ for x in launches] == [
         "kda_chunk_prep", "kda_chunk_scan", "kda_segment_starts", "kda_chunk_scan"]
     assert launches[1].args[-1] == 1024
+
+
+def test_bundle_holds_every_tuning_candidate():
+    """The GPU checks' bundle gets each whole-scan prefill case's scan in every configuration
+    kdatile.ops.tuning may time (test_gpu_ops.py tunes the 2048-token case), and none of the
+    split scan's."""
+    import prepare
+
+    launches = ops_cases.launches(prepare.TARGET)
+    tuned = prepare.tuned_scan_launches(launches)
+    whole = [x for _, x in launches if x.kernel.__name__ == "kda_chunk_scan"
+             and x.args[-1] > x.args[-2]]
+    assert whole and len(tuned) == 3 * len(whole)
+    shapes = {(x.constexprs["BV"], x.num_warps, x.grid[0]) for x in tuned
+              if x.constexprs["BK"] == 128}
+    assert shapes == {(64, 4, 2), (32, 2, 4), (32, 4, 4)}
+    assert all(not x.constexprs.get("SUMMARY") for x in tuned)

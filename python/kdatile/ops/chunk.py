@@ -207,12 +207,15 @@ def _run(launches, q):
     kdatile.ops.tuning enabled, a whole scan (prep and scan: two launches) through its tuner."""
     for launch in launches:
         if len(launches) == 2 and launch is launches[1] and tuning.enabled():
-            c = launch.constexprs
-            gpu = launch.num_warps is not None  # the CPU target takes no warps
-            configs = tuning.scan_configs(c["BV"], launch.num_warps, c["BK"], gpu)
-            tuning.run_scan(launch, configs, vd.is_capturing(vd.describe("q", q)))
+            tuning.run_scan(launch, scan_configs(launch), vd.is_capturing(vd.describe("q", q)))
         else:
             execute(None, launch)
+
+
+def scan_configs(scan):
+    """kdatile.ops.tuning's candidates for a whole scan's launch `scan` (the rule's first)."""
+    gpu = scan.num_warps is not None  # the CPU target takes no warps
+    return tuning.scan_configs(scan.constexprs["BV"], scan.num_warps, scan.constexprs["BK"], gpu)
 
 
 def _check_flag(name, flag):

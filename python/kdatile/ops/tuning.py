@@ -87,11 +87,22 @@ def scan_grid(meta) -> tuple:
     return (-(-meta["V"] // meta["BV"]), meta["HV"], meta["N"])
 
 
+def scan_launches(launch: Launch, configs: list[Config]) -> list[Launch]:
+    """A whole scan's launch (the rule's) with each of `configs` applied: what tuning may
+    run (ahead-of-time bundles export them all)."""
+    out = []
+    for config in configs:
+        constexprs = dict(launch.constexprs, **config.constexprs)
+        meta = dict(zip(launch.kernel.arg_names, launch.args), **constexprs)
+        out.append(launch._replace(constexprs=constexprs, num_warps=config.num_warps,
+                                   grid=scan_grid(meta)))
+    return out
+
+
 def run_scan(launch: Launch, configs: list[Config], capturing: bool) -> Config:
     """Runs a whole scan's launch (the rule's) with the tuned choice among `configs` (the
     rule's first) and returns the configuration it ran."""
-    kernel = launch.kernel
-    tuner = _tuner(kernel, configs, SCAN_KEY)
+    tuner = _tuner(launch.kernel, configs, SCAN_KEY)
     tuned = {name for config in configs for name in config.constexprs}
     kwargs = {n: v for n, v in launch.constexprs.items() if n not in tuned}
     if not capturing:
@@ -101,8 +112,6 @@ def run_scan(launch: Launch, configs: list[Config], capturing: bool) -> Config:
     if config is None:  # never tuned: the rule's launch
         execute(None, launch)
         return configs[0]
-    constexprs = dict(launch.constexprs, **config.constexprs)
-    meta = dict(zip(kernel.arg_names, launch.args), **constexprs)
-    execute(None, launch._replace(constexprs=constexprs, num_warps=config.num_warps,
-                                  grid=scan_grid(meta)))
+    (chosen,) = scan_launches(launch, [config])
+    execute(None, chosen)
     return config
