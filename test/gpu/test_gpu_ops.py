@@ -272,6 +272,15 @@ def test_tuned_prefill(torch_cuda, kt_bundle, case, tmp_path, monkeypatch):
     tuning = kt.ops.tuning
     monkeypatch.setenv("KDATILE_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(tuning, "_tuners", {})
+    monkeypatch.setattr(tuning, "_launched", {})
+    captured_configs = []
+    scan_launches = tuning.scan_launches
+
+    def recording(launch, configs):
+        captured_configs.extend(configs)
+        return scan_launches(launch, configs)
+
+    monkeypatch.setattr(tuning, "scan_launches", recording)
     call = Call(torch, kt, "prefill", case)
     tuning.enable(True)
     try:
@@ -294,5 +303,7 @@ def test_tuned_prefill(torch_cuda, kt_bundle, case, tmp_path, monkeypatch):
         for name, want in eager.items():
             assert torch.equal(_bits(torch, replay[name]), _bits(torch, want)), name
         assert tuner.trials == 3  # the capture timed nothing
+        best = min(tuner.timings[key], key=tuner.timings[key].get)
+        assert [repr(c) for c in captured_configs] == [best]  # it launched the choice
     finally:
         tuning.enable(None)

@@ -27,6 +27,7 @@ def tuned(tmp_path, monkeypatch):
     """Tuning on, choices cached under tmp_path, no tuner left from another test."""
     monkeypatch.setenv("KDATILE_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(tuning, "_tuners", {})
+    monkeypatch.setattr(tuning, "_launched", {})
     tuning.enable(True)
     yield tmp_path
     tuning.enable(None)
@@ -100,7 +101,8 @@ def test_tuned_scan_matches_the_rule(tuned, op):
     with open(tuned / "autotune" / stored) as f:
         choices = json.load(f)
     (key,) = choices
-    assert key.startswith("cpu|N=1|HV=2|K=32|V=32|")
+    parts = key.split("|")
+    assert parts[:2] == ["cpu", "N=1"] and {"HV=2", "K=32", "V=32", "BK=32"} <= set(parts)
     assert choices[key]["constexprs"]["BV"] in (32, 16)
 
 
@@ -110,9 +112,31 @@ def test_choice_survives_the_process_and_covers_other_lengths(tuned, monkeypatch
     first = only_tuner()
     assert first.trials == 2
     monkeypatch.setattr(tuning, "_tuners", {})  # as a new process: only the disk cache
+    monkeypatch.setattr(tuning, "_launched", {})
     q, k, v, g, beta = arrays(T=70)  # another length, the same sequences and heads
     chunk_kda(q, k, v, g, beta)
     assert only_tuner().trials == 0
+
+
+def test_one_candidate_is_not_timed(tuned):
+    q, k, v, g, beta = arrays(D=16)  # the CPU's head of 16 columns is not halved
+    o, final = chunk_kda(q, k, v, g, beta, output_final_state=True)
+    assert tuning.tuners() == []
+    tuning.enable(False)
+    o_rule, final_rule = chunk_kda(q, k, v, g, beta, output_final_state=True)
+    np.testing.assert_array_equal(o, o_rule)
+    np.testing.assert_array_equal(final, final_rule)
+
+
+def test_split_scan_is_refused():
+    from kdatile.ops.chunk import scan_configs
+
+    q, k, v, g, beta = arrays(T=300)
+    _, launches = chunk_launches(q, k, v, g, beta, segment_tokens=128)
+    assert len(launches) == 4
+    for scan in (launches[1], launches[3]):
+        with pytest.raises(ValueError, match="whole scan"):
+            tuning.run_scan(scan, scan_configs(scan), capturing=False)
 
 
 def test_captured_launch_takes_the_choice_or_the_rule(tuned):
@@ -131,6 +155,14 @@ def test_captured_launch_takes_the_choice_or_the_rule(tuned):
     assert only_tuner().trials == 2
     np.testing.assert_allclose(o, o_rule, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(final, final_rule, rtol=1e-6, atol=1e-6)
+    # Another process finds the choice on disk, but a captured launch takes the rule's until
+    # an eager call has launched (and so loaded) the choice.
+    tuning._tuners.clear()
+    tuning._launched.clear()
+    assert tuning.run_scan(scan, configs, capturing=True) == configs[0]
+    assert tuning.run_scan(scan, configs, capturing=False) == chosen
+    assert only_tuner().trials == 0
+    assert tuning.run_scan(scan, configs, capturing=True) == chosen
 
 
 def test_docs_example(tmp_path):
@@ -145,4 +177,4 @@ def test_docs_example(tmp_path):
     proc = subprocess.run([sys.executable, "-c", example], env=env, capture_output=True,
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "'cpu|N=1|HV=2|K=64|V=64|" in proc.stdout and "'BV': 32" in proc.stdout
+    assert "'cpu|N=1|" in proc.stdout and "|HV=2|" in proc.stdout and "'BV': 32" in proc.stdout

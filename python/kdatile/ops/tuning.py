@@ -7,29 +7,32 @@ arrays instead and keep the fastest, per device kind and key, in the disk cache.
 Off by default: the rules are measured (docs/performance.md) and cost nothing, while a key's
 first call times every candidate. The rule's configuration is always a candidate, so a tuned
 choice is the rule's or one measured faster on this device. While a CUDA graph is captured
-nothing can be timed: a key tuned before (in this process or another, through the cache)
-launches its choice, any other the rule's. Serving engines warm up eagerly before capturing,
-which tunes the keys they will replay.
+nothing can be timed or compiled: a key this process launched eagerly with tuning on launches
+the same choice, any other the rule's. Serving engines warm up eagerly before capturing, which
+tunes (or loads from the cache) the keys they will replay.
 
 Tuned today: the chunked prefill's scan (chunk_kda, chunk_gated_delta_rule, chunk_gla, when
-each sequence is scanned whole), over value-tile widths and warps, keyed by the sequences and
-the head shape: what sets how many programs share the multiprocessors, not the tokens.
+each sequence is scanned whole), over value-tile widths and warps, keyed by the number of
+sequences and the scan's compile-time parameters (head shape, dtypes, flags): what sets how
+many programs share the multiprocessors, not the tokens. The first call of a key decides for
+every length, so warm up with representative lengths.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 
 from ..autotune import Autotuner, Config, autotune
 from ._kernels import Launch, execute
 
 ENV = "KDATILE_AUTOTUNE_OPS"
 _override: bool | None = None
+_lock = threading.Lock()
 _tuners: dict = {}
-
-# The scan's arguments that select a configuration (program count and work per program).
-SCAN_KEY = ("N", "HV", "K", "V", "BK", "DOT", "DELTA_RULE", "STATE_VK", "HAS_INITIAL",
-            "STORE_FINAL", "STORE_STATES")
+# The configuration each (tuner, key) last launched eagerly in this process: what a captured
+# launch may take (its code is loaded).
+_launched: dict = {}
 
 
 def enabled() -> bool:
@@ -53,13 +56,15 @@ def enable(flag: bool | None) -> None:
 def tuners() -> list[Autotuner]:
     """The ops' tuners in this process: each one's `timings` and `failures` say, per key, what
     every candidate measured or why it was skipped."""
-    return list(_tuners.values())
+    with _lock:
+        return list(_tuners.values())
 
 
 def scan_configs(block_v: int, num_warps: int | None, BK: int, gpu: bool) -> list[Config]:
     """The scan's candidates: the rule's (block_v value columns, num_warps) first, then on GPUs
-    32 value columns at 2 and 4 warps (2 warps were 7-13% faster where one sequence leaves
-    multiprocessors idle, slower where the programs fill them), on the CPU half the head."""
+    32 value columns (at most BK) at 2 and 4 warps (2 warps were 7-13% faster where one
+    sequence leaves multiprocessors idle, slower where the programs fill them), on the CPU half
+    the head (when that is at least 16 columns). Duplicates are dropped."""
     pairs = [(block_v, num_warps)]
     if gpu:
         pairs += [(min(32, BK), 2), (min(32, BK), 4)]
@@ -76,10 +81,11 @@ def scan_configs(block_v: int, num_warps: int | None, BK: int, gpu: bool) -> lis
 def _tuner(kernel, configs, key) -> Autotuner:
     """One tuner per kernel, candidate set and key in the process (its choices persist on
     disk, so another process starts with them)."""
-    index = (id(kernel), tuple(configs), tuple(key))
-    if index not in _tuners:
-        _tuners[index] = autotune(configs, key=list(key))(kernel)
-    return _tuners[index]
+    index = (kernel, tuple(configs), tuple(key))
+    with _lock:
+        if index not in _tuners:
+            _tuners[index] = autotune(configs, key=list(key))(kernel)
+        return _tuners[index]
 
 
 def scan_grid(meta) -> tuple:
@@ -87,9 +93,20 @@ def scan_grid(meta) -> tuple:
     return (-(-meta["V"] // meta["BV"]), meta["HV"], meta["N"])
 
 
+def _check_whole_scan(launch: Launch) -> None:
+    """Tuning covers a whole scan only (one program per value tile, head and sequence)."""
+    names = launch.kernel.arg_names
+    values = dict(zip(names, launch.args))
+    if (launch.kernel.__name__ != "kda_chunk_scan" or launch.constexprs.get("SUMMARY")
+            or not values["SEG"] > values["T_total"]):
+        raise ValueError("kdatile.ops.tuning: expected kda_chunk_scan's launch of a whole "
+                         "scan (SEG > T_total, no SUMMARY)")
+
+
 def scan_launches(launch: Launch, configs: list[Config]) -> list[Launch]:
     """A whole scan's launch (the rule's) with each of `configs` applied: what tuning may
     run (ahead-of-time bundles export them all)."""
+    _check_whole_scan(launch)
     out = []
     for config in configs:
         constexprs = dict(launch.constexprs, **config.constexprs)
@@ -102,16 +119,26 @@ def scan_launches(launch: Launch, configs: list[Config]) -> list[Launch]:
 def run_scan(launch: Launch, configs: list[Config], capturing: bool) -> Config:
     """Runs a whole scan's launch (the rule's) with the tuned choice among `configs` (the
     rule's first) and returns the configuration it ran."""
-    tuner = _tuner(launch.kernel, configs, SCAN_KEY)
-    tuned = {name for config in configs for name in config.constexprs}
-    kwargs = {n: v for n, v in launch.constexprs.items() if n not in tuned}
-    if not capturing:
-        tuner[scan_grid](*launch.args, **kwargs)
-        return tuner.best_config(*launch.args, **kwargs)
-    config = tuner.best_config(*launch.args, **kwargs)
-    if config is None:  # never tuned: the rule's launch
+    _check_whole_scan(launch)
+    if len(configs) == 1:
         execute(None, launch)
         return configs[0]
-    (chosen,) = scan_launches(launch, [config])
-    execute(None, chosen)
+    tuned = {name for config in configs for name in config.constexprs}
+    kwargs = {n: v for n, v in launch.constexprs.items() if n not in tuned}
+    # Every compile-time parameter the tuner does not set, and the sequences: not the tokens.
+    key = ("N",) + tuple(sorted(kwargs))
+    tuner = _tuner(launch.kernel, configs, key)
+    values = dict(zip(launch.kernel.arg_names, launch.args), **kwargs)
+    launched = (id(tuner),) + tuple(repr(values[name]) for name in key)
+    if capturing:
+        config = _launched.get(launched)
+        if config is None:  # not launched eagerly with tuning: the rule's launch
+            execute(None, launch)
+            return configs[0]
+        (chosen,) = scan_launches(launch, [config])
+        execute(None, chosen)
+        return config
+    tuner[scan_grid](*launch.args, **kwargs)
+    config = tuner.best_config(*launch.args, **kwargs)
+    _launched[launched] = config
     return config
