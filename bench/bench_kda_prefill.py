@@ -9,8 +9,9 @@ gate and beta sigmoid, fp32 states, CUDA-graph medians. `run` first checks two v
 against the fp64 token recurrence (test/python/kda_chunk_reference.py; the second one scanned
 in segments), then times each shape and each launch alone ("scan": the launches after the
 prep) and, where the op scans in segments, the call with every sequence scanned whole
-("whole"); TFLOP/s by KDA.md's count, T * H * 180224. FLA, when importable, runs with
-FLA_FLASH_KDA=0 on the same tensors.
+("whole"), else the call with kdatile.ops.tuning on ("tuned": the scan's candidates timed at
+the first call, the fastest replayed); TFLOP/s by KDA.md's count, T * H * 180224. FLA, when
+importable, runs with FLA_FLASH_KDA=0 on the same tensors.
 """
 
 import functools
@@ -64,7 +65,8 @@ KEYWORDS = dict(output_final_state=True, use_qk_l2norm_in_kernel=True, use_gate_
 
 def prepare(out_dir):
     import kdatile as kt
-    from kdatile.ops.chunk import chunk_launches
+    from kdatile.ops import tuning
+    from kdatile.ops.chunk import chunk_launches, scan_configs
 
     def zeros(shape, dtype):
         return np.zeros(shape, np.uint16 if dtype == "bf16" else np.float32)
@@ -74,6 +76,8 @@ def prepare(out_dir):
         for segment in (None, 0):  # the op's choice, and each sequence scanned whole
             _, ops = chunk_launches(**inputs(np.asarray, H, lens, zeros), **KEYWORDS,
                                     target="sm_90a", segment_tokens=segment)
+            if len(ops) == 2:  # a whole scan: every candidate the tuned call may run
+                ops = ops + tuning.scan_launches(ops[1], scan_configs(ops[1]))
             launches += [(x.kernel, x.args, dict(x.constexprs, num_warps=x.num_warps))
                          for x in ops]
     exported = export_gpu_bundle(kt, out_dir, launches)
@@ -94,7 +98,7 @@ def run(bundle_dir, args=None):
 
     from kda_chunk_reference import kda_prefill_reference
     from kda_reference import rel_rms
-    from kdatile.ops import chunk_kda
+    from kdatile.ops import chunk_kda, tuning
     from kdatile.ops.chunk import chunk_launches
 
     os.environ["KDATILE_BUNDLE"] = bundle_dir
@@ -133,7 +137,7 @@ def run(bundle_dir, args=None):
     print(f"# {torch.cuda.get_device_name(0)}; D={D}, bf16 inputs, fp32 states, lower bound "
           "-5; us (CUDA graph, median)")
     print(f"{'shape':>14} {'H':>3} | {'FLA':>9} | {'ours':>9} {'FLA/ours':>8} {'TFLOP/s':>8} | "
-          f"{'prep':>9} {'scan':>9} | {'whole':>9}")
+          f"{'prep':>9} {'scan':>9} | {'whole':>9} {'tuned':>9}")
     names = {f"{label}/{H}" for label, H, _ in SHAPES}
     unknown = set(only) - names
     if unknown:
@@ -160,15 +164,22 @@ def run(bundle_dir, args=None):
         _, launches = chunk_launches(**c, **KEYWORDS)
         parts = [time_graph(torch, functools.partial(launch_all, [x]), calls=5, replays=10)
                  for x in launches]
-        t_whole = float("nan")
+        t_whole = t_tuned = float("nan")
         if len(launches) > 2:
             _, whole = chunk_launches(**c, **KEYWORDS, segment_tokens=0)
             t_whole = time_graph(torch, functools.partial(launch_all, whole), calls=5,
                                  replays=10)
+        else:
+            tuning.enable(True)  # time_graph's first, eager call tunes; the graph replays it
+            try:
+                t_tuned = time_graph(torch, ours, calls=5, replays=10)
+            finally:
+                tuning.enable(None)
         T = sum(lens)
         tflops = T * H * 180224 / (t_ours * 1e-6) / 1e12
         print(f"{label:>14} {H:>3} | {t_fla:>9.1f} | {t_ours:>9.1f} {t_fla / t_ours:>8.2f} "
-              f"{tflops:>8.1f} | {parts[0]:>9.1f} {sum(parts[1:]):>9.1f} | {t_whole:>9.1f}")
+              f"{tflops:>8.1f} | {parts[0]:>9.1f} {sum(parts[1:]):>9.1f} | {t_whole:>9.1f} "
+              f"{t_tuned:>9.1f}")
         sys.stdout.flush()
         del c
 
