@@ -401,3 +401,30 @@ def test_scan_ring_fits_sm90(dtype, D):
                                   num_warps=scan.num_warps, grid=scan.grid)
     shared = _lib.compile(dict(spec.request(), emit="ptx"))["shared_bytes"]
     assert 0 < shared <= 227 * 1024
+
+
+@pytest.mark.parametrize("lens,H,target,expect", [
+    ([300], 32, "sm_90a", (32, 2, 4)),   # 64 programs at 64 columns: narrowed
+    ([300], 64, "sm_90a", (64, 4, 2)),   # 128 programs fill the 132 multiprocessors
+    ([300] * 3, 24, "sm_90a", (64, 4, 2)),  # 144 programs
+    ([300], 32, "gfx950", (64, 4, 2)),   # measured on NVIDIA only
+    ([4096], 12, "sm_90a", (64, 4, 2)),  # split: the segments' scans keep 64 columns
+])
+def test_scan_width_rule(lens, H, target, expect):
+    """A whole scan on an NVIDIA GPU whose 64-column programs would fill at most half the
+    multiprocessors takes 32 columns at 2 warps (NARROW_BV): (BV, warps, value tiles)."""
+    from kdatile.ops.chunk import chunk_launches
+
+    rng = np.random.default_rng(5)
+    q, k, v, g, beta = prefill_inputs(rng, 1, sum(lens), H, H, 128, 128)
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    _, launches = chunk_launches(q, k, v, g, beta, cu_seqlens=cu, use_qk_l2norm_in_kernel=True,
+                                 use_gate_in_kernel=True, use_beta_sigmoid_in_kernel=True,
+                                 lower_bound=-5.0, target=target)
+    scan = launches[-1]
+    assert (scan.constexprs["BV"], scan.num_warps, scan.grid[0]) == expect
+    if len(launches) == 2:  # whole: a program per value tile, head and sequence
+        assert scan.grid[1:] == (H, len(lens))
+    else:
+        assert [x.kernel.__name__ for x in launches[1:]] == [
+            "kda_chunk_scan", "kda_segment_starts", "kda_chunk_scan"]

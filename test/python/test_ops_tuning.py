@@ -64,6 +64,8 @@ def test_switch(monkeypatch):
 def test_scan_candidates_start_with_the_rule():
     gpu = tuning.scan_configs(64, 4, 128, gpu=True)
     assert [(c.constexprs["BV"], c.num_warps) for c in gpu] == [(64, 4), (32, 2), (32, 4)]
+    rule = tuning.scan_configs(32, 2, 128, gpu=True)
+    assert [(c.constexprs["BV"], c.num_warps) for c in rule] == [(32, 2), (64, 4), (32, 4)]
     narrow = tuning.scan_configs(16, 4, 16, gpu=True)
     assert [(c.constexprs["BV"], c.num_warps) for c in narrow] == [(16, 4), (16, 2)]
     cpu = tuning.scan_configs(64, None, 64, gpu=False)

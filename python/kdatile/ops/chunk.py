@@ -43,6 +43,12 @@ GPU_BV = 64
 # is fastest at 2, six programs a multiprocessor; the scan at 4 over 64 value columns).
 PREP_WARPS = 2
 SCAN_WARPS = 4
+# A whole scan on NVIDIA GPUs whose programs would fill at most half the multiprocessors
+# takes twice as many of half the width: 32 value columns at 2 warps (H100, one 8192-token
+# sequence of 32 heads: 7-13% faster for KDA, Gated DeltaNet and GLA; where the programs
+# already fill the GPU, slower; docs/performance.md, "Gated DeltaNet and GLA vs FLA").
+NARROW_BV = 32
+NARROW_SCAN_WARPS = 2
 # Chunks in the scan's shared-memory ring: the copies run STAGES - 1 chunks ahead. Six where
 # they are cp.async (and on the CPU): at one program a multiprocessor a step does not hide a
 # copy's latency, and the ring's 126 KB keep a second program off a multiprocessor, where it
@@ -415,10 +421,15 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         # No tf32 instruction on gfx1250: the pairs as bf16 products of split factors there.
         PAIRS_BF16X3=chip == "gfx1250")
     value_tiles = (V + BV - 1) // BV
+    sms = multiprocessors(ref, target) if gpu else 0
     if segment_tokens is None:
-        segment_tokens = (scan_segment(T_total, N, HV * value_tiles, multiprocessors(ref, target))
-                          if gpu else 0)
+        segment_tokens = scan_segment(T_total, N, HV * value_tiles, sms) if gpu else 0
     split = 0 < segment_tokens <= T_total
+    scan_warps = SCAN_WARPS if gpu else None
+    if (not split and chip is not None and chip.startswith("sm_") and BV > NARROW_BV
+            and 2 * N * HV * value_tiles <= sms):
+        BV, scan_warps = NARROW_BV, NARROW_SCAN_WARPS
+        value_tiles = (V + BV - 1) // BV
     scan_constexprs = dict(
         HV=HV, K=K, V=V, BK=BK, BV=BV, C=CHUNK, STATE_VK=state_v_first,
         HAS_INITIAL=a["initial_state"] is not None or split, STORE_FINAL=final is not None,
@@ -431,7 +442,6 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     tail = (final if final is not None else unused, states if states is not None else unused)
     prep_launch = Launch(prep, prep_args, prep_constexprs, (slots, HV),
                          PREP_WARPS if gpu else None)
-    scan_warps = SCAN_WARPS if gpu else None
     if not split:
         scan_args = blocks + (initial, cu.value, chunk_offsets, o.value) + tail + (
             int(N), int(T_total), int(T_total + 1))
