@@ -409,14 +409,20 @@ def test_scan_ring_fits_sm90(dtype, D):
     ([300] * 3, 24, "sm_90a", (64, 4, 2)),  # 144 programs
     ([300], 32, "gfx950", (64, 4, 2)),   # measured on NVIDIA only
     ([4096], 12, "sm_90a", (64, 4, 2)),  # split: the segments' scans keep 64 columns
+    ([300], 32, "sm_90a-f32", (64, 4, 2)),  # fp32 intermediates: not narrowed
+    ([300], 32, "sm_90a-D256", (64, 4, 4)),  # a 256-column head: not narrowed
 ])
 def test_scan_width_rule(lens, H, target, expect):
     """A whole scan on an NVIDIA GPU whose 64-column programs would fill at most half the
-    multiprocessors takes 32 columns at 2 warps (NARROW_BV): (BV, warps, value tiles)."""
+    multiprocessors takes 32 columns at 2 warps (NARROW_BV) with bf16 intermediates and heads
+    up to 128 columns: (BV, warps, value tiles)."""
     from kdatile.ops.chunk import chunk_launches
 
+    target, _, variant = target.partition("-")
+    D = 256 if variant == "D256" else 128
     rng = np.random.default_rng(5)
-    q, k, v, g, beta = prefill_inputs(rng, 1, sum(lens), H, H, 128, 128)
+    q, k, v, g, beta = prefill_inputs(rng, 1, sum(lens), H, H, D, D,
+                                      dtype="f32" if variant == "f32" else "bf16")
     cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
     _, launches = chunk_launches(q, k, v, g, beta, cu_seqlens=cu, use_qk_l2norm_in_kernel=True,
                                  use_gate_in_kernel=True, use_beta_sigmoid_in_kernel=True,

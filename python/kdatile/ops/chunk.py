@@ -46,7 +46,8 @@ SCAN_WARPS = 4
 # A whole scan on NVIDIA GPUs whose programs would fill at most half the multiprocessors
 # takes twice as many of half the width: 32 value columns at 2 warps (H100, one 8192-token
 # sequence of 32 heads: 7-13% faster for KDA, Gated DeltaNet and GLA; where the programs
-# already fill the GPU, slower; docs/performance.md, "Gated DeltaNet and GLA vs FLA").
+# already fill the GPU, slower; docs/performance.md, "Gated DeltaNet and GLA vs FLA"). With
+# bf16 intermediates and heads up to 128 columns, as measured: fp32 ones spill at 2 warps.
 NARROW_BV = 32
 NARROW_SCAN_WARPS = 2
 # Chunks in the scan's shared-memory ring: the copies run STAGES - 1 chunks ahead. Six where
@@ -426,8 +427,8 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         segment_tokens = scan_segment(T_total, N, HV * value_tiles, sms) if gpu else 0
     split = 0 < segment_tokens <= T_total
     scan_warps = SCAN_WARPS if gpu else None
-    if (not split and chip is not None and chip.startswith("sm_") and BV > NARROW_BV
-            and 2 * N * HV * value_tiles <= sms):
+    if (not split and chip is not None and chip.startswith("sm_") and inter == "bf16"
+            and BV > NARROW_BV and BK <= 128 and 2 * N * HV * value_tiles <= sms):
         BV, scan_warps = NARROW_BV, NARROW_SCAN_WARPS
         value_tiles = (V + BV - 1) // BV
     scan_constexprs = dict(
