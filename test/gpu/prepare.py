@@ -369,8 +369,9 @@ def ops_cases():
                "fused": list(FUSED_CASES), "cp": [c.name for c in cp_cases.GPU_CASES],
                "kernels": set()}
     bundle_launches = []
-    for launch in ([launch for _, launch in launches(TARGET)] + client_launches(TARGET)
-                   + context_parallel_launches() + tuned_scan_launches(launches(TARGET))):
+    case_launches = [launch for _, launch in launches(TARGET)]
+    for launch in (case_launches + client_launches(TARGET) + context_parallel_launches()
+                   + tuned_scan_launches(case_launches)):
         entries["kernels"].add(os.path.splitext(os.path.basename(launch.kernel.filename))[0])
         opts = {} if launch.num_warps is None else {"num_warps": launch.num_warps}
         bundle_launches.append((launch.kernel, launch.args, dict(launch.constexprs, **opts)))
@@ -385,10 +386,8 @@ def tuned_scan_launches(case_launches):
     from kdatile.ops.chunk import scan_configs
 
     out = []
-    for _, launch in case_launches:
-        c = launch.constexprs
-        if launch.kernel.__name__ == "kda_chunk_scan" and not c.get("SUMMARY") and \
-                launch.args[-1] > launch.args[-2]:  # SEG > T_total: each sequence whole
+    for launch in case_launches:
+        if tuning.is_whole_scan(launch):
             out += tuning.scan_launches(launch, scan_configs(launch))
     return out
 

@@ -114,7 +114,7 @@ def test_bundle_holds_every_tuning_candidate():
     from kdatile.ops.chunk import scan_configs
 
     launches = ops_cases.launches(prepare.TARGET)
-    tuned = prepare.tuned_scan_launches(launches)
+    tuned = prepare.tuned_scan_launches([x for _, x in launches])
     whole = [x for _, x in launches if x.kernel.__name__ == "kda_chunk_scan"
              and x.args[-1] > x.args[-2]]
     assert whole and len(tuned) == sum(len(scan_configs(x)) for x in whole)

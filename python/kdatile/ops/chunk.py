@@ -211,9 +211,9 @@ def _gla(q, k, v, g, scale, initial_state, output_final_state, cu_seqlens, out, 
 
 def _run(launches, q):
     """Runs an op's launches (q: its query array, on the launches' device); with
-    kdatile.ops.tuning enabled, a whole scan (prep and scan: two launches) through its tuner."""
+    kdatile.ops.tuning enabled, a whole scan through its tuner."""
     for launch in launches:
-        if len(launches) == 2 and launch is launches[1] and tuning.enabled():
+        if tuning.enabled() and tuning.is_whole_scan(launch):
             tuning.run_scan(launch, scan_configs(launch), vd.is_capturing(vd.describe("q", q)))
         else:
             execute(None, launch)

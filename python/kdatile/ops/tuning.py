@@ -93,12 +93,17 @@ def scan_grid(meta) -> tuple:
     return (-(-meta["V"] // meta["BV"]), meta["HV"], meta["N"])
 
 
+def is_whole_scan(launch: Launch) -> bool:
+    """Whether `launch` is kda_chunk_scan over whole sequences (SEG > T_total, no SUMMARY):
+    one program per value tile, head and sequence, what tuning covers."""
+    if launch.kernel.__name__ != "kda_chunk_scan" or launch.constexprs.get("SUMMARY"):
+        return False
+    values = dict(zip(launch.kernel.arg_names, launch.args))
+    return values["SEG"] > values["T_total"]
+
+
 def _check_whole_scan(launch: Launch) -> None:
-    """Tuning covers a whole scan only (one program per value tile, head and sequence)."""
-    names = launch.kernel.arg_names
-    values = dict(zip(names, launch.args))
-    if (launch.kernel.__name__ != "kda_chunk_scan" or launch.constexprs.get("SUMMARY")
-            or not values["SEG"] > values["T_total"]):
+    if not is_whole_scan(launch):
         raise ValueError("kdatile.ops.tuning: expected kda_chunk_scan's launch of a whole "
                          "scan (SEG > T_total, no SUMMARY)")
 
