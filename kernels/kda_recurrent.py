@@ -80,6 +80,10 @@ Constexprs:
                     at most 8 sequences, where it measured faster than TMA.
   GATE_PER_HEAD     g is one log decay per token and head ([.., H], Gated DeltaNet), decaying
                     every key channel alike; not with USE_GATE.
+  SEQUENCE_SLOTS    slot n holds sequence n's state: state_indices is not read (FLA's
+                    fused_recurrent calls, one dense state per sequence, need no slot table
+                    and so no kernel to build one); not with HAS_NUM_ACCEPTED or
+                    STATE_RECORDS.
   FINAL_STATE_ONLY  every token's output, but only the state after the sequence's last live
                     token is written, to that token's slot (the state every-token writing
                     leaves there); the other tokens' slots are not touched: one state write
@@ -133,7 +137,8 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   DELTA_RULE: kt.constexpr = True, STATE_RECORDS: kt.constexpr = False,
                   FINAL_STATE_OUT: kt.constexpr = False,
                   READ_STATE_FIRST: kt.constexpr = False,
-                  ELEMENT_COPIES: kt.constexpr = False):
+                  ELEMENT_COPIES: kt.constexpr = False,
+                  SEQUENCE_SLOTS: kt.constexpr = False):
     kt.static_assert(K > 0 and (K & (K - 1)) == 0 and V > 0 and (V & (V - 1)) == 0,
                      "K and V must be powers of two")
     kt.static_assert(BV > 0 and (BV & (BV - 1)) == 0 and V % BV == 0,
@@ -144,6 +149,8 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                      "STATE_RECORDS writes records, not states")
     kt.static_assert(FINAL_STATE_ONLY or not FINAL_STATE_OUT,
                      "FINAL_STATE_OUT needs FINAL_STATE_ONLY")
+    kt.static_assert(not (SEQUENCE_SLOTS and (HAS_NUM_ACCEPTED or STATE_RECORDS)),
+                     "SEQUENCE_SLOTS reads no slot table")
     n = kt.program_id(0)
     h = kt.program_id(1)
     h_qk = h if QK_H == 0 else h // (H // QK_H)
@@ -163,7 +170,10 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
         first = kt.maximum(kt.minimum(kt.load(num_accepted_ptr + n), T), 1) - 1
     else:
         first = 0
-    slot0 = kt.load(si_row + first * stride_si_t)
+    if SEQUENCE_SLOTS:
+        slot0 = n
+    else:
+        slot0 = kt.load(si_row + first * stride_si_t)
     if (slot0 >= 0) & (slot0 < num_slots):
         if USE_GATE:
             A = kt.exp(kt.load(A_log_ptr + h).to(kt.float32))
@@ -218,7 +228,10 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
         for t in range(0, seq_len):
             tok = bos + t
             o_ptrs = o_ptr + (tok * H + h) * V + offs_v
-            slot = kt.load(si_row + t * stride_si_t, mask=t < T, other=-1)
+            if SEQUENCE_SLOTS:
+                slot = n
+            else:
+                slot = kt.load(si_row + t * stride_si_t, mask=t < T, other=-1)
             if (slot >= 0) & (slot < num_slots):
                 if PREFETCH_STATE and READ_STATE_FIRST:
                     if copy_pending == 1:

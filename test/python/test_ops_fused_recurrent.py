@@ -167,3 +167,35 @@ def test_prefetched_start_reaches_the_final_state():
     np.testing.assert_array_equal(final, final_plain)
     np.testing.assert_array_equal(final[1], h0[1])
     np.testing.assert_array_equal(widen(o), widen(o_plain))
+
+
+@requires_lib
+def test_sequence_slots_read_no_table():
+    """FLA-shaped calls (state n belongs to sequence n) launch one kernel that reads no slot
+    table (SEQUENCE_SLOTS; on a GPU a table would cost a kernel to build): the same results,
+    bit for bit, as an explicit table [0, N); a pool with fewer slots than sequences is
+    rejected, naming initial_state."""
+    from kdatile.ops._kernels import execute
+    from kdatile.ops.fused_recurrent import fused_recurrent_gated_delta_rule_launch
+    from kdatile.ops.recurrent import recurrent_slot_per_sequence
+
+    rng = np.random.default_rng(5)
+    cu, q, k, v, g, beta, h0 = varlen_inputs(rng, 2, 4, 32)
+    g = g[..., 0].copy()
+    N = len(LENS)
+    o, final, launch = fused_recurrent_gated_delta_rule_launch(
+        q, k, v, g=g, beta=beta, initial_state=h0, output_final_state=True, cu_seqlens=cu)
+    assert launch.constexprs["SEQUENCE_SLOTS"]
+    launch.kernel[launch.grid](*launch.args, **launch.constexprs)
+    common = dict(scale=None, cu_seqlens=cu, use_qk_l2norm=False, use_gate=False,
+                  use_beta_sigmoid=False, state_layout="kv", gate_per_head=True)
+    pool = h0.copy()
+    o_table, table_launch = recurrent_slot_per_sequence(
+        q, k, v, g, beta, initial_state=pool, state_indices=np.arange(N, dtype=np.int32),
+        final_state_only=True, **common)
+    execute(o_table, table_launch)
+    np.testing.assert_array_equal(widen(o), widen(o_table))
+    np.testing.assert_array_equal(final, pool)
+    with pytest.raises(ValueError, match="argument 'initial_state'.*fewer than the N = 5"):
+        recurrent_slot_per_sequence(q, k, v, g, beta, initial_state=h0[:N - 1].copy(),
+                                    state_indices=None, final_state_only=True, **common)

@@ -85,3 +85,16 @@ def test_bad_arguments(over, name, text):
     args.update(over)
     with pytest.raises(ValueError, match=f"'{name}'.*{text}"):
         fused_recurrent_gla(**args)
+
+
+def test_no_slot_table_and_no_beta():
+    """GLA's call with gk reads no slot table and no beta (no array is built for either: on a
+    GPU each would be a kernel beside the recurrence)."""
+    from kdatile.ops.fused_recurrent import fused_recurrent_gla_launch
+
+    cu, q, k, v, gk, h0 = inputs(np.random.default_rng(2), 2, 2, 32, LENS)
+    _, _, launch = fused_recurrent_gla_launch(q, k, v, gk=gk, initial_state=h0,
+                                              cu_seqlens=cu)
+    assert launch.constexprs["SEQUENCE_SLOTS"] and not launch.constexprs["DELTA_RULE"]
+    q_arg, beta_arg, table_arg = launch.args[0], launch.args[4], launch.args[8]
+    assert beta_arg is q_arg and table_arg is q_arg  # the read-only stand-in

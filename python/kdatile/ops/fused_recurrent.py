@@ -11,8 +11,6 @@ after its last token, into a new final-state array (FINAL_STATE_ONLY with FINAL_
 
 from __future__ import annotations
 
-import numpy as np
-
 from . import validation as vd
 from ._kernels import bind, check_target, execute
 from .recurrent import BF16_OR_F32, recurrent_slot_per_sequence
@@ -145,15 +143,17 @@ def _gla(q, k, v, gk, gv, scale, initial_state, output_final_state, reverse, cu_
         vd.check_shape(gi, "[B, T, HV, K]", (B, T, HV, qi.shape[3]),
                        f" (B, T, HV from v {list(vi.shape)}, K from q)")
         vd.check_dtype(gi, BF16_OR_F32)
-    # Without gk: a zero log decay per token and head (the per-head form reads the least);
-    # the delta rule is off, so beta is never read and the same zeros stand for it.
-    zeros = vd.new_like(qi, (B, T, HV), "f32")
-    zeros[...] = 0
-    return _prepare(q, k, v, zeros if gk is None else gk, zeros, scale=scale,
+    # Without gk: a zero log decay per token and head (the per-head form reads the least).
+    # The delta rule is off: no beta.
+    per_head = gk is None
+    if per_head:
+        gk = vd.new_like(qi, (B, T, HV), "f32")
+        gk[...] = 0
+    return _prepare(q, k, v, gk, None, scale=scale,
                     initial_state=initial_state, output_final_state=output_final_state,
                     use_qk_l2norm=False, use_gate=False, use_beta_sigmoid=False,
                     lower_bound=None, state_v_first=False, cu_seqlens=cu_seqlens, A_log=None,
-                    dt_bias=None, out=out, gate_per_head=gk is None, delta_rule=False,
+                    dt_bias=None, out=out, gate_per_head=per_head, delta_rule=False,
                     target=target)
 
 
@@ -202,14 +202,10 @@ def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_
         # Read in place; a copy only for a non-dense array (the kernel reads dense slots).
         pool = st.value if st.is_contiguous() else st.contiguous().value
         final = vd.new_like(qi, (N, HV) + inner, "f32")
-    if qi.is_torch:
-        torch = vd._torch()
-        indices = torch.arange(N, dtype=torch.int32, device=qi.value.device)
-    else:
-        indices = np.arange(N, dtype=np.int32)
+    # Sequence n's state is slot n of the pool: no slot table (SEQUENCE_SLOTS).
     o, launch = recurrent_slot_per_sequence(
         q, k, v, g, beta, A_log=A_log, dt_bias=dt_bias, lower_bound=lower_bound, scale=scale,
-        initial_state=pool, state_indices=indices, cu_seqlens=cu_seqlens,
+        initial_state=pool, state_indices=None, cu_seqlens=cu_seqlens,
         use_qk_l2norm=use_qk_l2norm, use_gate=use_gate, use_beta_sigmoid=use_beta_sigmoid,
         state_layout=layout, out=out, final_state_only=True, gate_per_head=gate_per_head,
         delta_rule=delta_rule, target=target, final_out=final)

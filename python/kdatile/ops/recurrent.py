@@ -118,8 +118,10 @@ def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=
                                 delta_rule=True, final_out=None, **kwargs):
     """(out, Launch or None) of kda_recurrent's arguments (keywords) with state_indices [N]:
     one slot per sequence, which every token of the sequence updates (FLA's fused_recurrent
-    semantics, see fused_recurrent.py); gate_per_head: g [.., HV] (Gated DeltaNet);
-    delta_rule=False: gated linear attention (beta is not read). final_out: None, or (with
+    semantics, see fused_recurrent.py); state_indices=None: sequence n's slot is n (no table
+    is read; the pool needs a slot per sequence). gate_per_head: g [.., HV] (Gated DeltaNet);
+    delta_rule=False: gated linear attention (beta is not read and may be None). final_out:
+    None, or (with
     final_state_only) a dense fp32 [N, HV, *, *] array in the pool's layout that receives each
     sequence's final state, the pool then only read (FINAL_STATE_OUT)."""
     bound = bind(kda_recurrent, (q, k, v, g, beta), kwargs)
@@ -213,6 +215,10 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     names = ("q", "k", "v", "g", "beta", "A_log", "dt_bias", "initial_state", "state_indices",
              "cu_seqlens", "num_accepted_tokens", "records_in", "records_out", "out")
     optional = ("A_log", "dt_bias", "cu_seqlens", "num_accepted_tokens", "out")
+    if slot_per_sequence:  # None: slot n for sequence n
+        optional += ("state_indices",)
+    if not delta_rule:
+        optional += ("beta",)
     if records is None:
         optional += ("records_in", "records_out")
         records = (None, None)
@@ -256,12 +262,13 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         vd.check_shape(a["g"], f"{lead}, HV]", (lead0, lead1, HV), why_v)
     else:
         vd.check_shape(a["g"], f"{lead}, HV, K]", (lead0, lead1, HV, K), why_v)
-    vd.check_shape(a["beta"], f"{lead}, HV]", (lead0, lead1, HV), why_v)
+    if a["beta"] is not None:
+        vd.check_shape(a["beta"], f"{lead}, HV]", (lead0, lead1, HV), why_v)
+        vd.check_dtype(a["beta"], BF16_OR_F32)
     for name in ("k", "v"):
         if a[name].dtype != qi.dtype:
             vd.fail(name, f"dtype must match q's ({qi.value.dtype}), got {a[name].value.dtype}")
     vd.check_dtype(a["g"], BF16_OR_F32)
-    vd.check_dtype(a["beta"], BF16_OR_F32)
     if use_gate:
         vd.check_shape(a["A_log"], "[HV]", (HV,), f" (HV={HV} from v)")
         vd.check_dtype(a["A_log"], F32)
@@ -300,7 +307,12 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     else:
         N, T_total = lead0, lead0 * lead1
     idx = a["state_indices"]
-    if slot_per_sequence:
+    sequence_slots = slot_per_sequence and idx is None
+    if sequence_slots:
+        if slots < N:
+            vd.fail("initial_state", f"holds {slots} slots, fewer than the N = {N} sequences "
+                                     "(without state_indices sequence n uses slot n)")
+    elif slot_per_sequence:
         vd.check_shape(idx, "[N]", (N,), f" (N={N} from {'cu_seqlens' if varlen else 'q'})")
         idx = vd.ArrayInfo("state_indices", idx.value.reshape(N, 1))
         a["state_indices"] = idx
@@ -311,7 +323,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                                     f"{list(idx.shape)} is never read with a guessed stride)")
         idx = vd.ArrayInfo("state_indices", idx.value.reshape(1, -1))
         a["state_indices"] = idx
-    vd.check_rank(idx, "[N, T]", 2)
+    if not sequence_slots:
+        vd.check_rank(idx, "[N, T]", 2)
     if slot_per_sequence:
         Tcols = 1
     elif varlen:
@@ -322,7 +335,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     else:
         Tcols = lead1
         vd.check_shape(idx, "[N, T]", (N, Tcols), why)
-    vd.check_dtype(idx, INDEX)
+    if not sequence_slots:
+        vd.check_dtype(idx, INDEX)
     na = a["num_accepted_tokens"]
     if na is not None:
         vd.check_shape(na, "[N]", (N,), f" (N={N} from {'cu_seqlens' if varlen else 'q'})")
@@ -373,12 +387,15 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
 
     # Valid: now the copies and conversions (graph-capturable torch ops for GPU tensors).
     toks = {}
+    toks["beta"] = 0
     for name in ("q", "k", "v", "g", "beta"):
-        a[name], toks[name] = vd.token_stride(a[name], "[N, T, H, *]")
+        if a[name] is not None:
+            a[name], toks[name] = vd.token_stride(a[name], "[N, T, H, *]")
     for name in ("A_log", "dt_bias"):
         if a[name] is not None:
             a[name] = a[name].contiguous()
-    idx = vd.slot_indices(idx, "[N, T]", (N, Tcols))
+    if not sequence_slots:
+        idx = vd.slot_indices(idx, "[N, T]", (N, Tcols))
     # One slot per sequence: every token reads column 0 (a zero column stride). The kernel's
     # T is the tokens per sequence without cu_seqlens, else the table's columns, which must
     # then cover any sequence.
@@ -389,7 +406,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         na = vd.slot_indices(na, "[N]", (N,))  # clamped to [-1, 2**31 - 1]: the kernel clamps
     if varlen:
         cu = _narrow_offsets(cu, T_total) if cu.dtype == "i64" else cu.contiguous()
-    if check_duplicate_slots and not capturing:
+    if check_duplicate_slots and not capturing and not sequence_slots:
         _check_duplicates(idx, na, cu if varlen else None, N, Tcols, slots)
 
     if o is None:
@@ -411,19 +428,23 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         num_warps = config.num_warps if gpu else None
         lanes = config.element_copies
     lanes = prefetch_by_lanes(chip, N) if lanes is None else bool(lanes)
-    unused = idx.value  # pointer parameters a variant does not read
+    # Pointer parameters a variant does not read: a read-only argument stands in.
+    unused = a["q"].value if sequence_slots else idx.value
     stride_slot = st.strides[0] if slots > 1 else HV * head
     kernel = load_kernel("kda_recurrent", "kda_recurrent")
     kargs = (
-        a["q"].value, a["k"].value, a["v"].value, a["g"].value, a["beta"].value,
+        a["q"].value, a["k"].value, a["v"].value, a["g"].value,
+        a["beta"].value if a["beta"] is not None else unused,
         a["A_log"].value if use_gate else unused, a["dt_bias"].value if use_gate else unused,
-        st.value, idx.value, na.value if na is not None else unused,
+        st.value, unused if sequence_slots else idx.value,
+        na.value if na is not None else unused,
         cu.value if varlen else unused, o.value,
         a["records_in"].value if with_records else unused,
         a["records_out"].value if with_records else unused,
         final_out if final_out is not None else unused,
         int(kernel_cols), int(slots), toks["q"], toks["k"], toks["v"], toks["g"],
-        toks["beta"], int(stride_slot), int(idx.strides[0] if N > 1 else Tcols),
+        toks["beta"], int(stride_slot),
+        0 if sequence_slots else int(idx.strides[0] if N > 1 else Tcols),
         0 if slot_per_sequence else int(idx.strides[1] if Tcols > 1 else 1),
         int(TR), int(TR * HV * (2 * K + V)),
         float(K ** -0.5 if scale is None else scale),
@@ -436,7 +457,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                       GATE_PER_HEAD=gate_per_head, DELTA_RULE=delta_rule,
                       STATE_RECORDS=with_records, FINAL_STATE_OUT=final_out is not None,
                       READ_STATE_FIRST=prefetch and chip == "gfx1250",
-                      ELEMENT_COPIES=prefetch and lanes)
+                      ELEMENT_COPIES=prefetch and lanes, SEQUENCE_SLOTS=sequence_slots)
     return o.value, Launch(kernel, kargs, constexprs, (N, HV, V // BV), num_warps)
 
 
