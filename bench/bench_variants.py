@@ -2,7 +2,7 @@
 """Gated DeltaNet and GLA on the GPU: kdatile.ops' FLA-named ops against FLA's in one run.
 
     python3 bench/bench_variants.py prepare DIR   # here: compile the launches into a bundle
-    python3 bench/bench_variants.py run DIR       # on the GPU machine (torch; FLA optional)
+    python3 bench/bench_variants.py run DIR [OP ...]  # on the GPU machine (torch; FLA optional)
 
 Four ops with FLA's names, keywords and layouts, on the same CUDA tensors as FLA's:
 chunk_gated_delta_rule and chunk_gla (prefill: one 8192-token sequence of 32 heads, and four
@@ -111,7 +111,8 @@ def prepare(out_dir):
     print(f"{len(set(exported))} specializations in {out_dir}")
 
 
-def run(bundle_dir):
+def run(bundle_dir, args=None):
+    """Times every case, or those of the ops `args.ops` names."""
     import torch
     import torch.nn.functional as F
 
@@ -148,8 +149,13 @@ def run(bundle_dir):
           "median, warm)")
     print(f"{'op':>33} {'shape':>8} {'H':>3} | {'FLA':>9} {'ours':>9} {'FLA/ours':>8} | "
           f"{'o diff':>8} | {'tuned':>9}")
+    only = set(args.ops) if args is not None else set()
+    if only - set(OPS):
+        raise SystemExit(f"unknown ops {sorted(only - set(OPS))}; the ops: {list(OPS)}")
     with torch.inference_mode():
         for op, label, H, lens in cases():
+            if only and op not in only:
+                continue
             args, kwargs = arguments(op, H, lens, make)
             ours = functools.partial(getattr(ops, op), *args, **kwargs)
             calls = 5 if op.startswith("chunk") else 20
@@ -178,4 +184,8 @@ def run(bundle_dir):
 
 
 if __name__ == "__main__":
-    prepare_run_main(__doc__, prepare, run)
+    def add_arguments(parser):
+        parser.add_argument("ops", nargs="*", help="run: only these ops (e.g. "
+                                                   "fused_recurrent_gla); prepare compiles all")
+
+    prepare_run_main(__doc__, lambda d, args: prepare(d), run, add_arguments)
