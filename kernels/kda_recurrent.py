@@ -84,6 +84,9 @@ Constexprs:
                     fused_recurrent calls, one dense state per sequence, need no slot table
                     and so no kernel to build one); not with HAS_NUM_ACCEPTED or
                     STATE_RECORDS.
+  ZERO_START        every sequence starts from the zero state: the pool is not read (FLA's
+                    calls without an initial state, which then need no zero-filled pool);
+                    with SEQUENCE_SLOTS and FINAL_STATE_OUT, not with PREFETCH_STATE.
   FINAL_STATE_ONLY  every token's output, but only the state after the sequence's last live
                     token is written, to that token's slot (the state every-token writing
                     leaves there); the other tokens' slots are not touched: one state write
@@ -138,7 +141,7 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   FINAL_STATE_OUT: kt.constexpr = False,
                   READ_STATE_FIRST: kt.constexpr = False,
                   ELEMENT_COPIES: kt.constexpr = False,
-                  SEQUENCE_SLOTS: kt.constexpr = False):
+                  SEQUENCE_SLOTS: kt.constexpr = False, ZERO_START: kt.constexpr = False):
     kt.static_assert(K > 0 and (K & (K - 1)) == 0 and V > 0 and (V & (V - 1)) == 0,
                      "K and V must be powers of two")
     kt.static_assert(BV > 0 and (BV & (BV - 1)) == 0 and V % BV == 0,
@@ -151,6 +154,9 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                      "FINAL_STATE_OUT needs FINAL_STATE_ONLY")
     kt.static_assert(not (SEQUENCE_SLOTS and (HAS_NUM_ACCEPTED or STATE_RECORDS)),
                      "SEQUENCE_SLOTS reads no slot table")
+    kt.static_assert(not ZERO_START or (SEQUENCE_SLOTS and FINAL_STATE_OUT
+                                        and not PREFETCH_STATE),
+                     "ZERO_START writes final_ptr, reading no pool")
     n = kt.program_id(0)
     h = kt.program_id(1)
     h_qk = h if QK_H == 0 else h // (H // QK_H)
@@ -183,7 +189,9 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
             s_offs = offs_k[:, None] * V + offs_v[None, :]
         else:
             s_offs = offs_v[:, None] * K + offs_k[None, :]
-        if PREFETCH_STATE:
+        if ZERO_START:
+            S = kt.zeros((K, BV) if STATE_KV else (BV, K), kt.float32)
+        elif PREFETCH_STATE:
             # The starting state is read into registers at the first token, after its
             # loads, norms and gate: its block copy is in flight meanwhile. The pool as
             # [slots, H * rows, columns]: slot0 passed its test, so the offsets are

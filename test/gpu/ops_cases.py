@@ -114,7 +114,8 @@ PREFILL_CASES = [
 ]
 
 # FLA's fused-recurrent calls (fused_recurrent_kda, fused_recurrent_gated_delta_rule,
-# fused_recurrent_gla): GVA, varlen with an empty sequence, both KDA state layouts.
+# fused_recurrent_gla): GVA, varlen with an empty sequence, both KDA state layouts, and a call
+# without an initial state (initial=False: the kernel starts from zero, reading no pool).
 FUSED_CASES = [
     dict(id="fused-kda-varlen-H2-HV4-D128-bf16-lb-vfirst", op="kda", H=2, HV=4, D=128,
          lens=[3, 1, 5, 0, 2], v_first=True, seed=7001),
@@ -124,6 +125,8 @@ FUSED_CASES = [
          lens=[2, 1, 4, 0], v_first=False, seed=7003),
     dict(id="fused-gla-varlen-H2-HV4-D128-bf16", op="gla", H=2, HV=4, D=128,
          lens=[3, 1, 5, 0, 2], v_first=False, seed=7004),
+    dict(id="fused-gdn-B3-T5-H4-HV8-D128-bf16-zero", op="gdn", H=4, HV=8, D=128, B=3, T=5,
+         v_first=False, initial=False, seed=7005),
 ]
 
 # What each op writes in place (compared bit-exactly between eager and graph replay).
@@ -223,9 +226,10 @@ def fused_call(case, arr):
     args = (arr["q"], arr["k"], arr["v"], arr["g"])
     if case["op"] == "gla":
         return "fused_recurrent_gla", args, dict(
-            initial_state=arr["initial_state"], output_final_state=True,
+            initial_state=arr.get("initial_state"), output_final_state=True,
             cu_seqlens=arr.get("cu_seqlens"))
-    kwargs = dict(beta=arr["beta"], initial_state=arr["initial_state"], output_final_state=True,
+    kwargs = dict(beta=arr["beta"], initial_state=arr.get("initial_state"),
+                  output_final_state=True,
                   cu_seqlens=arr.get("cu_seqlens"), use_qk_l2norm_in_kernel=True)
     if case["op"] == "gdn":
         return "fused_recurrent_gated_delta_rule", args, kwargs
@@ -589,7 +593,9 @@ def _fused_case(case, reference):
     gdn = case["op"] == "gdn"
     q, k, v, g, beta = prefill_inputs(r, B, T, H, HV, D, D, dtype="bf16")
     h0 = (r.standard_normal((N, HV, D, D)) * 0.3).astype(np.float32)
-    arrays = {"q": q, "k": k, "v": v, "initial_state": h0}
+    arrays = {"q": q, "k": k, "v": v}
+    if case.get("initial", True):
+        arrays["initial_state"] = h0
     if case["op"] == "gla":
         # Log-sigmoid gates per key channel.
         arrays["g"] = -np.log1p(np.exp(-r.standard_normal((B, T, HV, D)) - 2.0)).astype(
@@ -600,7 +606,7 @@ def _fused_case(case, reference):
     else:
         arrays.update(g=g, beta=beta, A_log=r.uniform(-1.0, 1.0, HV).astype(np.float32),
                       dt_bias=r.standard_normal(HV * D).astype(np.float32))
-        if case["v_first"]:
+        if case["v_first"] and "initial_state" in arrays:
             arrays["initial_state"] = np.ascontiguousarray(h0.transpose(0, 1, 3, 2))
     if cu is not None:
         arrays["cu_seqlens"] = cu
@@ -611,19 +617,14 @@ def _fused_case(case, reference):
         from gla_reference import gla_reference
 
         ref_o, ref_final = gla_reference(widen(q), widen(k), widen(v), arrays["g"],
-                                         initial_state=h0, cu_seqlens=cu)
-        return arrays, {"ref_o": ref_o, "ref_final": ref_final}
-    if case["op"] == "gla":
-        from gla_reference import gla_reference
-
-        ref_o, ref_final = gla_reference(widen(q), widen(k), widen(v), arrays["g"],
-                                         initial_state=h0, cu_seqlens=cu)
+                                         initial_state=arrays.get("initial_state"),
+                                         cu_seqlens=cu)
         return arrays, {"ref_o": ref_o, "ref_final": ref_final}
     if gdn:
         return arrays, _gdn_reference(arrays, cu)
     ref_o, ref_final, _ = kda_prefill_reference(
         widen(q), widen(k), widen(v), widen(g), widen(beta),
-        initial_state=arrays["initial_state"], cu_seqlens=cu, use_qk_l2norm=True,
+        initial_state=arrays.get("initial_state"), cu_seqlens=cu, use_qk_l2norm=True,
         use_gate=True, use_beta_sigmoid=True, A_log=arrays["A_log"],
         dt_bias=arrays["dt_bias"], lower_bound=-5.0, state_v_first=case["v_first"])
     return arrays, {"ref_o": ref_o, "ref_final": ref_final}

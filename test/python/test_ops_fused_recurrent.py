@@ -69,6 +69,32 @@ def test_kda_fixed_length_without_initial_state():
     o2, none = fused_recurrent_kda(q, k, v, g, beta)
     assert none is None
     np.testing.assert_array_equal(o2, o)
+    # The zero start reads no pool (none is filled): its launch says so.
+    from kdatile.ops.fused_recurrent import fused_recurrent_kda_launch
+    launch = fused_recurrent_kda_launch(q, k, v, g, beta, output_final_state=True)[2]
+    assert launch.constexprs["ZERO_START"] and not launch.constexprs["PREFETCH_STATE"]
+
+
+@requires_lib
+@pytest.mark.parametrize("with_state", [True, False])
+def test_no_tokens_return_the_starting_states(with_state):
+    """T = 0 (and varlen sequences all empty): the final states are the initial ones, or
+    zeros without them, never an array left unwritten."""
+    rng = np.random.default_rng(8)
+    H, D = 2, 32
+    h0 = (rng.standard_normal((3, H, D, D)) * 0.3).astype(np.float32) if with_state else None
+    want = h0 if with_state else np.zeros((3, H, D, D), np.float32)
+    q = np.zeros((3, 0, H, D), np.float32)
+    _, final = fused_recurrent_gated_delta_rule(q, q, q, g=np.zeros((3, 0, H), np.float32),
+                                                beta=np.zeros((3, 0, H), np.float32),
+                                                initial_state=h0, output_final_state=True)
+    np.testing.assert_array_equal(final, want)
+    q = np.zeros((1, 0, H, D), np.float32)
+    _, final = fused_recurrent_kda(q, q, q, np.zeros((1, 0, H, D), np.float32),
+                                   np.zeros((1, 0, H), np.float32), initial_state=h0,
+                                   output_final_state=True,
+                                   cu_seqlens=np.zeros(4, np.int32))
+    np.testing.assert_array_equal(final, want)
 
 
 @requires_lib

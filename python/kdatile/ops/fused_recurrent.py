@@ -171,9 +171,10 @@ def _ones_like_gate(q, g):
 def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_qk_l2norm,
              use_gate, use_beta_sigmoid, lower_bound, state_v_first, cu_seqlens, A_log,
              dt_bias, out, gate_per_head, delta_rule=True, target=None):
-    """(o, final state or None, Launch or None) of kda_recurrent's final-state-only launch:
-    from the initial states (read in place; copied only when not dense) into a new final
-    pool (FINAL_STATE_OUT), or, without initial states, in place on a zero pool."""
+    """(o, final state or None, Launch or None) of kda_recurrent's final-state-only launch
+    into a new final pool (FINAL_STATE_OUT): from the initial states (read in place; copied
+    only when not dense), or, without them, from the zero state (ZERO_START: no pool is
+    filled or read)."""
     for name, flag in (("output_final_state", output_final_state),
                        ("state_v_first", state_v_first)):
         if not isinstance(flag, bool):
@@ -191,24 +192,21 @@ def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_
         N = qi.shape[0]
     inner = (V, K) if state_v_first else (K, V)
     layout = "vk" if state_v_first else "kv"
-    final = None
+    final = vd.new_like(qi, (N, HV) + inner, "f32")
     if initial_state is None:
-        pool = vd.new_like(qi, (N, HV) + inner, "f32")
-        pool[...] = 0
+        pool = final  # stands for the pool, which ZERO_START never reads
     else:
         st = vd.describe("initial_state", initial_state)
         shape = "[N, HV, V, K]" if state_v_first else "[N, HV, K, V]"
         vd.check_shape(st, shape, (N, HV) + inner, f" (N = {N}, HV = {HV} from v)")
         # Read in place; a copy only for a non-dense array (the kernel reads dense slots).
         pool = st.value if st.is_contiguous() else st.contiguous().value
-        final = vd.new_like(qi, (N, HV) + inner, "f32")
     # Sequence n's state is slot n of the pool: no slot table (SEQUENCE_SLOTS).
     o, launch = recurrent_slot_per_sequence(
         q, k, v, g, beta, A_log=A_log, dt_bias=dt_bias, lower_bound=lower_bound, scale=scale,
         initial_state=pool, state_indices=None, cu_seqlens=cu_seqlens,
         use_qk_l2norm=use_qk_l2norm, use_gate=use_gate, use_beta_sigmoid=use_beta_sigmoid,
         state_layout=layout, out=out, final_state_only=True, gate_per_head=gate_per_head,
-        delta_rule=delta_rule, target=target, final_out=final)
-    if final is None:
-        final = pool
+        delta_rule=delta_rule, target=target, final_out=final,
+        zero_start=initial_state is None)
     return o, (final if output_final_state else None), launch

@@ -115,7 +115,7 @@ def recurrent_launch(*args, target=None, config=None, **kwargs):
 
 
 def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=False,
-                                delta_rule=True, final_out=None, **kwargs):
+                                delta_rule=True, final_out=None, zero_start=False, **kwargs):
     """(out, Launch or None) of kda_recurrent's arguments (keywords) with state_indices [N]:
     one slot per sequence, which every token of the sequence updates (FLA's fused_recurrent
     semantics, see fused_recurrent.py); state_indices=None: sequence n's slot is n (no table
@@ -123,10 +123,13 @@ def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=
     delta_rule=False: gated linear attention (beta is not read and may be None). final_out:
     None, or (with
     final_state_only) a dense fp32 [N, HV, *, *] array in the pool's layout that receives each
-    sequence's final state, the pool then only read (FINAL_STATE_OUT)."""
+    sequence's final state, the pool then only read (FINAL_STATE_OUT). zero_start (with
+    final_out and state_indices=None): every sequence starts from the zero state and the pool
+    is not read (ZERO_START; final_out may stand for it)."""
     bound = bind(kda_recurrent, (q, k, v, g, beta), kwargs)
     return _recurrent(**bound, target=check_target(target), gate_per_head=gate_per_head,
-                      delta_rule=delta_rule, slot_per_sequence=True, final_out=final_out)
+                      delta_rule=delta_rule, slot_per_sequence=True, final_out=final_out,
+                      zero_start=zero_start)
 
 
 def kda_recurrent_records(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=None,
@@ -184,7 +187,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                state_indices, cu_seqlens, num_accepted_tokens, use_qk_l2norm, use_gate,
                use_beta_sigmoid, state_layout, out, check_duplicate_slots, final_state_only,
                target=None, config=None, gate_per_head=False, delta_rule=True,
-               slot_per_sequence=False, records=None, final_out=None):
+               slot_per_sequence=False, records=None, final_out=None, zero_start=False):
     """(out, Launch or None) of kda_recurrent's arguments on `target` (None: the device's)."""
     if config is not None:
         config = RecurrentConfig(*config)
@@ -308,6 +311,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         N, T_total = lead0, lead0 * lead1
     idx = a["state_indices"]
     sequence_slots = slot_per_sequence and idx is None
+    if zero_start and not (sequence_slots and final_out is not None and final_state_only):
+        raise ValueError("zero_start needs state_indices=None, final_out and final_state_only")
     if sequence_slots:
         if slots < N:
             vd.fail("initial_state", f"holds {slots} slots, fewer than the N = {N} sequences "
@@ -411,7 +416,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
 
     if o is None:
         o = vd.ArrayInfo("out", vd.new_like(ref, out_shape, qi.dtype))
-    if N == 0 or (T_total == 0 and not with_records):  # records: still replayed
+    # Without tokens only records (replayed) and final_out (the starting states) need a launch.
+    if N == 0 or (T_total == 0 and not with_records and final_out is None):
         return o.value, None
 
     gpu = on_gpu(ref.device, target)
@@ -427,6 +433,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         BV, prefetch = config.block_v, bool(config.prefetch_state)
         num_warps = config.num_warps if gpu else None
         lanes = config.element_copies
+    prefetch = prefetch and not zero_start  # nothing to read
     lanes = prefetch_by_lanes(chip, N) if lanes is None else bool(lanes)
     # Pointer parameters a variant does not read: a read-only argument stands in.
     unused = a["q"].value if sequence_slots else idx.value
@@ -457,7 +464,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                       GATE_PER_HEAD=gate_per_head, DELTA_RULE=delta_rule,
                       STATE_RECORDS=with_records, FINAL_STATE_OUT=final_out is not None,
                       READ_STATE_FIRST=prefetch and chip == "gfx1250",
-                      ELEMENT_COPIES=prefetch and lanes, SEQUENCE_SLOTS=sequence_slots)
+                      ELEMENT_COPIES=prefetch and lanes, SEQUENCE_SLOTS=sequence_slots,
+                      ZERO_START=zero_start)
     return o.value, Launch(kernel, kargs, constexprs, (N, HV, V // BV), num_warps)
 
 
