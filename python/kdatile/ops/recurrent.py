@@ -121,11 +121,10 @@ def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=
     semantics, see fused_recurrent.py); state_indices=None: sequence n's slot is n (no table
     is read; the pool needs a slot per sequence). gate_per_head: g [.., HV] (Gated DeltaNet);
     delta_rule=False: gated linear attention (beta is not read and may be None). final_out:
-    None, or (with
-    final_state_only) a dense fp32 [N, HV, *, *] array in the pool's layout that receives each
-    sequence's final state, the pool then only read (FINAL_STATE_OUT). zero_start (with
-    final_out and state_indices=None): every sequence starts from the zero state and the pool
-    is not read (ZERO_START; final_out may stand for it)."""
+    None, or (with final_state_only) a dense fp32 [N, HV, *, *] array in the pool's layout that
+    receives each sequence's final state, the pool then only read (FINAL_STATE_OUT).
+    zero_start (with final_out and state_indices=None): every sequence starts from the zero
+    state and the pool is not read (ZERO_START; final_out may stand for it)."""
     bound = bind(kda_recurrent, (q, k, v, g, beta), kwargs)
     return _recurrent(**bound, target=check_target(target), gate_per_head=gate_per_head,
                       delta_rule=delta_rule, slot_per_sequence=True, final_out=final_out,
@@ -391,8 +390,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                                        f"{int(lens[i])} tokens of sequence {i} (cu_seqlens)")
 
     # Valid: now the copies and conversions (graph-capturable torch ops for GPU tensors).
-    toks = {}
-    toks["beta"] = 0
+    toks = {"beta": 0}  # no beta (DELTA_RULE=False): never read
     for name in ("q", "k", "v", "g", "beta"):
         if a[name] is not None:
             a[name], toks[name] = vd.token_stride(a[name], "[N, T, H, *]")
