@@ -65,8 +65,7 @@ KEYWORDS = dict(output_final_state=True, use_qk_l2norm_in_kernel=True, use_gate_
 
 def prepare(out_dir):
     import kdatile as kt
-    from kdatile.ops import tuning
-    from kdatile.ops.chunk import chunk_launches, scan_configs
+    from kdatile.ops.chunk import chunk_launches, tuning_candidates
 
     def zeros(shape, dtype):
         return np.zeros(shape, np.uint16 if dtype == "bf16" else np.float32)
@@ -76,8 +75,7 @@ def prepare(out_dir):
         for segment in (None, 0):  # the op's choice, and each sequence scanned whole
             _, ops = chunk_launches(**inputs(np.asarray, H, lens, zeros), **KEYWORDS,
                                     target="sm_90a", segment_tokens=segment)
-            if len(ops) == 2:  # a whole scan: every candidate the tuned call may run
-                ops = ops + tuning.scan_launches(ops[1], scan_configs(ops[1]))
+            ops = ops + tuning_candidates(ops)  # what the tuned call may run
             launches += [(x.kernel, x.args, dict(x.constexprs, num_warps=x.num_warps))
                          for x in ops]
     exported = export_gpu_bundle(kt, out_dir, launches)

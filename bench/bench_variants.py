@@ -96,15 +96,13 @@ def prepare(out_dir):
             return np.asarray(shape, np.int32)
         return np.zeros(shape, np.uint16 if kind in ("x", "beta") else np.float32)
 
-    from kdatile.ops import tuning
-    from kdatile.ops.chunk import scan_configs
+    from kdatile.ops.chunk import tuning_candidates
 
     launches = []
     for op, _, H, lens in cases():
         args, kwargs = arguments(op, H, lens, zeros)
         ops = launches_of(op, args, kwargs)
-        if op.startswith("chunk") and len(ops) == 2:  # what the tuned call may run
-            ops = ops + tuning.scan_launches(ops[1], scan_configs(ops[1]))
+        ops = ops + tuning_candidates(ops)  # what the tuned call may run
         launches += [(x.kernel, x.args, dict(x.constexprs, num_warps=x.num_warps))
                      for x in ops]
     exported = export_gpu_bundle(kt, out_dir, launches)

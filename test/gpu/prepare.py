@@ -363,6 +363,7 @@ def ops_cases():
     )
 
     import cp_cases
+    from kdatile.ops.chunk import tuning_candidates
 
     entries = {"decode": list(DECODE_CASES), "gdn": list(GDN_CASES),
                "recurrent": list(RECURRENT_CASES), "prefill": list(PREFILL_CASES),
@@ -371,25 +372,12 @@ def ops_cases():
     bundle_launches = []
     case_launches = [launch for _, launch in launches(TARGET)]
     for launch in (case_launches + client_launches(TARGET) + context_parallel_launches()
-                   + tuned_scan_launches(case_launches)):
+                   + tuning_candidates(case_launches)):
         entries["kernels"].add(os.path.splitext(os.path.basename(launch.kernel.filename))[0])
         opts = {} if launch.num_warps is None else {"num_warps": launch.num_warps}
         bundle_launches.append((launch.kernel, launch.args, dict(launch.constexprs, **opts)))
     entries["kernels"] = sorted(entries["kernels"])
     return entries, bundle_launches
-
-
-def tuned_scan_launches(case_launches):
-    """Every candidate kdatile.ops.tuning may run for the prefill cases' whole scans
-    (test_gpu_ops.py tunes one with KDATILE_AUTOTUNE_OPS)."""
-    from kdatile.ops import tuning
-    from kdatile.ops.chunk import scan_configs
-
-    out = []
-    for launch in case_launches:
-        if tuning.is_whole_scan(launch):
-            out += tuning.scan_launches(launch, scan_configs(launch))
-    return out
 
 
 def context_parallel_launches():

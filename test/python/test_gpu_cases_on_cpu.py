@@ -111,10 +111,10 @@ def test_bundle_holds_every_tuning_candidate():
     split scan's."""
     import prepare
 
-    from kdatile.ops.chunk import scan_configs
+    from kdatile.ops.chunk import scan_configs, tuning_candidates
 
     launches = ops_cases.launches(prepare.TARGET)
-    tuned = prepare.tuned_scan_launches([x for _, x in launches])
+    tuned = tuning_candidates([x for _, x in launches])
     whole = [x for _, x in launches if x.kernel.__name__ == "kda_chunk_scan"
              and x.args[-1] > x.args[-2]]
     assert whole and len(tuned) == sum(len(scan_configs(x)) for x in whole)

@@ -225,6 +225,13 @@ def scan_configs(scan):
     return tuning.scan_configs(scan.constexprs["BV"], scan.num_warps, scan.constexprs["BK"], gpu)
 
 
+def tuning_candidates(launches):
+    """The launches kdatile.ops.tuning may run for the whole scans among `launches` (an op's,
+    the rule's): each with every candidate configuration, for ahead-of-time bundles."""
+    return [candidate for launch in launches if tuning.is_whole_scan(launch)
+            for candidate in tuning.scan_launches(launch, scan_configs(launch))]
+
+
 def _check_flag(name, flag):
     if not isinstance(flag, bool):
         vd.fail(name, f"expected a bool, got {type(flag).__name__}")
