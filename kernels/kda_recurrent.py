@@ -86,7 +86,8 @@ Constexprs:
                     STATE_RECORDS.
   ZERO_START        every sequence starts from the zero state: the pool is not read (FLA's
                     calls without an initial state, which then need no zero-filled pool);
-                    with SEQUENCE_SLOTS and FINAL_STATE_OUT, not with PREFETCH_STATE.
+                    with SEQUENCE_SLOTS and FINAL_STATE_OUT or OUTPUTS_ONLY, not with
+                    PREFETCH_STATE.
   FINAL_STATE_ONLY  every token's output, but only the state after the sequence's last live
                     token is written, to that token's slot (the state every-token writing
                     leaves there); the other tokens' slots are not touched: one state write
@@ -95,6 +96,8 @@ Constexprs:
                     state when none ran) goes to final_ptr [N, H, *, *] (dense, the pool's
                     layout, final_ptr's dtype) instead of the pool, which is then only read:
                     FLA's initial_state -> final_state without copying the initial states.
+  OUTPUTS_ONLY      with FINAL_STATE_ONLY, not with FINAL_STATE_OUT: no state is written at
+                    all, the pool is only read (FLA's calls without output_final_state).
   DELTA_RULE        False: gated linear attention (GLA), S <- S * exp(g) + v k^T with no
                     beta and no correction by S k (beta is not read).
   STATE_RECORDS     speculative state as per-token records instead of per-token states.
@@ -141,7 +144,8 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   FINAL_STATE_OUT: kt.constexpr = False,
                   READ_STATE_FIRST: kt.constexpr = False,
                   ELEMENT_COPIES: kt.constexpr = False,
-                  SEQUENCE_SLOTS: kt.constexpr = False, ZERO_START: kt.constexpr = False):
+                  SEQUENCE_SLOTS: kt.constexpr = False, ZERO_START: kt.constexpr = False,
+                  OUTPUTS_ONLY: kt.constexpr = False):
     kt.static_assert(K > 0 and (K & (K - 1)) == 0 and V > 0 and (V & (V - 1)) == 0,
                      "K and V must be powers of two")
     kt.static_assert(BV > 0 and (BV & (BV - 1)) == 0 and V % BV == 0,
@@ -154,9 +158,11 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                      "FINAL_STATE_OUT needs FINAL_STATE_ONLY")
     kt.static_assert(not (SEQUENCE_SLOTS and (HAS_NUM_ACCEPTED or STATE_RECORDS)),
                      "SEQUENCE_SLOTS reads no slot table")
-    kt.static_assert(not ZERO_START or (SEQUENCE_SLOTS and FINAL_STATE_OUT
+    kt.static_assert(not OUTPUTS_ONLY or (FINAL_STATE_ONLY and not FINAL_STATE_OUT),
+                     "OUTPUTS_ONLY is a FINAL_STATE_ONLY launch without FINAL_STATE_OUT")
+    kt.static_assert(not ZERO_START or (SEQUENCE_SLOTS and (FINAL_STATE_OUT or OUTPUTS_ONLY)
                                         and not PREFETCH_STATE),
-                     "ZERO_START writes final_ptr, reading no pool")
+                     "ZERO_START reads no pool, so it writes final_ptr or no state")
     n = kt.program_id(0)
     h = kt.program_id(1)
     h_qk = h if QK_H == 0 else h // (H // QK_H)
@@ -315,7 +321,7 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                     copy_pending = 0
             kt.store(final_ptr + (n.to(kt.int64) * H + h) * (K * V) + s_offs,
                      S.to(final_ptr.dtype.element_ty))
-        elif FINAL_STATE_ONLY:
+        elif FINAL_STATE_ONLY and not OUTPUTS_ONLY:
             if last_slot >= 0:
                 kt.store(s_head + last_slot.to(kt.int64) * stride_state_slot + s_offs,
                          S.to(state_ptr.dtype.element_ty))

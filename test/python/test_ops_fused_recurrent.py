@@ -196,6 +196,29 @@ def test_prefetched_start_reaches_the_final_state():
 
 
 @requires_lib
+@pytest.mark.parametrize("prefetch", [False, True])
+def test_outputs_only_writes_no_state(prefetch):
+    """output_final_state=False writes no state anywhere (OUTPUTS_ONLY): the initial states,
+    read-only here, are unchanged (a final-state-only launch would store into its slots), and
+    the outputs equal, bit for bit, those of the call that returns the final states; also
+    with the GPU launch's prefetched start, an empty sequence's copy included."""
+    from kdatile.ops.fused_recurrent import fused_recurrent_kda_launch
+
+    rng = np.random.default_rng(11)
+    cu, q, k, v, g, beta, h0 = varlen_inputs(rng, 2, 2, 32)
+    h0.flags.writeable = False
+    kwargs = dict(initial_state=h0, cu_seqlens=cu, use_qk_l2norm_in_kernel=True)
+    o_with, _ = fused_recurrent_kda(q, k, v, g, beta, output_final_state=True, **kwargs)
+    before = h0.copy()
+    o, final, launch = fused_recurrent_kda_launch(q, k, v, g, beta, **kwargs)
+    assert final is None
+    assert launch.constexprs["OUTPUTS_ONLY"] and not launch.constexprs["FINAL_STATE_OUT"]
+    launch.kernel[launch.grid](*launch.args, **dict(launch.constexprs, PREFETCH_STATE=prefetch))
+    np.testing.assert_array_equal(h0, before)
+    np.testing.assert_array_equal(widen(o), widen(o_with))
+
+
+@requires_lib
 def test_sequence_slots_read_no_table():
     """FLA-shaped calls (state n belongs to sequence n) launch one kernel that reads no slot
     table (SEQUENCE_SLOTS; on a GPU a table would cost a kernel to build): the same results,

@@ -6,7 +6,8 @@ the options FLA has and these do not raise ValueError naming them.
 Each sequence n runs from initial_state[n] (zeros when None) over its tokens; the final state
 is returned, not written into the initial state. Underneath, the initial states are the state
 pool with one slot per sequence, read in place; the kernel writes each sequence's state once,
-after its last token, into a new final-state array (FINAL_STATE_ONLY with FINAL_STATE_OUT).
+after its last token, into a new final-state array (FINAL_STATE_ONLY with FINAL_STATE_OUT), or,
+without output_final_state, writes no state (OUTPUTS_ONLY).
 """
 
 from __future__ import annotations
@@ -171,10 +172,10 @@ def _ones_like_gate(q, g):
 def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_qk_l2norm,
              use_gate, use_beta_sigmoid, lower_bound, state_v_first, cu_seqlens, A_log,
              dt_bias, out, gate_per_head, delta_rule=True, target=None):
-    """(o, final state or None, Launch or None) of kda_recurrent's final-state-only launch
-    into a new final pool (FINAL_STATE_OUT): from the initial states (read in place; copied
-    only when not dense), or, without them, from the zero state (ZERO_START: no pool is
-    filled or read)."""
+    """(o, final state or None, Launch or None) of kda_recurrent's final-state-only launch:
+    from the initial states (read in place; copied only when not dense), or, without them,
+    from the zero state (ZERO_START: no pool is filled or read); the final states go to a new
+    array with output_final_state (FINAL_STATE_OUT), else nowhere (OUTPUTS_ONLY)."""
     for name, flag in (("output_final_state", output_final_state),
                        ("state_v_first", state_v_first)):
         if not isinstance(flag, bool):
@@ -192,10 +193,9 @@ def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_
         N = qi.shape[0]
     inner = (V, K) if state_v_first else (K, V)
     layout = "vk" if state_v_first else "kv"
-    final = vd.new_like(qi, (N, HV) + inner, "f32")
-    if initial_state is None:
-        pool = final  # stands for the pool, which ZERO_START never reads
-    else:
+    final = vd.new_like(qi, (N, HV) + inner, "f32") if output_final_state else None
+    pool = None  # ZERO_START reads no pool
+    if initial_state is not None:
         st = vd.describe("initial_state", initial_state)
         shape = "[N, HV, V, K]" if state_v_first else "[N, HV, K, V]"
         vd.check_shape(st, shape, (N, HV) + inner, f" (N = {N}, HV = {HV} from v)")
@@ -208,5 +208,5 @@ def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_
         use_qk_l2norm=use_qk_l2norm, use_gate=use_gate, use_beta_sigmoid=use_beta_sigmoid,
         state_layout=layout, out=out, final_state_only=True, gate_per_head=gate_per_head,
         delta_rule=delta_rule, target=target, final_out=final,
-        zero_start=initial_state is None)
-    return o, (final if output_final_state else None), launch
+        zero_start=initial_state is None, outputs_only=not output_final_state)
+    return o, final, launch

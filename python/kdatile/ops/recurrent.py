@@ -115,7 +115,8 @@ def recurrent_launch(*args, target=None, config=None, **kwargs):
 
 
 def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=False,
-                                delta_rule=True, final_out=None, zero_start=False, **kwargs):
+                                delta_rule=True, final_out=None, zero_start=False,
+                                outputs_only=False, **kwargs):
     """(out, Launch or None) of kda_recurrent's arguments (keywords) with state_indices [N]:
     one slot per sequence, which every token of the sequence updates (FLA's fused_recurrent
     semantics, see fused_recurrent.py); state_indices=None: sequence n's slot is n (no table
@@ -123,12 +124,14 @@ def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=
     delta_rule=False: gated linear attention (beta is not read and may be None). final_out:
     None, or (with final_state_only) a dense fp32 [N, HV, *, *] array in the pool's layout that
     receives each sequence's final state, the pool then only read (FINAL_STATE_OUT).
-    zero_start (with final_out and state_indices=None): every sequence starts from the zero
-    state and the pool is not read (ZERO_START; final_out may stand for it)."""
+    outputs_only (with final_state_only, without final_out): no state is written, the pool is
+    only read (OUTPUTS_ONLY). zero_start (with final_out or outputs_only, and
+    state_indices=None): every sequence starts from the zero state and the pool is not read
+    (ZERO_START; initial_state may then be None)."""
     bound = bind(kda_recurrent, (q, k, v, g, beta), kwargs)
     return _recurrent(**bound, target=check_target(target), gate_per_head=gate_per_head,
                       delta_rule=delta_rule, slot_per_sequence=True, final_out=final_out,
-                      zero_start=zero_start)
+                      zero_start=zero_start, outputs_only=outputs_only)
 
 
 def kda_recurrent_records(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=None,
@@ -186,8 +189,16 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                state_indices, cu_seqlens, num_accepted_tokens, use_qk_l2norm, use_gate,
                use_beta_sigmoid, state_layout, out, check_duplicate_slots, final_state_only,
                target=None, config=None, gate_per_head=False, delta_rule=True,
-               slot_per_sequence=False, records=None, final_out=None, zero_start=False):
+               slot_per_sequence=False, records=None, final_out=None, zero_start=False,
+               outputs_only=False):
     """(out, Launch or None) of kda_recurrent's arguments on `target` (None: the device's)."""
+    # The internal modes' combinations (the kernel's static asserts, said before any check).
+    if outputs_only and not (final_state_only and final_out is None):
+        raise ValueError("outputs_only needs final_state_only and no final_out")
+    if zero_start and not (slot_per_sequence and state_indices is None and final_state_only
+                           and (final_out is not None or outputs_only)):
+        raise ValueError("zero_start needs state_indices=None, final_state_only and final_out "
+                         "or outputs_only")
     if config is not None:
         config = RecurrentConfig(*config)
     # Scalars and switches first: cheap, and independent of the arrays.
@@ -221,6 +232,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         optional += ("state_indices",)
     if not delta_rule:
         optional += ("beta",)
+    if zero_start:  # no pool is read
+        optional += ("initial_state",)
     if records is None:
         optional += ("records_in", "records_out")
         records = (None, None)
@@ -233,7 +246,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         if info is not None:
             vd.check_device(info, ref)
     for name in ("initial_state", "records_out", "out"):  # written in place
-        if name != "initial_state" or final_out is None:  # final_out: the pool is only read
+        # With final_out or outputs_only the pool is only read.
+        if name != "initial_state" or (final_out is None and not outputs_only):
             vd.check_writable(a[name])
 
     # q fixes the token shape, H and K; v fixes V.
@@ -284,18 +298,19 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     # The state pool.
     st = a["initial_state"]
     inner = (V, K) if state_layout == "vk" else (K, V)
-    st_layout = "[slots, HV, V, K]" if state_layout == "vk" else "[slots, HV, K, V]"
-    vd.check_rank(st, st_layout, 4)
-    slots = st.shape[0]
-    vd.check_shape(st, st_layout, (slots, HV) + inner,
-                  f" (K={K} from q, HV={HV} and V={V} from v, state_layout='{state_layout}')")
-    vd.check_dtype(st, BF16_OR_F32)
     head = inner[0] * inner[1]
-    if (HV > 1 and st.strides[1] != head) or st.strides[2] != inner[1] or st.strides[3] != 1:
-        vd.fail("initial_state", f"each slot must be a dense [HV, {inner[0]}, {inner[1]}] block "
-                                f"(strides (*, {head}, {inner[1]}, 1) in elements; use "
-                                f"state_layout for the other layout), got strides {st.strides}")
-    vd.check_positive_strides(st, st_layout)
+    if st is not None:
+        st_layout = "[slots, HV, V, K]" if state_layout == "vk" else "[slots, HV, K, V]"
+        vd.check_rank(st, st_layout, 4)
+        vd.check_shape(st, st_layout, (st.shape[0], HV) + inner,
+                      f" (K={K} from q, HV={HV} and V={V} from v, state_layout='{state_layout}')")
+        vd.check_dtype(st, BF16_OR_F32)
+        if (HV > 1 and st.strides[1] != head) or st.strides[2] != inner[1] or st.strides[3] != 1:
+            vd.fail("initial_state", f"each slot must be a dense [HV, {inner[0]}, {inner[1]}] "
+                                    f"block (strides (*, {head}, {inner[1]}, 1) in elements; "
+                                    f"use state_layout for the other layout), got strides "
+                                    f"{st.strides}")
+        vd.check_positive_strides(st, st_layout)
 
     # Sequences: N and the token count per sequence.
     if varlen:
@@ -310,8 +325,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         N, T_total = lead0, lead0 * lead1
     idx = a["state_indices"]
     sequence_slots = slot_per_sequence and idx is None
-    if zero_start and not (sequence_slots and final_out is not None and final_state_only):
-        raise ValueError("zero_start needs state_indices=None, final_out and final_state_only")
+    slots = N if st is None else st.shape[0]  # no pool (ZERO_START): one per sequence
     if sequence_slots:
         if slots < N:
             vd.fail("initial_state", f"holds {slots} slots, fewer than the N = {N} sequences "
@@ -435,13 +449,13 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     lanes = prefetch_by_lanes(chip, N) if lanes is None else bool(lanes)
     # Pointer parameters a variant does not read: a read-only argument stands in.
     unused = a["q"].value if sequence_slots else idx.value
-    stride_slot = st.strides[0] if slots > 1 else HV * head
+    stride_slot = st.strides[0] if st is not None and slots > 1 else HV * head
     kernel = load_kernel("kda_recurrent", "kda_recurrent")
     kargs = (
         a["q"].value, a["k"].value, a["v"].value, a["g"].value,
         a["beta"].value if a["beta"] is not None else unused,
         a["A_log"].value if use_gate else unused, a["dt_bias"].value if use_gate else unused,
-        st.value, unused if sequence_slots else idx.value,
+        unused if st is None else st.value, unused if sequence_slots else idx.value,
         na.value if na is not None else unused,
         cu.value if varlen else unused, o.value,
         a["records_in"].value if with_records else unused,
@@ -463,7 +477,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                       STATE_RECORDS=with_records, FINAL_STATE_OUT=final_out is not None,
                       READ_STATE_FIRST=prefetch and chip == "gfx1250",
                       ELEMENT_COPIES=prefetch and lanes, SEQUENCE_SLOTS=sequence_slots,
-                      ZERO_START=zero_start)
+                      ZERO_START=zero_start, OUTPUTS_ONLY=outputs_only)
     return o.value, Launch(kernel, kargs, constexprs, (N, HV, V // BV), num_warps)
 
 
