@@ -85,6 +85,11 @@ RECURRENT_CASES = [
          seed=5007),
     dict(id="records-varlen-N4-H12-bf16-kv-lb", H=12, lens=[2, 2, 1, 2], TR=2, records=True,
          state_dtype="bf16", state_layout="kv", gate="lb", given_out=True, seed=5008),
+    # gdn_recurrent (Gated DeltaNet: one log decay per token and value head) at Qwen3-Next's
+    # 32 value heads, speculative tokens with per-token slots.
+    dict(id="recurrent-gdn-varlen-N8-H32-f32-kv-acc", H=32, lens=[3, 1, 4, 0, 2, 4, 1, 3],
+         Tcols=4, state_dtype="f32", state_layout="kv", gate="gdn", accepted=True,
+         index_dtype="i32", g_bf16=False, given_out=False, seed=5009),
 ]
 
 # Prefill (chunk_kda): varlen lengths around the 16-token chunk at the Kimi-K3 TP8 heads, GVA
@@ -184,19 +189,25 @@ def gdn_call(case, arr, swap12):
 
 
 def recurrent_call(case, arr):
-    """(positional args, keyword args) of kda_recurrent, or of kda_recurrent_records for a
-    records case, for case `case` (arr as above)."""
-    kwargs = dict(A_log=arr["A_log"], dt_bias=arr["dt_bias"],
-                  lower_bound=-5.0 if case["gate"] == "lb" else None,
-                  initial_state=arr["state"], state_indices=arr["state_indices"],
+    """(op name, positional args, keyword args) of a RECURRENT_CASES call: kda_recurrent,
+    kda_recurrent_records for a records case, gdn_recurrent for the "gdn" gate (arr as
+    above)."""
+    kwargs = dict(initial_state=arr["state"], state_indices=arr["state_indices"],
                   cu_seqlens=arr.get("cu_seqlens"),
                   num_accepted_tokens=arr.get("num_accepted_tokens"),
                   state_layout=case["state_layout"])
+    name = "kda_recurrent_records" if case.get("records") else "kda_recurrent"
+    if case["gate"] == "gdn":
+        name = "gdn_recurrent"
+        kwargs["use_beta_sigmoid"] = True  # kda_recurrent's default; the inputs are logits
+    else:
+        kwargs.update(A_log=arr["A_log"], dt_bias=arr["dt_bias"],
+                      lower_bound=-5.0 if case["gate"] == "lb" else None)
     if case.get("records"):
         kwargs.update(records_in=arr["records_in"], records_out=arr["records_out"])
     if case["given_out"]:
         kwargs["out"] = arr["out"]
-    return (arr["q"], arr["k"], arr["v"], arr["g"], arr["beta"]), kwargs
+    return name, (arr["q"], arr["k"], arr["v"], arr["g"], arr["beta"]), kwargs
 
 
 def prefill_call(case, arr):
@@ -400,8 +411,11 @@ def _recurrent_case(case, reference):
         cu, tokens, lead = None, N * Tcols, (N, Tcols)
     slots = 2 * N * Tcols + 3
     bf16 = case["state_dtype"] == "bf16"
+    gdn = case["gate"] == "gdn"  # g is the log decay, one per token and value head
     inp = make_inputs(r, tokens, H, slots, lead=lead, g_bf16=case["g_bf16"], state_bf16=bf16,
-                      state_layout=case["state_layout"])
+                      state_layout=case["state_layout"], use_gate=not gdn)
+    if gdn:
+        inp["g"] = np.ascontiguousarray(inp["g"][..., 0])
     si = r.permutation(slots)[:N * Tcols].reshape(N, Tcols).astype(np.int32)
     acc = None
     if case["accepted"]:
@@ -430,11 +444,14 @@ def _recurrent_case(case, reference):
     if not reference:
         return arrays, None
     widen = lambda a: bf16_to_f32(a) if a.dtype == np.uint16 else np.asarray(a, np.float32)  # noqa: E731
+    g = widen(inp["g"])
+    if gdn:  # Gated DeltaNet's decay is KDA's with every key channel alike
+        g = np.repeat(g[..., None], inp["q"].shape[-1], axis=-1)
     ref_o, ref_pool = kda_recurrent_reference(
-        widen(inp["q"]), widen(inp["k"]), widen(inp["v"]), widen(inp["g"]), widen(inp["beta"]),
+        widen(inp["q"]), widen(inp["k"]), widen(inp["v"]), g, widen(inp["beta"]),
         widen(inp["state"]), si, scale=128 ** -0.5, cu_seqlens=cu, num_accepted=acc,
         A_log=inp["A_log"], dt_bias=inp["dt_bias"],
-        lower_bound=-5.0 if case["gate"] == "lb" else None,
+        lower_bound=-5.0 if case["gate"] == "lb" else None, use_gate=not gdn,
         state_layout=case["state_layout"], state_bf16=bf16)
     before = widen(inp["state"]).astype(np.float64)
     written = np.flatnonzero(np.any(ref_pool != before, axis=(1, 2, 3)))
@@ -641,7 +658,7 @@ def launches(target="sm_90a"):
     from kdatile.ops.chunk import chunk_gdn_launches, chunk_gla_launches, chunk_launches
     from kdatile.ops.decode import decode_launch
     from kdatile.ops.gdn_decode import gdn_decode_launch
-    from kdatile.ops.recurrent import records_launch, recurrent_launch
+    from kdatile.ops.recurrent import gdn_recurrent_launch, records_launch, recurrent_launch
 
     out = []
     for case in DECODE_CASES:
@@ -655,8 +672,9 @@ def launches(target="sm_90a"):
         out.append((case["id"], gdn_decode_launch(*args, target=target, **kwargs)[1]))
     for case in RECURRENT_CASES:
         arrays, _ = build_case("recurrent", case, reference=False)
-        args, kwargs = recurrent_call(case, arrays)
-        prepare = records_launch if case.get("records") else recurrent_launch
+        name, args, kwargs = recurrent_call(case, arrays)
+        prepare = {"kda_recurrent": recurrent_launch, "kda_recurrent_records": records_launch,
+                   "gdn_recurrent": gdn_recurrent_launch}[name]
         out.append((case["id"], prepare(*args, target=target, **kwargs)[1]))
     for case in PREFILL_CASES:
         arrays, _ = build_case("prefill", case, reference=False)

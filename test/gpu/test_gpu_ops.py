@@ -1,7 +1,7 @@
-"""kdatile.ops (kda_decode, kda_decode_with_f_b, kda_recurrent, kda_recurrent_records, chunk_kda,
-fused_recurrent_kda, fused_recurrent_gated_delta_rule, fused_recurrent_gla,
-chunk_gated_delta_rule, chunk_gla) on CUDA tensors vs the fp64 reference, and under CUDA-graph
-capture.
+"""kdatile.ops (kda_decode, kda_decode_with_f_b, kda_recurrent, kda_recurrent_records,
+gdn_recurrent, chunk_kda, fused_recurrent_kda, fused_recurrent_gated_delta_rule,
+fused_recurrent_gla, chunk_gated_delta_rule, chunk_gla) on CUDA tensors vs the fp64 reference,
+and under CUDA-graph capture.
 
 The calls are ops_cases.py's (listed under "ops" in the manifest); test/gpu/prepare.py (build
 machine) exported the kernel specializations they launch into <artifacts>/bundle, so that here
@@ -130,8 +130,8 @@ class Call:
             args, kwargs = gdn_call(case, self.dev, lambda t: t.transpose(1, 2))
             op = ops.gdn_decode
         else:
-            args, kwargs = recurrent_call(case, self.dev)
-            op = ops.kda_recurrent_records if case.get("records") else ops.kda_recurrent
+            name, args, kwargs = recurrent_call(case, self.dev)
+            op = getattr(ops, name)
         self.written = (DECODE_WRITTEN if kind in STEPS else
                         RECORDS_WRITTEN if case.get("records") else RECURRENT_WRITTEN)
         self.run = lambda: op(*args, **kwargs)

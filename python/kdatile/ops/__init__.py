@@ -4,7 +4,7 @@
     from kdatile.ops import kda_recurrent_records
     from kdatile.ops import fused_recurrent_kda, fused_recurrent_gated_delta_rule
     from kdatile.ops import chunk_gated_delta_rule, chunk_gla, fused_recurrent_gla
-    from kdatile.ops import gdn_decode
+    from kdatile.ops import gdn_decode, gdn_recurrent
 
 Inputs are torch tensors (CPU or CUDA) or NumPy arrays (bf16 as uint16 bit patterns); the
 kernel runs where the arrays live. Bad arguments raise ValueError naming the argument before
@@ -23,10 +23,9 @@ from .fused_recurrent import (
     fused_recurrent_kda,
 )
 from .gdn_decode import gdn_decode
-from .recurrent import kda_recurrent, kda_recurrent_records
+from .recurrent import gdn_recurrent, kda_recurrent, kda_recurrent_records
 
 __all__ = ["chunk_gated_delta_rule", "chunk_gla", "chunk_kda", "fused_recurrent_gated_delta_rule",
-           "fused_recurrent_gla", "fused_recurrent_kda", "gdn_decode", "kda_decode",
-           "kda_decode_with_f_b",
-           "kda_recurrent", "kda_recurrent_records", "kernels_dir", "load_kernel", "tuning",
-           "validation"]
+           "fused_recurrent_gla", "fused_recurrent_kda", "gdn_decode", "gdn_recurrent",
+           "kda_decode", "kda_decode_with_f_b", "kda_recurrent", "kda_recurrent_records",
+           "kernels_dir", "load_kernel", "tuning", "validation"]

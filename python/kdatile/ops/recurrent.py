@@ -114,6 +114,36 @@ def recurrent_launch(*args, target=None, config=None, **kwargs):
     return _recurrent(**bind(kda_recurrent, args, kwargs), target=target, config=config)
 
 
+def gdn_recurrent(q, k, v, g, beta, *, scale=None, initial_state, state_indices,
+                  cu_seqlens=None, num_accepted_tokens=None, use_qk_l2norm=True,
+                  use_beta_sigmoid=False, state_layout="vk", out=None,
+                  check_duplicate_slots=False, final_state_only=False):
+    """Gated DeltaNet's multi-token recurrent core: kda_recurrent with one log decay per token
+    and value head; returns `out` [.., HV, V].
+
+    g [N, T, HV] ([1, T_total, HV] with cu_seqlens), bf16 or fp32: the log decay itself (the
+    model's -exp(A_log) softplus(a + dt_bias), computed by the caller), decaying every key
+    channel of the value head's state alike. beta [.., HV] in (0, 1), or logits with
+    use_beta_sigmoid. Everything else is kda_recurrent's: shapes and GVA, varlen, the
+    per-token slot table state_indices [N, Tcols] with its padding rules,
+    num_accepted_tokens (speculative decoding), final_state_only, the state layouts and the
+    checks (ValueError naming the argument before anything is launched).
+    """
+    return execute(*_recurrent(**_gdn_arguments(locals())))
+
+
+def gdn_recurrent_launch(*args, target=None, config=None, **kwargs):
+    """(out, Launch or None) of gdn_recurrent(*args, **kwargs), as recurrent_launch."""
+    bound = bind(gdn_recurrent, args, kwargs)
+    return _recurrent(**_gdn_arguments(bound), target=check_target(target), config=config)
+
+
+def _gdn_arguments(bound: dict) -> dict:
+    """_recurrent's keywords for gdn_recurrent's arguments: no in-kernel gate, g per head."""
+    return dict(bound, A_log=None, dt_bias=None, lower_bound=None, use_gate=False,
+                gate_per_head=True)
+
+
 def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=False,
                                 delta_rule=True, final_out=None, zero_start=False,
                                 outputs_only=False, **kwargs):
