@@ -100,6 +100,30 @@
 # RUN:   | FileCheck %s --check-prefix=SM90
 # RUN: %if ptxas %{ kda-compile %{kda_recurrent_sm_90a} --num-warps=4 %{varlen} %{gdn} \
 # RUN:   --emit cubin -o %t.gdn.cubin --stats 2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
+# Gated DeltaNet as gdn_recurrent runs it for speculative decoding: per-token slots and
+# num_accepted_tokens, beta logits, the state written after every token at 2 warps (the
+# launch for several tokens per sequence); no spills on any target.
+# RUN: kda-compile %{kda_recurrent_gfx950} --num-warps=2 %{varlen} %{gdn} \
+# RUN:   -D FINAL_STATE_ONLY=False -D USE_BETA_SIGMOID=True --emit hsaco \
+# RUN:   -o %t.gdns.gfx950.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
+# RUN: kda-compile %{kda_recurrent_gfx1250} --num-warps=2 %{varlen} %{gdn} \
+# RUN:   -D FINAL_STATE_ONLY=False -D USE_BETA_SIGMOID=True --emit hsaco \
+# RUN:   -o %t.gdns.gfx1250.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
+# RUN: %if ptxas %{ kda-compile %{kda_recurrent_sm_90a} --num-warps=2 %{varlen} %{gdn} \
+# RUN:   -D FINAL_STATE_ONLY=False -D USE_BETA_SIGMOID=True --emit cubin -o %t.gdns.cubin \
+# RUN:   --stats 2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
+# FLA's calls without an initial state or output_final_state: the zero start, no pool read
+# and no state written (ZERO_START with OUTPUTS_ONLY); no spills.
+# RUN: %if ptxas %{ kda-compile %{kda_recurrent_sm_90a} -D SEQUENCE_SLOTS=True \
+# RUN:   -D ZERO_START=True -D FINAL_STATE_ONLY=True -D OUTPUTS_ONLY=True --emit cubin \
+# RUN:   -o %t.outputs.cubin --stats 2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
+# RUN: kda-compile %{kda_recurrent_gfx950} -D SEQUENCE_SLOTS=True -D ZERO_START=True \
+# RUN:   -D FINAL_STATE_ONLY=True -D OUTPUTS_ONLY=True --emit hsaco -o %t.outputs.gfx950.hsaco \
+# RUN:   --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
+# OUTPUTS_ONLY outside a final-state-only launch is rejected.
+# RUN: not kda-compile %{kda_recurrent_sm_90a} -D OUTPUTS_ONLY=True --emit tile -o - 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=BAD-OUT --implicit-check-not=error:
+# BAD-OUT: error: static assertion failed: OUTPUTS_ONLY is a FINAL_STATE_ONLY launch without FINAL_STATE_OUT
 # Gated linear attention as fused_recurrent_gla runs it (DELTA_RULE=False: S <- S exp(g) +
 # v k^T, beta not read): the update is an outer product with no S k reduction, so the token
 # loop has one cross-lane reduction (o) instead of two; no spills on any target.
