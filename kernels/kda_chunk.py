@@ -52,8 +52,9 @@ instructions (the prep's anchored pairs on tf32 ones, or with PAIRS_BF16X3 as th
 products of split factors: gfx1250 has no tf32 instruction). ANCHORED: the pairs as two products
 referred to the chunk's middle row (every log decay >= -10). LANES: the target's warp (wave)
 size, over which the prep's solve lays a chunk's rows. GATE_PER_HEAD: g is one log decay per
-token and value head ([T_total, HV], Gated DeltaNet); the pairs are then q k^T and k k^T times
-the rows' decays, on the matrix instructions (tf32 with bf16 inputs). DELTA_RULE=False:
+token and value head ([T_total, HV], Gated DeltaNet; with USE_GATE the raw gate of the softplus
+form, dt_bias [HV]); the pairs are then q k^T and k k^T times the rows' decays, on the matrix
+instructions (tf32 with bf16 inputs). DELTA_RULE=False:
 gated linear attention (GLA, S <- gend * S + kd^T v): no solve, u = v, no w (beta is loaded,
 not used), and the scan's delta is u.
 """
@@ -140,8 +141,8 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                    DELTA_RULE: kt.constexpr = True, KS: kt.constexpr = 32,
                    PAIRS_BF16X3: kt.constexpr = False, num_warps: kt.constexpr = 4):
     kt.static_assert(HV % H == 0, "HV must be a multiple of H")
-    kt.static_assert(not (GATE_PER_HEAD and (USE_GATE or ANCHORED)),
-                     "GATE_PER_HEAD takes the log decay, pair by pair")
+    kt.static_assert(not (GATE_PER_HEAD and (USE_LOWER_BOUND or ANCHORED)),
+                     "GATE_PER_HEAD takes the softplus gate, pair by pair")
     kt.static_assert(K <= BK and V <= BV_ALL, "BK and BV_ALL must cover K and V")
     kt.static_assert(BK % KS == 0 and BV_ALL % KS == 0, "KS must divide BK and BV_ALL")
     slot = kt.program_id(0)
@@ -168,6 +169,14 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
         blk = slot.to(kt.int64) * HV + hv
         if GATE_PER_HEAD:
             g_head = kt.load(g_ptr + tok * stride_g + hv, mask=live, other=0.0).to(kt.float32)
+            if USE_GATE:  # the softplus form with the head's bias; rows past the end stay 0
+                if HAS_DT_BIAS:
+                    g_head = g_head + kt.load(dt_bias_ptr + hv).to(kt.float32)
+                if HAS_A_LOG:
+                    g_head = -kt.exp(kt.load(A_log_ptr + hv).to(kt.float32)) * kt.softplus(g_head)
+                else:
+                    g_head = -kt.softplus(g_head)
+                g_head = kt.where(live, g_head, 0.0)
             g_head = kt.cumsum(g_head, 0)  # rows past the end loaded as 0
         # The columns go KS at a time, so no [C, BK] tile (and no [C, BK] matrix operand,
         # which every warp would hold whole: C rows are one matrix-instruction tile) is live.

@@ -13,7 +13,8 @@ Per token t of sequence n (fp32):
                                                                             USE_LOWER_BOUND
               -exp(A_log[h]) * softplus(g + dt_bias[h])                   if USE_GATE only
               g itself (already the log decay)                            otherwise
-    beta   <- sigmoid(beta) if USE_BETA_SIGMOID else beta (already in (0, 1))
+    beta   <- sigmoid(beta) if USE_BETA_SIGMOID (2 sigmoid(beta) with ALLOW_NEG_EIGVAL)
+              else beta (already in (0, 1))
     S[v,k] <- S[v,k] * exp(g[k])            (decay first)
     u      =  S k ;  S <- S + (beta * (v - u)) k^T
     o[t]   =  S q                           (the updated state), stored in o's dtype (bf16)
@@ -79,7 +80,11 @@ Constexprs:
                     rather than a copy engine; kdatile.ops sets it on sm_90a for batches of
                     at most 8 sequences, where it measured faster than TMA.
   GATE_PER_HEAD     g is one log decay per token and head ([.., H], Gated DeltaNet), decaying
-                    every key channel alike; not with USE_GATE.
+                    every key channel alike. With USE_GATE it is the raw gate of the softplus
+                    form, -exp(A_log[h]) softplus(g + dt_bias[h]) with dt_bias [H] (not with
+                    USE_LOWER_BOUND).
+  ALLOW_NEG_EIGVAL  with USE_BETA_SIGMOID: beta = 2 sigmoid(beta), in (0, 2), so that I - beta
+                    k k^T may have negative eigenvalues (FLA's allow_neg_eigval).
   SEQUENCE_SLOTS    slot n holds sequence n's state: state_indices is not read (FLA's
                     fused_recurrent calls, one dense state per sequence, need no slot table
                     and so no kernel to build one); not with HAS_NUM_ACCEPTED or
@@ -145,13 +150,14 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   READ_STATE_FIRST: kt.constexpr = False,
                   ELEMENT_COPIES: kt.constexpr = False,
                   SEQUENCE_SLOTS: kt.constexpr = False, ZERO_START: kt.constexpr = False,
-                  OUTPUTS_ONLY: kt.constexpr = False):
+                  OUTPUTS_ONLY: kt.constexpr = False, ALLOW_NEG_EIGVAL: kt.constexpr = False):
     kt.static_assert(K > 0 and (K & (K - 1)) == 0 and V > 0 and (V & (V - 1)) == 0,
                      "K and V must be powers of two")
     kt.static_assert(BV > 0 and (BV & (BV - 1)) == 0 and V % BV == 0,
                      "BV must be a power of two dividing V")
     kt.static_assert(QK_H == 0 or H % QK_H == 0, "H must be a multiple of QK_H")
-    kt.static_assert(not (GATE_PER_HEAD and USE_GATE), "GATE_PER_HEAD takes the log decay")
+    kt.static_assert(not (GATE_PER_HEAD and USE_LOWER_BOUND),
+                     "a per-head gate (GATE_PER_HEAD) takes the softplus form")
     kt.static_assert(not (STATE_RECORDS and (PREFETCH_STATE or FINAL_STATE_ONLY)),
                      "STATE_RECORDS writes records, not states")
     kt.static_assert(FINAL_STATE_ONLY or not FINAL_STATE_OUT,
@@ -262,6 +268,8 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                     beta = kt.load(beta_ptr + tok * stride_beta + h).to(kt.float32)
                     if USE_BETA_SIGMOID:
                         beta = kt.sigmoid(beta)
+                        if ALLOW_NEG_EIGVAL:
+                            beta = 2.0 * beta
                 if USE_QK_L2NORM:
                     q = q * kt.rsqrt(kt.sum(q * q, 0) + 1e-6)
                     k = k * kt.rsqrt(kt.sum(k * k, 0) + 1e-6)
@@ -269,7 +277,10 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 if USE_GATE:
                     # dt_bias reloaded per token (an L1 hit): held across the token loop,
                     # AMD's register allocation kept 16 more VGPRs live (gfx1250: 96 -> 80).
-                    a = g + kt.load(dt_bias_ptr + h * K + offs_k).to(kt.float32)
+                    if GATE_PER_HEAD:
+                        a = g + kt.load(dt_bias_ptr + h).to(kt.float32)
+                    else:
+                        a = g + kt.load(dt_bias_ptr + h * K + offs_k).to(kt.float32)
                     if USE_LOWER_BOUND:
                         g = lower_bound * kt.sigmoid(A * a)
                     else:

@@ -52,6 +52,16 @@
 # RUN:   2>&1 | FileCheck %s --check-prefix=AMD-STATS
 # RUN: kda-compile %{kda_chunk_prep_gfx1250} --num-warps 2 %{gdn} --emit hsaco -o %t.gdn.gfx1250.hsaco --stats \
 # RUN:   2>&1 | FileCheck %s --check-prefix=AMD-STATS
+# As FLA's GatedDeltaNet layer calls it: the softplus gate with the head's A_log and dt_bias
+# in the prep, beta logits; no spills.
+# DEFINE: %{gdn_gate} = -D USE_GATE=True -D HAS_A_LOG=True -D HAS_DT_BIAS=True \
+# DEFINE:   -D USE_BETA_SIGMOID=True
+# RUN: kda-compile %{kda_chunk_prep_gfx950} --num-warps 2 %{gdn} %{gdn_gate} --emit hsaco \
+# RUN:   -o %t.gdng.gfx950.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
+# RUN: kda-compile %{kda_chunk_prep_gfx1250} --num-warps 2 %{gdn} %{gdn_gate} --emit hsaco \
+# RUN:   -o %t.gdng.gfx1250.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
+# RUN: %if ptxas %{ kda-compile %{kda_chunk_prep_sm_90a} --num-warps 2 %{gdn} %{gdn_gate} \
+# RUN:   --emit cubin -o %t.gdng.cubin --stats 2>&1 | FileCheck %s --check-prefix=PREP-SM90-STATS %}
 #
 # Gated linear attention (chunk_gla, DELTA_RULE=False): no solve in the prep (no solve loop,
 # no w), no w S in the scan; no spills.
@@ -88,6 +98,8 @@
 # SCAN-SM90: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # SCAN-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 # SCAN-SM90-STATS: spill stores {{ *}}0 bytes
+# PREP-SM90-STATS: resource usage of kernel 'kda_chunk_prep' (sm_90a, warp 32)
+# PREP-SM90-STATS: spill stores {{ *}}0 bytes
 # SCAN-SM90-STATS: occupancy {{ *}}4  warps/SM (shared-memory limit)
 # SUMMARY-SM90: .visible .entry kda_chunk_scan(
 # SUMMARY-SM90: cp.async.wait_group 24

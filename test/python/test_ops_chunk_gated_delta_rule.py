@@ -145,3 +145,52 @@ def test_split_scan_matches_whole():
     (o, final), (whole_o, whole_final) = results[1], results[0]
     assert rel_rms(ref_o, o) <= 5e-3 and rel_rms(ref_final, final) <= 5e-3
     assert rel_rms(whole_o, o) <= 1e-5 and rel_rms(whole_final, final) <= 1e-5
+
+
+@pytest.mark.parametrize("dtype,with_bias", [("f32", True), ("bf16", False)])
+def test_as_fla_layer_calls_it(dtype, with_bias):
+    """FLA's GatedDeltaNet layer's call: the raw gate activated in the prep (-exp(A_log)
+    softplus(g + dt_bias), dt_bias optional; rows past a sequence's end add no decay), beta
+    logits with negative eigenvalues allowed, [V, K] states, varlen lengths around the chunk,
+    GVA; and the prefill continued by fused_recurrent_gated_delta_rule with the same gate."""
+    from kda_reference import softplus
+
+    rng = np.random.default_rng(11 + with_bias)
+    H, HV, D = 2, 4, 64
+    cu, q, k, v, _, _, h0 = inputs(rng, H, HV, D, LENS, dtype)
+    raw = rng.standard_normal((1, int(cu[-1]), HV)).astype(np.float32)
+    logits = rng.standard_normal(raw.shape).astype(np.float32)
+    A_log = rng.uniform(-1, 1, HV).astype(np.float32)
+    dt_bias = rng.standard_normal(HV).astype(np.float32) if with_bias else None
+    gate = dict(use_gate_in_kernel=True, A_log=A_log, dt_bias=dt_bias,
+                use_qk_l2norm_in_kernel=True, use_beta_sigmoid_in_kernel=True,
+                allow_neg_eigval=True, state_v_first=True)
+    h0_vk = np.ascontiguousarray(h0.transpose(0, 1, 3, 2))
+    o, final = chunk_gated_delta_rule(q=q, k=k, v=v, g=raw, beta=logits, initial_state=h0_vk,
+                                      output_final_state=True, cu_seqlens=cu, **gate)
+    bias = 0.0 if dt_bias is None else dt_bias.astype(np.float64)
+    g = -np.exp(A_log.astype(np.float64)) * softplus(raw.astype(np.float64) + bias)
+    ref_o, ref_final, _ = kda_prefill_reference(
+        widen(q), widen(k), widen(v), np.repeat(g[..., None], D, -1), logits,
+        initial_state=h0, cu_seqlens=cu, use_qk_l2norm=True, use_beta_sigmoid=True,
+        allow_neg_eigval=True)
+    limit = 1e-2 if dtype == "bf16" else 5e-3
+    assert rel_rms(ref_o, widen(o)) <= limit
+    assert rel_rms(ref_final.transpose(0, 1, 3, 2), final) <= limit
+    # Prefill the first 200-token sequence's head, then the recurrent op with the same gate.
+    s = int(cu[7])
+    head = [np.ascontiguousarray(x[:, s:s + 150]) for x in (q, k, v, raw, logits)]
+    tail = [np.ascontiguousarray(x[:, s + 150:s + 200]) for x in (q, k, v, raw, logits)]
+    _, mid = chunk_gated_delta_rule(*head[:3], g=head[3], beta=head[4],
+                                    initial_state=h0_vk[7:8], output_final_state=True, **gate)
+    _, end = fused_recurrent_gated_delta_rule(*tail[:3], g=tail[3], beta=tail[4],
+                                              initial_state=mid, output_final_state=True,
+                                              **gate)
+    assert rel_rms(ref_final[7:8].transpose(0, 1, 3, 2), end) <= limit
+    with pytest.raises(ValueError, match="argument 'A_log'.*required"):
+        chunk_gated_delta_rule(q, k, v, raw, logits, cu_seqlens=cu, use_gate_in_kernel=True)
+    with pytest.raises(ValueError, match=r"argument 'dt_bias'.*\[HV\]"):
+        chunk_gated_delta_rule(q, k, v, raw, logits, cu_seqlens=cu, use_gate_in_kernel=True,
+                               A_log=A_log, dt_bias=np.zeros(HV * D, np.float32))
+    with pytest.raises(ValueError, match="argument 'dt_bias'.*use_gate_in_kernel=False"):
+        chunk_gated_delta_rule(q, k, v, raw, logits, cu_seqlens=cu, dt_bias=A_log)

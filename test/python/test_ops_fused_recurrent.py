@@ -117,13 +117,64 @@ def test_gated_delta_rule_gva_varlen(with_beta):
     check(o, final, ref_o, ref_final)
 
 
+@requires_lib
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_gated_delta_rule_as_fla_layer_calls_it(with_bias):
+    """FLA's GatedDeltaNet layer's call: the raw gate activated in the kernel
+    (-exp(A_log) softplus(g + dt_bias), dt_bias optional), beta logits with negative
+    eigenvalues allowed (2 sigmoid(beta)), [V, K] states, varlen, GVA."""
+    from kda_reference import softplus
+
+    rng = np.random.default_rng(12)
+    H, HV, D = 2, 4, 32
+    cu, q, k, v, _, logits, h0 = varlen_inputs(rng, H, HV, D, dtype="f32")
+    T = int(cu[-1])
+    raw = rng.standard_normal((1, T, HV)).astype(np.float32)
+    A_log = rng.uniform(-1, 1, HV).astype(np.float32)
+    dt_bias = rng.standard_normal(HV).astype(np.float32) if with_bias else None
+    h0_vk = np.ascontiguousarray(h0.transpose(0, 1, 3, 2))
+    o, final = fused_recurrent_gated_delta_rule(
+        q=q, k=k, v=v, g=raw, beta=logits, A_log=A_log, dt_bias=dt_bias, initial_state=h0_vk,
+        output_final_state=True, use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
+        use_beta_sigmoid_in_kernel=True, allow_neg_eigval=True, state_v_first=True,
+        cu_seqlens=cu)
+    bias = 0.0 if dt_bias is None else dt_bias.astype(np.float64)
+    g = -np.exp(A_log.astype(np.float64)) * softplus(raw.astype(np.float64) + bias)
+    ref_o, ref_final, _ = kda_prefill_reference(
+        q, k, v, np.repeat(g[..., None], D, -1), logits, initial_state=h0, cu_seqlens=cu,
+        use_qk_l2norm=True, use_beta_sigmoid=True, allow_neg_eigval=True)
+    check(o, final, ref_o, ref_final.transpose(0, 1, 3, 2))
+    with pytest.raises(ValueError, match="argument 'A_log'.*required"):
+        fused_recurrent_gated_delta_rule(q, k, v, raw, beta=logits, use_gate_in_kernel=True)
+    with pytest.raises(ValueError, match=r"argument 'dt_bias'.*\[HV\]"):
+        fused_recurrent_gated_delta_rule(q, k, v, raw, beta=logits, use_gate_in_kernel=True,
+                                         A_log=A_log, dt_bias=np.zeros(HV * D, np.float32))
+
+
+@requires_lib
+def test_kda_negative_eigenvalues():
+    """allow_neg_eigval with beta logits: beta = 2 sigmoid(beta), as FLA's kernel."""
+    rng = np.random.default_rng(13)
+    H, D = 2, 32
+    q, k, v, g, beta = prefill_inputs(rng, 2, 5, H, H, D, D, dtype="f32", use_gate=False)
+    o, final = fused_recurrent_kda(q, k, v, g, beta, output_final_state=True,
+                                   use_qk_l2norm_in_kernel=True, use_beta_sigmoid_in_kernel=True,
+                                   allow_neg_eigval=True)
+    ref_o, ref_final, _ = kda_prefill_reference(q, k, v, g, beta, use_qk_l2norm=True,
+                                                use_beta_sigmoid=True, allow_neg_eigval=True)
+    check(o, final, ref_o, ref_final)
+    plain, _ = fused_recurrent_kda(q, k, v, g, beta, use_qk_l2norm_in_kernel=True,
+                                   use_beta_sigmoid_in_kernel=True)
+    assert rel_rms(widen(plain), widen(o)) > 1e-2  # the switch changes the result
+
+
 def test_argument_checks():
     rng = np.random.default_rng(4)
     H, D = 2, 32
     q, k, v, g, beta = prefill_inputs(rng, 1, 4, H, H, D, D, dtype="f32", use_gate=False,
                                       use_beta_sigmoid=False)
     with pytest.raises(ValueError, match="argument 'allow_neg_eigval'"):
-        fused_recurrent_kda(q, k, v, g, beta, allow_neg_eigval=True)
+        fused_recurrent_kda(q, k, v, g, beta, allow_neg_eigval=1)
     with pytest.raises(ValueError, match="argument 'initial_state'"):
         fused_recurrent_kda(q, k, v, g, beta, initial_state=np.zeros((1, H, D, 16), np.float32))
     with pytest.raises(ValueError, match="argument 'v'.*multiple of q's H"):

@@ -122,6 +122,35 @@ def test_argument_checks():
         call(inp, si, cu, np.full(len(LENS), TCOLS + 1, np.int32))
     with pytest.raises(ValueError, match="argument 'v'.*multiple of q's H = 2"):
         call(dict(inp, v=np.ascontiguousarray(inp["v"][:, :, :3])), si, cu, acc)
-    with pytest.raises(TypeError):  # the gate is computed by the caller
-        ops.gdn_recurrent(inp["q"], inp["k"], inp["v"], inp["g"], inp["beta"],
-                          initial_state=inp["state"], state_indices=si, A_log=None)
+    with pytest.raises(ValueError, match="argument 'A_log'.*required"):
+        call(inp, si, cu, acc, use_gate=True)
+    with pytest.raises(ValueError, match=r"argument 'dt_bias'.*\[HV\]"):
+        call(inp, si, cu, acc, use_gate=True, A_log=np.zeros(4, np.float32),
+             dt_bias=np.zeros(4 * 32, np.float32))
+
+
+@requires_lib
+def test_in_kernel_gate_and_negative_eigenvalues():
+    """use_gate: g is the raw gate, -exp(A_log) softplus(g + dt_bias) per value head in the
+    kernel; allow_neg_eigval with beta logits: beta = 2 sigmoid(beta)."""
+    from kda_reference import softplus
+
+    rng = np.random.default_rng(43)
+    inp, si, cu, acc = gdn_case(rng, beta_logits=True)
+    raw = rng.standard_normal(inp["g"].shape).astype(np.float32)
+    A_log = rng.uniform(-1, 1, 4).astype(np.float32)
+    dt_bias = rng.standard_normal(4).astype(np.float32)
+    log_decay = (-np.exp(A_log.astype(np.float64))
+                 * softplus(raw.astype(np.float64) + dt_bias.astype(np.float64)))
+    # The reference takes beta's values, 2 sigmoid(logits), with its sigmoid off.
+    beta = 2.0 / (1.0 + np.exp(-widen(inp["beta"]).astype(np.float64)))
+    ref_inp = dict(inp, g=log_decay, beta=beta)
+    ref_o, ref_pool = reference(ref_inp, si, cu, acc)
+    before = inp["state"].copy()
+    out = call(dict(inp, g=raw), si, cu, acc, use_gate=True, A_log=A_log, dt_bias=dt_bias,
+               use_beta_sigmoid=True, allow_neg_eigval=True)
+    o = widen(out).reshape(ref_o.shape)
+    live = np.any(ref_o != 0.0, axis=(1, 2))
+    assert rel_rms(ref_o[live], o[live]) <= 5e-3
+    written = np.flatnonzero(np.any(ref_pool != widen(before), axis=(1, 2, 3)))
+    assert rel_rms(ref_pool[written], widen(inp["state"])[written]) <= 1e-5

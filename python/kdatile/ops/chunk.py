@@ -142,13 +142,17 @@ def chunk_launches(*args, target=None, segment_tokens=None, **kwargs):
 def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
                            output_final_state=False, use_qk_l2norm_in_kernel=False,
                            use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False,
-                           state_v_first=False, cu_seqlens=None, out=None):
+                           state_v_first=False, cu_seqlens=None, out=None,
+                           use_gate_in_kernel=False, A_log=None, dt_bias=None):
     """Gated DeltaNet's chunked forward (FLA's `fla.ops.gated_delta_rule.
-    chunk_gated_delta_rule` parameters, in its order); returns (o, final_state). The launches
-    of chunk_kda with one log decay per token and value head: q, k [B, T, H, K], v [B, T, HV,
-    V] (GVA), g [B, T, HV] (the log decay), beta [B, T, HV] in (0, 1) (logits with
-    use_beta_sigmoid_in_kernel, 2 * sigmoid with allow_neg_eigval), initial_state [N, HV, K, V]
-    ([N, HV, V, K] with state_v_first) fp32 or None; varlen through cu_seqlens with B = 1."""
+    chunk_gated_delta_rule` parameters, in its order; FLA takes the gate's keywords through
+    **kwargs); returns (o, final_state). The launches of chunk_kda with one log decay per
+    token and value head: q, k [B, T, H, K], v [B, T, HV, V] (GVA), g [B, T, HV] (the log
+    decay, or with use_gate_in_kernel the raw gate, activated in the prep as -exp(A_log)
+    softplus(g + dt_bias): A_log [HV] fp32, dt_bias [HV] fp32 or None), beta [B, T, HV] in
+    (0, 1) (logits with use_beta_sigmoid_in_kernel, 2 * sigmoid with allow_neg_eigval),
+    initial_state [N, HV, K, V] ([N, HV, V, K] with state_v_first) fp32 or None; varlen
+    through cu_seqlens with B = 1."""
     result, launches = _gdn(**locals())
     _run(launches, q)
     return result
@@ -163,14 +167,18 @@ def chunk_gdn_launches(*args, target=None, segment_tokens=None, **kwargs):
 
 def _gdn(q, k, v, g, beta, scale, initial_state, output_final_state, use_qk_l2norm_in_kernel,
          use_beta_sigmoid_in_kernel, allow_neg_eigval, state_v_first, cu_seqlens, out,
-         target=None, segment_tokens=None):
+         use_gate_in_kernel, A_log, dt_bias, target=None, segment_tokens=None):
+    if use_gate_in_kernel is True and A_log is None:
+        vd.fail("A_log", "is required with use_gate_in_kernel=True (the gate is -exp(A_log) "
+                         "softplus(g + dt_bias))")
     return _chunk(q, k, v, g, beta, scale=scale, initial_state=initial_state,
                   output_final_state=output_final_state,
-                  use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel, use_gate_in_kernel=False,
+                  use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel,
+                  use_gate_in_kernel=use_gate_in_kernel,
                   use_beta_sigmoid_in_kernel=use_beta_sigmoid_in_kernel,
                   allow_neg_eigval=allow_neg_eigval, safe_gate=False, lower_bound=None,
-                  state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=None,
-                  dt_bias=None, return_intermediate_states=False, out=out, target=target,
+                  state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=A_log,
+                  dt_bias=dt_bias, return_intermediate_states=False, out=out, target=target,
                   gate_per_head=True, segment_tokens=segment_tokens)
 
 
@@ -315,7 +323,12 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         vd.check_dtype(a["A_log"], F32)
     if a["dt_bias"] is not None:
         dt = a["dt_bias"]
-        layout, shape = ("[HV, K]", (HV, K)) if dt.ndim == 2 else ("[HV * K]", (HV * K,))
+        if gate_per_head:  # one bias per value head
+            layout, shape = "[HV]", (HV,)
+        elif dt.ndim == 2:
+            layout, shape = "[HV, K]", (HV, K)
+        else:
+            layout, shape = "[HV * K]", (HV * K,)
         vd.check_shape(dt, layout, shape, f" (HV = {HV} from v, K = {K} from q)")
         vd.check_dtype(dt, F32)
 

@@ -27,10 +27,10 @@ def fused_recurrent_kda(q, k, v, g, beta, A_log=None, dt_bias=None, scale=None,
     q, k [B, T, H, K], v [B, T, HV, V] (GVA: HV a multiple of H), g [B, T, HV, K] (the log
     decay, or the raw gate with use_gate_in_kernel: lower_bound * sigmoid(exp(A_log) * (g +
     dt_bias)) when lower_bound is given, else -exp(A_log) * softplus(g + dt_bias)), beta
-    [B, T, HV] (sigmoid applied with use_beta_sigmoid_in_kernel). Varlen: B = 1 and cu_seqlens
-    [N + 1]. initial_state [N, HV, K, V] ([N, HV, V, K] with state_v_first), fp32 or bf16, or
-    None; the final state has its layout and dtype (fp32 without one). allow_neg_eigval is not
-    supported (ValueError)."""
+    [B, T, HV] (sigmoid applied with use_beta_sigmoid_in_kernel; 2 sigmoid with
+    allow_neg_eigval, which needs it). Varlen: B = 1 and cu_seqlens [N + 1].
+    initial_state [N, HV, K, V] ([N, HV, V, K] with state_v_first), fp32 or bf16, or None; the
+    final state has its layout and dtype (fp32 without one)."""
     o, final, launch = _kda(**locals())
     return execute(o, launch), final
 
@@ -45,14 +45,13 @@ def fused_recurrent_kda_launch(*args, target=None, **kwargs):
 def _kda(q, k, v, g, beta, scale, initial_state, output_final_state, use_qk_l2norm_in_kernel,
          use_gate_in_kernel, use_beta_sigmoid_in_kernel, allow_neg_eigval, lower_bound,
          state_v_first, cu_seqlens, A_log, dt_bias, out, target=None):
-    if allow_neg_eigval is not False:
-        vd.fail("allow_neg_eigval", "is not supported by fused_recurrent_kda (beta in (0, 1))")
     return _prepare(q, k, v, g, beta, scale=scale, initial_state=initial_state,
                     output_final_state=output_final_state,
                     use_qk_l2norm=use_qk_l2norm_in_kernel, use_gate=use_gate_in_kernel,
                     use_beta_sigmoid=use_beta_sigmoid_in_kernel, lower_bound=lower_bound,
                     state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=A_log,
-                    dt_bias=dt_bias, out=out, gate_per_head=False, target=target)
+                    dt_bias=dt_bias, out=out, gate_per_head=False,
+                    allow_neg_eigval=allow_neg_eigval, target=target)
 
 
 def fused_recurrent_gated_delta_rule(q, k, v, g=None, gk=None, gv=None, beta=None, scale=None,
@@ -64,10 +63,12 @@ def fused_recurrent_gated_delta_rule(q, k, v, g=None, gk=None, gv=None, beta=Non
     """Gated DeltaNet over every token of each sequence; returns (o, final_state or None).
 
     q, k [B, T, H, K], v [B, T, HV, V] (GVA), g [B, T, HV]: one log decay per token and value
-    head (required); beta [B, T, HV] in (0, 1) (logits with use_beta_sigmoid_in_kernel), None:
-    ones. Varlen: B = 1 and cu_seqlens [N + 1]. initial_state [N, HV, K, V] ([N, HV, V, K]
-    with state_v_first), fp32 or bf16, or None. Not supported (ValueError): gk, gv,
-    use_gate_in_kernel (with A_log, dt_bias), allow_neg_eigval."""
+    head (required), or with use_gate_in_kernel the raw gate, activated in the kernel as
+    -exp(A_log) softplus(g + dt_bias) (A_log [HV] fp32, required; dt_bias [HV] fp32 or None);
+    beta [B, T, HV] in (0, 1) (logits with use_beta_sigmoid_in_kernel; 2 sigmoid with
+    allow_neg_eigval, which needs it), None: ones. Varlen: B = 1 and
+    cu_seqlens [N + 1]. initial_state [N, HV, K, V] ([N, HV, V, K] with state_v_first), fp32
+    or bf16, or None. Not supported (ValueError): gk, gv."""
     o, final, launch = _gdn(**locals())
     return execute(o, launch), final
 
@@ -87,23 +88,22 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
         vd.fail("g", "is required: one log decay per token and value head [B, T, HV]")
     for name, value, why in (
             ("gk", gk, "per-key gates are not supported"),
-            ("gv", gv, "per-value gates are not supported"),
-            ("use_gate_in_kernel", use_gate_in_kernel or None, "g must be the log decay"),
-            ("A_log", A_log, "the in-kernel gate is not supported"),
-            ("dt_bias", dt_bias, "the in-kernel gate is not supported"),
-            ("allow_neg_eigval", allow_neg_eigval or None, "beta must lie in (0, 1)")):
+            ("gv", gv, "per-value gates are not supported")):
         if value is not None:
             vd.fail(name, f"{why} by fused_recurrent_gated_delta_rule")
+    if use_gate_in_kernel is True and dt_bias is None and A_log is not None:
+        dt_bias = _zero_bias(q, A_log)  # FLA's optional dt_bias: no bias
     if beta is None:
         if use_beta_sigmoid_in_kernel:
             vd.fail("beta", "is required with use_beta_sigmoid_in_kernel=True")
         beta = _ones_like_gate(q, g)
     return _prepare(q, k, v, g, beta, scale=scale, initial_state=initial_state,
                     output_final_state=output_final_state,
-                    use_qk_l2norm=use_qk_l2norm_in_kernel, use_gate=False,
+                    use_qk_l2norm=use_qk_l2norm_in_kernel, use_gate=use_gate_in_kernel,
                     use_beta_sigmoid=use_beta_sigmoid_in_kernel, lower_bound=None,
-                    state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=None,
-                    dt_bias=None, out=out, gate_per_head=True, target=target)
+                    state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=A_log,
+                    dt_bias=dt_bias, out=out, gate_per_head=True,
+                    allow_neg_eigval=allow_neg_eigval, target=target)
 
 
 def fused_recurrent_gla(q, k, v, gk=None, gv=None, scale=None, initial_state=None,
@@ -169,9 +169,18 @@ def _ones_like_gate(q, g):
     return ones
 
 
+def _zero_bias(q, A_log):
+    """fp32 zeros shaped as A_log ([HV]): the gate's bias when none is given."""
+    info = vd.describe("A_log", A_log)
+    zeros = vd.new_like(vd.describe("q", q), info.shape, "f32")
+    zeros[...] = 0
+    return zeros
+
+
 def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_qk_l2norm,
              use_gate, use_beta_sigmoid, lower_bound, state_v_first, cu_seqlens, A_log,
-             dt_bias, out, gate_per_head, delta_rule=True, target=None):
+             dt_bias, out, gate_per_head, delta_rule=True, allow_neg_eigval=False,
+             target=None):
     """(o, final state or None, Launch or None) of kda_recurrent's final-state-only launch:
     from the initial states (read in place; copied only when not dense), or, without them,
     from the zero state (ZERO_START: no pool is filled or read); the final states go to a new
@@ -208,5 +217,6 @@ def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_
         use_qk_l2norm=use_qk_l2norm, use_gate=use_gate, use_beta_sigmoid=use_beta_sigmoid,
         state_layout=layout, out=out, final_state_only=True, gate_per_head=gate_per_head,
         delta_rule=delta_rule, target=target, final_out=final,
-        zero_start=initial_state is None, outputs_only=not output_final_state)
+        zero_start=initial_state is None, outputs_only=not output_final_state,
+        allow_neg_eigval=allow_neg_eigval)
     return o, final, launch

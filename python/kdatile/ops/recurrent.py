@@ -114,17 +114,19 @@ def recurrent_launch(*args, target=None, config=None, **kwargs):
     return _recurrent(**bind(kda_recurrent, args, kwargs), target=target, config=config)
 
 
-def gdn_recurrent(q, k, v, g, beta, *, scale=None, initial_state, state_indices,
-                  cu_seqlens=None, num_accepted_tokens=None, use_qk_l2norm=True,
-                  use_beta_sigmoid=False, state_layout="vk", out=None,
-                  check_duplicate_slots=False, final_state_only=False):
+def gdn_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, scale=None, initial_state,
+                  state_indices, cu_seqlens=None, num_accepted_tokens=None, use_qk_l2norm=True,
+                  use_gate=False, use_beta_sigmoid=False, allow_neg_eigval=False,
+                  state_layout="vk", out=None, check_duplicate_slots=False,
+                  final_state_only=False):
     """Gated DeltaNet's multi-token recurrent core: kda_recurrent with one log decay per token
     and value head; returns `out` [.., HV, V].
 
-    g [N, T, HV] ([1, T_total, HV] with cu_seqlens), bf16 or fp32: the log decay itself (the
-    model's -exp(A_log) softplus(a + dt_bias), computed by the caller), decaying every key
-    channel of the value head's state alike. beta [.., HV] in (0, 1), or logits with
-    use_beta_sigmoid. Everything else is kda_recurrent's: shapes and GVA, varlen, the
+    g [N, T, HV] ([1, T_total, HV] with cu_seqlens), bf16 or fp32: the log decay, decaying
+    every key channel of the value head's state alike; with use_gate the raw gate, activated
+    in the kernel as -exp(A_log) softplus(g + dt_bias) (A_log, dt_bias [HV] fp32). beta
+    [.., HV] in (0, 1), or logits with use_beta_sigmoid (2 sigmoid(beta) with
+    allow_neg_eigval). Everything else is kda_recurrent's: shapes and GVA, varlen, the
     per-token slot table state_indices [N, Tcols] with its padding rules,
     num_accepted_tokens (speculative decoding), final_state_only, the state layouts and the
     checks (ValueError naming the argument before anything is launched).
@@ -139,14 +141,13 @@ def gdn_recurrent_launch(*args, target=None, config=None, **kwargs):
 
 
 def _gdn_arguments(bound: dict) -> dict:
-    """_recurrent's keywords for gdn_recurrent's arguments: no in-kernel gate, g per head."""
-    return dict(bound, A_log=None, dt_bias=None, lower_bound=None, use_gate=False,
-                gate_per_head=True)
+    """_recurrent's keywords for gdn_recurrent's arguments: g per head, the softplus gate."""
+    return dict(bound, lower_bound=None, gate_per_head=True)
 
 
 def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=False,
                                 delta_rule=True, final_out=None, zero_start=False,
-                                outputs_only=False, **kwargs):
+                                outputs_only=False, allow_neg_eigval=False, **kwargs):
     """(out, Launch or None) of kda_recurrent's arguments (keywords) with state_indices [N]:
     one slot per sequence, which every token of the sequence updates (FLA's fused_recurrent
     semantics, see fused_recurrent.py); state_indices=None: sequence n's slot is n (no table
@@ -157,11 +158,13 @@ def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=
     outputs_only (with final_state_only, without final_out): no state is written, the pool is
     only read (OUTPUTS_ONLY). zero_start (with final_out or outputs_only, and
     state_indices=None): every sequence starts from the zero state and the pool is not read
-    (ZERO_START; initial_state may then be None)."""
+    (ZERO_START; initial_state may then be None). allow_neg_eigval: with use_beta_sigmoid,
+    beta = 2 sigmoid(beta). gate_per_head with use_gate: A_log, dt_bias [HV]."""
     bound = bind(kda_recurrent, (q, k, v, g, beta), kwargs)
     return _recurrent(**bound, target=check_target(target), gate_per_head=gate_per_head,
                       delta_rule=delta_rule, slot_per_sequence=True, final_out=final_out,
-                      zero_start=zero_start, outputs_only=outputs_only)
+                      zero_start=zero_start, outputs_only=outputs_only,
+                      allow_neg_eigval=allow_neg_eigval)
 
 
 def kda_recurrent_records(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=None,
@@ -220,7 +223,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                use_beta_sigmoid, state_layout, out, check_duplicate_slots, final_state_only,
                target=None, config=None, gate_per_head=False, delta_rule=True,
                slot_per_sequence=False, records=None, final_out=None, zero_start=False,
-               outputs_only=False):
+               outputs_only=False, allow_neg_eigval=False):
     """(out, Launch or None) of kda_recurrent's arguments on `target` (None: the device's)."""
     # The internal modes' combinations (the kernel's static asserts, said before any check).
     if outputs_only and not (final_state_only and final_out is None):
@@ -236,9 +239,13 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     for name, flag in (("use_qk_l2norm", use_qk_l2norm), ("use_gate", use_gate),
                        ("use_beta_sigmoid", use_beta_sigmoid),
                        ("check_duplicate_slots", check_duplicate_slots),
-                       ("final_state_only", final_state_only)):
+                       ("final_state_only", final_state_only),
+                       ("allow_neg_eigval", allow_neg_eigval)):
         if not isinstance(flag, bool):
             vd.fail(name, f"expected a bool, got {type(flag).__name__}")
+    if allow_neg_eigval and not use_beta_sigmoid:
+        vd.fail("allow_neg_eigval", "requires beta's sigmoid in the kernel (beta is then "
+                                    "2 * sigmoid(beta))")
     # The gate is lower_bound * sigmoid(...): a decay needs a negative bound.
     lower_bound = vd.check_float("lower_bound", lower_bound, allow_none=True, below=0.0)
     scale = vd.check_float("scale", scale, allow_none=True)
@@ -319,7 +326,9 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         vd.check_shape(a["A_log"], "[HV]", (HV,), f" (HV={HV} from v)")
         vd.check_dtype(a["A_log"], F32)
         dt = a["dt_bias"]
-        if dt.ndim == 2:
+        if gate_per_head:  # one bias per value head
+            vd.check_shape(dt, "[HV]", (HV,), f" (HV={HV} from v)")
+        elif dt.ndim == 2:
             vd.check_shape(dt, "[HV, K]", (HV, K), f" (HV={HV} from v, K={K} from q)")
         else:
             vd.check_shape(dt, "[HV*K]", (HV * K,), f" (HV={HV} from v, K={K} from q)")
@@ -507,7 +516,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                       STATE_RECORDS=with_records, FINAL_STATE_OUT=final_out is not None,
                       READ_STATE_FIRST=prefetch and chip == "gfx1250",
                       ELEMENT_COPIES=prefetch and lanes, SEQUENCE_SLOTS=sequence_slots,
-                      ZERO_START=zero_start, OUTPUTS_ONLY=outputs_only)
+                      ZERO_START=zero_start, OUTPUTS_ONLY=outputs_only,
+                      ALLOW_NEG_EIGVAL=allow_neg_eigval)
     return o.value, Launch(kernel, kargs, constexprs, (N, HV, V // BV), num_warps)
 
 
