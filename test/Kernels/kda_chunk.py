@@ -62,6 +62,9 @@
 # RUN:   -o %t.gdng.gfx1250.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
 # RUN: %if ptxas %{ kda-compile %{kda_chunk_prep_sm_90a} --num-warps 2 %{gdn} %{gdn_gate} \
 # RUN:   --emit cubin -o %t.gdng.cubin --stats 2>&1 | FileCheck %s --check-prefix=PREP-SM90-STATS %}
+# RUN: not kda-compile %{kda_chunk_prep_sm_90a} %{gdn} %{gdn_gate} -D USE_LOWER_BOUND=True \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=BAD-GDN --implicit-check-not=error:
+# BAD-GDN: error: static assertion failed: GATE_PER_HEAD takes the softplus gate, pair by pair
 #
 # Gated linear attention (chunk_gla, DELTA_RULE=False): no solve in the prep (no solve loop,
 # no w), no w S in the scan; no spills.

@@ -112,6 +112,21 @@
 # RUN: %if ptxas %{ kda-compile %{kda_recurrent_sm_90a} --num-warps=2 %{varlen} %{gdn} \
 # RUN:   -D FINAL_STATE_ONLY=False -D USE_BETA_SIGMOID=True --emit cubin -o %t.gdns.cubin \
 # RUN:   --stats 2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
+# As FLA's GatedDeltaNet layer calls fused_recurrent_gated_delta_rule: the softplus gate of
+# the head's A_log and dt_bias in the kernel, beta = 2 sigmoid(beta) (ALLOW_NEG_EIGVAL), [V, K]
+# states; no spills.
+# DEFINE: %{gdn_gate} = -D USE_GATE=True -D USE_BETA_SIGMOID=True -D ALLOW_NEG_EIGVAL=True
+# RUN: kda-compile %{kda_recurrent_gfx950} --num-warps=4 %{varlen} %{gdn} %{gdn_gate} \
+# RUN:   --emit hsaco -o %t.gdng.gfx950.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
+# RUN: kda-compile %{kda_recurrent_gfx1250} --num-warps=4 %{varlen} %{gdn} %{gdn_gate} \
+# RUN:   --emit hsaco -o %t.gdng.gfx1250.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
+# RUN: %if ptxas %{ kda-compile %{kda_recurrent_sm_90a} --num-warps=4 %{varlen} %{gdn} \
+# RUN:   %{gdn_gate} --emit cubin -o %t.gdng.cubin --stats 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
+# A per-head gate of the lower-bound form is rejected.
+# RUN: not kda-compile %{kda_recurrent_sm_90a} %{gdn} -D USE_GATE=True -D USE_LOWER_BOUND=True \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=BAD-GATE --implicit-check-not=error:
+# BAD-GATE: error: static assertion failed: a per-head gate (GATE_PER_HEAD) takes the softplus form
 # FLA's calls without an initial state or output_final_state: the zero start, no pool read
 # and no state written (ZERO_START with OUTPUTS_ONLY); no spills.
 # RUN: %if ptxas %{ kda-compile %{kda_recurrent_sm_90a} -D SEQUENCE_SLOTS=True \
