@@ -116,6 +116,12 @@ PREFILL_CASES = [
     dict(id="prefill-gla-varlen-H4-HV8-D128-bf16", H=4, HV=8, D=128,
          lens=[1, 16, 17, 100], dtype="bf16", gate="gla", v_first=False, initial=True,
          neg=False, seed=6005),
+    # Gated DeltaNet as FLA's GatedDeltaNet layer calls it (layer=True): the raw gate with
+    # A_log and dt_bias [HV] activated in the kernel, beta logits with negative eigenvalues,
+    # [V, K] states.
+    dict(id="prefill-gdn-layer-varlen-H16-HV32-D128-bf16", H=16, HV=32, D=128,
+         lens=[1, 16, 17, 100], dtype="bf16", gate="gdn", layer=True, v_first=True,
+         initial=True, neg=True, seed=6007),
 ]
 
 # FLA's fused-recurrent calls (fused_recurrent_kda, fused_recurrent_gated_delta_rule,
@@ -132,6 +138,8 @@ FUSED_CASES = [
          lens=[3, 1, 5, 0, 2], v_first=False, seed=7004),
     dict(id="fused-gdn-B3-T5-H4-HV8-D128-bf16-zero", op="gdn", H=4, HV=8, D=128, B=3, T=5,
          v_first=False, initial=False, seed=7005),
+    dict(id="fused-gdn-layer-varlen-H16-HV32-D128-bf16", op="gdn", layer=True, H=16, HV=32,
+         D=128, lens=[2, 1, 4, 0], v_first=True, seed=7006),
 ]
 
 # What each op writes in place (compared bit-exactly between eager and graph replay).
@@ -221,7 +229,8 @@ def prefill_call(case, arr):
     if case["gate"] == "gdn":
         return "chunk_gated_delta_rule", args, dict(
             output_final_state=True, use_qk_l2norm_in_kernel=True,
-            initial_state=arr.get("initial_state"), cu_seqlens=arr.get("cu_seqlens"))
+            initial_state=arr.get("initial_state"), cu_seqlens=arr.get("cu_seqlens"),
+            **_gdn_layer_keywords(case, arr))
     lb = case["gate"] == "lb"
     kwargs = dict(output_final_state=True, use_qk_l2norm_in_kernel=True,
                   use_gate_in_kernel=True, use_beta_sigmoid_in_kernel=True,
@@ -230,6 +239,14 @@ def prefill_call(case, arr):
                   initial_state=arr.get("initial_state"), cu_seqlens=arr.get("cu_seqlens"),
                   state_v_first=case["v_first"])
     return "chunk_kda", args, kwargs
+
+
+def _gdn_layer_keywords(case, arr):
+    """The keywords FLA's GatedDeltaNet layer adds to its Gated DeltaNet calls (layer cases)."""
+    if not case.get("layer"):
+        return {}
+    return dict(use_gate_in_kernel=True, A_log=arr["A_log"], dt_bias=arr["dt_bias"],
+                use_beta_sigmoid_in_kernel=True, allow_neg_eigval=True, state_v_first=True)
 
 
 def fused_call(case, arr):
@@ -243,7 +260,8 @@ def fused_call(case, arr):
                   output_final_state=True,
                   cu_seqlens=arr.get("cu_seqlens"), use_qk_l2norm_in_kernel=True)
     if case["op"] == "gdn":
-        return "fused_recurrent_gated_delta_rule", args, kwargs
+        return "fused_recurrent_gated_delta_rule", args, dict(
+            kwargs, **_gdn_layer_keywords(case, arr))
     kwargs.update(use_gate_in_kernel=True, use_beta_sigmoid_in_kernel=True, lower_bound=-5.0,
                   A_log=arr["A_log"], dt_bias=arr["dt_bias"], state_v_first=case["v_first"])
     return "fused_recurrent_kda", args, kwargs
@@ -556,13 +574,15 @@ def _prefill_case(case, reference):
               "dt_bias": r.standard_normal(HV * D).astype(np.float32)}
     if case["initial"]:
         arrays["initial_state"] = (r.standard_normal((N, HV, D, D)) * 0.3).astype(np.float32)
+    if case.get("layer"):
+        _as_gdn_layer_inputs(r, arrays)
     if cu is not None:
         arrays["cu_seqlens"] = cu
     if not reference:
         return arrays, None
     widen = lambda a: bf16_to_f32(a) if a.dtype == np.uint16 else np.asarray(a, np.float32)  # noqa: E731
     if gdn:
-        return arrays, _gdn_reference(arrays, cu)
+        return arrays, _gdn_reference(arrays, cu, layer=case.get("layer", False))
     if case["gate"] == "gla":
         from gla_reference import gla_reference
 
@@ -579,20 +599,38 @@ def _prefill_case(case, reference):
     return arrays, {"ref_o": ref_o, "ref_final": ref_final}
 
 
-def _gdn_reference(arrays, cu):
+def _as_gdn_layer_inputs(r, arrays):
+    """A Gated DeltaNet case's arrays as FLA's GatedDeltaNet layer passes them: raw gates
+    (a_proj's) with A_log and dt_bias [HV], beta logits, [V, K] initial states."""
+    B, T, HV = arrays["g"].shape
+    arrays.update(g=r.standard_normal((B, T, HV)).astype(np.float32),
+                  beta=r.standard_normal((B, T, HV)).astype(np.float32),
+                  A_log=r.uniform(-1.0, 1.0, HV).astype(np.float32),
+                  dt_bias=r.standard_normal(HV).astype(np.float32))
+    if "initial_state" in arrays:
+        arrays["initial_state"] = np.ascontiguousarray(
+            arrays["initial_state"].transpose(0, 1, 3, 2))
+
+
+def _gdn_reference(arrays, cu, layer=False):
     """The fp64 recurrence of a Gated DeltaNet case: KDA's with the head's decay on every key
-    channel, beta as given, the q/k L2 norm."""
+    channel, the q/k L2 norm; beta as given, or for a layer case the gate -exp(A_log)
+    softplus(g + dt_bias), beta 2 sigmoid(beta) and [V, K] states."""
     from kda_chunk_reference import kda_prefill_reference
-    from kda_reference import bf16_to_f32
+    from kda_reference import bf16_to_f32, sigmoid, softplus
 
     def widen(a):
         return bf16_to_f32(a) if a.dtype == np.uint16 else np.asarray(a, np.float32)
 
     D = arrays["q"].shape[-1]
+    g, beta = arrays["g"].astype(np.float64), arrays["beta"].astype(np.float64)
+    if layer:
+        g = -np.exp(arrays["A_log"].astype(np.float64)) * softplus(g + arrays["dt_bias"])
+        beta = 2.0 * sigmoid(beta)
     ref_o, ref_final, _ = kda_prefill_reference(
         widen(arrays["q"]), widen(arrays["k"]), widen(arrays["v"]),
-        np.repeat(arrays["g"][..., None], D, -1), arrays["beta"],
-        initial_state=arrays.get("initial_state"), cu_seqlens=cu, use_qk_l2norm=True)
+        np.repeat(g[..., None], D, -1), beta, initial_state=arrays.get("initial_state"),
+        cu_seqlens=cu, use_qk_l2norm=True, state_v_first=layer)
     return {"ref_o": ref_o, "ref_final": ref_final}
 
 
@@ -620,6 +658,8 @@ def _fused_case(case, reference):
     elif gdn:
         arrays["g"] = -r.uniform(0.01, 1.0, (B, T, HV)).astype(np.float32)
         arrays["beta"] = r.uniform(0.1, 0.9, (B, T, HV)).astype(np.float32)
+        if case.get("layer"):
+            _as_gdn_layer_inputs(r, arrays)
     else:
         arrays.update(g=g, beta=beta, A_log=r.uniform(-1.0, 1.0, HV).astype(np.float32),
                       dt_bias=r.standard_normal(HV * D).astype(np.float32))
@@ -638,7 +678,7 @@ def _fused_case(case, reference):
                                          cu_seqlens=cu)
         return arrays, {"ref_o": ref_o, "ref_final": ref_final}
     if gdn:
-        return arrays, _gdn_reference(arrays, cu)
+        return arrays, _gdn_reference(arrays, cu, layer=case.get("layer", False))
     ref_o, ref_final, _ = kda_prefill_reference(
         widen(q), widen(k), widen(v), widen(g), widen(beta),
         initial_state=arrays.get("initial_state"), cu_seqlens=cu, use_qk_l2norm=True,
