@@ -83,6 +83,8 @@ Constexprs:
                     every key channel alike. With USE_GATE it is the raw gate of the softplus
                     form, -exp(A_log[h]) softplus(g + dt_bias[h]) with dt_bias [H] (not with
                     USE_LOWER_BOUND).
+  HAS_DT_BIAS       with USE_GATE: dt_bias is added to the raw gate (False: no bias, the
+                    pointer is not read).
   ALLOW_NEG_EIGVAL  with USE_BETA_SIGMOID: beta = 2 sigmoid(beta), in (0, 2), so that I - beta
                     k k^T may have negative eigenvalues (FLA's allow_neg_eigval).
   SEQUENCE_SLOTS    slot n holds sequence n's state: state_indices is not read (FLA's
@@ -150,7 +152,8 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   READ_STATE_FIRST: kt.constexpr = False,
                   ELEMENT_COPIES: kt.constexpr = False,
                   SEQUENCE_SLOTS: kt.constexpr = False, ZERO_START: kt.constexpr = False,
-                  OUTPUTS_ONLY: kt.constexpr = False, ALLOW_NEG_EIGVAL: kt.constexpr = False):
+                  OUTPUTS_ONLY: kt.constexpr = False, ALLOW_NEG_EIGVAL: kt.constexpr = False,
+                  HAS_DT_BIAS: kt.constexpr = True):
     kt.static_assert(K > 0 and (K & (K - 1)) == 0 and V > 0 and (V & (V - 1)) == 0,
                      "K and V must be powers of two")
     kt.static_assert(BV > 0 and (BV & (BV - 1)) == 0 and V % BV == 0,
@@ -277,7 +280,9 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 if USE_GATE:
                     # dt_bias reloaded per token (an L1 hit): held across the token loop,
                     # AMD's register allocation kept 16 more VGPRs live (gfx1250: 96 -> 80).
-                    if GATE_PER_HEAD:
+                    if not HAS_DT_BIAS:
+                        a = g
+                    elif GATE_PER_HEAD:
                         a = g + kt.load(dt_bias_ptr + h).to(kt.float32)
                     else:
                         a = g + kt.load(dt_bias_ptr + h * K + offs_k).to(kt.float32)

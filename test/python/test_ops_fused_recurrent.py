@@ -144,6 +144,12 @@ def test_gated_delta_rule_as_fla_layer_calls_it(with_bias):
         q, k, v, np.repeat(g[..., None], D, -1), logits, initial_state=h0, cu_seqlens=cu,
         use_qk_l2norm=True, use_beta_sigmoid=True, allow_neg_eigval=True)
     check(o, final, ref_o, ref_final.transpose(0, 1, 3, 2))
+    # Without dt_bias the kernel adds none (no zero-filled array, no second launch).
+    from kdatile.ops.fused_recurrent import fused_recurrent_gated_delta_rule_launch
+    launch = fused_recurrent_gated_delta_rule_launch(
+        q, k, v, raw, beta=logits, A_log=A_log, dt_bias=dt_bias, use_gate_in_kernel=True,
+        use_beta_sigmoid_in_kernel=True, cu_seqlens=cu)[2]
+    assert launch.constexprs["HAS_DT_BIAS"] == with_bias
     with pytest.raises(ValueError, match="argument 'A_log'.*required"):
         fused_recurrent_gated_delta_rule(q, k, v, raw, beta=logits, use_gate_in_kernel=True)
     with pytest.raises(ValueError, match=r"argument 'dt_bias'.*\[HV\]"):

@@ -11,11 +11,9 @@ import pytest
 from kda_recurrent_reference import kda_recurrent_reference, make_inputs
 from kda_reference import bf16_to_f32, rel_rms
 from kdatile import ops
+from test_ops_kda_recurrent import SPEC_LENS, SPEC_TCOLS, spec_slots
 
 from conftest import requires_lib
-
-LENS = [3, 1, 4, 0, 2, 4]
-TCOLS = 4
 
 
 def widen(x):
@@ -25,9 +23,9 @@ def widen(x):
 def gdn_case(rng, *, H=2, HV=4, K=32, state_layout="vk", state_bf16=False, beta_logits=False):
     """Packed varlen inputs (q/k with H heads, v/g/beta with HV), a [6, 4] slot table with
     padding tokens, an out-of-range slot and a padding sequence, and num_accepted_tokens."""
-    N = len(LENS)
-    cu = np.concatenate([[0], np.cumsum(LENS)]).astype(np.int32)
-    slots = 2 * N * TCOLS + 3
+    N = len(SPEC_LENS)
+    cu = np.concatenate([[0], np.cumsum(SPEC_LENS)]).astype(np.int32)
+    slots = 2 * N * SPEC_TCOLS + 3
     inp = make_inputs(rng, int(cu[-1]), HV, slots, K=K, V=K, use_gate=False,
                       use_beta_sigmoid=beta_logits, state_bf16=state_bf16,
                       state_layout=state_layout)
@@ -35,12 +33,7 @@ def gdn_case(rng, *, H=2, HV=4, K=32, state_layout="vk", state_bf16=False, beta_
     for name in ("q", "k"):  # one q/k head per group of value heads
         inp[name] = np.ascontiguousarray(inp[name][:, :, ::group])
     inp["g"] = np.ascontiguousarray(inp["g"][..., 0])  # one log decay per value head
-    si = rng.permutation(slots)[:N * TCOLS].reshape(N, TCOLS).astype(np.int32)
-    si[0, 1] = -1
-    si[2, 3] = slots
-    si[5, :] = -1
-    si[1, 1:] = -1
-    acc = np.array([3, 1, 3, 1, 2, 3], np.int32)
+    si, acc = spec_slots(rng, slots)
     return inp, si, cu, acc
 
 
@@ -101,10 +94,10 @@ def test_final_state_only_writes_each_sequence_once():
     got_o = call(inp, si, cu, acc, final_state_only=True)
     np.testing.assert_array_equal(got_o, want_o)
     want = before.copy()
-    for n in range(len(LENS)):
+    for n in range(len(SPEC_LENS)):
         if not 0 <= si[n, acc[n] - 1] < before.shape[0]:
             continue  # a padding sequence writes nothing
-        live = [s for s in si[n, :min(LENS[n], TCOLS)] if 0 <= s < before.shape[0]]
+        live = [s for s in si[n, :min(SPEC_LENS[n], SPEC_TCOLS)] if 0 <= s < before.shape[0]]
         if live:
             want[live[-1]] = every["state"][live[-1]]
     np.testing.assert_array_equal(inp["state"], want)
@@ -119,7 +112,7 @@ def test_argument_checks():
     with pytest.raises(ValueError, match=r"argument 'g'.*\[1, T_total, HV\]"):
         call(dict(inp, g=key_gate), si, cu, acc)
     with pytest.raises(ValueError, match="argument 'num_accepted_tokens'"):
-        call(inp, si, cu, np.full(len(LENS), TCOLS + 1, np.int32))
+        call(inp, si, cu, np.full(len(SPEC_LENS), SPEC_TCOLS + 1, np.int32))
     with pytest.raises(ValueError, match="argument 'v'.*multiple of q's H = 2"):
         call(dict(inp, v=np.ascontiguousarray(inp["v"][:, :, :3])), si, cu, acc)
     with pytest.raises(ValueError, match="argument 'A_log'.*required"):

@@ -97,22 +97,30 @@ def check(inp, state_indices, backend="numpy", *, ref_indices=None, ref_accepted
     return o
 
 
-def varlen_case(rng, *, state_layout="vk", state_bf16=False):
-    """Six sequences (lengths 3, 1, 4, 0, 2, 4) packed with cu_seqlens, a [6, 4] slot table
-    with padding tokens, an out-of-range slot and a padding sequence."""
-    H, Tcols = 3, 4
-    lens = [3, 1, 4, 0, 2, 4]
-    N = len(lens)
-    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
-    slots = 2 * N * Tcols + 3
-    inp = make_inputs(rng, int(cu[-1]), H, slots, state_bf16=state_bf16,
-                      state_layout=state_layout)
-    si = distinct_slots(rng, slots, (N, Tcols))
+# The speculative-decoding batch of varlen_case: six sequences packed with cu_seqlens, a
+# [6, 4] slot table.
+SPEC_LENS, SPEC_TCOLS = [3, 1, 4, 0, 2, 4], 4
+
+
+def spec_slots(rng, slots):
+    """(slot table [6, 4], num_accepted_tokens) for SPEC_LENS: padding tokens, an
+    out-of-range slot and a padding sequence among distinct live slots."""
+    si = distinct_slots(rng, slots, (len(SPEC_LENS), SPEC_TCOLS))
     si[0, 1] = -1
     si[2, 3] = slots
     si[5, :] = -1
     si[1, 1:] = -1
-    acc = np.array([3, 1, 3, 1, 2, 3], np.int32)
+    return si, np.array([3, 1, 3, 1, 2, 3], np.int32)
+
+
+def varlen_case(rng, *, state_layout="vk", state_bf16=False):
+    """SPEC_LENS packed with cu_seqlens, three heads, spec_slots' table."""
+    N = len(SPEC_LENS)
+    cu = np.concatenate([[0], np.cumsum(SPEC_LENS)]).astype(np.int32)
+    slots = 2 * N * SPEC_TCOLS + 3
+    inp = make_inputs(rng, int(cu[-1]), 3, slots, state_bf16=state_bf16,
+                      state_layout=state_layout)
+    si, acc = spec_slots(rng, slots)
     return inp, si, cu, acc
 
 

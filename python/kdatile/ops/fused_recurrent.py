@@ -91,8 +91,6 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
             ("gv", gv, "per-value gates are not supported")):
         if value is not None:
             vd.fail(name, f"{why} by fused_recurrent_gated_delta_rule")
-    if use_gate_in_kernel is True and dt_bias is None and A_log is not None:
-        dt_bias = _zero_bias(q, A_log)  # FLA's optional dt_bias: no bias
     if beta is None:
         if use_beta_sigmoid_in_kernel:
             vd.fail("beta", "is required with use_beta_sigmoid_in_kernel=True")
@@ -167,14 +165,6 @@ def _ones_like_gate(q, g):
     else:
         ones[...] = 0x3F80 if info.dtype == "bf16" else 1.0
     return ones
-
-
-def _zero_bias(q, A_log):
-    """fp32 zeros shaped as A_log ([HV]): the gate's bias when none is given."""
-    info = vd.describe("A_log", A_log)
-    zeros = vd.new_like(vd.describe("q", q), info.shape, "f32")
-    zeros[...] = 0
-    return zeros
 
 
 def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_qk_l2norm,

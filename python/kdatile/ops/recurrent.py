@@ -124,7 +124,8 @@ def gdn_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, scale=None, ini
 
     g [N, T, HV] ([1, T_total, HV] with cu_seqlens), bf16 or fp32: the log decay, decaying
     every key channel of the value head's state alike; with use_gate the raw gate, activated
-    in the kernel as -exp(A_log) softplus(g + dt_bias) (A_log, dt_bias [HV] fp32). beta
+    in the kernel as -exp(A_log) softplus(g + dt_bias) (A_log [HV] fp32; dt_bias [HV] fp32
+    or None). beta
     [.., HV] in (0, 1), or logits with use_beta_sigmoid (2 sigmoid(beta) with
     allow_neg_eigval). Everything else is kda_recurrent's: shapes and GVA, varlen, the
     per-token slot table state_indices [N, Tcols] with its padding rules,
@@ -257,7 +258,9 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                 vd.fail(name, "is given but use_gate=False (g is then already the log decay); "
                              "pass None or use_gate=True")
     else:
-        for name, val in (("A_log", A_log), ("dt_bias", dt_bias)):
+        # A per-head gate's bias is optional (FLA's Gated DeltaNet ops), KDA's is not.
+        required = {"A_log": A_log} if gate_per_head else {"A_log": A_log, "dt_bias": dt_bias}
+        for name, val in required.items():
             if val is None:
                 vd.fail(name, "is required with use_gate=True (pass use_gate=False when g is "
                              "already the log decay)")
@@ -326,13 +329,14 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         vd.check_shape(a["A_log"], "[HV]", (HV,), f" (HV={HV} from v)")
         vd.check_dtype(a["A_log"], F32)
         dt = a["dt_bias"]
-        if gate_per_head:  # one bias per value head
-            vd.check_shape(dt, "[HV]", (HV,), f" (HV={HV} from v)")
-        elif dt.ndim == 2:
-            vd.check_shape(dt, "[HV, K]", (HV, K), f" (HV={HV} from v, K={K} from q)")
-        else:
-            vd.check_shape(dt, "[HV*K]", (HV * K,), f" (HV={HV} from v, K={K} from q)")
-        vd.check_dtype(dt, F32)
+        if dt is not None:
+            if gate_per_head:  # one bias per value head
+                vd.check_shape(dt, "[HV]", (HV,), f" (HV={HV} from v)")
+            elif dt.ndim == 2:
+                vd.check_shape(dt, "[HV, K]", (HV, K), f" (HV={HV} from v, K={K} from q)")
+            else:
+                vd.check_shape(dt, "[HV*K]", (HV * K,), f" (HV={HV} from v, K={K} from q)")
+            vd.check_dtype(dt, F32)
 
     # The state pool.
     st = a["initial_state"]
@@ -493,7 +497,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     kargs = (
         a["q"].value, a["k"].value, a["v"].value, a["g"].value,
         a["beta"].value if a["beta"] is not None else unused,
-        a["A_log"].value if use_gate else unused, a["dt_bias"].value if use_gate else unused,
+        a["A_log"].value if use_gate else unused,
+        a["dt_bias"].value if a["dt_bias"] is not None else unused,
         unused if st is None else st.value, unused if sequence_slots else idx.value,
         na.value if na is not None else unused,
         cu.value if varlen else unused, o.value,
@@ -517,7 +522,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                       READ_STATE_FIRST=prefetch and chip == "gfx1250",
                       ELEMENT_COPIES=prefetch and lanes, SEQUENCE_SLOTS=sequence_slots,
                       ZERO_START=zero_start, OUTPUTS_ONLY=outputs_only,
-                      ALLOW_NEG_EIGVAL=allow_neg_eigval)
+                      ALLOW_NEG_EIGVAL=allow_neg_eigval, HAS_DT_BIAS=a["dt_bias"] is not None)
     return o.value, Launch(kernel, kargs, constexprs, (N, HV, V // BV), num_warps)
 
 
