@@ -177,6 +177,9 @@ BAD = [
     ({"use_gate_in_kernel": True, "safe_gate": True, "A_log": np.zeros(2, np.float32)},
      "lower_bound", "safe_gate"),
     ({"lower_bound": 1.0}, "lower_bound", ""),
+    ({"safe_gate": True}, "lower_bound", "safe_gate"),
+    ({"safe_gate": True, "lower_bound": -9.0}, "lower_bound", "safe_gate"),
+    ({"lower_bound": -3.0}, "lower_bound", "use_gate_in_kernel=False"),
     ({"scale": -1.0}, "scale", "> 0"),
     ({"initial_state": np.zeros((2, 2, 16, 16), np.float32)}, "initial_state", "shape"),
     ({"initial_state": np.zeros((1, 2, 16, 16), np.float64)}, "initial_state", "dtype"),
@@ -187,6 +190,15 @@ BAD = [
 def test_bad_arguments(over, name, text):
     with pytest.raises(ValueError, match=f"argument '{name}'.*{text}"):
         chunk_kda(**_args(np.random.default_rng(8), **over))
+
+
+def test_safe_gate_with_a_given_log_decay():
+    """Without the in-kernel gate, safe_gate with its bound states what g keeps (FLA's
+    meaning): accepted, and the same result as without them."""
+    kw = _args(np.random.default_rng(10))
+    o, _ = chunk_kda(**kw)
+    o_safe, _ = chunk_kda(**kw, safe_gate=True, lower_bound=-5.0)
+    np.testing.assert_array_equal(o_safe, o)
 
 
 def test_bad_shapes():

@@ -91,8 +91,9 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_sta
     -exp(A_log) * softplus(g + dt_bias); A_log [HV] fp32, dt_bias [HV * K] fp32 (optional).
     beta [B, T, HV]: in (0, 1), or logits with use_beta_sigmoid_in_kernel (2 * sigmoid with
     allow_neg_eigval). q, k, v one dtype (bf16 or fp32); g and beta bf16 or fp32. K = V <= 256,
-    any size. scale: default K ** -0.5. safe_gate: the gate is lower_bound's sigmoid form
-    (lower_bound in [-5, 0) required, as FLA checks); the kernels need no other mode.
+    any size. scale: default K ** -0.5. safe_gate: the gate is lower_bound's sigmoid form, or
+    without the in-kernel gate g keeps lower_bound (lower_bound in [-5, 0) required); the
+    kernels need no other mode. lower_bound without either is rejected.
     Varlen: B = 1 and cu_seqlens [N + 1] (int32/int64; 0, non-decreasing, T: host checks,
     skipped while a CUDA graph is captured). initial_state [N, HV, K, V] fp32 ([N, HV, V, K]
     with state_v_first); the final state has the same layout (fp32), None unless
@@ -262,18 +263,23 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     scale = vd.check_float("scale", scale, allow_none=True)
     if scale is not None and scale <= 0.0:
         vd.fail("scale", f"must be > 0, got {scale}")
+    if safe_gate and (lower_bound is None or lower_bound < -5.0):
+        vd.fail("lower_bound", f"safe_gate=True needs lower_bound in [-5, 0), got {lower_bound}")
     if use_gate_in_kernel:
         if A_log is None and lower_bound is None:
             vd.fail("A_log", "is required with use_gate_in_kernel=True unless lower_bound is "
                              "given (the gate is then lower_bound * sigmoid(g + dt_bias))")
-        if safe_gate and (lower_bound is None or lower_bound < -5.0):
-            vd.fail("lower_bound", f"safe_gate=True needs lower_bound in [-5, 0), got "
-                                   f"{lower_bound}")
     else:
         for name, val in (("A_log", A_log), ("dt_bias", dt_bias)):
             if val is not None:
                 vd.fail(name, "is given but use_gate_in_kernel=False (g is then already the "
                               "log decay); pass None or use_gate_in_kernel=True")
+        # With safe_gate, lower_bound states the bound g already keeps (FLA's meaning); alone
+        # it would be ignored.
+        if lower_bound is not None and not safe_gate:
+            vd.fail("lower_bound", "is given but use_gate_in_kernel=False and safe_gate=False "
+                                   "(g is then already the log decay); pass None or "
+                                   "use_gate_in_kernel=True")
     if allow_neg_eigval and not use_beta_sigmoid_in_kernel:
         vd.fail("allow_neg_eigval", "requires use_beta_sigmoid_in_kernel=True (beta is then "
                                     "2 * sigmoid(beta))")
