@@ -175,6 +175,10 @@ def test_compilation_error_location(tmp_path):
     assert src in lines
     caret = lines[lines.index(src) + 1]
     assert caret.rstrip() == " " * 31 + "^"
+    # docs/python.md ("Errors") shows this kernel's error as foo.py's: the same message.
+    with open(os.path.join(ROOT, "docs", "python.md")) as f:
+        doc = next(line for line in f if line.startswith("kernels/foo.py:8:32: error: "))
+    assert lines[0].split(": error: ", 1)[1] == doc.strip().split(": error: ", 1)[1]
 
 
 @requires_lib

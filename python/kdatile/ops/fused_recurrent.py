@@ -30,7 +30,7 @@ def fused_recurrent_kda(q, k, v, g, beta, A_log=None, dt_bias=None, scale=None,
     [B, T, HV] (sigmoid applied with use_beta_sigmoid_in_kernel; 2 sigmoid with
     allow_neg_eigval, which needs it). Varlen: B = 1 and cu_seqlens [N + 1].
     initial_state [N, HV, K, V] ([N, HV, V, K] with state_v_first), fp32 or bf16, or None; the
-    final state has its layout and dtype (fp32 without one)."""
+    final state has its layout, in fp32 (as FLA's)."""
     o, final, launch = _kda(**locals())
     return execute(o, launch), final
 
