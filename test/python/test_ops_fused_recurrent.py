@@ -189,6 +189,12 @@ def test_argument_checks():
         fused_recurrent_gated_delta_rule(q, k, v, g, beta=beta)
     with pytest.raises(ValueError, match="argument 'state_v_first'"):
         fused_recurrent_kda(q, k, v, g, beta, state_v_first=1)
+    # The gate's messages name these ops' keyword.
+    with pytest.raises(ValueError, match="argument 'lower_bound'.*use_gate_in_kernel=False"):
+        fused_recurrent_kda(q, k, v, g, beta, lower_bound=-3.0)
+    with pytest.raises(ValueError, match="argument 'dt_bias'.*use_gate_in_kernel=True"):
+        fused_recurrent_kda(q, k, v, g, beta, use_gate_in_kernel=True,
+                            A_log=np.zeros(H, np.float32))
 
 
 @requires_lib

@@ -208,5 +208,5 @@ def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_
         state_layout=layout, out=out, final_state_only=True, gate_per_head=gate_per_head,
         delta_rule=delta_rule, target=target, final_out=final,
         zero_start=initial_state is None, outputs_only=not output_final_state,
-        allow_neg_eigval=allow_neg_eigval)
+        allow_neg_eigval=allow_neg_eigval, gate_keyword="use_gate_in_kernel")
     return o, final, launch

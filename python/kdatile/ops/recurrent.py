@@ -148,7 +148,8 @@ def _gdn_arguments(bound: dict) -> dict:
 
 def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=False,
                                 delta_rule=True, final_out=None, zero_start=False,
-                                outputs_only=False, allow_neg_eigval=False, **kwargs):
+                                outputs_only=False, allow_neg_eigval=False,
+                                gate_keyword="use_gate", **kwargs):
     """(out, Launch or None) of kda_recurrent's arguments (keywords) with state_indices [N]:
     one slot per sequence, which every token of the sequence updates (FLA's fused_recurrent
     semantics, see fused_recurrent.py); state_indices=None: sequence n's slot is n (no table
@@ -165,7 +166,7 @@ def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=
     return _recurrent(**bound, target=check_target(target), gate_per_head=gate_per_head,
                       delta_rule=delta_rule, slot_per_sequence=True, final_out=final_out,
                       zero_start=zero_start, outputs_only=outputs_only,
-                      allow_neg_eigval=allow_neg_eigval)
+                      allow_neg_eigval=allow_neg_eigval, gate_keyword=gate_keyword)
 
 
 def kda_recurrent_records(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=None,
@@ -224,8 +225,9 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                use_beta_sigmoid, state_layout, out, check_duplicate_slots, final_state_only,
                target=None, config=None, gate_per_head=False, delta_rule=True,
                slot_per_sequence=False, records=None, final_out=None, zero_start=False,
-               outputs_only=False, allow_neg_eigval=False):
-    """(out, Launch or None) of kda_recurrent's arguments on `target` (None: the device's)."""
+               outputs_only=False, allow_neg_eigval=False, gate_keyword="use_gate"):
+    """(out, Launch or None) of kda_recurrent's arguments on `target` (None: the device's).
+    gate_keyword: what the caller's API calls use_gate (in its messages)."""
     # The internal modes' combinations (the kernel's static asserts, said before any check).
     if outputs_only and not (final_state_only and final_out is None):
         raise ValueError("outputs_only needs final_state_only and no final_out")
@@ -255,15 +257,15 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     if not use_gate:
         for name, val in (("A_log", A_log), ("dt_bias", dt_bias), ("lower_bound", lower_bound)):
             if val is not None:
-                vd.fail(name, "is given but use_gate=False (g is then already the log decay); "
-                             "pass None or use_gate=True")
+                vd.fail(name, f"is given but {gate_keyword}=False (g is then already the log "
+                              f"decay); pass None or {gate_keyword}=True")
     else:
         # A per-head gate's bias is optional (FLA's Gated DeltaNet ops), KDA's is not.
         required = {"A_log": A_log} if gate_per_head else {"A_log": A_log, "dt_bias": dt_bias}
         for name, val in required.items():
             if val is None:
-                vd.fail(name, "is required with use_gate=True (pass use_gate=False when g is "
-                             "already the log decay)")
+                vd.fail(name, f"is required with {gate_keyword}=True (pass {gate_keyword}=False "
+                              "when g is already the log decay)")
 
     names = ("q", "k", "v", "g", "beta", "A_log", "dt_bias", "initial_state", "state_indices",
              "cu_seqlens", "num_accepted_tokens", "records_in", "records_out", "out")
