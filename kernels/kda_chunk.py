@@ -35,6 +35,9 @@ no chunk maps to is left alone).
    sequences on few heads").
 
 Rows past a sequence's end read as q = k = v = 0, g = 0, beta = 0; o is not written there.
+Each token's log decay is raised to at least LOG_DECAY_FLOOR (-200: exp of either is 0 in
+fp32), so a chunk's running sums stay finite and exact enough at any input (-3e38 would sum
+to -inf, and -inf - -inf is NaN).
 q and k are [tokens, H, K] and v, g [tokens, HV, *] with HV a multiple of H (value head hv
 reads q/k head hv // (HV // H)), each through a token stride (elements; heads contiguous
 inside a token). K and V are any sizes up to BK and BV_ALL (powers of two; the padding
@@ -60,6 +63,8 @@ not used), and the scan's delta is u.
 """
 
 import kdatile as kt
+
+LOG_DECAY_FLOOR = -200.0
 
 
 @kt.jit
@@ -177,7 +182,7 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 else:
                     g_head = -kt.softplus(g_head)
                 g_head = kt.where(live, g_head, 0.0)
-            g_head = kt.cumsum(g_head, 0)  # rows past the end loaded as 0
+            g_head = kt.cumsum(kt.maximum(g_head, LOG_DECAY_FLOOR), 0)  # past the end: 0
         # The columns go KS at a time, so no [C, BK] tile (and no [C, BK] matrix operand,
         # which every warp would hold whole: C rows are one matrix-instruction tile) is live.
         q_scale = scale
@@ -206,9 +211,9 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 gamma_end = kt.sum(kt.where(rows[:, None] == C - 1, gamma, 0.0), 0)
             else:
                 g = kt.load(g_rows + cols[None, :], mask=kmask, other=0.0).to(kt.float32)
-                g = kt.where(kmask, log_decay(g, A_log_ptr, dt_bias_ptr, hv, lower_bound, cols,
-                                              K, USE_GATE, USE_LOWER_BOUND, HAS_A_LOG,
-                                              HAS_DT_BIAS), 0.0)
+                g = kt.where(kmask, kt.maximum(
+                    log_decay(g, A_log_ptr, dt_bias_ptr, hv, lower_bound, cols, K, USE_GATE,
+                              USE_LOWER_BOUND, HAS_A_LOG, HAS_DT_BIAS), LOG_DECAY_FLOOR), 0.0)
                 gamma = kt.cumsum(g, 0)
                 gamma_end = kt.sum(g, 0)
             decayed = kt.exp(gamma)

@@ -64,6 +64,23 @@ def test_saturated_decay_stays_finite():
     assert rel_rms(ref_o, o) <= 5e-3 and rel_rms(ref_final, final) <= 5e-3
 
 
+def test_huge_log_decay_stays_finite_and_exact():
+    """A token's log decay of -3e38 (its running sum would be -inf, and -inf - -inf NaN) wipes
+    the state there and nothing else, as in the recurrence; an empty call with out works."""
+    rng = np.random.default_rng(17)
+    cu, q, k, v, g, beta, h0 = inputs(rng, 2, 2, 32, [40], "f32")
+    g[0, [5, 21, 22]] = -3e38
+    o, final = chunk_gated_delta_rule(q, k, v, g, beta, initial_state=h0,
+                                      output_final_state=True, use_qk_l2norm_in_kernel=True)
+    ref_o, ref_final, _ = reference(q, k, v, g, beta, h0, cu, 32)
+    assert np.isfinite(o).all() and np.isfinite(final).all()
+    assert rel_rms(ref_o, o) <= 5e-3 and rel_rms(ref_final, final) <= 5e-3
+    empty = np.empty((1, 0, 2, 32), np.float32)  # NumPy's zero strides: still contiguous
+    o, _ = chunk_gated_delta_rule(q[:, :0], k[:, :0], v[:, :0], g[:, :0], beta[:, :0],
+                                  out=empty)
+    assert o.shape == (1, 0, 2, 32)
+
+
 def test_prefill_then_decode_continues_the_recurrence():
     rng = np.random.default_rng(8)
     H, HV, D, T, extra = 2, 4, 64, 40, 3

@@ -65,6 +65,14 @@ def test_fixed_length_head_dim_100_steep_decays():
     check(q, k, v, g, scale=0.2)
 
 
+def test_huge_log_decay_stays_finite_and_exact():
+    """Key channels with a log decay of -3e38 at some tokens: finite, as the recurrence."""
+    rng = np.random.default_rng(15)
+    q, k, v, g = inputs(rng, 1, 40, 2, 2, 32, "f32")
+    g[0, [3, 20], :, :8] = -3e38
+    check(q, k, v, g)
+
+
 def test_prefill_then_recurrent_continues_the_sequence():
     rng = np.random.default_rng(13)
     H, D, T, extra = 2, 32, 80, 5

@@ -9,7 +9,11 @@ import pytest
 
 from kda_chunk_reference import kda_prefill_reference, prefill_inputs
 from kda_reference import bf16_to_f32, rel_rms
-from kdatile.ops import fused_recurrent_gated_delta_rule, fused_recurrent_kda
+from kdatile.ops import (
+    fused_recurrent_gated_delta_rule,
+    fused_recurrent_gla,
+    fused_recurrent_kda,
+)
 
 from conftest import requires_lib
 
@@ -189,6 +193,16 @@ def test_argument_checks():
         fused_recurrent_gated_delta_rule(q, k, v, g, beta=beta)
     with pytest.raises(ValueError, match="argument 'state_v_first'"):
         fused_recurrent_kda(q, k, v, g, beta, state_v_first=1)
+    # Switches are checked under the ops' names; NumPy bools are bools.
+    with pytest.raises(ValueError, match="argument 'use_gate_in_kernel'.*bool, got int"):
+        fused_recurrent_gated_delta_rule(q, k, v, g[..., 0], beta=beta, use_gate_in_kernel=1)
+    o, final = fused_recurrent_kda(q, k, v, g, beta, output_final_state=np.bool_(True))
+    assert final is not None
+    # beta=None is built from g's dtype: a bad g is named, not a KeyError.
+    with pytest.raises(ValueError, match="argument 'g'.*dtype"):
+        fused_recurrent_gated_delta_rule(q, k, v, g[..., 0].astype(np.float64))
+    with pytest.raises(ValueError, match="argument 'v'.*B, T from q"):
+        fused_recurrent_gla(q, k, v[:, :2], g)
     # The gate's messages name these ops' keyword.
     with pytest.raises(ValueError, match="argument 'lower_bound'.*use_gate_in_kernel=False"):
         fused_recurrent_kda(q, k, v, g, beta, lower_bound=-3.0)

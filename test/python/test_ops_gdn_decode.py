@@ -130,6 +130,9 @@ BAD = [
     ({"state_layout": "vv"}, "state_layout", ""),
     ({"norm_eps": -1.0}, "norm_eps", ""),
     ({"scale": float("nan")}, "scale", ""),
+    ({"scale": -1.0}, "scale", "> 0"),
+    ({"scale": 0.0}, "scale", "> 0"),
+    ({"state": np.zeros((3, 0, 64, 64), np.float32)}, "state", "no value heads"),
 ]
 
 

@@ -241,20 +241,22 @@ def tuning_candidates(launches):
             for candidate in tuning.scan_launches(launch, scan_configs(launch))]
 
 
-def _check_flag(name, flag):
-    if not isinstance(flag, bool):
-        vd.fail(name, f"expected a bool, got {type(flag).__name__}")
-
-
 def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
            use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel,
            allow_neg_eigval, safe_gate, lower_bound, state_v_first, cu_seqlens, A_log,
            dt_bias, return_intermediate_states, out, target=None, gate_per_head=False,
            delta_rule=True, segment_tokens=None):
-    for name in ("output_final_state", "use_qk_l2norm_in_kernel", "use_gate_in_kernel",
-                 "use_beta_sigmoid_in_kernel", "allow_neg_eigval", "safe_gate", "state_v_first",
-                 "return_intermediate_states"):
-        _check_flag(name, locals()[name])
+    (output_final_state, use_qk_l2norm_in_kernel, use_gate_in_kernel,
+     use_beta_sigmoid_in_kernel, allow_neg_eigval, safe_gate, state_v_first,
+     return_intermediate_states) = (
+        vd.check_flag(name, value) for name, value in (
+            ("output_final_state", output_final_state),
+            ("use_qk_l2norm_in_kernel", use_qk_l2norm_in_kernel),
+            ("use_gate_in_kernel", use_gate_in_kernel),
+            ("use_beta_sigmoid_in_kernel", use_beta_sigmoid_in_kernel),
+            ("allow_neg_eigval", allow_neg_eigval), ("safe_gate", safe_gate),
+            ("state_v_first", state_v_first),
+            ("return_intermediate_states", return_intermediate_states)))
     if segment_tokens is not None and (type(segment_tokens) is not int or segment_tokens < 0
                                        or segment_tokens % STATE_CHUNK):
         vd.fail("segment_tokens", f"must be None or a multiple of {STATE_CHUNK} >= 0, got "

@@ -127,8 +127,7 @@ def _decode(params, *, fused, target=None, multiprocessors=None, config=None):
     # The gate is lower_bound * sigmoid(...): a decay needs a negative bound.
     lower_bound = v.check_float("lower_bound", lower_bound, allow_none=True, below=0.0)
     norm_eps = v.check_float("norm_eps", norm_eps, minimum=0.0)
-    if not isinstance(check_duplicates, bool):
-        v.fail("check_duplicate_slots", f"expected a bool, got {type(check_duplicates).__name__}")
+    check_duplicates = v.check_flag("check_duplicate_slots", check_duplicates)
 
     optional = ("conv_bias", "out")
     a = {name: v.describe(name, val, optional=name in optional) for name, val in args.items()}

@@ -45,6 +45,8 @@ def fused_recurrent_kda_launch(*args, target=None, **kwargs):
 def _kda(q, k, v, g, beta, scale, initial_state, output_final_state, use_qk_l2norm_in_kernel,
          use_gate_in_kernel, use_beta_sigmoid_in_kernel, allow_neg_eigval, lower_bound,
          state_v_first, cu_seqlens, A_log, dt_bias, out, target=None):
+    use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel = _switches(
+        use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel)
     return _prepare(q, k, v, g, beta, scale=scale, initial_state=initial_state,
                     output_final_state=output_final_state,
                     use_qk_l2norm=use_qk_l2norm_in_kernel, use_gate=use_gate_in_kernel,
@@ -84,6 +86,8 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
          use_qk_l2norm_in_kernel, use_gate_in_kernel, A_log, dt_bias,
          use_beta_sigmoid_in_kernel, allow_neg_eigval, state_v_first, cu_seqlens, out,
          target=None):
+    use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel = _switches(
+        use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel)
     if g is None:
         vd.fail("g", "is required: one log decay per token and value head [B, T, HV]")
     for name, value, why in (
@@ -128,19 +132,19 @@ def _gla(q, k, v, gk, gv, scale, initial_state, output_final_state, reverse, cu_
          target=None):
     if gv is not None:
         vd.fail("gv", "per-value gates are not supported by fused_recurrent_gla")
-    if not isinstance(reverse, bool):
-        vd.fail("reverse", f"expected a bool, got {type(reverse).__name__}")
-    if reverse:
+    if vd.check_flag("reverse", reverse):
         vd.fail("reverse", "the reversed recurrence is not supported by fused_recurrent_gla")
     qi = vd.describe("q", q)
     vi = vd.describe("v", v)
     vd.check_rank(qi, "[B, T, H, K]", 4)
     vd.check_rank(vi, "[B, T, HV, V]", 4)
-    B, T, HV = vi.shape[:3]
+    B, T = qi.shape[:2]
+    vd.check_shape(vi, "[B, T, HV, V]", (B, T) + tuple(vi.shape[2:]), " (B, T from q)")
+    HV = vi.shape[2]
     if gk is not None:  # checked here to name it gk (kda_recurrent's checks say g)
         gi = vd.describe("gk", gk)
         vd.check_shape(gi, "[B, T, HV, K]", (B, T, HV, qi.shape[3]),
-                       f" (B, T, HV from v {list(vi.shape)}, K from q)")
+                       " (B, T from q, HV from v, K from q)")
         vd.check_dtype(gi, BF16_OR_F32)
     # Without gk: a zero log decay per token and head (the per-head form reads the least).
     # The delta rule is off: no beta.
@@ -156,9 +160,17 @@ def _gla(q, k, v, gk, gv, scale, initial_state, output_final_state, reverse, cu_
                     target=target)
 
 
+def _switches(use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel):
+    """The in-kernel switches, checked under the ops' names (kda_recurrent's differ)."""
+    return (vd.check_flag("use_qk_l2norm_in_kernel", use_qk_l2norm_in_kernel),
+            vd.check_flag("use_gate_in_kernel", use_gate_in_kernel),
+            vd.check_flag("use_beta_sigmoid_in_kernel", use_beta_sigmoid_in_kernel))
+
+
 def _ones_like_gate(q, g):
     """beta = 1 in g's shape and dtype (bf16 ones as their bit pattern in NumPy)."""
     info = vd.describe("g", g)
+    vd.check_dtype(info, BF16_OR_F32)
     ones = vd.new_like(vd.describe("q", q), info.shape, info.dtype)
     if info.is_torch:
         ones.fill_(1.0)
@@ -175,10 +187,8 @@ def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_
     from the initial states (read in place; copied only when not dense), or, without them,
     from the zero state (ZERO_START: no pool is filled or read); the final states go to a new
     array with output_final_state (FINAL_STATE_OUT), else nowhere (OUTPUTS_ONLY)."""
-    for name, flag in (("output_final_state", output_final_state),
-                       ("state_v_first", state_v_first)):
-        if not isinstance(flag, bool):
-            vd.fail(name, f"expected a bool, got {type(flag).__name__}")
+    output_final_state = vd.check_flag("output_final_state", output_final_state)
+    state_v_first = vd.check_flag("state_v_first", state_v_first)
     qi = vd.describe("q", q)
     vi = vd.describe("v", v)
     vd.check_rank(qi, "[B, T, H, K]", 4)

@@ -77,9 +77,10 @@ def _gdn_decode(params, target=None, programs_per_head=None):
     check_duplicates = args.pop("check_duplicate_slots")
     H = v.check_positive_int("num_k_heads", H)
     scale = v.check_float("scale", scale, allow_none=True)
+    if scale is not None and scale <= 0.0:
+        v.fail("scale", f"must be > 0, got {scale}")
     norm_eps = v.check_float("norm_eps", norm_eps, minimum=0.0)
-    if not isinstance(check_duplicates, bool):
-        v.fail("check_duplicate_slots", f"expected a bool, got {type(check_duplicates).__name__}")
+    check_duplicates = v.check_flag("check_duplicate_slots", check_duplicates)
 
     optional = ("conv_bias", "out")
     arrays = {name: v.describe(name, val, optional=name in optional)
@@ -101,7 +102,9 @@ def _gdn_decode(params, target=None, programs_per_head=None):
         if dim < 1 or dim > 256 or dim & (dim - 1):
             v.fail("state", f"{name} must be a power of two up to 256, got shape "
                             f"{list(state.shape)} ({layout})")
-    if HV < 1 or HV % H:
+    if HV < 1:
+        v.fail("state", f"has no value heads: shape {list(state.shape)} ({layout})")
+    if HV % H:
         v.fail("num_k_heads", f"the state's {HV} value heads are not a multiple of "
                               f"num_k_heads={H}")
     v.check_dtype(state, BF16_OR_F32)

@@ -239,13 +239,13 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         config = RecurrentConfig(*config)
     # Scalars and switches first: cheap, and independent of the arrays.
     state_layout = vd.check_choice("state_layout", state_layout, STATE_LAYOUTS)
-    for name, flag in (("use_qk_l2norm", use_qk_l2norm), ("use_gate", use_gate),
-                       ("use_beta_sigmoid", use_beta_sigmoid),
-                       ("check_duplicate_slots", check_duplicate_slots),
-                       ("final_state_only", final_state_only),
-                       ("allow_neg_eigval", allow_neg_eigval)):
-        if not isinstance(flag, bool):
-            vd.fail(name, f"expected a bool, got {type(flag).__name__}")
+    (use_qk_l2norm, use_gate, use_beta_sigmoid, check_duplicate_slots, final_state_only,
+     allow_neg_eigval) = (
+        vd.check_flag(name, flag) for name, flag in (
+            ("use_qk_l2norm", use_qk_l2norm), ("use_gate", use_gate),
+            ("use_beta_sigmoid", use_beta_sigmoid),
+            ("check_duplicate_slots", check_duplicate_slots),
+            ("final_state_only", final_state_only), ("allow_neg_eigval", allow_neg_eigval)))
     if allow_neg_eigval and not use_beta_sigmoid:
         vd.fail("allow_neg_eigval", "requires beta's sigmoid in the kernel (beta is then "
                                     "2 * sigmoid(beta))")
@@ -420,8 +420,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         vd.check_shape(o, f"{lead}, HV, V]", out_shape, f" (from q {list(qi.shape)} and v)")
         if o.dtype != qi.dtype:
             vd.fail("out", f"dtype must be q's ({qi.value.dtype}), got {o.value.dtype}")
-        vd.check_contiguous(o, f"{lead}, H, V]")
-    written = ("initial_state", "records_out", "out")
+        vd.check_contiguous(o, f"{lead}, HV, V]")
+    written = ("out", "records_out", "initial_state")  # out first: named when it overlaps
     reads = [a[n] for n in names if n not in written and a[n] is not None]
     vd.check_no_overlap([a[n] for n in written if a[n] is not None], reads)
 

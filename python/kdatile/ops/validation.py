@@ -100,7 +100,10 @@ class ArrayInfo:
         return len(self.shape)
 
     def is_contiguous(self) -> bool:
-        """Row-major dense (size-1 dimensions may have any stride)."""
+        """Row-major dense (size-1 dimensions may have any stride; an empty array, whose
+        strides NumPy may set to 0, always is)."""
+        if self.numel == 0:
+            return True
         expected = 1
         for size, stride in zip(reversed(self.shape), reversed(self.strides)):
             if size != 1 and stride != expected:
@@ -245,7 +248,11 @@ def check_float(name: str, value, *, allow_none: bool = False, minimum=None,
     if not ok:
         fail(name, f"expected a float{' or None' if allow_none else ''}, got "
                    f"{type(value).__name__}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an int past float64's range
+        fail(name, f"an integer of {len(str(abs(value)))} digits is not finite in float32, as "
+                   f"the kernel takes it (|value| must be at most {FLOAT32_MAX:.7g})")
     if not math.isfinite(value):
         fail(name, f"must be finite, got {value}")
     if abs(value) > FLOAT32_MAX:
@@ -258,6 +265,14 @@ def check_float(name: str, value, *, allow_none: bool = False, minimum=None,
     if below is not None and value >= below:
         fail(name, f"must be < {below}, got {value}")
     return value
+
+
+def check_flag(name: str, value) -> bool:
+    """A switch: a bool (a NumPy bool included)."""
+    np = _np()
+    if isinstance(value, bool) or (np is not None and isinstance(value, np.bool_)):
+        return bool(value)
+    fail(name, f"expected a bool, got {type(value).__name__}")
 
 
 def check_positive_int(name: str, value, *, allow_none: bool = False) -> int | None:
@@ -424,7 +439,8 @@ def decode_step_arrays(a: dict, specs: list, *, state, slots: int, B: int, C: in
     for info in reads + ([out] if out is not None else []):
         check_elements_32(info)
     # What the kernel writes (caches, out) shares memory with nothing else.
-    check_no_overlap([cs, state] + ([out] if out is not None else []), reads)
+    # out first: an out that overlaps a cache is named.
+    check_no_overlap(([out] if out is not None else []) + [cs, state], reads)
 
     # Valid: now the copies and conversions (graph-capturable torch ops for GPU tensors).
     if (x.strides[1] != 1) or (x.strides[0] < 0 and B > 1):
@@ -443,7 +459,7 @@ def decode_step_arrays(a: dict, specs: list, *, state, slots: int, B: int, C: in
 __all__ = [
     "ArrayInfo", "MAX_ELEMENTS_32", "check_choice", "check_contiguous", "check_cu_seqlens",
     "check_device",
-    "check_dtype", "check_duplicate_slots", "check_elements_32", "check_float",
+    "check_dtype", "check_flag", "check_duplicate_slots", "check_elements_32", "check_float",
     "check_head_dim", "check_no_overlap", "check_positive_strides", "check_rank",
     "decode_step_arrays",
     "check_shape", "check_writable", "describe", "fail", "host_values", "is_capturing",
