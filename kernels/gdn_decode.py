@@ -23,6 +23,7 @@ norm_eps are runtime arguments: they never multiply compiled kernels.
 """
 
 import kdatile as kt
+from gates import activated_log_decay
 from kda_decode import conv_operands, conv_silu, conv_taps, shift_conv_cache
 
 
@@ -99,8 +100,10 @@ def gdn_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, a_ptr, b_ptr, A_lo
             v_taps = conv_taps(cs_slot, v_chan, stride_cs_c, stride_cs_w)
             shift_conv_cache(v_ops, v_taps, stride_cs_w)
             v = conv_silu(v_ops, v_taps, HAS_CONV_BIAS)
-            g = -kt.exp(kt.load(A_log_ptr + hv)) * kt.softplus(
-                kt.load(a_ptr + row).to(kt.float32) + kt.load(dt_bias_ptr + hv))
+            rate = kt.exp(kt.load(A_log_ptr + hv))
+            g = activated_log_decay(
+                kt.load(a_ptr + row).to(kt.float32) + kt.load(dt_bias_ptr + hv), rate, 0.0,
+                False)
             beta = kt.sigmoid(kt.load(b_ptr + row).to(kt.float32))
             # S_g = S exp(g); delta = beta (v - S_g k); S' = S_g + delta k^T; o = S' q.
             S = S * kt.exp(g)

@@ -63,6 +63,7 @@ not used), and the scan's delta is u.
 """
 
 import kdatile as kt
+from gates import activated_log_decay
 
 LOG_DECAY_FLOOR = -200.0
 
@@ -107,10 +108,7 @@ def log_decay(g, A_log_ptr, dt_bias_ptr, hv, lower_bound, cols, K: kt.constexpr,
             a = kt.exp(kt.load(A_log_ptr + hv).to(kt.float32))
         else:
             a = 1.0
-        if USE_LOWER_BOUND:
-            g = lower_bound * kt.sigmoid(a * g)
-        else:
-            g = -a * kt.softplus(g)
+        g = activated_log_decay(g, a, lower_bound, USE_LOWER_BOUND)
     return g
 
 
@@ -178,9 +176,10 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 if HAS_DT_BIAS:
                     g_head = g_head + kt.load(dt_bias_ptr + hv).to(kt.float32)
                 if HAS_A_LOG:
-                    g_head = -kt.exp(kt.load(A_log_ptr + hv).to(kt.float32)) * kt.softplus(g_head)
+                    rate = kt.exp(kt.load(A_log_ptr + hv).to(kt.float32))
                 else:
-                    g_head = -kt.softplus(g_head)
+                    rate = 1.0
+                g_head = activated_log_decay(g_head, rate, lower_bound, False)
                 g_head = kt.where(live, g_head, 0.0)
             g_head = kt.cumsum(kt.maximum(g_head, LOG_DECAY_FLOOR), 0)  # past the end: 0
         # The columns go KS at a time, so no [C, BK] tile (and no [C, BK] matrix operand,

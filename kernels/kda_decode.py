@@ -42,6 +42,7 @@ registers), then the [D, D] state block, whose latency overlaps the conv, norms 
 """
 
 import kdatile as kt
+from gates import activated_log_decay
 
 
 @kt.jit
@@ -144,12 +145,7 @@ def f_b_projection(fa_ptr, fbw_ptr, n, h, D: kt.constexpr):
 @kt.jit
 def kda_gate(raw_g, A_log_h, dt_bias, lower_bound, USE_LOWER_BOUND: kt.constexpr):
     """The per-channel log decay g (fp32) of one head."""
-    a = raw_g + dt_bias
-    if USE_LOWER_BOUND:
-        g = lower_bound * kt.sigmoid(kt.exp(A_log_h) * a)
-    else:
-        g = -kt.exp(A_log_h) * kt.softplus(a)
-    return g
+    return activated_log_decay(raw_g + dt_bias, kt.exp(A_log_h), lower_bound, USE_LOWER_BOUND)
 
 
 @kt.jit

@@ -124,6 +124,7 @@ Constexprs:
 """
 
 import kdatile as kt
+from gates import activated_log_decay
 
 
 @kt.jit
@@ -286,10 +287,7 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                         a = g + kt.load(dt_bias_ptr + h).to(kt.float32)
                     else:
                         a = g + kt.load(dt_bias_ptr + h * K + offs_k).to(kt.float32)
-                    if USE_LOWER_BOUND:
-                        g = lower_bound * kt.sigmoid(A * a)
-                    else:
-                        g = -A * kt.softplus(a)
+                    g = activated_log_decay(a, A, lower_bound, USE_LOWER_BOUND)
                 if PREFETCH_STATE and not READ_STATE_FIRST:
                     if copy_pending == 1:
                         S = prefetched_state(s_buf)
