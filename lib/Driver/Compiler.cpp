@@ -97,6 +97,13 @@ mlir::OwningOpRef<mlir::ModuleOp> loadKernel(mlir::MLIRContext &ctx,
     std::optional<GPUTargetInfo> gpu = lookupGPUTarget(options.target);
     if (!gpu)
       return frontend::emitKernel(ctx, req, error);
+    if (options.numWarps * gpu->waveSize > gpu->maxThreadsPerBlock) {
+      error = "num_warps=" + std::to_string(options.numWarps) + " is " +
+              std::to_string(options.numWarps * gpu->waveSize) +
+              " threads, over " + gpu->name + "'s " +
+              std::to_string(gpu->maxThreadsPerBlock) + " per program";
+      return nullptr;
+    }
     frontend::CompileRequest gpuRequest = req;
     gpuRequest.numWarps = options.numWarps;
     gpuRequest.tileLimits.threadsPerProgram = options.numWarps * gpu->waveSize;

@@ -70,6 +70,11 @@ Emitter::inlineCall(const DValue &callee, std::vector<Arg> &positional,
   if (std::find(callStack.begin(), callStack.end(), fn) != callStack.end())
     return error(at, "recursive call to '" + fn->name +
                          "' is not supported (calls are inlined)");
+  if (callStack.size() >= kMaxCallDepth)
+    return error(at, "calls are nested more than " +
+                         std::to_string(kMaxCallDepth) + " deep at '" +
+                         fn->name +
+                         "' (calls are inlined); flatten the chain of helpers");
   size_t numParams = fn->params.size();
   if (positional.size() > numParams)
     return error(at, fnName + " takes " + std::to_string(numParams) +

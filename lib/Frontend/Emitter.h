@@ -374,6 +374,9 @@ public:
   /// while their consequences are not (up to kMaxErrors).
   unsigned errorCount = 0;
   static constexpr unsigned kMaxErrors = 20;
+  /// Calls are inlined recursively in C++: a bound on their nesting keeps a
+  /// long chain of helpers from overflowing the compiler's stack.
+  static constexpr size_t kMaxCallDepth = 256;
   /// Set by fatalError: every statement still to be emitted fails at once.
   bool stopped = false;
   TileLimits tileLimits;

@@ -277,6 +277,26 @@ OwningOpRef<ModuleOp> Emitter::emitKernel(const CompileRequest &request) {
                                        : elem);
     runtimeSpecs.push_back(spec);
   }
+  // The signature is the launch's argument list (headers, runtimes): exactly
+  // the runtime parameters, in declaration order.
+  for (auto [i, spec] : llvm::enumerate(request.signature.params)) {
+    if (std::find(runtimeSpecs.begin(), runtimeSpecs.end(), &spec) ==
+        runtimeSpecs.end()) {
+      error(fn->loc, "the signature names '" + spec.name +
+                         "', a constexpr parameter of '" + fn->name +
+                         "' (annotated kt.constexpr or given with -D)");
+      return nullptr;
+    }
+    if (runtimeSpecs[i] != &spec) {
+      std::string order;
+      for (const ParamSpec *s : runtimeSpecs)
+        order += (order.empty() ? "" : ", ") + s->name;
+      error(fn->loc, "the signature lists '" + spec.name +
+                         "' out of order; list the runtime parameters of '" +
+                         fn->name + "' in declaration order: " + order);
+      return nullptr;
+    }
+  }
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc(fn->loc));
   builder.setInsertionPointToEnd(module->getBody());

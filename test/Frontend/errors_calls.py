@@ -19,6 +19,10 @@
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=NEEDS-VALUE
 # RUN: not kda-compile %s --kernel needs_block --target cpu --signature '' -D BLOCK=4 \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=SIG
+# RUN: not kda-compile %s --kernel recursion --target cpu --signature 'n=i32,o=*f32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=SIG-ORDER
+# RUN: not kda-compile %s --kernel needs_block --target cpu --signature 'o=*f32,BLOCK=i32' \
+# RUN:   -D BLOCK=4 --emit tile -o - 2>&1 | FileCheck %s --check-prefix=SIG-CONSTEXPR
 # RUN: not kda-compile %s --kernel broken_helper_user --target cpu --signature 'o=*f32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=BROKEN
 # RUN: not kda-compile %s --kernel python_function --target cpu --signature 'o=*f32' \
@@ -60,6 +64,7 @@ def ping(x):
 
 
 @kt.jit
+# SIG-ORDER: errors_calls.py:[[@LINE+1]]:1: error: the signature lists 'n' out of order; list the runtime parameters of 'recursion' in declaration order: o, n
 def recursion(o, n):
     ping(n)
 
@@ -101,8 +106,9 @@ def use_numpy(o, n):
 
 
 @kt.jit
-# NEEDS-VALUE: errors_calls.py:[[@LINE+2]]:20: error: constexpr parameter 'BLOCK' needs a value
-# SIG: errors_calls.py:[[@LINE+1]]:17: error: runtime parameter 'o' is missing from the signature
+# NEEDS-VALUE: errors_calls.py:[[@LINE+3]]:20: error: constexpr parameter 'BLOCK' needs a value
+# SIG: errors_calls.py:[[@LINE+2]]:17: error: runtime parameter 'o' is missing from the signature
+# SIG-CONSTEXPR: errors_calls.py:[[@LINE+1]]:1: error: the signature names 'BLOCK', a constexpr parameter of 'needs_block' (annotated kt.constexpr or given with -D)
 def needs_block(o, BLOCK: kt.constexpr):
     pass
 

@@ -18,6 +18,10 @@
 # RUN: not kda-compile %s --kernel assert_stops --target cpu --signature 'o=*f32' \
 # RUN:   -D BV=4294967296 --emit tile -o - 2>&1 | FileCheck %s --check-prefix=ASSERT_STOPS \
 # RUN:   --implicit-check-not=error:
+# RUN: not kda-compile %s --kernel block --target sm_90a --signature 'o=*f32' -D BLOCK=64 \
+# RUN:   --num-warps 64 --emit tile -o - 2>&1 | FileCheck %s --check-prefix=WARPS-SM90
+# RUN: not kda-compile %s --kernel block --target gfx950 --signature 'o=*f32' -D BLOCK=64 \
+# RUN:   --num-warps 32 --emit tile -o - 2>&1 | FileCheck %s --check-prefix=WARPS-GFX950
 # RUN: not kda-compile %s --kernel assert_in_unrolled_loop --target cpu --signature 'o=*f32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=ASSERT_UNROLLED \
 # RUN:   --implicit-check-not=error:
@@ -37,11 +41,13 @@ def huge_sum(o):
 @kt.jit
 def block(o, BLOCK: kt.constexpr):
     # 2**20 over 4 waves of 64 lanes: 4096 registers a lane, gfx950 has 512.
-    # GFX950: errors_limits.py:[[@LINE+6]]:12: error: a tile of shape [1048576] (1048576 elements) needs at least 4096 32-bit registers in each of the program's 256 threads, more than the 512 a thread has; use smaller blocks or more warps
+    # GFX950: errors_limits.py:[[@LINE+8]]:12: error: a tile of shape [1048576] (1048576 elements) needs at least 4096 32-bit registers in each of the program's 256 threads, more than the 512 a thread has; use smaller blocks or more warps
     # 2**16 over 4 warps of 32 threads: 512 registers a thread, sm_90a has 255;
     # over 16 warps: 128.
     # SM90: error: a tile of shape [65536] (65536 elements) needs at least 512 32-bit registers in each of the program's 128 threads, more than the 255 a thread has
     # SM90-16: tile.range 0, 65536 : tensor<65536xi32>
+    # WARPS-SM90: num_warps=64 is 2048 threads, over sm_90a's 1024 per program
+    # WARPS-GFX950: num_warps=32 is 2048 threads, over gfx950's 1024 per program
     # CPU: error: a tile of shape [2097152] (2097152 elements) is larger than the 1048576 a tile may hold
     offs = kt.arange(0, BLOCK)
     kt.store(o + offs, offs.to(kt.float32))

@@ -234,3 +234,19 @@ def test_pointer_annotations_run():
     out = np.zeros(10, np.float64)
     annotated_ptrs[(1,)](x, out, 10)  # BLOCK from its default
     np.testing.assert_array_equal(out, x)
+
+
+@requires_lib
+def test_long_call_chain_is_an_error_not_a_crash(tmp_path):
+    """Calls are inlined recursively in the compiler: a chain of 300 helpers is a
+    CompilationError at the call past the bound (a chain of 2000 used to overflow its stack
+    and kill the process)."""
+    depth = 300
+    helpers = "".join(f"@kt.jit\ndef f{i}(a):\n    return f{i + 1}(a) + 1\n\n\n"
+                      for i in range(depth))
+    path = tmp_path / "call_chain.py"
+    path.write_text("import kdatile as kt\n\n\n" + helpers + f"@kt.jit\ndef f{depth}(a):\n"
+                    "    return a\n\n\n@kt.jit\ndef chain(o, n):\n    kt.store(o, f0(n) * 1.0)\n")
+    mod = _import_file(str(path), "call_chain")
+    with pytest.raises(kt.CompilationError, match="calls are nested more than 256 deep"):
+        mod.chain[(1,)](np.zeros(1, np.float32), 3)
