@@ -256,6 +256,13 @@ OwningOpRef<ModuleOp> Emitter::emitKernel(const CompileRequest &request) {
       return nullptr;
     }
 
+  for (const auto &entry : request.constexprs)
+    if (!paramNames.count(entry.first)) {
+      error(fn->loc, "a constexpr value is given for '" + entry.first +
+                         "', which is not a parameter of '" + fn->name + "'");
+      return nullptr;
+    }
+
   // Classify parameters; runtime ones become function arguments.
   std::vector<const ParamSpec *> runtimeSpecs;
   std::vector<bool> isConstexpr;

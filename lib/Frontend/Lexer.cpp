@@ -359,6 +359,8 @@ bool Lexer::lexNumber(SourceLoc start) {
 
 bool Lexer::run(SourceLoc &errLoc, std::string &errMsg) {
   bool atLineStart = true;
+  if (src.starts_with("\xEF\xBB\xBF")) // a UTF-8 byte order mark, as Python
+    pos = lineStart = 3;
   auto finish = [&](bool ok) {
     errLoc = errorLoc;
     errMsg = errorMessage;

@@ -23,6 +23,8 @@
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=SIG-ORDER
 # RUN: not kda-compile %s --kernel needs_block --target cpu --signature 'o=*f32,BLOCK=i32' \
 # RUN:   -D BLOCK=4 --emit tile -o - 2>&1 | FileCheck %s --check-prefix=SIG-CONSTEXPR
+# RUN: not kda-compile %s --kernel needs_block --target cpu --signature 'o=*f32' -D BLOCK=4 \
+# RUN:   -D NOPE=1 --emit tile -o - 2>&1 | FileCheck %s --check-prefix=UNKNOWN-D
 # RUN: not kda-compile %s --kernel broken_helper_user --target cpu --signature 'o=*f32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=BROKEN
 # RUN: not kda-compile %s --kernel python_function --target cpu --signature 'o=*f32' \
@@ -106,8 +108,9 @@ def use_numpy(o, n):
 
 
 @kt.jit
-# NEEDS-VALUE: errors_calls.py:[[@LINE+3]]:20: error: constexpr parameter 'BLOCK' needs a value
-# SIG: errors_calls.py:[[@LINE+2]]:17: error: runtime parameter 'o' is missing from the signature
+# NEEDS-VALUE: errors_calls.py:[[@LINE+4]]:20: error: constexpr parameter 'BLOCK' needs a value
+# SIG: errors_calls.py:[[@LINE+3]]:17: error: runtime parameter 'o' is missing from the signature
+# UNKNOWN-D: errors_calls.py:[[@LINE+2]]:1: error: a constexpr value is given for 'NOPE', which is not a parameter of 'needs_block'
 # SIG-CONSTEXPR: errors_calls.py:[[@LINE+1]]:1: error: the signature names 'BLOCK', a constexpr parameter of 'needs_block' (annotated kt.constexpr or given with -D)
 def needs_block(o, BLOCK: kt.constexpr):
     pass

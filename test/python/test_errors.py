@@ -250,3 +250,25 @@ def test_long_call_chain_is_an_error_not_a_crash(tmp_path):
     mod = _import_file(str(path), "call_chain")
     with pytest.raises(kt.CompilationError, match="calls are nested more than 256 deep"):
         mod.chain[(1,)](np.zeros(1, np.float32), 3)
+
+
+@requires_lib
+def test_source_with_a_utf8_byte_order_mark(tmp_path):
+    """A BOM before the first line is skipped, as Python does (it read as a name before)."""
+    path = tmp_path / "bom_kernel.py"
+    path.write_bytes(b"\xef\xbb\xbf" + VALID_KERNEL.encode())
+    mod = _import_file(str(path), "bom_kernel")
+    x = np.arange(16, dtype=np.float32)
+    mod.twice[(1,)](x, BLOCK=16)
+    np.testing.assert_array_equal(x, 2 * np.arange(16, dtype=np.float32))
+
+
+VALID_KERNEL = """\
+import kdatile as kt
+
+
+@kt.jit
+def twice(x_ptr, BLOCK: kt.constexpr):
+    offs = kt.arange(0, BLOCK)
+    kt.store(x_ptr + offs, kt.load(x_ptr + offs) * 2.0)
+"""
