@@ -269,9 +269,11 @@ bool Lexer::scanFormatField(SourceLoc start, std::string &value,
 
 bool Lexer::lexString(size_t prefixLen, SourceLoc start) {
   std::string value;
+  bool formatted = src.substr(pos, prefixLen).contains_insensitive("f");
   if (!scanString(prefixLen, start, value))
     return false;
   push(TokenKind::String, std::move(value), start);
+  tokens.back().formatted = formatted;
   return true;
 }
 

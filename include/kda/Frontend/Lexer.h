@@ -44,6 +44,9 @@ struct Token {
   bool overflow = false;
   /// Set on imaginary literals (`1j`), which the DSL rejects.
   bool imaginary = false;
+  /// Set on f-strings, which the lexer scans (plain Python around kernels may
+  /// use them) and kernels reject: nothing would format them.
+  bool formatted = false;
 
   bool is(TokenKind k) const { return kind == k; }
   bool isOp(llvm::StringRef spelling) const {
