@@ -20,6 +20,8 @@
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --strict-whitespace --check-prefix=TRY_STMT
 # RUN: not kda-compile %s --kernel dict_literal --target cpu --signature 'o=*f32,n=i32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --strict-whitespace --check-prefix=DICT_LITERAL
+# RUN: not kda-compile %s --kernel f_string --target cpu --signature 'o=*f32,n=i32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --strict-whitespace --check-prefix=F_STRING
 
 import kdatile.language as kt
 
@@ -100,3 +102,10 @@ def dict_literal(o, n):
     # DICT_LITERAL-NEXT: {{^}}    x = {1: 2}
     # DICT_LITERAL-NEXT: {{^}}        ^
     x = {1: 2}
+
+
+@kt.jit
+def f_string(o, n):
+    # F_STRING: errors_syntax.py:[[@LINE+2]]:29: error: unsupported construct: f-string (nothing formats it in a kernel; give the values to kt.device_print or kt.static_print as arguments)
+    # F_STRING-NEXT: {{^}}    kt.static_assert(n > 0, f"n is {n}")
+    kt.static_assert(n > 0, f"n is {n}")
