@@ -369,9 +369,10 @@ ExprPtr Parser::parseAtom() {
     auto e = std::make_unique<Expr>(ExprKind::Str, loc);
     while (tok().is(TokenKind::String)) {
       if (tok().formatted)
-        return unsupported(tok().loc, "f-string (nothing formats it in a kernel; "
-                                      "give the values to kt.device_print or "
-                                      "kt.static_print as arguments)");
+        return unsupported(tok().loc,
+                           "f-string (nothing formats it in a kernel; "
+                           "give the values to kt.device_print or "
+                           "kt.static_print as arguments)");
       e->name += tok().text;
       consume();
     }
