@@ -169,9 +169,6 @@ def chunk_gdn_launches(*args, target=None, segment_tokens=None, **kwargs):
 def _gdn(q, k, v, g, beta, scale, initial_state, output_final_state, use_qk_l2norm_in_kernel,
          use_beta_sigmoid_in_kernel, allow_neg_eigval, state_v_first, cu_seqlens, out,
          use_gate_in_kernel, A_log, dt_bias, target=None, segment_tokens=None):
-    if use_gate_in_kernel is True and A_log is None:
-        vd.fail("A_log", "is required with use_gate_in_kernel=True (the gate is -exp(A_log) "
-                         "softplus(g + dt_bias))")
     return _chunk(q, k, v, g, beta, scale=scale, initial_state=initial_state,
                   output_final_state=output_final_state,
                   use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel,
@@ -268,6 +265,9 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     if safe_gate and (lower_bound is None or lower_bound < -5.0):
         vd.fail("lower_bound", f"safe_gate=True needs lower_bound in [-5, 0), got {lower_bound}")
     if use_gate_in_kernel:
+        if A_log is None and gate_per_head:
+            vd.fail("A_log", "is required with use_gate_in_kernel=True (the gate is -exp(A_log) "
+                             "softplus(g + dt_bias))")
         if A_log is None and lower_bound is None:
             vd.fail("A_log", "is required with use_gate_in_kernel=True unless lower_bound is "
                              "given (the gate is then lower_bound * sigmoid(g + dt_bias))")
