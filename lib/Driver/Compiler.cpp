@@ -118,8 +118,21 @@ mlir::OwningOpRef<mlir::ModuleOp> loadKernel(mlir::MLIRContext &ctx,
   });
   auto module = mlir::parseSourceString<mlir::ModuleOp>(
       req.source, mlir::ParserConfig(&ctx), req.filename);
-  if (!module)
+  if (!module) {
     error = diagnostics;
+    return module;
+  }
+  // The host lowering exports `<kernel>__kda_cpu` for whatever it is given, so
+  // a missing kernel would only surface when the shared object is loaded. (The
+  // GPU targets check for their llvm.func kernel when they link.)
+  if (!lookupGPUTarget(options.target)) {
+    auto func = module->lookupSymbol<mlir::func::FuncOp>(req.kernelName);
+    if (!func || !func->hasAttr("tile.kernel")) {
+      error = "error: the module has no tile kernel '" + req.kernelName +
+              "' (a func.func with the tile.kernel attribute)";
+      return nullptr;
+    }
+  }
   return module;
 }
 
@@ -211,6 +224,12 @@ CompileResult kda::compileKernel(mlir::MLIRContext &ctx,
   if (std::string why = checkEmitForTarget(options.emit, options.target);
       !why.empty()) {
     result.error = why;
+    return result;
+  }
+  // The checks live in the host lowering; a GPU build would silently skip them.
+  if (options.checkBounds && lookupGPUTarget(options.target)) {
+    result.error = "error: --check-bounds is a cpu-target mode; target " +
+                   options.target + " does not check accesses";
     return result;
   }
   if (options.emit == EmitKind::Header)

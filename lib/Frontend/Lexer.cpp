@@ -87,7 +87,11 @@ private:
   size_t lineStart = 0;
   unsigned line = 1;
   int depth = 0;
-  std::vector<unsigned> indents{0};
+  struct Indent {
+    unsigned width;       // tabs to the next multiple of 8
+    unsigned narrowWidth; // tabs as one column
+  };
+  std::vector<Indent> indents{{0, 0}};
   SourceLoc errorLoc;
   std::string errorMessage;
 };
@@ -99,9 +103,13 @@ private:
 /// lines are consumed entirely.
 bool Lexer::handleLineStart() {
   while (pos < src.size()) {
-    unsigned width = 0;
+    // The width with tabs to multiples of 8 and, as CPython checks, with
+    // tabs as one column: indentation whose order depends on the tab size
+    // is an error.
+    unsigned width = 0, narrowWidth = 0;
     while (peek() == ' ' || peek() == '\t' || peek() == '\f') {
       width = peek() == '\t' ? (width / 8 + 1) * 8 : width + 1;
+      ++narrowWidth;
       ++pos;
     }
     char c = peek();
@@ -121,16 +129,23 @@ bool Lexer::handleLineStart() {
     if (c == '\\' && (peek(1) == '\n' || peek(1) == '\r'))
       return true; // a continuation line keeps the current indentation
     SourceLoc loc = here();
-    if (width > indents.back()) {
-      indents.push_back(width);
+    auto inconsistent = [&] {
+      return fail(loc, "inconsistent use of tabs and spaces in indentation");
+    };
+    if (width > indents.back().width) {
+      if (narrowWidth <= indents.back().narrowWidth)
+        return inconsistent();
+      indents.push_back({width, narrowWidth});
       push(TokenKind::Indent, "", loc);
     } else {
-      while (width < indents.back()) {
+      while (width < indents.back().width) {
         indents.pop_back();
         push(TokenKind::Dedent, "", loc);
       }
-      if (width != indents.back())
+      if (width != indents.back().width)
         return fail(loc, "unindent does not match any outer indentation level");
+      if (narrowWidth != indents.back().narrowWidth)
+        return inconsistent();
     }
     return true;
   }

@@ -6,6 +6,7 @@
 #include "kda/Frontend/Frontend.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
 #include <cmath>
@@ -170,7 +171,13 @@ std::optional<ConstexprValue> kda::frontend::parseConstexpr(StringRef text) {
   if (clean.starts_with_insensitive("-0o") &&
       !clean.drop_front(3).getAsInteger(8, value))
     return ConstexprValue(-value);
-  if (clean.empty())
+  // An integer literal past 64 bits is an error, not a float.
+  StringRef magnitude = clean.ltrim("+-");
+  if (clean.empty() ||
+      (!magnitude.empty() && llvm::all_of(magnitude, llvm::isDigit)) ||
+      magnitude.starts_with_insensitive("0x") ||
+      magnitude.starts_with_insensitive("0b") ||
+      magnitude.starts_with_insensitive("0o"))
     return std::nullopt;
   char *end = nullptr;
   double d = std::strtod(digits.c_str(), &end);

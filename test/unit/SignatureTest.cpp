@@ -50,6 +50,15 @@ TEST(Constexpr, Parses) {
   EXPECT_FALSE(parseConstexpr(""));
 }
 
+TEST(Constexpr, IntegersPast64BitsAreErrorsNotFloats) {
+  EXPECT_FALSE(parseConstexpr("99999999999999999999"));
+  EXPECT_FALSE(parseConstexpr("-99999999999999999999"));
+  EXPECT_FALSE(parseConstexpr("0x1ffffffffffffffff"));
+  EXPECT_EQ(std::get<int64_t>(*parseConstexpr("9223372036854775807")),
+            INT64_MAX);
+  EXPECT_DOUBLE_EQ(std::get<double>(*parseConstexpr("1e20")), 1e20);
+}
+
 TEST(DType, NamesAndTypes) {
   EXPECT_EQ(parseDType("float32"), DType::F32);
   EXPECT_EQ(parseDType("fp16"), DType::F16);

@@ -272,7 +272,7 @@ int main(int argc, char **argv) {
     auto parsed = kda::frontend::parseConstexpr(value);
     if (!parsed)
       return fail("-D " + name + ": cannot parse '" + value +
-                  "' (expected an int, a float, True/False or a dtype)");
+                  "' (expected a 64-bit int, a float, True/False or a dtype)");
     req.constexprs[name.str()] = *parsed;
   }
 
