@@ -384,6 +384,15 @@ public:
   /// sees constants where the real loop has runtime values.
   int dryRunDepth = 0;
   bool dryRunFailed = false;
+  /// loopCarried's finding per loop body and entry environment (see
+  /// environmentKey): a nested loop is met again in every dry run of the
+  /// loops around it, which without the cache costs a factor per level.
+  struct LoopCarriedFinding {
+    std::vector<std::pair<std::string, mlir::Type>> carried;
+    bool dryRunOk = true;
+  };
+  std::map<std::pair<const void *, std::string>, LoopCarriedFinding>
+      loopCarriedCache;
   mlir::OpBuilder builder;
   Frame *frame = nullptr;
   /// Functions being inlined, to reject recursion.

@@ -13,6 +13,9 @@
 #include "Emitter.h"
 #include "Tile/TileDialect.h"
 
+#include <cstring>
+#include <functional>
+
 using namespace mlir;
 using namespace kda::frontend;
 using namespace kda::frontend::detail;
@@ -47,6 +50,92 @@ static bool sameBinding(const DValue &a, const DValue &b) {
          a.attr == b.attr;
 }
 
+/// Appends what the dry run of a loop body can observe of a binding: its kind,
+/// constant, type and identity up to renaming (`alias` numbers the runtime
+/// values in order of appearance, so `a = b` is told from two equal types).
+static void appendBindingKey(const DValue &v, std::string &key,
+                             llvm::DenseMap<Value, unsigned> &alias) {
+  auto number = [&](Value value) {
+    auto [it, inserted] = alias.try_emplace(value, alias.size());
+    (void)inserted;
+    return std::to_string(it->second);
+  };
+  auto pointer = [](const void *p) {
+    return std::to_string(reinterpret_cast<uintptr_t>(p));
+  };
+  std::function<void(const Constant &)> constant = [&](const Constant &c) {
+    key += std::to_string(static_cast<int>(c.kind)) + ":";
+    switch (c.kind) {
+    case Constant::Kind::Float: {
+      uint64_t bits;
+      std::memcpy(&bits, &c.floatValue, sizeof bits);
+      key += std::to_string(bits);
+      break;
+    }
+    case Constant::Kind::DType:
+      key +=
+          std::to_string(static_cast<int>(c.dtype)) + (c.pointerTo ? "*" : "");
+      break;
+    case Constant::Kind::Str:
+      key += std::to_string(c.str.size()) + "'" + c.str;
+      break;
+    case Constant::Kind::Tuple:
+      key += "(";
+      for (const Constant &e : c.elements)
+        constant(e), key += ",";
+      key += ")";
+      break;
+    default:
+      key += std::to_string(c.intValue);
+    }
+  };
+  key += std::to_string(static_cast<int>(v.kind)) + "|";
+  switch (v.kind) {
+  case DValue::Kind::Const:
+    constant(v.constant);
+    break;
+  case DValue::Kind::Runtime:
+  case DValue::Kind::Method:
+    key +=
+        number(v.value) + "@" + pointer(v.value.getType().getAsOpaquePointer());
+    break;
+  case DValue::Kind::Tuple:
+    key += "(";
+    for (const DValue &e : v.elements)
+      appendBindingKey(e, key, alias), key += ",";
+    key += ")";
+    break;
+  default:
+    break;
+  }
+  key += "|" + std::to_string(v.name.size()) + "'" + v.name + "|" +
+         pointer(v.module) + "|" + pointer(v.function) + "|" +
+         pointer(v.attr.getAsOpaquePointer()) + "|" +
+         std::to_string(static_cast<int>(v.moduleKind)) + "|" +
+         std::to_string(v.importLevel) + "|" + v.origin + "|" +
+         (v.isGlobal ? "g" : "l") + ";";
+}
+
+/// Everything a loop's dry run depends on besides the body itself: the
+/// frame's bindings (names, kinds, types, constants, aliasing), the loop
+/// variable and the nesting of runtime regions.
+static std::string environmentKey(const Frame &frame,
+                                  const std::string *loopVar,
+                                  Type loopVarType) {
+  std::string key =
+      std::to_string(frame.runtimeDepth) + "#" +
+      (loopVar ? *loopVar : std::string("-")) + "#" +
+      std::to_string(
+          reinterpret_cast<uintptr_t>(loopVarType.getAsOpaquePointer())) +
+      "#" + std::to_string(reinterpret_cast<uintptr_t>(frame.function)) + "#";
+  llvm::DenseMap<Value, unsigned> alias;
+  for (const auto &[name, value] : frame.locals) {
+    key += std::to_string(name.size()) + "'" + name + "=";
+    appendBindingKey(value, key, alias);
+  }
+  return key;
+}
+
 LogicalResult Emitter::loopCarried(const std::vector<StmtPtr> &body,
                                    SourceLoc at, const std::string *loopVar,
                                    Type loopVarType,
@@ -67,7 +156,14 @@ LogicalResult Emitter::loopCarried(const std::vector<StmtPtr> &body,
     return {};
   };
   bool dryRunOk = true;
-  for (int round = 0; round < 4; ++round) {
+  std::pair<const void *, std::string> cacheKey{
+      &body, environmentKey(*frame, loopVar, loopVarType)};
+  auto cached = loopCarriedCache.find(cacheKey);
+  if (cached != loopCarriedCache.end()) {
+    carried = cached->second.carried;
+    dryRunOk = cached->second.dryRunOk;
+  }
+  for (int round = 0; round < 4 && cached == loopCarriedCache.end(); ++round) {
     Block scratch;
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(&scratch);
@@ -143,6 +239,8 @@ LogicalResult Emitter::loopCarried(const std::vector<StmtPtr> &body,
     if (!changed)
       break;
   }
+  if (cached == loopCarriedCache.end())
+    loopCarriedCache[cacheKey] = {carried, dryRunOk};
 
   if (!dryRunOk) {
     // Fall back to every assigned name, with default types for constants.
