@@ -202,8 +202,37 @@ llvm::ArrayRef<llvm::StringLiteral> kda::pipelineNames() {
   return kPipelineNames;
 }
 
+/// Registers a pipeline of module passes. Nested under another op (say
+/// `builtin.module(func.func(kda-cpu-lower))`) it is a pipeline error naming
+/// the anchor, where adding the first module pass would abort the tool.
+template <typename Options>
+static void registerModulePipeline(
+    llvm::StringRef arg, llvm::StringRef description,
+    std::function<void(OpPassManager &, const Options &)> builder) {
+  registerPassPipeline(
+      arg, description,
+      [arg, builder](
+          OpPassManager &pm, llvm::StringRef text,
+          llvm::function_ref<LogicalResult(const llvm::Twine &)> errorHandler)
+          -> LogicalResult {
+        llvm::StringRef anchor = pm.getOpAnchorName();
+        if (anchor != ModuleOp::getOperationName())
+          return errorHandler("'" + arg +
+                              "' runs on builtin.module, not nested under '" +
+                              anchor + "'");
+        Options options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        builder(pm, options);
+        return success();
+      },
+      [](llvm::function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(Options());
+      });
+}
+
 void kda::registerPipelines() {
-  PassPipelineRegistration<GPUPipelineCLOptions>(
+  registerModulePipeline<GPUPipelineCLOptions>(
       kGPULower,
       "Lower tile IR to LLVM-dialect kernels for a GPU target "
       "(target=sm_90a|gfx950|gfx1250 num-warps=N "
@@ -216,16 +245,18 @@ void kda::registerPipelines() {
         options.lineInfo = cl.lineInfo;
         buildGPULoweringPipeline(pm, options);
       });
-  PassPipelineRegistration<>(kTileSimplify,
-                             "Clean up frontend output (canonicalize, CSE)",
-                             buildTileSimplifyPipeline);
-  PassPipelineRegistration<CPUPipelineCLOptions>(
+  registerModulePipeline<EmptyPipelineOptions>(
+      kTileSimplify, "Clean up frontend output (canonicalize, CSE)",
+      [](OpPassManager &pm, const EmptyPipelineOptions &) {
+        buildTileSimplifyPipeline(pm);
+      });
+  registerModulePipeline<CPUPipelineCLOptions>(
       kCPULower,
       "Lower tile IR to the LLVM dialect for the host (check-bounds=false)",
       [](OpPassManager &pm, const CPUPipelineCLOptions &cl) {
         buildCPULoweringPipeline(pm, cl.get());
       });
-  PassPipelineRegistration<CPUPipelineCLOptions>(
+  registerModulePipeline<CPUPipelineCLOptions>(
       kCPUPipeline,
       "What kda-compile --target cpu runs: kda-tile-simplify, kda-cpu-lower",
       [](OpPassManager &pm, const CPUPipelineCLOptions &cl) {
