@@ -17,11 +17,17 @@ no chunk maps to is left alone).
        gend[slot] = exp(gamma_C)                                    [slots, HV, K]
    w, qg and u are stored transposed (token index last) and aqk as aqk^T, so that each is the
    scan's B operand as it lies; rows past a sequence's end are zeros (their inputs read as 0).
+   qg, aqk and GLA's u leave through store_token_last (16-byte stores of token runs); the
+   delta rule's w and u straight from their products' layout (a conversion there would hold
+   both copies: 24 more registers, 6 programs a multiprocessor instead of 8 on sm_90a).
    with A = (I + L)^-1 diag(beta) and L[i, j] = [i > j] beta_i sum_d k_i k_j exp(gamma_i -
    gamma_j), solved by forward substitution. The pairs are two matrix products referred to
    the chunk's middle row (ANCHORED), q k^T and k k^T times the rows' decays
-   (GATE_PER_HEAD), or else taken one key at a time with every exponent <= 0 (clamped at 0
-   against rounding); the causal masks are selects, so no gate overflows or makes a NaN.
+   (GATE_PER_HEAD), or else, for each KS-column slice, those anchored products where the
+   slice's log decays sum to at most MILD_DECAY nats over the chunk and pairs taken one key
+   at a time with every exponent <= 0 (clamped at 0 against rounding) where they are
+   steeper; the causal masks are selects, so no gate overflows or makes a NaN. k k^T only
+   with the delta rule.
 2. `kda_chunk_scan`, grid (cdiv(V, BV), segment slots, HV): one program per value tile,
    segment (a whole sequence, or SEG of its tokens) and value head carries the state over the
    segment's chunks, transposed (S^T [BV, K], fp32, in registers):
@@ -66,6 +72,9 @@ import kdatile as kt
 from gates import activated_log_decay
 
 LOG_DECAY_FLOOR = -200.0
+# A slice of the pairs whose log decays sum to at most this many nats over a chunk takes the
+# anchored products (no factor overflows or underflows fp32); steeper ones pair by pair.
+MILD_DECAY = 80.0
 
 
 @kt.jit
@@ -128,6 +137,37 @@ def pair_product(a, b, acc, DOT: kt.constexpr, BF16X3: kt.constexpr):
         acc = kt.dot((a - a_hi.to(kt.float32)).to(kt.bfloat16), b_hi, acc)
         return kt.dot(a_hi, b_hi, acc)
     return kt.dot(a, b, acc, input_precision="tf32")
+
+
+@kt.jit
+def anchored_pairs(q, k, g, gamma, rows, qk, kk, C: kt.constexpr, DOT: kt.constexpr,
+                   DELTA_RULE: kt.constexpr, BF16X3: kt.constexpr):
+    """qk + q k^T and kk + k k^T (kk only for the delta rule) of a [C, KS] slice with its pair
+    decays exp(gamma_i - gamma_j), both factors referred to the chunk's middle row r:
+    exp(gamma_i - gamma_r) exp(gamma_r - gamma_j), each within the half chunk's decay, so the
+    pairs are two matrix products (the masked upper halves grow past 1; selects drop them)."""
+    anchor = kt.sum(kt.where(rows[:, None] < C // 2, g, 0.0), 0)[None, :]
+    toward = kt.exp(gamma - anchor)
+    back = kt.trans(k * kt.exp(anchor - gamma))
+    qk = pair_product(q * toward, back, qk, DOT, BF16X3)
+    if DELTA_RULE:
+        kk = pair_product(k * toward, back, kk, DOT, BF16X3)
+    return qk, kk
+
+
+@kt.jit
+def store_token_last(ptr, block, first_col, tile, ncols, C: kt.constexpr, COLS: kt.constexpr,
+                     LANES: kt.constexpr, num_warps: kt.constexpr):
+    """Stores tile [C, COLS] (token, column) as columns first_col.. of block `block` of a
+    [.., ncols, C] array (token index last), columns >= ncols left out. Each thread takes a
+    run of consecutive tokens of one column, so the stores are 16-byte vectors rather than
+    one 2-byte store per element from the tile's computing layout."""
+    RUN: kt.constexpr = 8 if C >= 8 else C
+    RUNS = kt.BlockedLayout([RUN, 1], [C // RUN, LANES // (C // RUN)], [1, num_warps], [0, 1])
+    tok = kt.arange(0, C, layout=kt.SliceLayout(1, RUNS))
+    col = first_col + kt.arange(0, COLS, layout=kt.SliceLayout(0, RUNS))
+    kt.store(ptr + (block * ncols + col[None, :]) * C + tok[:, None],
+             kt.convert_layout(tile, RUNS), mask=col[None, :] < ncols)
 
 
 @kt.jit
@@ -217,8 +257,8 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 gamma_end = kt.sum(g, 0)
             decayed = kt.exp(gamma)
             kcols = cols[None, :] < K
-            kt.store(qg_ptr + (blk * K + cols[None, :]) * C + rows[:, None],
-                     (q * decayed).to(out_ty), mask=kcols)
+            store_token_last(qg_ptr, blk, kb * KS, (q * decayed).to(out_ty), K, C, KS, LANES,
+                             num_warps)
             kt.store(kd_ptr + (blk * C + rows[:, None]) * K + cols[None, :],
                      (k * kt.exp(kt.minimum(gamma_end[None, :] - gamma, 0.0))).to(out_ty),
                      mask=kcols)
@@ -226,19 +266,19 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                      mask=cols < K)
             if DELTA_RULE:
                 kdec.index(kb).store((k * decayed).to(DOT))
+            # k k^T only feeds the delta rule's solve.
             if GATE_PER_HEAD:
-                kk = pair_product(k, kt.trans(k), kk, DOT, PAIRS_BF16X3)
+                if DELTA_RULE:
+                    kk = pair_product(k, kt.trans(k), kk, DOT, PAIRS_BF16X3)
                 qk = pair_product(q, kt.trans(k), qk, DOT, PAIRS_BF16X3)
             elif ANCHORED:
-                # Both factors referred to the middle row r: exp(gamma_i - gamma_j) =
-                # exp(gamma_i - gamma_r) exp(gamma_r - gamma_j), each within 8 |lower_bound|
-                # nats, so the pairs are two matrix products (the masked upper halves may
-                # overflow; selects drop them).
-                anchor = kt.sum(kt.where(rows[:, None] < C // 2, g, 0.0), 0)[None, :]
-                toward = kt.exp(gamma - anchor)
-                back = kt.trans(k * kt.exp(anchor - gamma))
-                qk = pair_product(q * toward, back, qk, DOT, PAIRS_BF16X3)
-                kk = pair_product(k * toward, back, kk, DOT, PAIRS_BF16X3)
+                qk, kk = anchored_pairs(q, k, g, gamma, rows, qk, kk, C, DOT, DELTA_RULE,
+                                        PAIRS_BF16X3)
+            elif kt.max(kt.sum(kt.abs(g), 0)) <= MILD_DECAY:
+                # This slice decays by at most MILD_DECAY nats over the chunk: the anchored
+                # products' factors stay inside fp32's normal range.
+                qk, kk = anchored_pairs(q, k, g, gamma, rows, qk, kk, C, DOT, DELTA_RULE,
+                                        PAIRS_BF16X3)
             else:
                 # Pairs one key j at a time: both products share exp(gamma_i - gamma_j).
                 keys.store(k)
@@ -247,7 +287,8 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                     kd_j = keys.index(j).load()[None, :] * kt.exp(
                         kt.minimum(gamma - gammas.index(j).load()[None, :], 0.0))
                     column = cc[None, :] == j
-                    kk = kt.where(column, kk + kt.sum(k * kd_j, 1)[:, None], kk)
+                    if DELTA_RULE:
+                        kk = kt.where(column, kk + kt.sum(k * kd_j, 1)[:, None], kk)
                     qk = kt.where(column, qk + kt.sum(q * kd_j, 1)[:, None], qk)
         if GATE_PER_HEAD:
             # One decay per row: the pairs are q k^T and k k^T times exp(gamma_i - gamma_j).
@@ -256,7 +297,7 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
             qk = qk * decay
         kk = kt.where(rows[:, None] > cc[None, :], kk, 0.0)
         qk = kt.where(rows[:, None] >= cc[None, :], qk, 0.0)
-        kt.store(aqk_ptr + (blk * C + cc[None, :]) * C + rows[:, None], qk.to(out_ty))
+        store_token_last(aqk_ptr, blk, 0, qk.to(out_ty), C, C, C, LANES, num_warps)
         if DELTA_RULE:
             beta = kt.load(beta_ptr + tok * stride_beta + hv, mask=live, other=0.0).to(kt.float32)
             if USE_BETA_SIGMOID:
@@ -278,8 +319,8 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 inverse = kt.where(solve_rows[:, None] == i, row[None, :], inverse)
             a = (inverse * beta[None, :]).to(DOT)
             for kb in range(BK // KS):
-                cols = kb * KS + kt.arange(0, KS)
                 w = kt.dot(a, kdec.index(kb).load())
+                cols = kb * KS + kt.arange(0, KS)
                 kt.store(w_ptr + (blk * K + cols[None, :]) * C + rows[:, None], w.to(out_ty),
                          mask=cols[None, :] < K)
         for vb in range(BV_ALL // KS):
@@ -289,10 +330,10 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                         other=0.0)
             if DELTA_RULE:
                 u = kt.dot(a, v.to(DOT))
-            else:
-                u = v  # gated linear attention: delta = v, no w
-            kt.store(u_ptr + (blk * V + cols[None, :]) * C + rows[:, None], u.to(out_ty),
-                     mask=cols[None, :] < V)
+                kt.store(u_ptr + (blk * V + cols[None, :]) * C + rows[:, None], u.to(out_ty),
+                         mask=cols[None, :] < V)
+            else:  # gated linear attention: delta = v, no w
+                store_token_last(u_ptr, blk, vb * KS, v.to(out_ty), V, C, KS, LANES, num_warps)
 
 
 @kt.jit

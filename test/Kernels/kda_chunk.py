@@ -4,10 +4,12 @@
 # %{kda_chunk_prep_<target>}, %{kda_chunk_scan_<target>}; test/lit.cfg.py).
 #
 # kda_chunk_prep: on sm_90a the anchored intra-chunk pairs run on tf32 mma.sync (m16n8k8) and
-# the WY products on bf16 mma.sync (m16n8k16); with the pair-by-pair form (no lower bound)
-# only the WY products are matrix instructions. The WY products reduce over the chunk's 16
-# tokens: on gfx950 v_mfma_f32_16x16x16_bf16, and the pairs (fp32 operands that allow tf32) on
-# its fp32 MFMA, v_mfma_f32_16x16x4_f32; gfx1250's bf16 WMMA reduces over 32, and takes the
+# the WY products on bf16 mma.sync (m16n8k16); without the lower bound's guarantee
+# (ANCHORED=False) the same tf32 products serve the key slices whose decay over the chunk is
+# mild, beside the pair-by-pair loop for steep ones. Gated linear attention's prep stores its
+# transposed blocks as 16-byte runs of tokens (no 2-byte stores). The WY products reduce
+# over the chunk's 16 tokens: on gfx950 v_mfma_f32_16x16x16_bf16, and the pairs (fp32
+# operands that allow tf32) on its fp32 MFMA, v_mfma_f32_16x16x4_f32; gfx1250's bf16 WMMA reduces over 32, and takes the
 # WY products with the upper 16 of K zero, and the pairs (no tf32 instruction there) as three
 # bf16 products of the fp32 factors' high and low parts (PAIRS_BF16X3): 14 WMMAs, no fused
 # multiply-add products.
@@ -36,7 +38,7 @@
 #
 # RUN: kda-compile %{kda_chunk_prep_sm_90a} --num-warps 2 --emit ptx -o - | FileCheck %s --check-prefix=PREP-SM90
 # RUN: kda-compile %{kda_chunk_prep_sm_90a} --num-warps 2 -D ANCHORED=False --emit ptx -o - \
-# RUN:   | FileCheck %s --check-prefix=PAIRS-SM90 --implicit-check-not=tf32
+# RUN:   | FileCheck %s --check-prefix=PAIRS-SM90
 # RUN: kda-compile %{kda_chunk_scan_sm_90a} --emit ptx -o - \
 # RUN:   | FileCheck %s --check-prefix=SCAN-SM90 --implicit-check-not=st.shared
 # The ring's 126 KB leave room for one program a multiprocessor:
@@ -71,6 +73,8 @@
 # DEFINE: %{gla} = -D DELTA_RULE=False -D USE_GATE=False -D USE_LOWER_BOUND=False \
 # DEFINE:   -D ANCHORED=False -D USE_BETA_SIGMOID=False -D HAS_A_LOG=False -D HAS_DT_BIAS=False \
 # DEFINE:   -D USE_QK_L2NORM=False
+# RUN: kda-compile %{kda_chunk_prep_sm_90a} --num-warps 2 %{gla} --emit ptx -o - \
+# RUN:   | FileCheck %s --check-prefix=GLA-PREP-SM90 --implicit-check-not=st.global.b16
 # RUN: kda-compile %{kda_chunk_prep_gfx950} --num-warps 2 %{gla} --emit hsaco -o %t.gla.gfx950.hsaco --stats \
 # RUN:   2>&1 | FileCheck %s --check-prefix=AMD-STATS
 # RUN: kda-compile %{kda_chunk_prep_gfx1250} --num-warps 2 %{gla} --emit hsaco -o %t.gla.gfx1250.hsaco --stats \
@@ -94,7 +98,11 @@
 # PREP-SM90: .visible .entry kda_chunk_prep(
 # PREP-SM90-DAG: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 # PREP-SM90-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-# PAIRS-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+# PAIRS-SM90-DAG: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+# PAIRS-SM90-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+# PAIRS-SM90-DAG: ex2.approx
+# GLA-PREP-SM90: .visible .entry kda_chunk_prep(
+# GLA-PREP-SM90: st.global.v4.b32
 # SCAN-SM90: .visible .entry kda_chunk_scan(
 # SCAN-SM90: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16
 # SCAN-SM90: cp.async.wait_group 24

@@ -65,6 +65,20 @@ def test_fixed_length_head_dim_100_steep_decays():
     check(q, k, v, g, scale=0.2)
 
 
+@pytest.mark.parametrize("dtype", ["bf16", "f32"])
+def test_pairs_at_the_mild_decay_edge(dtype):
+    """The prep takes a key slice's pairs as anchored products where its log decays sum to at
+    most 80 nats over a chunk (factors up to exp(40)), pair by pair where steeper: one slice
+    of channels just inside (-4.9 a token, 78.4 nats a 16-token chunk), one mixing those with
+    channels just past it (-5.1), both as exact as the recurrence."""
+    rng = np.random.default_rng(16)
+    q, k, v, _ = inputs(rng, 1, 50, 2, 2, 64, dtype)
+    g = np.full((1, 50, 2, 64), -4.9, np.float32)
+    g[..., 48:] = -5.1
+    g += rng.uniform(-0.05, 0.0, g.shape).astype(np.float32) * (g < -5.0)
+    check(q, k, v, g)
+
+
 def test_huge_log_decay_stays_finite_and_exact():
     """Key channels with a log decay of -3e38 at some tokens: finite, as the recurrence."""
     rng = np.random.default_rng(15)
