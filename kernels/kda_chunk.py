@@ -17,17 +17,17 @@ no chunk maps to is left alone).
        gend[slot] = exp(gamma_C)                                    [slots, HV, K]
    w, qg and u are stored transposed (token index last) and aqk as aqk^T, so that each is the
    scan's B operand as it lies; rows past a sequence's end are zeros (their inputs read as 0).
-   qg, aqk and GLA's u leave through store_token_last (16-byte stores of token runs); the
-   delta rule's w and u straight from their products' layout (a conversion there would hold
-   both copies: 24 more registers, 6 programs a multiprocessor instead of 8 on sm_90a).
    with A = (I + L)^-1 diag(beta) and L[i, j] = [i > j] beta_i sum_d k_i k_j exp(gamma_i -
    gamma_j), solved by forward substitution. The pairs are two matrix products referred to
    the chunk's middle row (ANCHORED), q k^T and k k^T times the rows' decays
    (GATE_PER_HEAD), or else, for each KS-column slice, those anchored products where the
-   slice's log decays sum to at most MILD_DECAY nats over the chunk and pairs taken one key
-   at a time with every exponent <= 0 (clamped at 0 against rounding) where they are
-   steeper; the causal masks are selects, so no gate overflows or makes a NaN. k k^T only
-   with the delta rule.
+   slice's log decays sum to at most MILD_DECAY nats over the chunk and its q and k entries
+   are at most MAX_OPERAND (mild_slice), and pairs taken one key at a time with every
+   exponent <= 0 (clamped at 0 against rounding) elsewhere; the causal masks are selects, so
+   no gate overflows or makes a NaN. k k^T only with the delta rule. qg, aqk and GLA's u
+   leave through store_token_last (16-byte stores of token runs); the delta rule's w and u
+   straight from their products' layout (a conversion there would hold both copies: 24 more
+   registers, 6 programs a multiprocessor instead of 8 on sm_90a).
 2. `kda_chunk_scan`, grid (cdiv(V, BV), segment slots, HV): one program per value tile,
    segment (a whole sequence, or SEG of its tokens) and value head carries the state over the
    segment's chunks, transposed (S^T [BV, K], fp32, in registers):
@@ -72,9 +72,11 @@ import kdatile as kt
 from gates import activated_log_decay
 
 LOG_DECAY_FLOOR = -200.0
-# A slice of the pairs whose log decays sum to at most this many nats over a chunk takes the
-# anchored products (no factor overflows or underflows fp32); steeper ones pair by pair.
-MILD_DECAY = 80.0
+# A slice of the pairs whose log decays sum to at most MILD_DECAY nats over a chunk, and whose
+# q and k entries are at most MAX_OPERAND, takes the anchored products (mild_slice); others go
+# pair by pair.
+MILD_DECAY = 40.0
+MAX_OPERAND = 1e20
 
 
 @kt.jit
@@ -137,6 +139,17 @@ def pair_product(a, b, acc, DOT: kt.constexpr, BF16X3: kt.constexpr):
         acc = kt.dot((a - a_hi.to(kt.float32)).to(kt.bfloat16), b_hi, acc)
         return kt.dot(a_hi, b_hi, acc)
     return kt.dot(a, b, acc, input_precision="tf32")
+
+
+@kt.jit
+def mild_slice(q, k, g):
+    """Whether a [C, KS] slice's pairs may be anchored products: its log decays g sum to at
+    most MILD_DECAY nats over the chunk, so every anchored factor lies within exp(+-40), and
+    no q or k entry passes MAX_OPERAND, so no operand times its factor passes 2.4e37 (fp32
+    stops at 3.4e38). An infinite entry fails the test: that slice goes pair by pair."""
+    spread = kt.max(kt.sum(kt.abs(g), 0))
+    largest = kt.maximum(kt.max(kt.max(kt.abs(q), 0)), kt.max(kt.max(kt.abs(k), 0)))
+    return (spread <= MILD_DECAY) & (largest <= MAX_OPERAND)
 
 
 @kt.jit
@@ -274,9 +287,7 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
             elif ANCHORED:
                 qk, kk = anchored_pairs(q, k, g, gamma, rows, qk, kk, C, DOT, DELTA_RULE,
                                         PAIRS_BF16X3)
-            elif kt.max(kt.sum(kt.abs(g), 0)) <= MILD_DECAY:
-                # This slice decays by at most MILD_DECAY nats over the chunk: the anchored
-                # products' factors stay inside fp32's normal range.
+            elif mild_slice(q, k, g):
                 qk, kk = anchored_pairs(q, k, g, gamma, rows, qk, kk, C, DOT, DELTA_RULE,
                                         PAIRS_BF16X3)
             else:

@@ -123,13 +123,17 @@ mlir::OwningOpRef<mlir::ModuleOp> loadKernel(mlir::MLIRContext &ctx,
     return module;
   }
   // The host lowering exports `<kernel>__kda_cpu` for whatever it is given, so
-  // a missing kernel would only surface when the shared object is loaded. (The
+  // a missing kernel would only surface when the shared object is loaded. A
+  // module resumed after the host lowering holds the entry point itself. (The
   // GPU targets check for their llvm.func kernel when they link.)
   if (!lookupGPUTarget(options.target)) {
     auto func = module->lookupSymbol<mlir::func::FuncOp>(req.kernelName);
-    if (!func || !func->hasAttr("tile.kernel")) {
+    bool tileKernel = func && func->hasAttr("tile.kernel");
+    if (!tileKernel && !module->lookupSymbol(req.kernelName + "__kda_cpu")) {
       error = "error: the module has no tile kernel '" + req.kernelName +
-              "' (a func.func with the tile.kernel attribute)";
+              "' (a func.func with the tile.kernel attribute) and no entry "
+              "point '" +
+              req.kernelName + "__kda_cpu'";
       return nullptr;
     }
   }

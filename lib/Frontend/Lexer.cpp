@@ -105,11 +105,15 @@ bool Lexer::handleLineStart() {
   while (pos < src.size()) {
     // The width with tabs to multiples of 8 and, as CPython checks, with
     // tabs as one column: indentation whose order depends on the tab size
-    // is an error.
+    // is an error. A form feed restarts the count, as in CPython.
     unsigned width = 0, narrowWidth = 0;
     while (peek() == ' ' || peek() == '\t' || peek() == '\f') {
-      width = peek() == '\t' ? (width / 8 + 1) * 8 : width + 1;
-      ++narrowWidth;
+      if (peek() == '\f') {
+        width = narrowWidth = 0;
+      } else {
+        width = peek() == '\t' ? (width / 8 + 1) * 8 : width + 1;
+        ++narrowWidth;
+      }
       ++pos;
     }
     char c = peek();

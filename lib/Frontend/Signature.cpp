@@ -161,6 +161,10 @@ std::optional<ConstexprValue> kda::frontend::parseConstexpr(StringRef text) {
     if (c != '_')
       digits += c;
   StringRef clean(digits);
+  // Python reads "+5" as 5; getAsInteger takes no '+'.
+  if (clean.size() > 1 && clean.front() == '+' && clean[1] != '-' &&
+      clean[1] != '+')
+    clean = clean.drop_front();
   int64_t value = 0;
   if (!clean.empty() && !clean.getAsInteger(0, value))
     return ConstexprValue(value);

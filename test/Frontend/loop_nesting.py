@@ -1,9 +1,9 @@
 # Loop-carried variables of nested runtime loops. Each loop's dry run meets the
 # loops inside it; their findings are reused for the same body and bindings, so
-# a deep nest compiles in linear time (the CPU-time limit fails the exponential
+# a deep nest compiles in linear time (the time limit fails the exponential
 # cost of analyzing every inner loop again in every dry run around it), and a
 # helper whose loop is inlined with different argument types keeps each type.
-# RUN: ulimit -t 60 && kda-compile %s --kernel deep --target cpu --signature 'o=*f32,n=i32' \
+# RUN: timeout 120 kda-compile %s --kernel deep --target cpu --signature 'o=*f32,n=i32' \
 # RUN:   --emit tile -o - | FileCheck %s --check-prefix=DEEP
 # RUN: kda-compile %s --kernel twice --target cpu --signature 'o=*f32,n=i32' --emit tile \
 # RUN:   -o - | FileCheck %s --check-prefix=TWICE

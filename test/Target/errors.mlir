@@ -24,7 +24,7 @@
 // MISSING: error: the GPU module has no llvm.func kernel 'missing'
 // VENDOR: error: function 'k' is not marked nvvm.kernel, so it is no kernel for sm_90a
 // BOUNDS: error: --check-bounds is a cpu-target mode; target {{sm_90a|gfx950}} does not check accesses
-// CPU-MISSING: error: the module has no tile kernel 'k' (a func.func with the tile.kernel attribute)
+// CPU-MISSING: error: the module has no tile kernel 'k' (a func.func with the tile.kernel attribute) and no entry point 'k__kda_cpu'
 
 module {
   llvm.func @k(%x: !llvm.ptr<1>) attributes {rocdl.kernel} {

@@ -68,15 +68,28 @@ def test_fixed_length_head_dim_100_steep_decays():
 @pytest.mark.parametrize("dtype", ["bf16", "f32"])
 def test_pairs_at_the_mild_decay_edge(dtype):
     """The prep takes a key slice's pairs as anchored products where its log decays sum to at
-    most 80 nats over a chunk (factors up to exp(40)), pair by pair where steeper: one slice
-    of channels just inside (-4.9 a token, 78.4 nats a 16-token chunk), one mixing those with
-    channels just past it (-5.1), both as exact as the recurrence."""
+    most 40 nats over a chunk (factors within exp(+-40)), pair by pair where steeper: one slice
+    of channels just inside (-2.4 a token, 38.4 nats a 16-token chunk), one mixing those with
+    channels just past it (-2.6), both as exact as the recurrence."""
     rng = np.random.default_rng(16)
     q, k, v, _ = inputs(rng, 1, 50, 2, 2, 64, dtype)
-    g = np.full((1, 50, 2, 64), -4.9, np.float32)
-    g[..., 48:] = -5.1
-    g += rng.uniform(-0.05, 0.0, g.shape).astype(np.float32) * (g < -5.0)
+    g = np.full((1, 50, 2, 64), -2.4, np.float32)
+    g[..., 48:] = -2.6
+    g += rng.uniform(-0.05, 0.0, g.shape).astype(np.float32) * (g < -2.5)
     check(q, k, v, g)
+
+
+@pytest.mark.parametrize("q_size,decay", [(3e4, -11.4), (1e22, -5.5)])
+def test_large_operands_with_decay_in_half_a_chunk(q_size, decay):
+    """A chunk whose decay sits in its first half: anchored products would scale a query row
+    by up to exp(80) (3e4 * exp(79.8) overflows fp32) or exp(38.5) (1e22 * exp(38.5) does),
+    so those slices go pair by pair (too steep, or an operand past 1e20): finite and exact."""
+    rng = np.random.default_rng(17)
+    q, k, v, _ = inputs(rng, 1, 16, 1, 1, 32, "f32")
+    q[0, 0] *= q_size / np.abs(q[0, 0]).max()
+    g = np.zeros((1, 16, 1, 32), np.float32)
+    g[0, 1:8] = decay
+    check(q, k, v, g, scale=1.0)
 
 
 def test_huge_log_decay_stays_finite_and_exact():

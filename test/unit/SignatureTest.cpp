@@ -59,6 +59,17 @@ TEST(Constexpr, IntegersPast64BitsAreErrorsNotFloats) {
   EXPECT_DOUBLE_EQ(std::get<double>(*parseConstexpr("1e20")), 1e20);
 }
 
+TEST(Constexpr, PythonIntegerSpellings) {
+  EXPECT_EQ(std::get<int64_t>(*parseConstexpr("+5")), 5);
+  EXPECT_EQ(std::get<int64_t>(*parseConstexpr("+0x10")), 16);
+  EXPECT_EQ(std::get<int64_t>(*parseConstexpr("-0")), 0);
+  EXPECT_EQ(std::get<int64_t>(*parseConstexpr("1_000")), 1000);
+  EXPECT_EQ(std::get<int64_t>(*parseConstexpr("-0x10")), -16);
+  EXPECT_EQ(std::get<int64_t>(*parseConstexpr("0o17")), 15);
+  EXPECT_FALSE(parseConstexpr("+-5"));
+  EXPECT_DOUBLE_EQ(std::get<double>(*parseConstexpr("+1.5")), 1.5);
+}
+
 TEST(DType, NamesAndTypes) {
   EXPECT_EQ(parseDType("float32"), DType::F32);
   EXPECT_EQ(parseDType("fp16"), DType::F16);
