@@ -367,6 +367,11 @@ bool Lexer::lexNumber(SourceLoc start) {
     tok.kind = TokenKind::Float;
     tok.floatValue = std::strtod(digits.c_str(), nullptr);
   } else {
+    // As Python: 010 is no octal (nor decimal) integer; 00 is zero.
+    if (digits.size() > 1 && digits[0] == '0' &&
+        digits.find_first_not_of('0') != std::string::npos)
+      return fail(start, "leading zeros in decimal integer literals are not "
+                         "permitted; use an 0o prefix for octal integers");
     tok.kind = TokenKind::Int;
     uint64_t value = 0;
     if (StringRef(digits).getAsInteger(10, value) ||

@@ -165,6 +165,11 @@ std::optional<ConstexprValue> kda::frontend::parseConstexpr(StringRef text) {
   if (clean.size() > 1 && clean.front() == '+' && clean[1] != '-' &&
       clean[1] != '+')
     clean = clean.drop_front();
+  StringRef unsignedDigits = clean.ltrim("+-");
+  if (unsignedDigits.size() > 1 && unsignedDigits.front() == '0' &&
+      llvm::all_of(unsignedDigits, llvm::isDigit) &&
+      unsignedDigits.find_first_not_of('0') != StringRef::npos)
+    return std::nullopt;
   int64_t value = 0;
   if (!clean.empty() && !clean.getAsInteger(0, value))
     return ConstexprValue(value);
@@ -175,7 +180,8 @@ std::optional<ConstexprValue> kda::frontend::parseConstexpr(StringRef text) {
   if (clean.starts_with_insensitive("-0o") &&
       !clean.drop_front(3).getAsInteger(8, value))
     return ConstexprValue(-value);
-  // An integer literal past 64 bits is an error, not a float.
+  // An integer literal past 64 bits is an error, not a float; so is a decimal
+  // one with a leading zero (Python's rule: 010 is neither 8 nor 10).
   StringRef magnitude = clean.ltrim("+-");
   if (clean.empty() ||
       (!magnitude.empty() && llvm::all_of(magnitude, llvm::isDigit)) ||

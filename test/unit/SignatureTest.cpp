@@ -67,6 +67,8 @@ TEST(Constexpr, PythonIntegerSpellings) {
   EXPECT_EQ(std::get<int64_t>(*parseConstexpr("-0x10")), -16);
   EXPECT_EQ(std::get<int64_t>(*parseConstexpr("0o17")), 15);
   EXPECT_FALSE(parseConstexpr("+-5"));
+  EXPECT_FALSE(parseConstexpr("010")); // Python: leading zeros are an error
+  EXPECT_EQ(std::get<int64_t>(*parseConstexpr("00")), 0);
   EXPECT_DOUBLE_EQ(std::get<double>(*parseConstexpr("+1.5")), 1.5);
 }
 
