@@ -284,10 +284,7 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 if DELTA_RULE:
                     kk = pair_product(k, kt.trans(k), kk, DOT, PAIRS_BF16X3)
                 qk = pair_product(q, kt.trans(k), qk, DOT, PAIRS_BF16X3)
-            elif ANCHORED:
-                qk, kk = anchored_pairs(q, k, g, gamma, rows, qk, kk, C, DOT, DELTA_RULE,
-                                        PAIRS_BF16X3)
-            elif mild_slice(q, k, g):
+            elif ANCHORED or mild_slice(q, k, g):
                 qk, kk = anchored_pairs(q, k, g, gamma, rows, qk, kk, C, DOT, DELTA_RULE,
                                         PAIRS_BF16X3)
             else:
@@ -330,8 +327,8 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 inverse = kt.where(solve_rows[:, None] == i, row[None, :], inverse)
             a = (inverse * beta[None, :]).to(DOT)
             for kb in range(BK // KS):
-                w = kt.dot(a, kdec.index(kb).load())
                 cols = kb * KS + kt.arange(0, KS)
+                w = kt.dot(a, kdec.index(kb).load())
                 kt.store(w_ptr + (blk * K + cols[None, :]) * C + rows[:, None], w.to(out_ty),
                          mask=cols[None, :] < K)
         for vb in range(BV_ALL // KS):

@@ -14,7 +14,6 @@
 #include "Tile/TileDialect.h"
 
 #include <cstring>
-#include <functional>
 
 using namespace mlir;
 using namespace kda::frontend;
@@ -50,6 +49,35 @@ static bool sameBinding(const DValue &a, const DValue &b) {
          a.attr == b.attr;
 }
 
+/// Appends a constant's kind and exact value (a float by its bits).
+static void appendConstantKey(const Constant &c, std::string &key) {
+  key += std::to_string(static_cast<int>(c.kind)) + ":";
+  switch (c.kind) {
+  case Constant::Kind::Float: {
+    uint64_t bits;
+    std::memcpy(&bits, &c.floatValue, sizeof bits);
+    key += std::to_string(bits);
+    break;
+  }
+  case Constant::Kind::DType:
+    key += std::to_string(static_cast<int>(c.dtype)) + (c.pointerTo ? "*" : "");
+    break;
+  case Constant::Kind::Str:
+    key += std::to_string(c.str.size()) + "'" + c.str;
+    break;
+  case Constant::Kind::Tuple:
+    key += "(";
+    for (const Constant &e : c.elements) {
+      appendConstantKey(e, key);
+      key += ",";
+    }
+    key += ")";
+    break;
+  default:
+    key += std::to_string(c.intValue);
+  }
+}
+
 /// Appends what the dry run of a loop body can observe of a binding: its kind,
 /// constant, type and identity up to renaming (`alias` numbers the runtime
 /// values in order of appearance, so `a = b` is told from two equal types).
@@ -63,36 +91,10 @@ static void appendBindingKey(const DValue &v, std::string &key,
   auto pointer = [](const void *p) {
     return std::to_string(reinterpret_cast<uintptr_t>(p));
   };
-  std::function<void(const Constant &)> constant = [&](const Constant &c) {
-    key += std::to_string(static_cast<int>(c.kind)) + ":";
-    switch (c.kind) {
-    case Constant::Kind::Float: {
-      uint64_t bits;
-      std::memcpy(&bits, &c.floatValue, sizeof bits);
-      key += std::to_string(bits);
-      break;
-    }
-    case Constant::Kind::DType:
-      key +=
-          std::to_string(static_cast<int>(c.dtype)) + (c.pointerTo ? "*" : "");
-      break;
-    case Constant::Kind::Str:
-      key += std::to_string(c.str.size()) + "'" + c.str;
-      break;
-    case Constant::Kind::Tuple:
-      key += "(";
-      for (const Constant &e : c.elements)
-        constant(e), key += ",";
-      key += ")";
-      break;
-    default:
-      key += std::to_string(c.intValue);
-    }
-  };
   key += std::to_string(static_cast<int>(v.kind)) + "|";
   switch (v.kind) {
   case DValue::Kind::Const:
-    constant(v.constant);
+    appendConstantKey(v.constant, key);
     break;
   case DValue::Kind::Runtime:
   case DValue::Kind::Method:

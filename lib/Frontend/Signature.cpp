@@ -161,34 +161,34 @@ std::optional<ConstexprValue> kda::frontend::parseConstexpr(StringRef text) {
     if (c != '_')
       digits += c;
   StringRef clean(digits);
-  // Python reads "+5" as 5; getAsInteger takes no '+'.
-  if (clean.size() > 1 && clean.front() == '+' && clean[1] != '-' &&
-      clean[1] != '+')
-    clean = clean.drop_front();
-  StringRef unsignedDigits = clean.ltrim("+-");
-  if (unsignedDigits.size() > 1 && unsignedDigits.front() == '0' &&
-      llvm::all_of(unsignedDigits, llvm::isDigit) &&
-      unsignedDigits.find_first_not_of('0') != StringRef::npos)
+  if (clean.empty())
     return std::nullopt;
-  int64_t value = 0;
-  if (!clean.empty() && !clean.getAsInteger(0, value))
-    return ConstexprValue(value);
-  // Python spells octal 0o17; getAsInteger wants 017.
-  if (clean.starts_with_insensitive("0o") &&
-      !clean.drop_front(2).getAsInteger(8, value))
-    return ConstexprValue(value);
-  if (clean.starts_with_insensitive("-0o") &&
-      !clean.drop_front(3).getAsInteger(8, value))
-    return ConstexprValue(-value);
-  // An integer literal past 64 bits is an error, not a float; so is a decimal
-  // one with a leading zero (Python's rule: 010 is neither 8 nor 10).
-  StringRef magnitude = clean.ltrim("+-");
-  if (clean.empty() ||
-      (!magnitude.empty() && llvm::all_of(magnitude, llvm::isDigit)) ||
-      magnitude.starts_with_insensitive("0x") ||
-      magnitude.starts_with_insensitive("0b") ||
-      magnitude.starts_with_insensitive("0o"))
-    return std::nullopt;
+  // An integer as Python spells it: an optional sign, then decimal digits (a
+  // leading zero only in zero itself: 010 is neither 8 nor 10) or 0x / 0o / 0b
+  // digits. One past 64 bits is an error, not a float.
+  StringRef magnitude = clean;
+  bool negative = magnitude.consume_front("-");
+  if (!negative)
+    magnitude.consume_front("+");
+  unsigned radix = 0;
+  if (!magnitude.empty() && llvm::all_of(magnitude, llvm::isDigit))
+    radix = 10;
+  else if (magnitude.size() > 1 && magnitude[0] == '0')
+    radix = llvm::StringSwitch<unsigned>(magnitude.substr(1, 1).lower())
+                .Case("x", 16)
+                .Case("o", 8)
+                .Case("b", 2)
+                .Default(0);
+  if (radix) {
+    StringRef body = radix == 10 ? magnitude : magnitude.drop_front(2);
+    uint64_t value = 0;
+    if ((radix == 10 && body.size() > 1 && body.front() == '0' &&
+         body.find_first_not_of('0') != StringRef::npos) ||
+        body.getAsInteger(radix, value) ||
+        value > static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0))
+      return std::nullopt;
+    return ConstexprValue(static_cast<int64_t>(negative ? 0 - value : value));
+  }
   char *end = nullptr;
   double d = std::strtod(digits.c_str(), &end);
   if (end != digits.c_str() + digits.size())
