@@ -10,8 +10,9 @@ against the fp64 token recurrence (test/python/kda_chunk_reference.py; the secon
 in segments), then times each shape and each launch alone ("scan": the launches after the
 prep) and, where the op scans in segments, the call with every sequence scanned whole
 ("whole"), else the call with kdatile.ops.tuning on ("tuned": the scan's candidates timed at
-the first call, the fastest replayed); TFLOP/s by KDA.md's count, T * H * 180224. FLA, when
-importable, runs with FLA_FLASH_KDA=0 on the same tensors.
+the first call, the fastest replayed); where the op runs the scan beside the prep, the same
+two launches one after the other ("in order"); TFLOP/s by KDA.md's count, T * H * 180224.
+FLA, when importable, runs with FLA_FLASH_KDA=0 on the same tensors.
 """
 
 import functools
@@ -23,7 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "test", "python"))
 sys.path.insert(0, os.path.dirname(__file__))
 
-from gpu_timing import export_gpu_bundle, prepare_run_main, time_graph  # noqa: E402
+from gpu_timing import export_gpu_bundle, launch_all, prepare_run_main, time_graph  # noqa: E402
 
 D = 128
 # (label, H, sequence lengths); one sequence is the fixed-length [1, T] call.
@@ -82,13 +83,6 @@ def prepare(out_dir):
     print(f"{len(set(exported))} specializations of kda_chunk in {out_dir}")
 
 
-def launch_all(launches):
-    from kdatile.ops._kernels import execute
-
-    for x in launches:
-        execute(None, x)
-
-
 def run(bundle_dir, args=None):
     """Times SHAPES, or those `args.shapes` names (LABEL/H)."""
     only = args.shapes if args is not None else []
@@ -135,7 +129,7 @@ def run(bundle_dir, args=None):
     print(f"# {torch.cuda.get_device_name(0)}; D={D}, bf16 inputs, fp32 states, lower bound "
           "-5; us (CUDA graph, median)")
     print(f"{'shape':>14} {'H':>3} | {'FLA':>9} | {'ours':>9} {'FLA/ours':>8} {'TFLOP/s':>8} | "
-          f"{'prep':>9} {'scan':>9} | {'whole':>9} {'tuned':>9}")
+          f"{'prep':>9} {'scan':>9} | {'whole':>9} {'tuned':>9} {'in order':>9}")
     names = {f"{label}/{H}" for label, H, _ in SHAPES}
     unknown = set(only) - names
     if unknown:
@@ -162,7 +156,10 @@ def run(bundle_dir, args=None):
         _, launches = chunk_launches(**c, **KEYWORDS)
         parts = [time_graph(torch, functools.partial(launch_all, [x]), calls=5, replays=10)
                  for x in launches]
-        t_whole = t_tuned = float("nan")
+        t_whole = t_tuned = t_order = float("nan")
+        if launches[-1].beside:
+            t_order = time_graph(torch, functools.partial(launch_all, launches), calls=5,
+                                 replays=10)
         if len(launches) > 2:
             _, whole = chunk_launches(**c, **KEYWORDS, segment_tokens=0)
             t_whole = time_graph(torch, functools.partial(launch_all, whole), calls=5,
@@ -177,7 +174,7 @@ def run(bundle_dir, args=None):
         tflops = T * H * 180224 / (t_ours * 1e-6) / 1e12
         print(f"{label:>14} {H:>3} | {t_fla:>9.1f} | {t_ours:>9.1f} {t_fla / t_ours:>8.2f} "
               f"{tflops:>8.1f} | {parts[0]:>9.1f} {sum(parts[1:]):>9.1f} | {t_whole:>9.1f} "
-              f"{t_tuned:>9.1f}")
+              f"{t_tuned:>9.1f} {t_order:>9.1f}")
         sys.stdout.flush()
         del c
 

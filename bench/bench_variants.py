@@ -15,7 +15,8 @@ matters for the decode rows); "FLA / ours" is measured in the same run. "o diff"
 relative RMS difference of the two outputs (FLA is not the reference: the GPU checks compare
 these ops with fp64, test/gpu/ops_cases.py; it only shows that both ran the same problem).
 "tuned": the chunked ops with kdatile.ops.tuning on (the scan's candidates timed at the first
-call, the fastest replayed). Where FLA's call cannot be captured in a CUDA graph (it reads
+call, the fastest replayed); "in order": where a chunked op runs its scan beside its prep, the
+same two launches one after the other. Where FLA's call cannot be captured in a CUDA graph (it reads
 cu_seqlens on the host), both calls of that row are timed eagerly instead, each between CUDA
 events (launch gaps included), and the row is marked "eager".
 """
@@ -28,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from gpu_timing import export_gpu_bundle, prepare_run_main, time_graph  # noqa: E402
+from gpu_timing import export_gpu_bundle, launch_all, prepare_run_main, time_graph  # noqa: E402
 
 D = 128
 PREFILL = [("T=8192", 32, [8192]), ("4x2048", 16, [2048] * 4)]
@@ -79,15 +80,17 @@ def cases():
     return out
 
 
-def launches_of(op, args, kwargs):
+def launches_of(op, args, kwargs, target="sm_90a"):
+    """The launches of `op` on these arguments, prepared for `target` (None: the arrays'
+    device)."""
     from kdatile.ops import chunk, fused_recurrent
 
     if op == "chunk_gated_delta_rule":
-        return chunk.chunk_gdn_launches(*args, **kwargs, target="sm_90a")[1]
+        return chunk.chunk_gdn_launches(*args, **kwargs, target=target)[1]
     if op == "chunk_gla":
-        return chunk.chunk_gla_launches(*args, **kwargs, target="sm_90a")[1]
+        return chunk.chunk_gla_launches(*args, **kwargs, target=target)[1]
     prepare_launch = getattr(fused_recurrent, op + "_launch")
-    return [prepare_launch(*args, **kwargs, target="sm_90a")[2]]
+    return [prepare_launch(*args, **kwargs, target=target)[2]]
 
 
 def prepare(out_dir):
@@ -149,7 +152,7 @@ def run(bundle_dir, args=None):
     print(f"# {torch.cuda.get_device_name(0)}; D={D}, bf16 q/k/v, fp32 states; us (CUDA graph, "
           "median, warm)")
     print(f"{'op':>33} {'shape':>8} {'H':>3} | {'FLA':>9} {'ours':>9} {'FLA/ours':>8} | "
-          f"{'o diff':>8} | {'tuned':>9}")
+          f"{'o diff':>8} | {'tuned':>9} {'in order':>9}")
     only = set(args.ops) if args is not None else set()
     if only - set(OPS):
         raise SystemExit(f"unknown ops {sorted(only - set(OPS))}; the ops: {list(OPS)}")
@@ -161,8 +164,12 @@ def run(bundle_dir, args=None):
             ours = functools.partial(getattr(ops, op), *args, **kwargs)
             calls = 5 if op.startswith("chunk") else 20
             t_ours = time_graph(torch, ours, calls=calls, replays=10)
-            t_tuned = float("nan")
+            t_tuned = t_order = float("nan")
             if op.startswith("chunk"):
+                launches = launches_of(op, args, kwargs, target=None)
+                if launches[-1].beside:
+                    t_order = time_graph(torch, functools.partial(launch_all, launches),
+                                         calls=calls, replays=10)
                 tuning.enable(True)  # the first, eager call tunes; the graph replays it
                 try:
                     t_tuned = time_graph(torch, ours, calls=calls, replays=10)
@@ -188,7 +195,8 @@ def run(bundle_dir, args=None):
                 except Exception as e:  # noqa: BLE001
                     print(f"# FLA {op} {label} failed: {type(e).__name__}: {e}")
             print(f"{op:>33} {label:>8} {H:>3} | {t_fla:>9.2f} {t_ours:>9.2f} "
-                  f"{t_fla / t_ours:>8.2f} | {diff:>8.1e} | {t_tuned:>9.2f}{mark}", flush=True)
+                  f"{t_fla / t_ours:>8.2f} | {diff:>8.1e} | {t_tuned:>9.2f} "
+                  f"{t_order:>9.2f}{mark}", flush=True)
 
 
 if __name__ == "__main__":

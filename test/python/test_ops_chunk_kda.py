@@ -446,3 +446,110 @@ def test_scan_width_rule(lens, H, target, expect):
     else:
         assert [x.kernel.__name__ for x in launches[1:]] == [
             "kda_chunk_scan", "kda_segment_starts", "kda_chunk_scan"]
+
+
+@pytest.mark.parametrize("lens,H,target,beside", [
+    ([300], 32, "sm_90a", True),        # 128 narrow programs, fewer than the multiprocessors
+    ([300], 64, "sm_90a", True),        # 128 programs of 64 columns
+    ([300], 66, "sm_90a", False),       # 132 programs: one could fill each multiprocessor
+    ([300] * 3, 24, "sm_90a", False),   # 144 programs: more than the 132 multiprocessors
+    ([4096], 12, "sm_90a", False),      # split: each chunk read twice
+    ([300], 32, "gfx950", False),       # measured on NVIDIA only
+    ([300], 32, "cpu", False),          # the CPU target runs its launches in order
+])
+def test_scan_beside_prep_rule(lens, H, target, beside, monkeypatch):
+    """A whole scan on an NVIDIA GPU with fewer programs than multiprocessors runs beside the
+    prep (READY: both launches take the chunks' flags, zeros per call, and the scan is marked
+    to overlap the prep); elsewhere, or with KDATILE_SCAN_BESIDE_PREP=0, neither kernel has
+    the flags."""
+    from kdatile.ops.chunk import chunk_launches
+
+    rng = np.random.default_rng(6)
+    q, k, v, g, beta = prefill_inputs(rng, 1, sum(lens), H, H, 128, 128)
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    _, launches = chunk_launches(q, k, v, g, beta, cu_seqlens=cu, use_qk_l2norm_in_kernel=True,
+                                 use_gate_in_kernel=True, use_beta_sigmoid_in_kernel=True,
+                                 lower_bound=-5.0, target=target)
+    prep, scan = launches[0], launches[-1]
+    assert [launch.beside for launch in launches] == [False] * (len(launches) - 1) + [beside]
+    assert prep.constexprs["READY"] == scan.constexprs["READY"] == beside
+    flags = dict(zip(prep.kernel.arg_names, prep.args))["ready_ptr"]
+    assert flags is dict(zip(scan.kernel.arg_names, scan.args))["ready_ptr"]
+    if beside:
+        assert flags.dtype == np.int32 and flags.shape == (prep.grid[0],)
+        assert not flags.any()
+        monkeypatch.setenv("KDATILE_SCAN_BESIDE_PREP", "0")
+        _, launches = chunk_launches(q, k, v, g, beta, cu_seqlens=cu, use_qk_l2norm_in_kernel=True,
+                                     use_gate_in_kernel=True, use_beta_sigmoid_in_kernel=True,
+                                     lower_bound=-5.0, target=target)
+        assert not launches[-1].beside and not launches[-1].constexprs["READY"]
+
+
+def test_beside_refused_for_split_scans():
+    from kdatile.ops.chunk import chunk_launches
+
+    rng = np.random.default_rng(7)
+    q, k, v, g, beta = prefill_inputs(rng, 1, 256, 1, 1, 16, 16, use_gate=False)
+    with pytest.raises(ValueError, match="beside"):
+        chunk_launches(q, k, v, g, beta, segment_tokens=64, beside=True)
+    with pytest.raises(ValueError, match="beside"):
+        chunk_launches(q, k, v, g, beta, beside="yes")
+
+
+def _launch_one_thread(launch):
+    launch.kernel[launch.grid](*launch.args, **launch.constexprs, num_threads=1)
+
+
+@pytest.mark.parametrize("variant", ["kda", "gdn", "gla"])
+def test_scan_waits_for_the_prep(variant):
+    """READY on the CPU target with the scan really running first: the scan is launched on a
+    thread of its own, the prep a moment later on this one (one host thread each), so the
+    scan's programs wait on the chunks' flags until the prep has published each block. The
+    outputs and final states equal those of the launches in order without flags, bit for
+    bit, and every chunk's flag is set. Varlen with a sequence shorter than a chunk, an empty
+    one and GVA."""
+    import threading
+    import time
+
+    from kdatile.ops.chunk import chunk_gdn_launches, chunk_gla_launches, chunk_launches
+
+    rng = np.random.default_rng(8)
+    lens = [70, 0, 9, 40]
+    H, HV, D = 1, 2, 32
+    q, k, v, g, beta = prefill_inputs(rng, 1, sum(lens), H, HV, D, D, use_gate=False)
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    h0 = rng.standard_normal((len(lens), HV, D, D)).astype(np.float32)
+    kw = dict(cu_seqlens=cu, output_final_state=True, initial_state=h0)
+    if variant == "kda":
+        def launches_of(beside):
+            return chunk_launches(q, k, v, g, beta, use_qk_l2norm_in_kernel=True,
+                                  use_beta_sigmoid_in_kernel=True, beside=beside, **kw)
+    elif variant == "gdn":
+        def launches_of(beside):
+            return chunk_gdn_launches(q, k, v, g[..., 0], beta, use_qk_l2norm_in_kernel=True,
+                                      use_beta_sigmoid_in_kernel=True, beside=beside, **kw)
+    else:
+        def launches_of(beside):
+            return chunk_gla_launches(q, k, v, g, beside=beside, **kw)
+    results = {}
+    for beside in (False, True):
+        result, (prep, scan) = launches_of(beside)
+        assert scan.beside == beside
+        if beside:
+            scanning = threading.Thread(target=_launch_one_thread, args=(scan,), daemon=True)
+            scanning.start()
+            time.sleep(0.2)
+            _launch_one_thread(prep)
+            scanning.join(timeout=120)
+            assert not scanning.is_alive(), "the scan never saw the prep's flags"
+            flags = dict(zip(prep.kernel.arg_names, prep.args))["ready_ptr"]
+            used = [(c // 16 + n + m) * HV + hv for n, (c, length) in enumerate(
+                zip(cu[:-1], lens)) for m in range(-(-length // 16)) for hv in range(HV)]
+            assert flags[used].tolist() == [1] * len(used)
+            assert not np.delete(flags, used).any()
+        else:
+            _launch_one_thread(prep)
+            _launch_one_thread(scan)
+        results[beside] = [np.asarray(x).copy() for x in result]
+    for whole, beside in zip(results[False], results[True]):
+        assert np.array_equal(whole, beside)
