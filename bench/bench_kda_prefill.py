@@ -10,9 +10,9 @@ against the fp64 token recurrence (test/python/kda_chunk_reference.py; the secon
 in segments), then times each shape and each launch alone ("scan": the launches after the
 prep) and, where the op scans in segments, the call with every sequence scanned whole
 ("whole"), else the call with kdatile.ops.tuning on ("tuned": the scan's candidates timed at
-the first call, the fastest replayed); where the op runs the scan beside the prep, the same
-two launches one after the other ("in order"); TFLOP/s by KDA.md's count, T * H * 180224.
-FLA, when importable, runs with FLA_FLASH_KDA=0 on the same tensors.
+the first call, the fastest replayed); where the op runs the scan beside the prep, the two
+launches one after the other, without the ready flags ("in order"); TFLOP/s by KDA.md's
+count, T * H * 180224. FLA, when importable, runs with FLA_FLASH_KDA=0 on the same tensors.
 """
 
 import functools
@@ -73,9 +73,13 @@ def prepare(out_dir):
 
     launches = []
     for _, H, lens in SHAPES + [("check", H, lens) for H, lens, _ in CHECKS]:
-        for segment in (None, 0):  # the op's choice, and each sequence scanned whole
-            _, ops = chunk_launches(**inputs(np.asarray, H, lens, zeros), **KEYWORDS,
-                                    target="sm_90a", segment_tokens=segment)
+        for segment, beside in ((None, None), (0, None), (None, False)):
+            # The op's choice, each sequence scanned whole, and the launches in order.
+            try:
+                _, ops = chunk_launches(**inputs(np.asarray, H, lens, zeros), **KEYWORDS,
+                                        target="sm_90a", segment_tokens=segment, beside=beside)
+            except ValueError:  # beside=False where the op splits: nothing new
+                continue
             ops = ops + tuning_candidates(ops)  # what the tuned call may run
             launches += [(x.kernel, x.args, dict(x.constexprs, num_warps=x.num_warps))
                          for x in ops]
@@ -158,7 +162,8 @@ def run(bundle_dir, args=None):
                  for x in launches]
         t_whole = t_tuned = t_order = float("nan")
         if launches[-1].beside:
-            t_order = time_graph(torch, functools.partial(launch_all, launches), calls=5,
+            _, in_order = chunk_launches(**c, **KEYWORDS, beside=False)
+            t_order = time_graph(torch, functools.partial(launch_all, in_order), calls=5,
                                  replays=10)
         if len(launches) > 2:
             _, whole = chunk_launches(**c, **KEYWORDS, segment_tokens=0)

@@ -16,9 +16,10 @@ relative RMS difference of the two outputs (FLA is not the reference: the GPU ch
 these ops with fp64, test/gpu/ops_cases.py; it only shows that both ran the same problem).
 "tuned": the chunked ops with kdatile.ops.tuning on (the scan's candidates timed at the first
 call, the fastest replayed); "in order": where a chunked op runs its scan beside its prep, the
-same two launches one after the other. Where FLA's call cannot be captured in a CUDA graph (it reads
-cu_seqlens on the host), both calls of that row are timed eagerly instead, each between CUDA
-events (launch gaps included), and the row is marked "eager".
+two launches one after the other, without the ready flags. Where FLA's call cannot be
+captured in a CUDA graph (it reads cu_seqlens on the host), both calls of that row are timed
+eagerly instead, each between CUDA events (launch gaps included), and the row is marked
+"eager".
 """
 
 import functools
@@ -80,15 +81,15 @@ def cases():
     return out
 
 
-def launches_of(op, args, kwargs, target="sm_90a"):
+def launches_of(op, args, kwargs, target="sm_90a", beside=None):
     """The launches of `op` on these arguments, prepared for `target` (None: the arrays'
-    device)."""
+    device); a chunked op's scan beside its prep as the op decides, or never (beside=False)."""
     from kdatile.ops import chunk, fused_recurrent
 
     if op == "chunk_gated_delta_rule":
-        return chunk.chunk_gdn_launches(*args, **kwargs, target=target)[1]
+        return chunk.chunk_gdn_launches(*args, **kwargs, target=target, beside=beside)[1]
     if op == "chunk_gla":
-        return chunk.chunk_gla_launches(*args, **kwargs, target=target)[1]
+        return chunk.chunk_gla_launches(*args, **kwargs, target=target, beside=beside)[1]
     prepare_launch = getattr(fused_recurrent, op + "_launch")
     return [prepare_launch(*args, **kwargs, target=target)[2]]
 
@@ -108,6 +109,8 @@ def prepare(out_dir):
         args, kwargs = arguments(op, H, lens, zeros)
         ops = launches_of(op, args, kwargs)
         ops = ops + tuning_candidates(ops)  # what the tuned call may run
+        if op.startswith("chunk"):  # and the launches in order, without the ready flags
+            ops = ops + launches_of(op, args, kwargs, beside=False)
         launches += [(x.kernel, x.args, dict(x.constexprs, num_warps=x.num_warps))
                      for x in ops]
     exported = export_gpu_bundle(kt, out_dir, launches)
@@ -166,9 +169,9 @@ def run(bundle_dir, args=None):
             t_ours = time_graph(torch, ours, calls=calls, replays=10)
             t_tuned = t_order = float("nan")
             if op.startswith("chunk"):
-                launches = launches_of(op, args, kwargs, target=None)
-                if launches[-1].beside:
-                    t_order = time_graph(torch, functools.partial(launch_all, launches),
+                if launches_of(op, args, kwargs, target=None)[-1].beside:
+                    in_order = launches_of(op, args, kwargs, target=None, beside=False)
+                    t_order = time_graph(torch, functools.partial(launch_all, in_order),
                                          calls=calls, replays=10)
                 tuning.enable(True)  # the first, eager call tunes; the graph replays it
                 try:

@@ -365,14 +365,17 @@ def wait_ready(ready_ptr, first_blk, first, chunks, HV: kt.constexpr):
     of the segment (those below `chunks`; chunk m's block is first_blk + m * HV): their flags
     in ready_ptr, set after each block's stores with release semantics, read with acquire, so
     the copies that follow see the blocks. A run of chunks per wait, as one atomic read's
-    round trip to L2 is about a step of the scan."""
+    round trip to L2 is about a step of the scan. The polls are relaxed: an acquire fence
+    invalidates the multiprocessor's L1, which the prep programs beside the scan live on, so
+    only the read that ends the wait takes one."""
     probe = first + kt.arange(0, READY_RUN)
     live = probe < chunks
     flags = ready_ptr + first_blk + probe * HV
     pending = kt.sum(live.to(kt.int32), 0)
     while pending > 0:
-        seen = kt.atomic_add(flags, 0, mask=live, sem="acquire")
+        seen = kt.atomic_add(flags, 0, mask=live, sem="relaxed")
         pending = kt.sum((live & (seen == 0)).to(kt.int32), 0)
+    kt.atomic_add(flags, 0, mask=live, sem="acquire")
 
 
 @kt.jit
