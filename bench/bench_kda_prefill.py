@@ -10,9 +10,8 @@ against the fp64 token recurrence (test/python/kda_chunk_reference.py; the secon
 in segments), then times each shape and each launch alone ("scan": the launches after the
 prep) and, where the op scans in segments, the call with every sequence scanned whole
 ("whole"), else the call with kdatile.ops.tuning on ("tuned": the scan's candidates timed at
-the first call, the fastest replayed); where the op runs the scan beside the prep, the two
-launches one after the other, without the ready flags ("in order"); TFLOP/s by KDA.md's
-count, T * H * 180224. FLA, when importable, runs with FLA_FLASH_KDA=0 on the same tensors.
+the first call, the fastest replayed); TFLOP/s by KDA.md's count, T * H * 180224. FLA, when
+importable, runs with FLA_FLASH_KDA=0 on the same tensors.
 """
 
 import functools
@@ -24,7 +23,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "test", "python"))
 sys.path.insert(0, os.path.dirname(__file__))
 
-from gpu_timing import export_gpu_bundle, launch_all, prepare_run_main, time_graph  # noqa: E402
+from gpu_timing import export_gpu_bundle, prepare_run_main, time_graph  # noqa: E402
 
 D = 128
 # (label, H, sequence lengths); one sequence is the fixed-length [1, T] call.
@@ -73,18 +72,21 @@ def prepare(out_dir):
 
     launches = []
     for _, H, lens in SHAPES + [("check", H, lens) for H, lens, _ in CHECKS]:
-        for segment, beside in ((None, None), (0, None), (None, False)):
-            # The op's choice, each sequence scanned whole, and the launches in order.
-            try:
-                _, ops = chunk_launches(**inputs(np.asarray, H, lens, zeros), **KEYWORDS,
-                                        target="sm_90a", segment_tokens=segment, beside=beside)
-            except ValueError:  # beside=False where the op splits: nothing new
-                continue
+        for segment in (None, 0):  # the op's choice, and each sequence scanned whole
+            _, ops = chunk_launches(**inputs(np.asarray, H, lens, zeros), **KEYWORDS,
+                                    target="sm_90a", segment_tokens=segment)
             ops = ops + tuning_candidates(ops)  # what the tuned call may run
             launches += [(x.kernel, x.args, dict(x.constexprs, num_warps=x.num_warps))
                          for x in ops]
     exported = export_gpu_bundle(kt, out_dir, launches)
     print(f"{len(set(exported))} specializations of kda_chunk in {out_dir}")
+
+
+def launch_all(launches):
+    from kdatile.ops._kernels import execute
+
+    for x in launches:
+        execute(None, x)
 
 
 def run(bundle_dir, args=None):
@@ -133,7 +135,7 @@ def run(bundle_dir, args=None):
     print(f"# {torch.cuda.get_device_name(0)}; D={D}, bf16 inputs, fp32 states, lower bound "
           "-5; us (CUDA graph, median)")
     print(f"{'shape':>14} {'H':>3} | {'FLA':>9} | {'ours':>9} {'FLA/ours':>8} {'TFLOP/s':>8} | "
-          f"{'prep':>9} {'scan':>9} | {'whole':>9} {'tuned':>9} {'in order':>9}")
+          f"{'prep':>9} {'scan':>9} | {'whole':>9} {'tuned':>9}")
     names = {f"{label}/{H}" for label, H, _ in SHAPES}
     unknown = set(only) - names
     if unknown:
@@ -160,11 +162,7 @@ def run(bundle_dir, args=None):
         _, launches = chunk_launches(**c, **KEYWORDS)
         parts = [time_graph(torch, functools.partial(launch_all, [x]), calls=5, replays=10)
                  for x in launches]
-        t_whole = t_tuned = t_order = float("nan")
-        if launches[-1].beside:
-            _, in_order = chunk_launches(**c, **KEYWORDS, beside=False)
-            t_order = time_graph(torch, functools.partial(launch_all, in_order), calls=5,
-                                 replays=10)
+        t_whole = t_tuned = float("nan")
         if len(launches) > 2:
             _, whole = chunk_launches(**c, **KEYWORDS, segment_tokens=0)
             t_whole = time_graph(torch, functools.partial(launch_all, whole), calls=5,
@@ -179,7 +177,7 @@ def run(bundle_dir, args=None):
         tflops = T * H * 180224 / (t_ours * 1e-6) / 1e12
         print(f"{label:>14} {H:>3} | {t_fla:>9.1f} | {t_ours:>9.1f} {t_fla / t_ours:>8.2f} "
               f"{tflops:>8.1f} | {parts[0]:>9.1f} {sum(parts[1:]):>9.1f} | {t_whole:>9.1f} "
-              f"{t_tuned:>9.1f} {t_order:>9.1f}")
+              f"{t_tuned:>9.1f}")
         sys.stdout.flush()
         del c
 

@@ -15,11 +15,9 @@ matters for the decode rows); "FLA / ours" is measured in the same run. "o diff"
 relative RMS difference of the two outputs (FLA is not the reference: the GPU checks compare
 these ops with fp64, test/gpu/ops_cases.py; it only shows that both ran the same problem).
 "tuned": the chunked ops with kdatile.ops.tuning on (the scan's candidates timed at the first
-call, the fastest replayed); "in order": where a chunked op runs its scan beside its prep, the
-two launches one after the other, without the ready flags. Where FLA's call cannot be
-captured in a CUDA graph (it reads cu_seqlens on the host), both calls of that row are timed
-eagerly instead, each between CUDA events (launch gaps included), and the row is marked
-"eager".
+call, the fastest replayed). Where FLA's call cannot be captured in a CUDA graph (it reads
+cu_seqlens on the host), both calls of that row are timed eagerly instead, each between CUDA
+events (launch gaps included), and the row is marked "eager".
 """
 
 import functools
@@ -30,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from gpu_timing import export_gpu_bundle, launch_all, prepare_run_main, time_graph  # noqa: E402
+from gpu_timing import export_gpu_bundle, prepare_run_main, time_graph  # noqa: E402
 
 D = 128
 PREFILL = [("T=8192", 32, [8192]), ("4x2048", 16, [2048] * 4)]
@@ -81,17 +79,15 @@ def cases():
     return out
 
 
-def launches_of(op, args, kwargs, target="sm_90a", beside=None):
-    """The launches of `op` on these arguments, prepared for `target` (None: the arrays'
-    device); a chunked op's scan beside its prep as the op decides, or never (beside=False)."""
+def launches_of(op, args, kwargs):
     from kdatile.ops import chunk, fused_recurrent
 
     if op == "chunk_gated_delta_rule":
-        return chunk.chunk_gdn_launches(*args, **kwargs, target=target, beside=beside)[1]
+        return chunk.chunk_gdn_launches(*args, **kwargs, target="sm_90a")[1]
     if op == "chunk_gla":
-        return chunk.chunk_gla_launches(*args, **kwargs, target=target, beside=beside)[1]
+        return chunk.chunk_gla_launches(*args, **kwargs, target="sm_90a")[1]
     prepare_launch = getattr(fused_recurrent, op + "_launch")
-    return [prepare_launch(*args, **kwargs, target=target)[2]]
+    return [prepare_launch(*args, **kwargs, target="sm_90a")[2]]
 
 
 def prepare(out_dir):
@@ -109,8 +105,6 @@ def prepare(out_dir):
         args, kwargs = arguments(op, H, lens, zeros)
         ops = launches_of(op, args, kwargs)
         ops = ops + tuning_candidates(ops)  # what the tuned call may run
-        if op.startswith("chunk"):  # and the launches in order, without the ready flags
-            ops = ops + launches_of(op, args, kwargs, beside=False)
         launches += [(x.kernel, x.args, dict(x.constexprs, num_warps=x.num_warps))
                      for x in ops]
     exported = export_gpu_bundle(kt, out_dir, launches)
@@ -155,7 +149,7 @@ def run(bundle_dir, args=None):
     print(f"# {torch.cuda.get_device_name(0)}; D={D}, bf16 q/k/v, fp32 states; us (CUDA graph, "
           "median, warm)")
     print(f"{'op':>33} {'shape':>8} {'H':>3} | {'FLA':>9} {'ours':>9} {'FLA/ours':>8} | "
-          f"{'o diff':>8} | {'tuned':>9} {'in order':>9}")
+          f"{'o diff':>8} | {'tuned':>9}")
     only = set(args.ops) if args is not None else set()
     if only - set(OPS):
         raise SystemExit(f"unknown ops {sorted(only - set(OPS))}; the ops: {list(OPS)}")
@@ -167,12 +161,8 @@ def run(bundle_dir, args=None):
             ours = functools.partial(getattr(ops, op), *args, **kwargs)
             calls = 5 if op.startswith("chunk") else 20
             t_ours = time_graph(torch, ours, calls=calls, replays=10)
-            t_tuned = t_order = float("nan")
+            t_tuned = float("nan")
             if op.startswith("chunk"):
-                if launches_of(op, args, kwargs, target=None)[-1].beside:
-                    in_order = launches_of(op, args, kwargs, target=None, beside=False)
-                    t_order = time_graph(torch, functools.partial(launch_all, in_order),
-                                         calls=calls, replays=10)
                 tuning.enable(True)  # the first, eager call tunes; the graph replays it
                 try:
                     t_tuned = time_graph(torch, ours, calls=calls, replays=10)
@@ -198,8 +188,7 @@ def run(bundle_dir, args=None):
                 except Exception as e:  # noqa: BLE001
                     print(f"# FLA {op} {label} failed: {type(e).__name__}: {e}")
             print(f"{op:>33} {label:>8} {H:>3} | {t_fla:>9.2f} {t_ours:>9.2f} "
-                  f"{t_fla / t_ours:>8.2f} | {diff:>8.1e} | {t_tuned:>9.2f} "
-                  f"{t_order:>9.2f}{mark}", flush=True)
+                  f"{t_fla / t_ours:>8.2f} | {diff:>8.1e} | {t_tuned:>9.2f}{mark}", flush=True)
 
 
 if __name__ == "__main__":

@@ -45,15 +45,6 @@ def export_gpu_bundle(kt, out_dir, launches):
             os.unlink(runtime)
 
 
-def launch_all(launches):
-    """Runs an op's launches (kdatile.ops' Launch tuples) one after the other on the current
-    stream: none beside another."""
-    from kdatile.ops._kernels import execute
-
-    for launch in launches:
-        execute(None, launch)
-
-
 def element_copies_spec(launch):
     """The sm_90a Specialization of an op's Launch (prepared on NumPy stand-ins)."""
     return launch.kernel.specialize(*launch.args, **launch.constexprs,

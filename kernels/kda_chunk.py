@@ -7,11 +7,10 @@ a chunk never holds tokens of two sequences. Chunk m of sequence n has the chunk
 of `T_total // C + N` slots hold every chunk without reading the lengths on the host (a slot
 no chunk maps to is left alone).
 
-1. `kda_chunk_prep`, grid ((T_total // C + N) * HV): one program per chunk slot and value
-   head (heads vary fastest), all in parallel. It fuses the q/k L2 norm, the gate and the
-   beta sigmoid, and writes the chunk's WY form as one block per slot and value head, in w's
-   dtype (gend fp32; g below is the log decay, gamma its chunk-local running sum, gamma_C
-   the chunk's last):
+1. `kda_chunk_prep`, grid (T_total // C + N, HV): one program per chunk slot and value head,
+   all in parallel. It fuses the q/k L2 norm, the gate and the beta sigmoid, and writes the
+   chunk's WY form as one block per slot and value head, in w's dtype (gend fp32; g below is
+   the log decay, gamma its chunk-local running sum, gamma_C the chunk's last):
        w   = A (k * exp(gamma))          u  = A v                  w, qg [slots, HV, K, C]
        qg  = q * exp(gamma)              kd = k * exp(gamma_C - gamma)    kd [slots, HV, C, K]
        aqk = [i >= j] sum_d q_i k_j exp(gamma_i - gamma_j)   u [slots, HV, V, C], aqk [.., C, C]
@@ -41,14 +40,32 @@ no chunk maps to is left alone).
    kda_cp.kda_segment_starts chains into the state before each segment (docs/kda.md, "Long
    sequences on few heads").
 
-READY: the scan runs beside the prep (two overlapping launches, the scan's programs placed
-first as room frees up): each prep program sets its block's flag in ready [slots * HV] (zeros
-before the launches) once its stores are done, with release semantics, and the scan waits for
-the flags of each run of READY_RUN chunks (acquire) before copying them. The scan's serial
-chain then runs while the prep still writes later chunks, instead of after it. Deadlock-free
-as long as the prep's programs can always run: the op launches the prep first and takes this
-form only where the scan has no more programs than the GPU has multiprocessors, so some
-multiprocessor always has room for the prep's.
+Rows past a sequence's end read as q = k = v = 0, g = 0, beta = 0; o is not written there.
+Each token's log decay is raised to at least LOG_DECAY_FLOOR (-200: exp of either is 0 in
+fp32), so a chunk's running sums stay finite and exact enough at any input (-3e38 would sum
+to -inf, and -inf - -inf is NaN).
+q and k are [tokens, H, K] and v, g [tokens, HV, *] with HV a multiple of H (value head hv
+reads q/k head hv // (HV // H)), each through a token stride (elements; heads contiguous
+inside a token). K and V are any sizes up to BK and BV_ALL (powers of two; the padding
+columns are masked). Token offsets are 64-bit.
+
+Gate (USE_GATE, with g the raw input): lower_bound * sigmoid(a * (g + dt_bias)) when
+USE_LOWER_BOUND, else -a * softplus(g + dt_bias); a = exp(A_log[hv]), or 1 without HAS_A_LOG;
+dt_bias [HV * K] is optional (HAS_DT_BIAS). Without USE_GATE g is the log decay itself. beta:
+beta_scale * sigmoid(beta) with USE_BETA_SIGMOID (beta_scale 2 allows negative eigenvalues),
+else beta itself. scale, lower_bound and beta_scale are runtime floats.
+
+DOT is the operand type of the matrix products (fp32 accumulation) and of w, u, qg and kd:
+kt.float32 keeps them exact fused multiply-adds; kt.bfloat16 runs them on the matrix
+instructions (the prep's anchored pairs on tf32 ones, or with PAIRS_BF16X3 as three bf16
+products of split factors: gfx1250 has no tf32 instruction). ANCHORED: the pairs as two products
+referred to the chunk's middle row (every log decay >= -10). LANES: the target's warp (wave)
+size, over which the prep's solve lays a chunk's rows. GATE_PER_HEAD: g is one log decay per
+token and value head ([T_total, HV], Gated DeltaNet; with USE_GATE the raw gate of the softplus
+form, dt_bias [HV]); the pairs are then q k^T and k k^T times the rows' decays, on the matrix
+instructions (tf32 with bf16 inputs). DELTA_RULE=False:
+gated linear attention (GLA, S <- gend * S + kd^T v): no solve, u = v, no w (beta is loaded,
+not used), and the scan's delta is u.
 """
 
 import kdatile as kt
@@ -60,8 +77,6 @@ LOG_DECAY_FLOOR = -200.0
 # pair by pair.
 MILD_DECAY = 40.0
 MAX_OPERAND = 1e20
-# Chunks a scan beside the prep (READY) waits for at a time.
-READY_RUN = 8
 
 
 @kt.jit
@@ -170,8 +185,7 @@ def store_token_last(ptr, block, first_col, tile, ncols, C: kt.constexpr, COLS: 
 
 @kt.jit
 def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr, cu_seqlens_ptr,
-                   w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, ready_ptr, N, T_total,
-                   stride_q, stride_k,
+                   w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, N, T_total, stride_q, stride_k,
                    stride_v, stride_g, stride_beta, scale, lower_bound, beta_scale,
                    H: kt.constexpr, HV: kt.constexpr, K: kt.constexpr, V: kt.constexpr,
                    BK: kt.constexpr, BV_ALL: kt.constexpr, C: kt.constexpr,
@@ -181,17 +195,14 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                    ANCHORED: kt.constexpr = False, DOT: kt.constexpr = kt.float32,
                    LANES: kt.constexpr = 32, GATE_PER_HEAD: kt.constexpr = False,
                    DELTA_RULE: kt.constexpr = True, KS: kt.constexpr = 32,
-                   PAIRS_BF16X3: kt.constexpr = False, READY: kt.constexpr = False,
-                   num_warps: kt.constexpr = 4):
+                   PAIRS_BF16X3: kt.constexpr = False, num_warps: kt.constexpr = 4):
     kt.static_assert(HV % H == 0, "HV must be a multiple of H")
     kt.static_assert(not (GATE_PER_HEAD and (USE_LOWER_BOUND or ANCHORED)),
                      "GATE_PER_HEAD takes the softplus gate, pair by pair")
     kt.static_assert(K <= BK and V <= BV_ALL, "BK and BV_ALL must cover K and V")
     kt.static_assert(BK % KS == 0 and BV_ALL % KS == 0, "KS must divide BK and BV_ALL")
-    # Value heads vary fastest: chunk m of every head is written before chunk m + 1 of any,
-    # the order in which a scan running beside the prep (READY) takes them.
-    slot = kt.program_id(0) // HV
-    hv = kt.program_id(0) % HV
+    slot = kt.program_id(0)
+    hv = kt.program_id(1)
     h = hv // (HV // H)
     PAIRWISE = not ANCHORED and not GATE_PER_HEAD
     if PAIRWISE:  # a slice's keys and log decays, one row per pair column
@@ -331,8 +342,6 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                          mask=cols[None, :] < V)
             else:  # gated linear attention: delta = v, no w
                 store_token_last(u_ptr, blk, vb * KS, v.to(out_ty), V, C, KS, LANES, num_warps)
-        if READY:  # every thread's stores of this block, then the flag the scan waits for
-            kt.atomic_xchg(ready_ptr + blk, 1, sem="release")
 
 
 @kt.jit
@@ -360,34 +369,14 @@ def scan_copy(ring_w, ring_qg, ring_kd, ring_u, ring_aqk, ring_gend, w_ptr, u_pt
 
 
 @kt.jit
-def wait_ready(ready_ptr, first_blk, first, chunks, HV: kt.constexpr):
-    """Waits until the prep has published the blocks of chunks first .. first + READY_RUN - 1
-    of the segment (those below `chunks`; chunk m's block is first_blk + m * HV): their flags
-    in ready_ptr, set after each block's stores with release semantics, read with acquire, so
-    the copies that follow see the blocks. A run of chunks per wait, as one atomic read's
-    round trip to L2 is about a step of the scan. The polls are relaxed: an acquire fence
-    invalidates the multiprocessor's L1, which the prep programs beside the scan live on, so
-    only the read that ends the wait takes one."""
-    probe = first + kt.arange(0, READY_RUN)
-    live = probe < chunks
-    flags = ready_ptr + first_blk + probe * HV
-    pending = kt.sum(live.to(kt.int32), 0)
-    while pending > 0:
-        seen = kt.atomic_add(flags, 0, mask=live, sem="relaxed")
-        pending = kt.sum((live & (seen == 0)).to(kt.int32), 0)
-    kt.atomic_add(flags, 0, mask=live, sem="acquire")
-
-
-@kt.jit
-def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, ready_ptr, h0_ptr,
-                   cu_seqlens_ptr, chunk_offsets_ptr, o_ptr, ht_ptr, states_ptr, N, T_total, SEG,
+def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_seqlens_ptr,
+                   chunk_offsets_ptr, o_ptr, ht_ptr, states_ptr, N, T_total, SEG,
                    HV: kt.constexpr, K: kt.constexpr, V: kt.constexpr, BK: kt.constexpr,
                    BV: kt.constexpr, C: kt.constexpr, STATE_VK: kt.constexpr,
                    HAS_INITIAL: kt.constexpr, STORE_FINAL: kt.constexpr,
                    STORE_STATES: kt.constexpr, STATES_EVERY: kt.constexpr = 4,
                    DOT: kt.constexpr = kt.float32, DELTA_RULE: kt.constexpr = True,
-                   STAGES: kt.constexpr = 3, SUMMARY: kt.constexpr = False,
-                   READY: kt.constexpr = False):
+                   STAGES: kt.constexpr = 3, SUMMARY: kt.constexpr = False):
     """Program (value tile, value head, segment slot): slots vary slowest, so where a launch
     has more programs than multiprocessors, those that wait for one are the last slots (the
     last sequences' last segments, rarely full ones). A sequence's segments are its spans
@@ -461,8 +450,6 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, ready_ptr, h
         first_state = kt.load(chunk_offsets_ptr + n).to(kt.int64)
     chunks = kt.where(live, (end - start + C - 1) // C, 0)
     for m in kt.static_range(STAGES - 1):
-        if READY and m % READY_RUN == 0:
-            wait_ready(ready_ptr, first_blk, m, chunks, HV)
         scan_copy(ring_w, ring_qg, ring_kd, ring_u, ring_aqk, ring_gend, w_ptr, u_ptr, qg_ptr,
                   kd_ptr, aqk_ptr, gend_ptr, first_blk + m * HV, m < chunks, cv, m, HV, K, V,
                   BK, C, DELTA_RULE)
@@ -471,9 +458,6 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, ready_ptr, h
         # every thread is done with chunk m - 1's slot, which the next copy refills.
         kt.async_wait((STAGES - 2) * COPIES)
         ahead = m + STAGES - 1
-        if READY:
-            if ahead % READY_RUN == 0:
-                wait_ready(ready_ptr, first_blk, ahead, chunks, HV)
         scan_copy(ring_w, ring_qg, ring_kd, ring_u, ring_aqk, ring_gend, w_ptr, u_ptr, qg_ptr,
                   kd_ptr, aqk_ptr, gend_ptr, first_blk + ahead * HV, ahead < chunks, cv,
                   ahead % STAGES, HV, K, V, BK, C, DELTA_RULE)

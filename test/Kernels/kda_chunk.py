@@ -44,15 +44,6 @@
 # The ring's 126 KB leave room for one program a multiprocessor:
 # RUN: %if ptxas %{ kda-compile %{kda_chunk_scan_sm_90a} --emit cubin -o %t.scan.cubin --stats \
 # RUN:   2>&1 | FileCheck %s --check-prefix=SCAN-SM90-STATS %}
-# Beside the prep (READY): the prep publishes each block after its stores (every thread's
-# fence, then one atomic exchange), the scan reads runs of flags with atomics and a fence
-# (acquire) before its copies.
-# RUN: kda-compile %{kda_chunk_prep_sm_90a} --num-warps 2 -D READY=True --emit ptx -o - \
-# RUN:   | FileCheck %s --check-prefix=READY-PREP-SM90
-# RUN: kda-compile %{kda_chunk_scan_sm_90a} -D READY=True --emit ptx -o - \
-# RUN:   | FileCheck %s --check-prefix=READY-SCAN-SM90
-# RUN: kda-compile %{kda_chunk_scan_sm_90a} --emit ptx -o - \
-# RUN:   | FileCheck %s --check-prefix=SCAN-SM90-NOT-READY
 # Gated DeltaNet's prep (chunk_gated_delta_rule: one decay per row, Qwen3-Next's 32 value heads
 # over 16 q/k heads): q k^T and k k^T on tf32 mma.sync times the rows' decays; no spills on AMD.
 # DEFINE: %{gdn} = -D GATE_PER_HEAD=True -D USE_GATE=False -D USE_LOWER_BOUND=False \
@@ -118,19 +109,6 @@
 # SCAN-SM90: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # SCAN-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 # SCAN-SM90-STATS: spill stores {{ *}}0 bytes
-# READY-PREP-SM90: .visible .entry kda_chunk_prep(
-# READY-PREP-SM90: st.global
-# READY-PREP-SM90: fence.acq_rel.gpu;
-# READY-PREP-SM90: bar.sync 0;
-# READY-PREP-SM90: atom.global.exch.b32 {{.*}}, 1;
-# READY-PREP-SM90-NOT: st.global
-# READY-SCAN-SM90: .visible .entry kda_chunk_scan(
-# READY-SCAN-SM90-DAG: atom.global.or.b32 {{.*}}, 0;
-# READY-SCAN-SM90-DAG: fence.acq_rel.gpu;
-# READY-SCAN-SM90: cp.async.cg.shared.global
-# SCAN-SM90-NOT-READY: .visible .entry kda_chunk_scan(
-# SCAN-SM90-NOT-READY-NOT: atom.global
-# SCAN-SM90-NOT-READY-NOT: fence
 # PREP-SM90-STATS: resource usage of kernel 'kda_chunk_prep' (sm_90a, warp 32)
 # PREP-SM90-STATS: spill stores {{ *}}0 bytes
 # SCAN-SM90-STATS: occupancy {{ *}}4  warps/SM (shared-memory limit)

@@ -68,15 +68,13 @@ def load_kernel(module: str, name: str):
 
 class Launch(NamedTuple):
     """One kernel launch an op decided on: `kernel[grid](*args, **constexprs)` (plus num_warps=
-    when not None: GPU targets). `beside`: on CUDA devices it may run beside the launch before
-    it (run_launches), whose results its kernel waits for itself; elsewhere after it."""
+    when not None: GPU targets)."""
 
     kernel: object
     args: tuple
     constexprs: dict
     grid: tuple
     num_warps: int | None
-    beside: bool = False
 
 
 def execute(out, launch):
@@ -85,45 +83,6 @@ def execute(out, launch):
         opts = {} if launch.num_warps is None else {"num_warps": launch.num_warps}
         launch.kernel[launch.grid](*launch.args, **launch.constexprs, **opts)
     return out
-
-
-_side_streams: dict = {}
-
-
-def _side_stream(torch, device):
-    """A high-priority stream of `device` for launches that run beside another (one per
-    device and process): the block scheduler places its programs first as room frees up."""
-    stream = _side_streams.get(device)
-    if stream is None:
-        stream = torch.cuda.Stream(device, priority=torch.cuda.Stream.priority_range()[1])
-        _side_streams[device] = stream
-    return stream
-
-
-def run_launches(launches, device=None, run=None):
-    """Runs an op's launches in order; run(launch) runs one (default: execute). On a CUDA
-    device (torch's "cuda:N", else None) a launch marked `beside` goes on a second stream
-    forked before the launch ahead of it and joined after both, so that the two kernels
-    overlap (also under CUDA-graph capture: a fork and a join in the graph)."""
-    run = run or (lambda launch: execute(None, launch))
-    index = 0
-    while index < len(launches):
-        launch = launches[index]
-        nxt = launches[index + 1] if index + 1 < len(launches) else None
-        if device is None or nxt is None or not nxt.beside:
-            run(launch)
-            index += 1
-            continue
-        import torch
-
-        main = torch.cuda.current_stream(device)
-        side = _side_stream(torch, device)
-        side.wait_stream(main)  # the fork, before the first launch
-        run(launch)
-        with torch.cuda.stream(side):
-            run(nxt)
-        main.wait_stream(side)
-        index += 2
 
 
 def bind(op, args: tuple, kwargs: dict) -> dict:

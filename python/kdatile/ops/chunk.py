@@ -10,8 +10,6 @@ and the state are fp32 always.
 
 from __future__ import annotations
 
-import os
-
 from .. import language as lang
 from . import tuning
 from . import validation as vd
@@ -24,7 +22,6 @@ from ._kernels import (
     load_kernel,
     multiprocessors,
     on_gpu,
-    run_launches,
     wave_size,
 )
 
@@ -70,9 +67,6 @@ MIN_SEGMENT = 1024
 STARTS_ROWS = 16
 STARTS_SLICE = 32
 STARTS_WARPS = 8
-# Set to 0, the scan never runs beside the prep (docs/kda.md, "The scan beside the prep"): for
-# GPUs shared so that the op's count of multiprocessors overstates those it gets (MPS limits).
-BESIDE_ENV = "KDATILE_SCAN_BESIDE_PREP"
 # The prep's intra-chunk pairs are two matrix products referred to the chunk's middle row
 # when every log decay is >= this (the lower-bound gate): exp(8 * 10) stays finite in fp32
 # (and bf16); steeper or unbounded gates take the exact pair-by-pair form.
@@ -132,21 +126,18 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_sta
     return result
 
 
-def chunk_launches(*args, target=None, segment_tokens=None, beside=None, **kwargs):
+def chunk_launches(*args, target=None, segment_tokens=None, **kwargs):
     """(result, [Launch]): what chunk_kda(*args, **kwargs) launches, in order, without
     launching (the op's checks and argument preparation). target: None (the arrays' device)
     or a target name; NumPy arrays then stand for GPU tensors. segment_tokens: None (the op's
     choice, scan_segment), 0 (each sequence scanned whole) or the tokens of the segments a
-    sequence's scan is split into (a multiple of 64). beside: None (the op's choice) or
-    whether a whole scan runs beside the prep, waiting for each chunk's flag (on the CPU
-    target the launches still run one after the other). A context-parallel call (cp_group)
+    sequence's scan is split into (a multiple of 64). A context-parallel call (cp_group)
     launches between collectives, so it has no such list."""
     bound = bind(chunk_kda, args, kwargs)
     if bound.pop("cp_group") is not None:
         vd.fail("cp_group", "chunk_launches describes a single-process call; pass cp_group to "
                             "chunk_kda")
-    return _chunk(**bound, target=check_target(target), segment_tokens=segment_tokens,
-                  beside=beside)
+    return _chunk(**bound, target=check_target(target), segment_tokens=segment_tokens)
 
 
 def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
@@ -168,16 +159,16 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
     return result
 
 
-def chunk_gdn_launches(*args, target=None, segment_tokens=None, beside=None, **kwargs):
+def chunk_gdn_launches(*args, target=None, segment_tokens=None, **kwargs):
     """(result, [Launch]): what chunk_gated_delta_rule(*args, **kwargs) launches, without
     launching (as chunk_launches)."""
     return _gdn(**bind(chunk_gated_delta_rule, args, kwargs), target=check_target(target),
-                segment_tokens=segment_tokens, beside=beside)
+                segment_tokens=segment_tokens)
 
 
 def _gdn(q, k, v, g, beta, scale, initial_state, output_final_state, use_qk_l2norm_in_kernel,
          use_beta_sigmoid_in_kernel, allow_neg_eigval, state_v_first, cu_seqlens, out,
-         use_gate_in_kernel, A_log, dt_bias, target=None, segment_tokens=None, beside=None):
+         use_gate_in_kernel, A_log, dt_bias, target=None, segment_tokens=None):
     return _chunk(q, k, v, g, beta, scale=scale, initial_state=initial_state,
                   output_final_state=output_final_state,
                   use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel,
@@ -186,7 +177,7 @@ def _gdn(q, k, v, g, beta, scale, initial_state, output_final_state, use_qk_l2no
                   allow_neg_eigval=allow_neg_eigval, safe_gate=False, lower_bound=None,
                   state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=A_log,
                   dt_bias=dt_bias, return_intermediate_states=False, out=out, target=target,
-                  gate_per_head=True, segment_tokens=segment_tokens, beside=beside)
+                  gate_per_head=True, segment_tokens=segment_tokens)
 
 
 def chunk_gla(q, k, v, g, scale=None, initial_state=None, output_final_state=False,
@@ -201,15 +192,15 @@ def chunk_gla(q, k, v, g, scale=None, initial_state=None, output_final_state=Fal
     return result
 
 
-def chunk_gla_launches(*args, target=None, segment_tokens=None, beside=None, **kwargs):
+def chunk_gla_launches(*args, target=None, segment_tokens=None, **kwargs):
     """(result, [Launch]): what chunk_gla(*args, **kwargs) launches, without launching (as
     chunk_launches)."""
     return _gla(**bind(chunk_gla, args, kwargs), target=check_target(target),
-                segment_tokens=segment_tokens, beside=beside)
+                segment_tokens=segment_tokens)
 
 
 def _gla(q, k, v, g, scale, initial_state, output_final_state, cu_seqlens, out, target=None,
-         segment_tokens=None, beside=None):
+         segment_tokens=None):
     # No beta in GLA: zeros stand for it (loaded, never used).
     vi = vd.describe("v", v)
     vd.check_rank(vi, "[B, T, HV, V]", 4)
@@ -221,26 +212,17 @@ def _gla(q, k, v, g, scale, initial_state, output_final_state, cu_seqlens, out, 
                   allow_neg_eigval=False, safe_gate=False, lower_bound=None,
                   state_v_first=False, cu_seqlens=cu_seqlens, A_log=None, dt_bias=None,
                   return_intermediate_states=False, out=out, target=target, delta_rule=False,
-                  segment_tokens=segment_tokens, beside=beside)
+                  segment_tokens=segment_tokens)
 
 
 def _run(launches, q):
-    """Runs an op's launches (q: its query array, on the launches' device), a scan marked
-    `beside` on CUDA devices beside the prep; with kdatile.ops.tuning enabled, a whole scan
-    through its tuner, after the prep."""
-    ref = vd.describe("q", q)
-    tuned = tuning.enabled()
-
-    def run(launch):
-        if tuned and tuning.is_whole_scan(launch):
-            tuning.run_scan(launch, scan_configs(launch), vd.is_capturing(ref))
+    """Runs an op's launches (q: its query array, on the launches' device); with
+    kdatile.ops.tuning enabled, a whole scan through its tuner."""
+    for launch in launches:
+        if tuning.enabled() and tuning.is_whole_scan(launch):
+            tuning.run_scan(launch, scan_configs(launch), vd.is_capturing(vd.describe("q", q)))
         else:
             execute(None, launch)
-
-    if tuned:
-        launches = [launch._replace(beside=False) for launch in launches]
-    cuda = ref.is_torch and ref.value.device.type == "cuda"
-    run_launches(launches, ref.value.device if cuda else None, run)
 
 
 def scan_configs(scan):
@@ -260,7 +242,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
            use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel,
            allow_neg_eigval, safe_gate, lower_bound, state_v_first, cu_seqlens, A_log,
            dt_bias, return_intermediate_states, out, target=None, gate_per_head=False,
-           delta_rule=True, segment_tokens=None, beside=None):
+           delta_rule=True, segment_tokens=None):
     (output_final_state, use_qk_l2norm_in_kernel, use_gate_in_kernel,
      use_beta_sigmoid_in_kernel, allow_neg_eigval, safe_gate, state_v_first,
      return_intermediate_states) = (
@@ -451,6 +433,22 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     dot = lang.bfloat16 if inter == "bf16" else lang.float32
     anchored = (use_gate_in_kernel and lower_bound is not None
                 and lower_bound >= ANCHORED_LOWER_BOUND and not gate_per_head)
+    prep_args = (
+        a["q"].value, a["k"].value, a["v"].value, a["g"].value, a["beta"].value,
+        a["A_log"].value if a["A_log"] is not None else unused,
+        a["dt_bias"].value if a["dt_bias"] is not None else unused, cu.value,
+        w, u, qg, kd, aqk, gend, int(N), int(T_total), toks["q"], toks["k"], toks["v"], toks["g"],
+        toks["beta"], float(K ** -0.5 if scale is None else scale),
+        float(0.0 if lower_bound is None else lower_bound), beta_scale)
+    prep_constexprs = dict(
+        H=H, HV=HV, K=K, V=V, BK=BK, BV_ALL=BK, C=CHUNK, USE_QK_L2NORM=use_qk_l2norm_in_kernel,
+        USE_GATE=use_gate_in_kernel, USE_LOWER_BOUND=use_gate_in_kernel and lower_bound is not None,
+        HAS_A_LOG=a["A_log"] is not None, HAS_DT_BIAS=a["dt_bias"] is not None,
+        USE_BETA_SIGMOID=use_beta_sigmoid_in_kernel, ANCHORED=anchored, DOT=dot,
+        LANES=wave_size(ref, target), GATE_PER_HEAD=gate_per_head, DELTA_RULE=delta_rule,
+        KS=min(K_SLICE, BK),
+        # No tf32 instruction on gfx1250: the pairs as bf16 products of split factors there.
+        PAIRS_BF16X3=chip == "gfx1250")
     value_tiles = (V + BV - 1) // BV
     sms = multiprocessors(ref, target) if gpu else 0
     if segment_tokens is None:
@@ -461,49 +459,23 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
             and BV > NARROW_BV and BK <= 128 and 2 * N * HV * value_tiles <= sms):
         BV, scan_warps = NARROW_BV, NARROW_SCAN_WARPS
         value_tiles = (V + BV - 1) // BV
-    # A whole scan with fewer programs than the multiprocessors runs beside the prep on NVIDIA
-    # GPUs (the launches overlap; the scan waits for each chunk's flag in `ready`): some
-    # multiprocessor then holds no scan program, so the prep always progresses.
-    if beside is None:
-        beside = (not split and chip is not None and chip.startswith("sm_")
-                  and N * HV * value_tiles < sms and os.environ.get(BESIDE_ENV, "") != "0")
-    else:
-        beside = vd.check_flag("beside", beside)
-    if beside and split:
-        vd.fail("beside", "a split scan reads each chunk twice and cannot run beside the prep")
-    ready = _zero_flags(ref, slots * HV) if beside else unused
-    prep_args = (
-        a["q"].value, a["k"].value, a["v"].value, a["g"].value, a["beta"].value,
-        a["A_log"].value if a["A_log"] is not None else unused,
-        a["dt_bias"].value if a["dt_bias"] is not None else unused, cu.value,
-        w, u, qg, kd, aqk, gend, ready, int(N), int(T_total), toks["q"], toks["k"], toks["v"],
-        toks["g"], toks["beta"], float(K ** -0.5 if scale is None else scale),
-        float(0.0 if lower_bound is None else lower_bound), beta_scale)
-    prep_constexprs = dict(
-        H=H, HV=HV, K=K, V=V, BK=BK, BV_ALL=BK, C=CHUNK, USE_QK_L2NORM=use_qk_l2norm_in_kernel,
-        USE_GATE=use_gate_in_kernel, USE_LOWER_BOUND=use_gate_in_kernel and lower_bound is not None,
-        HAS_A_LOG=a["A_log"] is not None, HAS_DT_BIAS=a["dt_bias"] is not None,
-        USE_BETA_SIGMOID=use_beta_sigmoid_in_kernel, ANCHORED=anchored, DOT=dot,
-        LANES=wave_size(ref, target), GATE_PER_HEAD=gate_per_head, DELTA_RULE=delta_rule,
-        KS=min(K_SLICE, BK),
-        # No tf32 instruction on gfx1250: the pairs as bf16 products of split factors there.
-        PAIRS_BF16X3=chip == "gfx1250", READY=beside)
     scan_constexprs = dict(
         HV=HV, K=K, V=V, BK=BK, BV=BV, C=CHUNK, STATE_VK=state_v_first,
         HAS_INITIAL=a["initial_state"] is not None or split, STORE_FINAL=final is not None,
         STORE_STATES=states is not None, STATES_EVERY=STATE_CHUNK // CHUNK, DOT=dot,
-        DELTA_RULE=delta_rule, STAGES=scan_stages(chip, inter, BK), READY=beside)
-    blocks = (w, u, qg, kd, aqk, gend, ready)
+        DELTA_RULE=delta_rule,
+        STAGES=scan_stages(chip, inter, BK))
+    blocks = (w, u, qg, kd, aqk, gend)
     initial = a["initial_state"].value if a["initial_state"] is not None else unused
     chunk_offsets = chunk_offsets if chunk_offsets is not None else unused
     tail = (final if final is not None else unused, states if states is not None else unused)
-    prep_launch = Launch(prep, prep_args, prep_constexprs, (slots * HV,),
+    prep_launch = Launch(prep, prep_args, prep_constexprs, (slots, HV),
                          PREP_WARPS if gpu else None)
     if not split:
         scan_args = blocks + (initial, cu.value, chunk_offsets, o.value) + tail + (
             int(N), int(T_total), int(T_total + 1))
         return result, [prep_launch, Launch(scan, scan_args, scan_constexprs,
-                                            (value_tiles, HV, N), scan_warps, beside)]
+                                            (value_tiles, HV, N), scan_warps)]
     # The sequences' segments of segment_tokens tokens: every segment's (P, Q) at once, the
     # state before each segment from them, then every segment's outputs at once.
     seg_slots = T_total // segment_tokens + N
@@ -578,14 +550,6 @@ def _arange(ref, count, step):
         torch = vd._torch()
         return torch.arange(count, dtype=torch.int32, device=ref.value.device) * step
     return vd._np().arange(count, dtype=vd._np().int32) * step
-
-
-def _zero_flags(ref, count):
-    """`count` int32 zeros on ref's device (graph-capturable)."""
-    if ref.is_torch:
-        torch = vd._torch()
-        return torch.zeros(count, dtype=torch.int32, device=ref.value.device)
-    return vd._np().zeros(count, vd._np().int32)
 
 
 def _host_ints(ref, values):
