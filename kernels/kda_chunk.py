@@ -24,10 +24,11 @@ no chunk maps to is left alone).
    slice's log decays sum to at most MILD_DECAY nats over the chunk and its q and k entries
    are at most MAX_OPERAND (mild_slice), and pairs taken one key at a time with every
    exponent <= 0 (clamped at 0 against rounding) elsewhere; the causal masks are selects, so
-   no gate overflows or makes a NaN. k k^T only with the delta rule. qg, aqk and GLA's u
-   leave through store_token_last (16-byte stores of token runs); the delta rule's w and u
-   straight from their products' layout (a conversion there would hold both copies: 24 more
-   registers, 6 programs a multiprocessor instead of 8 on sm_90a).
+   no gate overflows or makes a NaN. k k^T only with the delta rule. aqk, GLA's u and
+   Gated DeltaNet's and GLA's qg leave through store_token_last (16-byte stores of token
+   runs); the delta rule's w and u, and KDA's qg (QG_RUNS), straight from their computing
+   layout (a conversion there holds both copies: 21-26 more registers, 6 programs a
+   multiprocessor instead of 8 on sm_90a).
 2. `kda_chunk_scan`, grid (cdiv(V, BV), segment slots, HV): one program per value tile,
    segment (a whole sequence, or SEG of its tokens) and value head carries the state over the
    segment's chunks, transposed (S^T [BV, K], fp32, in registers):
@@ -205,6 +206,11 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
     hv = kt.program_id(1)
     h = hv // (HV // H)
     PAIRWISE = not ANCHORED and not GATE_PER_HEAD
+    # qg leaves as token runs except in KDA's prep (the delta rule with a decay per key),
+    # where holding the [C, KS] tile in both layouts costs 21-26 registers on sm_90a (128 ->
+    # 149 anchored: 8 programs a multiprocessor -> 6); Gated DeltaNet's and GLA's occupancy
+    # does not change.
+    QG_RUNS: kt.constexpr = GATE_PER_HEAD or not DELTA_RULE
     if PAIRWISE:  # a slice's keys and log decays, one row per pair column
         keys = kt.alloc_shared((C, KS), kt.float32)
         gammas = kt.alloc_shared((C, KS), kt.float32)
@@ -270,8 +276,12 @@ def kda_chunk_prep(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 gamma_end = kt.sum(g, 0)
             decayed = kt.exp(gamma)
             kcols = cols[None, :] < K
-            store_token_last(qg_ptr, blk, kb * KS, (q * decayed).to(out_ty), K, C, KS, LANES,
-                             num_warps)
+            if QG_RUNS:
+                store_token_last(qg_ptr, blk, kb * KS, (q * decayed).to(out_ty), K, C, KS, LANES,
+                                 num_warps)
+            else:
+                kt.store(qg_ptr + (blk * K + cols[None, :]) * C + rows[:, None],
+                         (q * decayed).to(out_ty), mask=kcols)
             kt.store(kd_ptr + (blk * C + rows[:, None]) * K + cols[None, :],
                      (k * kt.exp(kt.minimum(gamma_end[None, :] - gamma, 0.0))).to(out_ty),
                      mask=kcols)

@@ -41,6 +41,10 @@
 # RUN:   | FileCheck %s --check-prefix=PAIRS-SM90
 # RUN: kda-compile %{kda_chunk_scan_sm_90a} --emit ptx -o - \
 # RUN:   | FileCheck %s --check-prefix=SCAN-SM90 --implicit-check-not=st.shared
+# KDA's prep keeps 8 programs a multiprocessor (its qg and the delta rule's w and u leave from
+# their computing layout: a conversion held both copies, 128 -> 149 registers):
+# RUN: %if ptxas %{ kda-compile %{kda_chunk_prep_sm_90a} --num-warps 2 --emit cubin \
+# RUN:   -o %t.prep.cubin --stats 2>&1 | FileCheck %s --check-prefix=KDA-PREP-SM90-STATS %}
 # The ring's 126 KB leave room for one program a multiprocessor:
 # RUN: %if ptxas %{ kda-compile %{kda_chunk_scan_sm_90a} --emit cubin -o %t.scan.cubin --stats \
 # RUN:   2>&1 | FileCheck %s --check-prefix=SCAN-SM90-STATS %}
@@ -55,7 +59,7 @@
 # RUN: kda-compile %{kda_chunk_prep_gfx1250} --num-warps 2 %{gdn} --emit hsaco -o %t.gdn.gfx1250.hsaco --stats \
 # RUN:   2>&1 | FileCheck %s --check-prefix=AMD-STATS
 # As FLA's GatedDeltaNet layer calls it: the softplus gate with the head's A_log and dt_bias
-# in the prep, beta logits; no spills.
+# in the prep, beta logits; no spills, and on sm_90a 8 programs a multiprocessor.
 # DEFINE: %{gdn_gate} = -D USE_GATE=True -D HAS_A_LOG=True -D HAS_DT_BIAS=True \
 # DEFINE:   -D USE_BETA_SIGMOID=True
 # RUN: kda-compile %{kda_chunk_prep_gfx950} --num-warps 2 %{gdn} %{gdn_gate} --emit hsaco \
@@ -109,8 +113,11 @@
 # SCAN-SM90: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 # SCAN-SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 # SCAN-SM90-STATS: spill stores {{ *}}0 bytes
+# KDA-PREP-SM90-STATS: spill stores {{ *}}0 bytes
+# KDA-PREP-SM90-STATS: occupancy {{ *}}16  warps/SM (register limit)
 # PREP-SM90-STATS: resource usage of kernel 'kda_chunk_prep' (sm_90a, warp 32)
 # PREP-SM90-STATS: spill stores {{ *}}0 bytes
+# PREP-SM90-STATS: occupancy {{ *}}16  warps/SM (register limit)
 # SCAN-SM90-STATS: occupancy {{ *}}4  warps/SM (shared-memory limit)
 # SUMMARY-SM90: .visible .entry kda_chunk_scan(
 # SUMMARY-SM90: cp.async.wait_group 24
