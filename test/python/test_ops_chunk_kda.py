@@ -124,6 +124,24 @@ def test_saturated_gates_stay_finite(gate):
           use_beta_sigmoid_in_kernel=True, **kw)
 
 
+@pytest.mark.parametrize("norm", [False, True])
+def test_large_queries_under_the_steepest_bounded_gate(norm):
+    """Saturated lower-bound gates at -10 (70-80 nats over half a chunk) with queries of
+    1e9, unnormalized or through a scale of 1e9 after the in-kernel norm: a pair factor
+    referred to the chunk's middle row times such an entry passes fp32's range, so the op
+    must not take that form there."""
+    rng = np.random.default_rng(11)
+    H, D, T = 2, 32, 48
+    q, k, v, g, beta = prefill_inputs(rng, 1, T, H, H, D, D, dtype="f32")
+    if not norm:
+        q = q * np.float32(1e9)
+        k = k / np.linalg.norm(k, axis=-1, keepdims=True)  # a stable delta rule
+    g = np.full_like(g, 60.0)  # sigmoid(exp(A_log) * 60) = 1: every step decays by e^-10
+    check(q, k, v, g, beta, use_qk_l2norm_in_kernel=norm, use_gate_in_kernel=True,
+          use_beta_sigmoid_in_kernel=True, scale=1e9 if norm else None,
+          **gate_params(rng, H, D, -10.0, bias=False))
+
+
 def test_prefill_then_recurrent_continues_the_sequence():
     rng = np.random.default_rng(6)
     H, D, T, extra = 2, 64, 37, 3

@@ -10,6 +10,8 @@ and the state are fp32 always.
 
 from __future__ import annotations
 
+import math
+
 from .. import language as lang
 from . import tuning
 from . import validation as vd
@@ -69,12 +71,26 @@ STARTS_SLICE = 32
 STARTS_WARPS = 8
 # The prep's intra-chunk pairs are two matrix products referred to the chunk's middle row
 # when every log decay is >= this (the lower-bound gate): exp(8 * 10) stays finite in fp32
-# (and bf16); steeper or unbounded gates take the exact pair-by-pair form.
+# (and bf16); steeper or unbounded gates take the run-time choice of kda_chunk.mild_slice.
+# The anchored form makes no run-time test, so it also needs bounded operands: the in-kernel
+# L2 norm (q entries at most scale, k entries at most 1) and scale * exp(C / 2 * |lower_bound|)
+# at most ANCHORED_OPERAND (fp32 stops at 3.4e38).
 ANCHORED_LOWER_BOUND = -10.0
+ANCHORED_OPERAND = 1e37
 
 
 def _pow2(n: int) -> int:
     return 1 << max(0, (n - 1).bit_length())
+
+
+def takes_anchored_pairs(bounded_gate, lower_bound, use_qk_l2norm, scale) -> bool:
+    """Whether the prep's pairs may be anchored products with no run-time test: a per-key
+    lower-bound gate no steeper than ANCHORED_LOWER_BOUND, and operands the in-kernel L2 norm
+    bounds so that none times its factor (at most exp(C / 2 * |lower_bound|)) leaves fp32."""
+    if not bounded_gate or lower_bound is None or lower_bound < ANCHORED_LOWER_BOUND:
+        return False
+    largest = max(abs(scale), 1.0) * math.exp(CHUNK // 2 * -lower_bound)
+    return use_qk_l2norm and largest <= ANCHORED_OPERAND
 
 
 def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_state=False,
@@ -431,8 +447,8 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     scan = load_kernel("kda_chunk", "kda_chunk_scan")
     beta_scale = 2.0 if allow_neg_eigval else 1.0
     dot = lang.bfloat16 if inter == "bf16" else lang.float32
-    anchored = (use_gate_in_kernel and lower_bound is not None
-                and lower_bound >= ANCHORED_LOWER_BOUND and not gate_per_head)
+    anchored = takes_anchored_pairs(use_gate_in_kernel and not gate_per_head, lower_bound,
+                                    use_qk_l2norm_in_kernel, K ** -0.5 if scale is None else scale)
     prep_args = (
         a["q"].value, a["k"].value, a["v"].value, a["g"].value, a["beta"].value,
         a["A_log"].value if a["A_log"] is not None else unused,
