@@ -61,6 +61,10 @@ that size goes), and decode_traffic_twin.py's kernel, which moves exactly the fu
 ("twin"), both as % of the bound. It adds about 25 graphs per shape: pair it with --quick or a
 few --heads.
 
+`--cold-variants` adds a cold table: every launch of LAUNCHES with an fp32 [V, K] state beside
+FLA's core, on the same groups of slots, the fastest marked against the ops' pick (whether the
+serving protocol favours another launch than the warm measurements the launch rules came from).
+
 Progress (shape, groups, calls, seconds) goes to stderr. FLA (fla-core) is installed on the GPU
 machine, e.g. from a wheel in the git-ignored .whl/; without it its columns are nan.
 """
@@ -131,6 +135,9 @@ def add_arguments(parser):
                         "(--heads / --batches still override)")
     parser.add_argument("--variants", action="store_true",
                         help="run: also time every launch of LAUNCHES (warm table)")
+    parser.add_argument("--cold-variants", action="store_true",
+                        help="run: also time every launch of LAUNCHES cold, fp32 [V, K] state, "
+                        "against FLA's core cold (which launch the serving protocol favours)")
     parser.add_argument("--peer", metavar="FILE",
                         help="run: also time a peer decode kernel, fp32 [V, K] state: FILE is a "
                         "Python module defining NAME and make_call(torch, kwargs) -> a callable "
@@ -401,6 +408,16 @@ def measure(torch, what, make, calls):
         return NAN, NAN
 
 
+def cold(torch, what, make, calls):
+    """time_graph_cold of `calls` calls of the per-group callables make() returns; nan where
+    it fails (reported)."""
+    try:
+        return time_graph_cold(torch, make(), calls)
+    except Exception as e:  # an unsupported case must not cost the rest of the run
+        failed(torch, what, e)
+        return NAN
+
+
 def warm(torch, what, make):
     """time_graph of the callable make() returns; nan where it fails (reported)."""
     try:
@@ -442,7 +459,7 @@ def run(bundle_dir, args):
     start = time.time()
     shapes = shapes_of(args)
     os.environ["KDATILE_BUNDLE"] = bundle_dir
-    used = check_bundle(shapes, args.variants)
+    used = check_bundle(shapes, args.variants or args.cold_variants)
     print(f"# bundle {bundle_dir} holds the {used} specializations of this run",
           file=sys.stderr, flush=True)
 
@@ -531,6 +548,8 @@ def run(bundle_dir, args):
 
     if args.variants:
         run_variants(torch, bundle_dir, shapes, bw, fla_core_warm, start)
+    if args.cold_variants:
+        run_cold_variants(torch, shapes, have_fla, start)
     print(f"# run took {time.time() - start:.0f} s")
 
 
@@ -576,6 +595,44 @@ def run_variants(torch, bundle_dir, shapes, bw, fla_core_warm, start):
               f"{100 * ratio(bound, copy):>5.1f}% | {twin:>8.2f} {twin_launch:>8} "
               f"{100 * ratio(bound, twin):>5.1f}%", flush=True)
         progress(start, step, shapes, H, B, "variants", shape_start)
+
+
+def run_cold_variants(torch, shapes, have_fla, start):
+    """The cold table of every launch of LAUNCHES with an fp32 [V, K] state beside FLA's core,
+    on the same groups of slots; "best" is the fastest launch and "ops" the one the ops pick."""
+    f32_launches = [config for state_dtype, *config in VARIANTS if state_dtype == "f32"]
+    print("# cold: every launch of LAUNCHES (BV/BLK/STAGES/warps, c: cluster), fp32 [V, K] "
+          "state, us; x: FLA's cold core time over the fastest launch's")
+    header = " ".join(f"{launch_name(config):>12}" for config in f32_launches)
+    print(f"{'H':>3} {'B':>4} | {'core c':>8} | {header} | {'best':>12} {'x':>5} | "
+          f"{'ops':>12} {'x':>5}", flush=True)
+    rng = np.random.default_rng(3)
+    for step, (H, B) in enumerate(shapes, 1):
+        shape_start = time.time()
+        groups, calls = cold_schedule(B, slot_bytes(H))
+        s = Setup(torch, H, B, groups, rng)
+        where = f"H={H} B={B} vk"
+        core = NAN
+        if have_fla:
+            core = cold(torch, f"FLA core {where}",
+                        functools.partial(fla_calls, s, "vk", "core"), calls)
+        times = {}
+        for config in f32_launches:
+            times[tuple(config)] = cold(
+                torch, f"ours f32 {launch_name(config)} {where}",
+                functools.partial(ours_calls, s, "f32", "vk", config), calls)
+        finite = {c: t for c, t in times.items() if t == t}
+        best = min(finite, key=finite.get) if finite else None
+        picked = tuple(ops_launch(B, H, "f32", "vk"))
+        cells = " ".join(f"{times[tuple(c)]:>12.2f}" for c in f32_launches)
+        best_cells = (f"{launch_name(best):>12} {ratio(core, finite[best]):>5.2f}" if best
+                      else f"{'-':>12} {'-':>5}")
+        pick_time = times.get(picked, NAN)
+        print(f"{H:>3} {B:>4} | {core:>8.2f} | {cells} | {best_cells} | "
+              f"{launch_name(picked):>12} {ratio(core, pick_time):>5.2f}", flush=True)
+        del s
+        torch.cuda.empty_cache()
+        progress(start, step, shapes, H, B, "cold variants", shape_start)
 
 
 def main():
