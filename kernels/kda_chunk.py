@@ -57,16 +57,16 @@ beta_scale * sigmoid(beta) with USE_BETA_SIGMOID (beta_scale 2 allows negative e
 else beta itself. scale, lower_bound and beta_scale are runtime floats.
 
 DOT is the operand type of the matrix products (fp32 accumulation) and of w, u, qg and kd:
-kt.float32 keeps them exact fused multiply-adds; kt.bfloat16 runs them on the matrix
-instructions (the prep's anchored pairs on tf32 ones, or with PAIRS_BF16X3 as three bf16
-products of split factors: gfx1250 has no tf32 instruction). ANCHORED: the pairs as two products
-referred to the chunk's middle row (every log decay >= -10). LANES: the target's warp (wave)
-size, over which the prep's solve lays a chunk's rows. GATE_PER_HEAD: g is one log decay per
-token and value head ([T_total, HV], Gated DeltaNet; with USE_GATE the raw gate of the softplus
-form, dt_bias [HV]); the pairs are then q k^T and k k^T times the rows' decays, on the matrix
-instructions (tf32 with bf16 inputs). DELTA_RULE=False:
-gated linear attention (GLA, S <- gend * S + kd^T v): no solve, u = v, no w (beta is loaded,
-not used), and the scan's delta is u.
+kt.float32 keeps them exact fused multiply-adds; kt.bfloat16 runs them on the matrix instructions
+(the prep's anchored pairs on tf32 ones, or with PAIRS_BF16X3 as three bf16 products of split
+factors: gfx1250 has no tf32 instruction). ANCHORED (no run-time test: the caller bounds the log
+decays and the q and k entries): the pairs as two products referred to the chunk's middle row
+(every log decay >= -10). LANES: the target's warp (wave) size, over which the prep's solve lays a
+chunk's rows. GATE_PER_HEAD: g is one log decay per token and value head ([T_total, HV], Gated
+DeltaNet; with USE_GATE the raw gate of the softplus form, dt_bias [HV]); the pairs are then
+q k^T and k k^T times the rows' decays, on the matrix instructions (tf32 with bf16 inputs).
+DELTA_RULE=False: gated linear attention (GLA, S <- gend * S + kd^T v): no solve, u = v, no w
+(beta is loaded, not used), and the scan's delta is u.
 """
 
 import kdatile as kt
