@@ -142,6 +142,22 @@ def test_large_queries_under_the_steepest_bounded_gate(norm):
           **gate_params(rng, H, D, -10.0, bias=False))
 
 
+@pytest.mark.parametrize("bounded, lower_bound, norm, scale, expect", [
+    (True, -5.0, True, 128 ** -0.5, True),
+    (True, -10.0, True, 128 ** -0.5, True),
+    (True, -10.0, True, 180.0, True),      # 180 * exp(80) = 9.97e36
+    (True, -10.0, True, 200.0, False),     # 1.1e37
+    (True, -10.0, False, 128 ** -0.5, False),
+    (True, -10.5, True, 128 ** -0.5, False),
+    (True, None, True, 128 ** -0.5, False),
+    (False, -5.0, True, 128 ** -0.5, False),
+])
+def test_anchored_pair_rule(bounded, lower_bound, norm, scale, expect):
+    from kdatile.ops.chunk import takes_anchored_pairs
+
+    assert takes_anchored_pairs(bounded, lower_bound, norm, scale) is expect
+
+
 def test_prefill_then_recurrent_continues_the_sequence():
     rng = np.random.default_rng(6)
     H, D, T, extra = 2, 64, 37, 3
