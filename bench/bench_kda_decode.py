@@ -600,7 +600,7 @@ def run_variants(torch, bundle_dir, shapes, bw, fla_core_warm, start):
 def run_cold_variants(torch, shapes, have_fla, start):
     """The cold table of every launch of LAUNCHES with an fp32 [V, K] state beside FLA's core,
     on the same groups of slots; "best" is the fastest launch and "ops" the one the ops pick."""
-    f32_launches = [config for state_dtype, *config in VARIANTS if state_dtype == "f32"]
+    f32_launches = [tuple(config) for state_dtype, *config in VARIANTS if state_dtype == "f32"]
     print("# cold: every launch of LAUNCHES (BV/BLK/STAGES/warps, c: cluster), fp32 [V, K] "
           "state, us; x: FLA's cold core time over the fastest launch's")
     header = " ".join(f"{launch_name(config):>12}" for config in f32_launches)
@@ -618,13 +618,13 @@ def run_cold_variants(torch, shapes, have_fla, start):
                         functools.partial(fla_calls, s, "vk", "core"), calls)
         times = {}
         for config in f32_launches:
-            times[tuple(config)] = cold(
+            times[config] = cold(
                 torch, f"ours f32 {launch_name(config)} {where}",
                 functools.partial(ours_calls, s, "f32", "vk", config), calls)
         finite = {c: t for c, t in times.items() if t == t}
         best = min(finite, key=finite.get) if finite else None
         picked = tuple(ops_launch(B, H, "f32", "vk"))
-        cells = " ".join(f"{times[tuple(c)]:>12.2f}" for c in f32_launches)
+        cells = " ".join(f"{times[c]:>12.2f}" for c in f32_launches)
         best_cells = (f"{launch_name(best):>12} {ratio(core, finite[best]):>5.2f}" if best
                       else f"{'-':>12} {'-':>5}")
         pick_time = times.get(picked, NAN)

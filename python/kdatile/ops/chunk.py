@@ -87,10 +87,10 @@ def takes_anchored_pairs(bounded_gate, lower_bound, use_qk_l2norm, scale) -> boo
     """Whether the prep's pairs may be anchored products with no run-time test: a per-key
     lower-bound gate no steeper than ANCHORED_LOWER_BOUND, and operands the in-kernel L2 norm
     bounds so that none times its factor (at most exp(C / 2 * |lower_bound|)) leaves fp32."""
-    if not bounded_gate or lower_bound is None or lower_bound < ANCHORED_LOWER_BOUND:
+    if (not bounded_gate or not use_qk_l2norm or lower_bound is None
+            or lower_bound < ANCHORED_LOWER_BOUND):
         return False
-    largest = max(abs(scale), 1.0) * math.exp(CHUNK // 2 * -lower_bound)
-    return use_qk_l2norm and largest <= ANCHORED_OPERAND
+    return max(abs(scale), 1.0) * math.exp(CHUNK // 2 * -lower_bound) <= ANCHORED_OPERAND
 
 
 def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_state=False,
@@ -447,14 +447,15 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     scan = load_kernel("kda_chunk", "kda_chunk_scan")
     beta_scale = 2.0 if allow_neg_eigval else 1.0
     dot = lang.bfloat16 if inter == "bf16" else lang.float32
+    scale = float(K ** -0.5 if scale is None else scale)
     anchored = takes_anchored_pairs(use_gate_in_kernel and not gate_per_head, lower_bound,
-                                    use_qk_l2norm_in_kernel, K ** -0.5 if scale is None else scale)
+                                    use_qk_l2norm_in_kernel, scale)
     prep_args = (
         a["q"].value, a["k"].value, a["v"].value, a["g"].value, a["beta"].value,
         a["A_log"].value if a["A_log"] is not None else unused,
         a["dt_bias"].value if a["dt_bias"] is not None else unused, cu.value,
         w, u, qg, kd, aqk, gend, int(N), int(T_total), toks["q"], toks["k"], toks["v"], toks["g"],
-        toks["beta"], float(K ** -0.5 if scale is None else scale),
+        toks["beta"], scale,
         float(0.0 if lower_bound is None else lower_bound), beta_scale)
     prep_constexprs = dict(
         H=H, HV=HV, K=K, V=V, BK=BK, BV_ALL=BK, C=CHUNK, USE_QK_L2NORM=use_qk_l2norm_in_kernel,
