@@ -171,8 +171,9 @@ def numpy_arguments(H, B, state_dtype="f32", state_layout="vk"):
 
 def variant_of(launch):
     """The (BV, BLK, STAGES, warps, CLUSTER) of an op's Launch: a key of LAUNCHES."""
-    c = launch.constexprs
-    return c["BV"], c["BLK"], c["STAGES"], launch.num_warps, c["CLUSTER"]
+    from kdatile.ops.decode import decode_config_of
+
+    return tuple(decode_config_of(launch))
 
 
 def launch_name(config):
