@@ -364,18 +364,19 @@ def scan_copy(ring_w, ring_qg, ring_kd, ring_u, ring_aqk, ring_gend, w_ptr, u_pt
     cc = kt.arange(0, C)
     ck = kt.arange(0, BK)
     kmask = (ck < K)[:, None] & more
+    # Each block's scalar start, then the threads' 32-bit offsets inside it (the same every
+    # chunk), so a copy's address is one 64-bit add per element.
+    kc_offs = ck[:, None] * C + cc[None, :]
     if DELTA_RULE:
-        kt.async_copy(ring_w.index(slot), w_ptr + (slot_blk * K + ck[:, None]) * C + cc[None, :],
-                      mask=kmask)
-    kt.async_copy(ring_qg.index(slot), qg_ptr + (slot_blk * K + ck[:, None]) * C + cc[None, :],
-                  mask=kmask)
-    kt.async_copy(ring_kd.index(slot), kd_ptr + (slot_blk * C + cc[:, None]) * K + ck[None, :],
-                  mask=(ck < K)[None, :] & more)
-    kt.async_copy(ring_gend.index(slot), gend_ptr + slot_blk * K + ck, mask=(ck < K) & more)
-    kt.async_copy(ring_u.index(slot), u_ptr + (slot_blk * V + cv[:, None]) * C + cc[None, :],
-                  mask=(cv < V)[:, None] & more)
-    kt.async_copy(ring_aqk.index(slot), aqk_ptr + (slot_blk * C + cc[:, None]) * C + cc[None, :],
-                  mask=more)
+        kt.async_copy(ring_w.index(slot), (w_ptr + slot_blk * (K * C)) + kc_offs, mask=kmask)
+    kt.async_copy(ring_qg.index(slot), (qg_ptr + slot_blk * (K * C)) + kc_offs, mask=kmask)
+    kt.async_copy(ring_kd.index(slot), (kd_ptr + slot_blk * (C * K)) + (cc[:, None] * K
+                  + ck[None, :]), mask=(ck < K)[None, :] & more)
+    kt.async_copy(ring_gend.index(slot), (gend_ptr + slot_blk * K) + ck, mask=(ck < K) & more)
+    kt.async_copy(ring_u.index(slot), (u_ptr + slot_blk * (V * C)) + (cv[:, None] * C
+                  + cc[None, :]), mask=(cv < V)[:, None] & more)
+    kt.async_copy(ring_aqk.index(slot), (aqk_ptr + slot_blk * (C * C)) + (cc[:, None] * C
+                  + cc[None, :]), mask=more)
 
 
 @kt.jit
