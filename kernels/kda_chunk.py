@@ -487,9 +487,10 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_s
         if not SUMMARY:
             o = kt.dot(delta_dot, ring_aqk.index(slot).load().to(DOT),
                        kt.dot(s_dot, ring_qg.index(slot).load().to(DOT)))
-            tok = (start + m * C).to(kt.int64) + rows
-            kt.store(o_ptr + (tok[None, :] * HV + hv) * V + cv[:, None],
-                     o.to(o_ptr.dtype.element_ty), mask=(tok < end)[None, :] & vcol[:, None])
+            first_tok = (start + m * C).to(kt.int64)
+            kt.store((o_ptr + (first_tok * HV + hv) * V) + (rows[None, :] * (HV * V)
+                     + cv[:, None]), o.to(o_ptr.dtype.element_ty),
+                     mask=(first_tok + rows < end)[None, :] & vcol[:, None])
         St = kt.dot(delta_dot, ring_kd.index(slot).load().to(DOT),
                     St * ring_gend.index(slot).load()[None, :])
     if SUMMARY:
