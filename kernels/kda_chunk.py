@@ -466,12 +466,8 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_s
                   BK, C, DELTA_RULE)
     for m in range(0, chunks):
         # Chunk m landed (the copies of the STAGES - 2 chunks after it may still run), and
-        # every thread is done with chunk m - 1's slot, which the next copy refills.
+        # every thread is done with chunk m - 1's slot, which this step's copy refills.
         kt.async_wait((STAGES - 2) * COPIES)
-        ahead = m + STAGES - 1
-        scan_copy(ring_w, ring_qg, ring_kd, ring_u, ring_aqk, ring_gend, w_ptr, u_ptr, qg_ptr,
-                  kd_ptr, aqk_ptr, gend_ptr, first_blk + ahead * HV, ahead < chunks, cv,
-                  ahead % STAGES, HV, K, V, BK, C, DELTA_RULE)
         slot = m % STAGES
         if STORE_STATES:
             mm = first_chunk + m
@@ -493,6 +489,12 @@ def kda_chunk_scan(w_ptr, u_ptr, qg_ptr, kd_ptr, aqk_ptr, gend_ptr, h0_ptr, cu_s
                      mask=(first_tok + rows < end)[None, :] & vcol[:, None])
         St = kt.dot(delta_dot, ring_kd.index(slot).load().to(DOT),
                     St * ring_gend.index(slot).load()[None, :])
+        # The next copy goes last: issued first, its cp.async instructions queued ahead of
+        # the matrix loads that start this step's chain of dependent products.
+        ahead = m + STAGES - 1
+        scan_copy(ring_w, ring_qg, ring_kd, ring_u, ring_aqk, ring_gend, w_ptr, u_ptr, qg_ptr,
+                  kd_ptr, aqk_ptr, gend_ptr, first_blk + ahead * HV, ahead < chunks, cv,
+                  ahead % STAGES, HV, K, V, BK, C, DELTA_RULE)
     if SUMMARY:
         srow = kt.where(tr >= 0, V + tr, cv)
         srow_mask = kt.where(tr >= 0, tr < K, vcol)
