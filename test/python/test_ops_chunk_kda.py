@@ -480,3 +480,18 @@ def test_scan_width_rule(lens, H, target, expect):
     else:
         assert [x.kernel.__name__ for x in launches[1:]] == [
             "kda_chunk_scan", "kda_segment_starts", "kda_chunk_scan"]
+
+
+@pytest.mark.parametrize("lower_bound", [-5.0, None])
+def test_gate_rates_past_fp32_range(lower_bound):
+    """A_log = 95 (exp(A_log) overflows fp32) with raw gates of exactly 0 and of -110 (an
+    underflowed softplus) among ordinary ones: no inf * 0 = NaN, the recurrence's values."""
+    rng = np.random.default_rng(29)
+    H, D, T = 2, 32, 40
+    q, k, v, g, beta = prefill_inputs(rng, 1, T, H, H, D, D, dtype="f32")
+    g[0, 3:9] = 0.0
+    g[0, 12:30, :, ::3] = -110.0
+    kw = gate_params(rng, H, D, lower_bound, bias=False)
+    kw["A_log"][:] = 95.0
+    check(q, k, v, g, beta, use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
+          use_beta_sigmoid_in_kernel=True, **kw)

@@ -659,3 +659,20 @@ def test_caches_over_4_gib(fused):
     np.testing.assert_array_equal(conv[big_slot], small.conv[1])
     for s in (0, 1, big_slot - 1, big_slot + 1):
         assert not state[s].any() and not conv[s].any()
+
+
+@pytest.mark.parametrize("lower_bound", [-5.0, None])
+def test_gate_rates_past_fp32_range(lower_bound):
+    """exp(A_log) past fp32's range (A_log = 95) with biased gates of exactly 0 (the lower
+    bound form's rate times 0) and of -110 (a softplus that underflows): the rate as one fp32
+    factor made both inf * 0 = NaN; the step matches the fp64 reference."""
+    rng = np.random.default_rng(31)
+    case = Case(rng, 3, 2, 5, lower_bound=lower_bound)
+    inp = case.inp
+    inp["A_log"][:] = 95.0
+    inp["dt_bias"][:] = 0.0
+    raw_g = bf16_to_f32(inp["raw_g"])
+    raw_g[0] = 0.0
+    raw_g[1, :, ::2] = -110.0
+    inp["raw_g"][...] = f32_to_bf16(raw_g)
+    case.step_and_check(np.array([4, 0, 2], np.int32))

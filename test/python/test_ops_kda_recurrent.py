@@ -723,3 +723,22 @@ def test_copy_engine_of_the_tensors_gpu(monkeypatch):
     assert _kernels.has_clusters(tensor_info(0), None)
     assert not _kernels.has_clusters(tensor_info(1), None)
     assert not _kernels.has_clusters(tensor_info(None), None)
+
+
+@requires_lib
+@pytest.mark.parametrize("gate", ["lb", "sp"])
+def test_gate_rates_past_fp32_range(gate):
+    """A_log = 95 (exp(A_log) overflows fp32) with biased gates of exactly 0 and of -110 (an
+    underflowed softplus): no inf * 0 = NaN, the recurrence's values."""
+    rng = np.random.default_rng(23)
+    H, T, N = 2, 3, 2
+    slots = N * T + 1
+    inp = make_inputs(rng, N * T, H, slots, lead=(N, T), use_gate=True, g_bf16=False)
+    inp["A_log"][:] = 95.0
+    inp["dt_bias"][...] = 0.0
+    g = inp["g"]
+    g[0, 0] = 0.0
+    g[0, 1, :, ::2] = -110.0
+    g[1, 2, :, 1::2] = 0.0
+    check(inp, distinct_slots(rng, slots, (N, T)), num_accepted_tokens=np.array([2, 3], np.int32),
+          lower_bound=-5.0 if gate == "lb" else None)
