@@ -61,9 +61,10 @@ that size goes), and decode_traffic_twin.py's kernel, which moves exactly the fu
 ("twin"), both as % of the bound. It adds about 25 graphs per shape: pair it with --quick or a
 few --heads.
 
-`--cold-variants` adds a cold table: every launch of LAUNCHES with an fp32 [V, K] state beside
-FLA's core, on the same groups of slots, the fastest marked against the ops' pick (whether the
-serving protocol favours another launch than the warm measurements the launch rules came from).
+`--cold-variants` adds a cold table: every launch of LAUNCHES with an fp32 state, [V, K] and
+[K, V], beside FLA's core in the same layout, on the same groups of slots, the fastest marked
+against the ops' pick (whether the serving protocol favours another launch than the warm
+measurements the launch rules came from).
 
 Progress (shape, groups, calls, seconds) goes to stderr. FLA (fla-core) is installed on the GPU
 machine, e.g. from a wheel in the git-ignored .whl/; without it its columns are nan.
@@ -216,6 +217,8 @@ def bundle_launches(shapes, variants):
         for H in sorted({H for H, _ in shapes}):
             for state_dtype, *config in VARIANTS:
                 add(numpy_launch(H, 8, state_dtype, config=config))
+            for config in LAUNCHES:  # the cold table's fp32 [K, V] launches
+                add(numpy_launch(H, 8, "f32", "kv", config=config))
     return launches
 
 
@@ -599,38 +602,37 @@ def run_variants(torch, bundle_dir, shapes, bw, fla_core_warm, start):
 
 
 def run_cold_variants(torch, shapes, have_fla, start):
-    """The cold table of every launch of LAUNCHES with an fp32 [V, K] state beside FLA's core,
-    on the same groups of slots; "best" is the fastest launch and "ops" the one the ops pick."""
-    f32_launches = [tuple(config) for state_dtype, *config in VARIANTS if state_dtype == "f32"]
-    print("# cold: every launch of LAUNCHES (BV/BLK/STAGES/warps, c: cluster), fp32 [V, K] "
-          "state, us; x: FLA's cold core time over the fastest launch's")
-    header = " ".join(f"{launch_name(config):>12}" for config in f32_launches)
-    print(f"{'H':>3} {'B':>4} | {'core c':>8} | {header} | {'best':>12} {'x':>5} | "
+    """The cold table of every launch of LAUNCHES with an fp32 state in either layout beside
+    FLA's core in that layout, on the same groups of slots; "best" is the fastest launch and
+    "ops" the one the ops pick."""
+    print("# cold: every launch of LAUNCHES (BV/BLK/STAGES/warps, c: cluster), fp32 state, us; "
+          "x: FLA's cold core time over the fastest launch's")
+    header = " ".join(f"{launch_name(config):>12}" for config in LAUNCHES)
+    print(f"{'H':>3} {'B':>4} {'lay':>3} | {'core c':>8} | {header} | {'best':>12} {'x':>5} | "
           f"{'ops':>12} {'x':>5}", flush=True)
     rng = np.random.default_rng(3)
     for step, (H, B) in enumerate(shapes, 1):
         shape_start = time.time()
         groups, calls = cold_schedule(B, slot_bytes(H))
         s = Setup(torch, H, B, groups, rng)
-        where = f"H={H} B={B} vk"
-        core = NAN
-        if have_fla:
-            core = cold(torch, f"FLA core {where}",
-                        functools.partial(fla_calls, s, "vk", "core"), calls)
-        times = {}
-        for config in f32_launches:
-            times[config] = cold(
-                torch, f"ours f32 {launch_name(config)} {where}",
-                functools.partial(ours_calls, s, "f32", "vk", config), calls)
-        finite = {c: t for c, t in times.items() if t == t}
-        best = min(finite, key=finite.get) if finite else None
-        picked = tuple(ops_launch(B, H, "f32", "vk"))
-        cells = " ".join(f"{times[c]:>12.2f}" for c in f32_launches)
-        best_cells = (f"{launch_name(best):>12} {ratio(core, finite[best]):>5.2f}" if best
-                      else f"{'-':>12} {'-':>5}")
-        pick_time = times.get(picked, NAN)
-        print(f"{H:>3} {B:>4} | {core:>8.2f} | {cells} | {best_cells} | "
-              f"{launch_name(picked):>12} {ratio(core, pick_time):>5.2f}", flush=True)
+        for layout in LAYOUTS:
+            where = f"H={H} B={B} {layout}"
+            core = NAN
+            if have_fla:
+                core = cold(torch, f"FLA core {where}",
+                            functools.partial(fla_calls, s, layout, "core"), calls)
+            times = {config: cold(torch, f"ours f32 {launch_name(config)} {where}",
+                                  functools.partial(ours_calls, s, "f32", layout, config), calls)
+                     for config in LAUNCHES}
+            finite = {c: t for c, t in times.items() if t == t}
+            best = min(finite, key=finite.get) if finite else None
+            picked = tuple(ops_launch(B, H, "f32", layout))
+            cells = " ".join(f"{times[c]:>12.2f}" for c in LAUNCHES)
+            best_cells = (f"{launch_name(best):>12} {ratio(core, finite[best]):>5.2f}" if best
+                          else f"{'-':>12} {'-':>5}")
+            print(f"{H:>3} {B:>4} {layout:>3} | {core:>8.2f} | {cells} | {best_cells} | "
+                  f"{launch_name(picked):>12} {ratio(core, times.get(picked, NAN)):>5.2f}",
+                  flush=True)
         del s
         torch.cuda.empty_cache()
         progress(start, step, shapes, H, B, "cold variants", shape_start)

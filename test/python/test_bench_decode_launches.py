@@ -33,9 +33,10 @@ def test_ops_pick_round_trips(state_dtype, layout):
 
 
 @pytest.mark.parametrize("state_dtype", bench.STATE_DTYPES)
-def test_table_launches_round_trip(state_dtype):
+@pytest.mark.parametrize("layout", bench.LAYOUTS)
+def test_table_launches_round_trip(state_dtype, layout):
     for config in bench.LAUNCHES:
         for H in (12, 96):
-            launch = bench.numpy_launch(H, 8, state_dtype, "vk", config=DecodeConfig(*config))
+            launch = bench.numpy_launch(H, 8, state_dtype, layout, config=DecodeConfig(*config))
             assert bench.variant_of(launch) == config
             assert bench.launch_name(config)
