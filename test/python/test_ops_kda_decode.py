@@ -664,8 +664,8 @@ def test_caches_over_4_gib(fused):
 @pytest.mark.parametrize("lower_bound", [-5.0, None])
 def test_gate_rates_past_fp32_range(lower_bound):
     """exp(A_log) past fp32's range (A_log = 95) with biased gates of exactly 0 (the lower
-    bound form's rate times 0) and of -110 (a softplus that underflows): the rate as one fp32
-    factor made both inf * 0 = NaN; the step matches the fp64 reference."""
+    bound form's rate times 0) and of -110 (a softplus that underflows): an overflowed rate
+    made both inf * 0 = NaN; the step matches the fp64 reference."""
     rng = np.random.default_rng(31)
     case = Case(rng, 3, 2, 5, lower_bound=lower_bound)
     inp = case.inp
