@@ -39,7 +39,7 @@ _DECODE = [
     (12, 48, "f32", "vk", "cm", -5.0, False, False, "i32", False),
     (12, 16, "f32", "vk", "wm", None, False, False, "i32", False),
     (12, 40, "f32", "vk", "cm", -5.0, True, False, "i32", False),
-    (12, 22, "f32", "kv", "cm", None, True, False, "i32", False),
+    (12, 22, "bf16", "kv", "cm", None, True, False, "i32", False),
     (12, 11, "f32", "vk", "wm", -5.0, False, True, "i32", True),
     (32, 2, "f32", "vk", "cm", None, False, False, "i32", False),
 ]
