@@ -85,6 +85,8 @@ Constexprs:
                     USE_LOWER_BOUND).
   HAS_DT_BIAS       with USE_GATE: dt_bias is added to the raw gate (False: no bias, the
                     pointer is not read).
+  HAS_A_LOG         with USE_GATE: the gate's rate is exp(A_log[h]) (False: 1, the pointer is
+                    not read).
   ALLOW_NEG_EIGVAL  with USE_BETA_SIGMOID: beta = 2 sigmoid(beta), in (0, 2), so that I - beta
                     k k^T may have negative eigenvalues (FLA's allow_neg_eigval).
   SEQUENCE_SLOTS    slot n holds sequence n's state: state_indices is not read (FLA's
@@ -154,7 +156,7 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   ELEMENT_COPIES: kt.constexpr = False,
                   SEQUENCE_SLOTS: kt.constexpr = False, ZERO_START: kt.constexpr = False,
                   OUTPUTS_ONLY: kt.constexpr = False, ALLOW_NEG_EIGVAL: kt.constexpr = False,
-                  HAS_DT_BIAS: kt.constexpr = True):
+                  HAS_DT_BIAS: kt.constexpr = True, HAS_A_LOG: kt.constexpr = True):
     kt.static_assert(K > 0 and (K & (K - 1)) == 0 and V > 0 and (V & (V - 1)) == 0,
                      "K and V must be powers of two")
     kt.static_assert(BV > 0 and (BV & (BV - 1)) == 0 and V % BV == 0,
@@ -198,7 +200,10 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
         slot0 = kt.load(si_row + first * stride_si_t)
     if (slot0 >= 0) & (slot0 < num_slots):
         if USE_GATE:
-            A = kt.exp(kt.load(A_log_ptr + h).to(kt.float32))
+            if HAS_A_LOG:
+                A = kt.exp(kt.load(A_log_ptr + h).to(kt.float32))
+            else:
+                A = 1.0
         s_head = state_ptr + h * (K * V)
         if STATE_KV:
             # Memory is [K, V]: hold the tile as [K, V] too, so loads stay contiguous.

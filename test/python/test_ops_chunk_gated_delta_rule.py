@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kda_chunk_reference import kda_prefill_reference, prefill_inputs
-from kda_reference import bf16_to_f32, rel_rms
+from kda_reference import bf16_to_f32, f32_to_bf16, rel_rms
 from kdatile.ops import chunk_gated_delta_rule, fused_recurrent_gated_delta_rule
 
 from conftest import requires_lib
@@ -51,6 +51,40 @@ def test_varlen_gva(dtype, H, HV, D):
     assert rel_rms(ref_o, widen(o)) <= limit
     assert rel_rms(ref_final, final) <= limit
     np.testing.assert_array_equal(final[-1], h0[-1])  # the empty sequence
+
+
+def test_value_head_dim_twice_the_key_head_dim():
+    # FLA's Gated DeltaNet layer defaults to V = 2K (expand_v = 2).
+    rng = np.random.default_rng(8)
+    lens, H, HV, K, V = [9, 33], 2, 4, 32, 64
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    q, k, v, _, _ = prefill_inputs(rng, 1, int(cu[-1]), H, HV, K, V, dtype="f32")
+    g = -rng.uniform(0.0, 3.0, (1, int(cu[-1]), HV)).astype(np.float32)
+    beta = rng.uniform(0.05, 0.95, (1, int(cu[-1]), HV)).astype(np.float32)
+    h0 = (rng.standard_normal((len(lens), HV, V, K)) * 0.3).astype(np.float32)
+    o, final = chunk_gated_delta_rule(q, k, v, g, beta, initial_state=h0,
+                                      output_final_state=True, cu_seqlens=cu,
+                                      use_qk_l2norm_in_kernel=True, state_v_first=True)
+    ref_o, ref_final, _ = kda_prefill_reference(
+        q, k, v, np.repeat(g[..., None], K, -1), beta, initial_state=h0, cu_seqlens=cu,
+        use_qk_l2norm=True, state_v_first=True)
+    assert o.shape == v.shape and final.shape == h0.shape
+    assert rel_rms(ref_o, o) <= 5e-3 and rel_rms(ref_final, final) <= 5e-3
+
+
+@pytest.mark.parametrize("lens", [[9, 0, 20], [0]])
+def test_bf16_initial_state_reads_as_fp32(lens):
+    """FLA's op takes any float initial state and reads it as fp32: a bf16 one gives what its
+    values widened to fp32 give (sequences without tokens, and a call without any, too)."""
+    rng = np.random.default_rng(9)
+    cu, q, k, v, g, beta, h0 = inputs(rng, 2, 2, 32, lens, "f32")
+    h0_bf16 = f32_to_bf16(h0)
+    got = [chunk_gated_delta_rule(q, k, v, g, beta, initial_state=h, output_final_state=True,
+                                  cu_seqlens=cu, use_qk_l2norm_in_kernel=True)
+           for h in (h0_bf16, bf16_to_f32(h0_bf16))]
+    for a, b in zip(*got):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
 
 
 def test_saturated_decay_stays_finite():

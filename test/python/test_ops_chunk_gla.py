@@ -47,6 +47,33 @@ def check(q, k, v, g, **kw):
     return o, final
 
 
+def test_key_head_dim_half_the_value_head_dim():
+    # FLA's GLA layer defaults to K = V / 2 (expand_k = 0.5).
+    rng = np.random.default_rng(13)
+    B, T, H, K, V = 2, 37, 2, 32, 64
+    q, k, _, _ = inputs(rng, B, T, H, H, K, "f32")
+    v = rng.standard_normal((B, T, H, V)).astype(np.float32)
+    g = (-np.log1p(np.exp(-rng.standard_normal((B, T, H, K)) - 2.0))).astype(np.float32)
+    h0 = (rng.standard_normal((B, H, K, V)) * 0.3).astype(np.float32)
+    o, final = check(q, k, v, g, initial_state=h0)
+    assert o.shape == v.shape and final.shape == h0.shape
+
+
+def test_state_v_first_matches_the_transposed_state():
+    # FLA's GLA layer passes state_v_first=True: states are [N, HV, V, K], in and out.
+    rng = np.random.default_rng(12)
+    lens = [5, 33]
+    H, HV, D = 1, 2, 32
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    q, k, v, g = inputs(rng, 1, int(cu[-1]), H, HV, D, "f32")
+    h0 = (rng.standard_normal((len(lens), HV, D, D)) * 0.3).astype(np.float32)
+    o, final = check(q, k, v, g, initial_state=h0, cu_seqlens=cu)
+    o_vk, final_vk = chunk_gla(q, k, v, g, initial_state=np.ascontiguousarray(
+        h0.transpose(0, 1, 3, 2)), output_final_state=True, state_v_first=True, cu_seqlens=cu)
+    assert rel_rms(o, widen(o_vk)) <= 1e-6
+    assert rel_rms(final.transpose(0, 1, 3, 2), final_vk) <= 1e-6
+
+
 @pytest.mark.parametrize("dtype", ["bf16", "f32"])
 def test_varlen_gva_with_initial_state(dtype):
     rng = np.random.default_rng(11)

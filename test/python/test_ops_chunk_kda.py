@@ -64,6 +64,21 @@ def check(q, k, v, g, beta, *, states_every=None, **kw):
     return got
 
 
+@pytest.mark.parametrize("K,V,state_v_first", [(32, 48, False), (48, 16, True)])
+def test_value_head_dim_other_than_key_head_dim(K, V, state_v_first):
+    rng = np.random.default_rng(K + V)
+    lens = [1, 17, 40]
+    H, HV = 1, 2
+    cu = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    q, k, v, g, beta = prefill_inputs(rng, 1, int(cu[-1]), H, HV, K, V, dtype="f32",
+                                      use_gate=False, use_beta_sigmoid=False)
+    shape = (len(lens), HV) + ((V, K) if state_v_first else (K, V))
+    h0 = rng.standard_normal(shape).astype(np.float32)
+    _, final, _ = check(q, k, v, g, beta, initial_state=h0, cu_seqlens=cu, states_every=64,
+                        use_qk_l2norm_in_kernel=True, state_v_first=state_v_first)
+    assert final.shape == shape
+
+
 @pytest.mark.parametrize("dtype", ["f32", "bf16"])
 def test_fixed_length_log_decay(dtype):
     rng = np.random.default_rng(1)

@@ -136,6 +136,8 @@ def test_rank_errors_reach_every_rank(tmp_path):
         "args = [x[:, mine] for x in (q, k, v, g, beta)]\n"
         "if sys.argv[3] == 'shape' and rank == 1:\n"
         "    args[1] = args[1][..., :-1]\n"
+        "if sys.argv[3] == 'v' and rank == 1:\n"
+        "    args[2] = args[2][..., :-1]\n"
         "try:\n"
         "    chunk_kda(*args, cp_group=dist.group.WORLD, **bad)\n"
         "except ValueError as e:\n"
@@ -143,7 +145,9 @@ def test_rank_errors_reach_every_rank(tmp_path):
         "dist.destroy_process_group()\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "python"), str(HERE)]))
     for mode, expect in (("shape", ("argument 'k'", "rank 1 rejected its arguments")),
-                         ("cu", ("argument 'cu_seqlens': must start at 0",) * 2)):
+                         ("cu", ("argument 'cu_seqlens': must start at 0",) * 2),
+                         ("v", ("argument 'v': with cp_group needs head dim V = K",
+                                "rank 1 rejected its arguments"))):
         rdv = tmp_path / f"rdv_{mode}"
         procs = [subprocess.Popen([sys.executable, str(script), str(r), str(rdv), mode],
                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -162,6 +162,28 @@ def test_gated_delta_rule_as_fla_layer_calls_it(with_bias):
 
 
 @requires_lib
+@pytest.mark.parametrize("a_log,bias", [(False, True), (True, False), (False, False)])
+def test_kda_lower_bound_gate_without_a_log_or_bias(a_log, bias):
+    """As FLA's op and chunk_kda take them: with lower_bound, A_log (a rate of 1) and dt_bias
+    (no bias) may be None; without lower_bound A_log stays required."""
+    rng = np.random.default_rng(19)
+    H, D = 2, 32
+    q, k, v, raw, beta = prefill_inputs(rng, 2, 5, H, H, D, D, dtype="f32", use_gate=True)
+    kw = dict(A_log=rng.uniform(-1.0, 1.0, H).astype(np.float32) if a_log else None,
+              dt_bias=rng.standard_normal(H * D).astype(np.float32) if bias else None,
+              lower_bound=-5.0)
+    o, final = fused_recurrent_kda(q, k, v, raw, beta, output_final_state=True,
+                                   use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True, **kw)
+    ref_o, ref_final, _ = kda_prefill_reference(q, k, v, raw, beta, use_qk_l2norm=True,
+                                                use_gate=True, **kw)
+    check(o, final, ref_o, ref_final)
+    if not a_log:
+        with pytest.raises(ValueError, match="argument 'A_log'.*unless lower_bound"):
+            fused_recurrent_kda(q, k, v, raw, beta, use_gate_in_kernel=True,
+                                dt_bias=kw["dt_bias"])
+
+
+@requires_lib
 def test_kda_negative_eigenvalues():
     """allow_neg_eigval with beta logits: beta = 2 sigmoid(beta), as FLA's kernel."""
     rng = np.random.default_rng(13)
@@ -206,9 +228,9 @@ def test_argument_checks():
     # The gate's messages name these ops' keyword.
     with pytest.raises(ValueError, match="argument 'lower_bound'.*use_gate_in_kernel=False"):
         fused_recurrent_kda(q, k, v, g, beta, lower_bound=-3.0)
-    with pytest.raises(ValueError, match="argument 'dt_bias'.*use_gate_in_kernel=True"):
+    with pytest.raises(ValueError, match="argument 'A_log'.*use_gate_in_kernel=True"):
         fused_recurrent_kda(q, k, v, g, beta, use_gate_in_kernel=True,
-                            A_log=np.zeros(H, np.float32))
+                            dt_bias=np.zeros(H * D, np.float32))
 
 
 @requires_lib

@@ -59,6 +59,18 @@ def test_gva_varlen(dtype):
     np.testing.assert_array_equal(final[3], h0[3])  # the empty sequence keeps its state
 
 
+def test_state_v_first_reads_and_writes_v_by_k_states():
+    # FLA's GLA layer passes state_v_first=True: states are [N, HV, V, K], in and out.
+    rng = np.random.default_rng(5)
+    H, HV, D = 2, 4, 32
+    cu, q, k, v, gk, h0 = inputs(rng, H, HV, D, LENS)
+    o, final = fused_recurrent_gla(q, k, v, gk, initial_state=np.ascontiguousarray(
+        h0.transpose(0, 1, 3, 2)), output_final_state=True, state_v_first=True, cu_seqlens=cu)
+    ref_o, ref_final = gla_reference(widen(q), widen(k), widen(v), gk, initial_state=h0,
+                                     cu_seqlens=cu)
+    check(o, final.transpose(0, 1, 3, 2), ref_o, ref_final)
+
+
 def test_fixed_length_without_gate_or_initial_state():
     rng = np.random.default_rng(4)
     H, D, B, T = 3, 64, 2, 6

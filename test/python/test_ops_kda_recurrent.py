@@ -487,11 +487,23 @@ def test_gate_parameters_without_gate(no_launch, name):
     rejects(dict(args, use_gate=False), name, ".*use_gate=False")
 
 
-@pytest.mark.parametrize("name", ["A_log", "dt_bias"])
-def test_gate_without_parameters(no_launch, name):
+def test_gate_without_parameters(no_launch):
+    """The softplus form needs A_log."""
     args = base()
-    args[name] = None
-    rejects(args, name, ".*use_gate=True")
+    args.update(A_log=None, lower_bound=None)
+    rejects(args, "A_log", ".*use_gate=True unless lower_bound is given")
+
+
+def test_lower_bound_gate_parameters_optional():
+    """The lower-bound form takes A_log (a rate of 1) and dt_bias (no bias) as optional, as
+    chunk_kda and FLA's ops do: neither pointer is then read."""
+    from kdatile.ops.recurrent import recurrent_launch
+
+    for name, constexpr in (("A_log", "HAS_A_LOG"), ("dt_bias", "HAS_DT_BIAS")):
+        args = base()
+        args[name] = None
+        launch = recurrent_launch(**args)[1]
+        assert launch.constexprs[constexpr] is False and launch.constexprs["USE_GATE"]
 
 
 @pytest.mark.parametrize("varlen", [False, True])

@@ -106,13 +106,14 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_sta
     (g + dt_bias)) when lower_bound is given (A_log None: sigmoid(g + dt_bias)), else
     -exp(A_log) * softplus(g + dt_bias); A_log [HV] fp32, dt_bias [HV * K] fp32 (optional).
     beta [B, T, HV]: in (0, 1), or logits with use_beta_sigmoid_in_kernel (2 * sigmoid with
-    allow_neg_eigval). q, k, v one dtype (bf16 or fp32); g and beta bf16 or fp32. K = V <= 256,
-    any size. scale: default K ** -0.5. safe_gate: the gate is lower_bound's sigmoid form, or
-    without the in-kernel gate g keeps lower_bound (lower_bound in [-5, 0) required); the
-    kernels need no other mode. lower_bound without either is rejected.
+    allow_neg_eigval). q, k, v one dtype (bf16 or fp32); g and beta bf16 or fp32. K and V up
+    to 256, any sizes (K = V with cp_group). scale: default K ** -0.5. safe_gate: the gate
+    is lower_bound's sigmoid form, or without the in-kernel gate g keeps lower_bound
+    (lower_bound in [-5, 0) required); the kernels need no other mode. lower_bound without
+    either is rejected.
     Varlen: B = 1 and cu_seqlens [N + 1] (int32/int64; 0, non-decreasing, T: host checks,
-    skipped while a CUDA graph is captured). initial_state [N, HV, K, V] fp32 ([N, HV, V, K]
-    with state_v_first); the final state has the same layout (fp32), None unless
+    skipped while a CUDA graph is captured). initial_state [N, HV, K, V] fp32 or bf16 ([N,
+    HV, V, K] with state_v_first); the final state has the same layout (fp32), None unless
     output_final_state. return_intermediate_states: the state before every 64-token chunk of
     each sequence, [B, NT, HV, K, V] ([1, chunks] with cu_seqlens) in q's dtype, as FLA gives
     it. out: None or a contiguous array of v's shape in q's dtype. NumPy arrays and CPU
@@ -168,7 +169,7 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
     decay, or with use_gate_in_kernel the raw gate, activated in the prep as -exp(A_log)
     softplus(g + dt_bias): A_log [HV] fp32, dt_bias [HV] fp32 or None), beta [B, T, HV] in
     (0, 1) (logits with use_beta_sigmoid_in_kernel, 2 * sigmoid with allow_neg_eigval),
-    initial_state [N, HV, K, V] ([N, HV, V, K] with state_v_first) fp32 or None; varlen
+    initial_state [N, HV, K, V] ([N, HV, V, K] with state_v_first) fp32, bf16 or None; varlen
     through cu_seqlens with B = 1."""
     result, launches = _gdn(**locals())
     _run(launches, q)
@@ -197,12 +198,13 @@ def _gdn(q, k, v, g, beta, scale, initial_state, output_final_state, use_qk_l2no
 
 
 def chunk_gla(q, k, v, g, scale=None, initial_state=None, output_final_state=False,
-              cu_seqlens=None, out=None):
+              state_v_first=False, cu_seqlens=None, out=None):
     """Gated linear attention's chunked forward (FLA's `fla.ops.gla.chunk_gla` parameters, in
     its order); returns (o, final_state). The launches of chunk_kda with the delta rule off:
     per token S <- diag(exp(g)) S + k v^T, o = S^T (scale q). q, k [B, T, H, K], v [B, T, HV,
-    V] (GVA), g [B, T, HV, K] log decays per key channel, initial_state [N, HV, K, V] fp32 or
-    None; varlen through cu_seqlens with B = 1."""
+    V] (GVA), g [B, T, HV, K] log decays per key channel, initial_state [N, HV, K, V] ([N,
+    HV, V, K] with state_v_first, the final state alike) fp32, bf16 or None; varlen through
+    cu_seqlens with B = 1."""
     result, launches = _gla(**locals())
     _run(launches, q)
     return result
@@ -215,8 +217,8 @@ def chunk_gla_launches(*args, target=None, segment_tokens=None, **kwargs):
                 segment_tokens=segment_tokens)
 
 
-def _gla(q, k, v, g, scale, initial_state, output_final_state, cu_seqlens, out, target=None,
-         segment_tokens=None):
+def _gla(q, k, v, g, scale, initial_state, output_final_state, state_v_first, cu_seqlens, out,
+         target=None, segment_tokens=None):
     # No beta in GLA: zeros stand for it (loaded, never used).
     vi = vd.describe("v", v)
     vd.check_rank(vi, "[B, T, HV, V]", 4)
@@ -226,8 +228,9 @@ def _gla(q, k, v, g, scale, initial_state, output_final_state, cu_seqlens, out, 
                   output_final_state=output_final_state, use_qk_l2norm_in_kernel=False,
                   use_gate_in_kernel=False, use_beta_sigmoid_in_kernel=False,
                   allow_neg_eigval=False, safe_gate=False, lower_bound=None,
-                  state_v_first=False, cu_seqlens=cu_seqlens, A_log=None, dt_bias=None,
-                  return_intermediate_states=False, out=out, target=target, delta_rule=False,
+                  state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=None,
+                  dt_bias=None, return_intermediate_states=False, out=out, target=target,
+                  delta_rule=False,
                   segment_tokens=segment_tokens)
 
 
@@ -244,7 +247,8 @@ def _run(launches, q):
 def scan_configs(scan):
     """kdatile.ops.tuning's candidates for a whole scan's launch `scan` (the rule's first)."""
     gpu = scan.num_warps is not None  # the CPU target takes no warps
-    return tuning.scan_configs(scan.constexprs["BV"], scan.num_warps, scan.constexprs["BK"], gpu)
+    columns = max(16, _pow2(scan.constexprs["V"]))  # the value tile's power of two
+    return tuning.scan_configs(scan.constexprs["BV"], scan.num_warps, columns, gpu)
 
 
 def tuning_candidates(launches):
@@ -329,8 +333,8 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     vd.check_shape(vi, "[B, T, HV, V]", (B, T, HV, V), why)
     if HV < H or HV % H:
         vd.fail("v", f"its heads HV = {HV} must be a multiple of q's H = {H} (GVA)")
-    if V != K:
-        vd.fail("v", f"head dim V = {V} must equal K = {K}")
+    if not 1 <= V <= MAX_HEAD_DIM:
+        vd.fail("v", f"head dim V = {V} is not supported (1 to {MAX_HEAD_DIM})")
     for name in ("k", "v"):
         if a[name].dtype != qi.dtype:
             vd.fail(name, f"dtype must match q's ({qi.value.dtype}), got {a[name].value.dtype}")
@@ -372,9 +376,9 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     state_layout = "[N, HV, V, K]" if state_v_first else "[N, HV, K, V]"
     st = a["initial_state"]
     if st is not None:
-        vd.check_shape(st, state_layout, (N, HV, K, V),
+        vd.check_shape(st, state_layout, (N, HV) + ((V, K) if state_v_first else (K, V)),
                        f" (N = {N} from {'cu_seqlens' if varlen else 'q'}, HV from v)")
-        vd.check_dtype(st, F32)
+        vd.check_dtype(st, BF16_OR_F32)  # the kernels read it as fp32
     o = a["out"]
     if o is not None:
         vd.check_shape(o, "[B, T, HV, V]", (B, T, HV, V), " (v's shape)")
@@ -431,7 +435,8 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     gpu = on_gpu(ref.device, target)
     chip = gpu_target(ref, target)  # None for host arrays without a target
     BK = max(16, _pow2(K))
-    BV = min(GPU_BV, BK) if gpu else BK
+    BV_ALL = max(16, _pow2(V))
+    BV = min(GPU_BV, BV_ALL) if gpu else BV_ALL
     slots = T_total // CHUNK + N
     f32 = "f32"
     inter = qi.dtype
@@ -458,22 +463,27 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         toks["beta"], scale,
         float(0.0 if lower_bound is None else lower_bound), beta_scale)
     prep_constexprs = dict(
-        H=H, HV=HV, K=K, V=V, BK=BK, BV_ALL=BK, C=CHUNK, USE_QK_L2NORM=use_qk_l2norm_in_kernel,
+        H=H, HV=HV, K=K, V=V, BK=BK, BV_ALL=BV_ALL, C=CHUNK, USE_QK_L2NORM=use_qk_l2norm_in_kernel,
         USE_GATE=use_gate_in_kernel, USE_LOWER_BOUND=use_gate_in_kernel and lower_bound is not None,
         HAS_A_LOG=a["A_log"] is not None, HAS_DT_BIAS=a["dt_bias"] is not None,
         USE_BETA_SIGMOID=use_beta_sigmoid_in_kernel, ANCHORED=anchored, DOT=dot,
         LANES=wave_size(ref, target), GATE_PER_HEAD=gate_per_head, DELTA_RULE=delta_rule,
-        KS=min(K_SLICE, BK),
+        KS=min(K_SLICE, BK, BV_ALL),
         # No tf32 instruction on gfx1250: the pairs as bf16 products of split factors there.
         PAIRS_BF16X3=chip == "gfx1250")
     value_tiles = (V + BV - 1) // BV
     sms = multiprocessors(ref, target) if gpu else 0
     if segment_tokens is None:
-        segment_tokens = scan_segment(T_total, N, HV * value_tiles, sms) if gpu else 0
+        # The segments' summaries carry K x K transitions beside the V x K states: K = V only.
+        segment_tokens = (scan_segment(T_total, N, HV * value_tiles, sms)
+                          if gpu and V == K else 0)
+    elif segment_tokens and V != K:
+        vd.fail("segment_tokens", f"a split scan needs V = K, got V = {V}, K = {K}")
     split = 0 < segment_tokens <= T_total
     scan_warps = SCAN_WARPS if gpu else None
     if (not split and chip is not None and chip.startswith("sm_") and inter == "bf16"
-            and BV > NARROW_BV and BK <= 128 and 2 * N * HV * value_tiles <= sms):
+            and BV > NARROW_BV and max(BK, BV_ALL) <= 128
+            and 2 * N * HV * value_tiles <= sms):
         BV, scan_warps = NARROW_BV, NARROW_SCAN_WARPS
         value_tiles = (V + BV - 1) // BV
     scan_constexprs = dict(
@@ -581,5 +591,8 @@ def _copy_initial(final, initial):
     """The final state of sequences without tokens: the initial state (or zeros)."""
     if initial is None:
         final[...] = 0
+    elif initial.dtype == "bf16" and not initial.is_torch:  # NumPy bf16: the bit patterns
+        np = vd._np()
+        final[...] = (np.asarray(initial.value, np.uint32) << 16).view(np.float32)
     else:
         final[...] = initial.value

@@ -102,6 +102,10 @@ def chunk_kda_cp(cp_group, q, k, v, g, beta, *, initial_state, output_final_stat
         if qi.shape[0] != 1:
             vd.fail("q", f"with cp_group holds this rank's tokens as [1, T_rank, H, K], got "
                          f"shape {list(qi.shape)}")
+        vi = vd.describe("v", v)
+        if vi.ndim == 4 and vi.shape[3] != qi.shape[3]:
+            vd.fail("v", f"with cp_group needs head dim V = K = {qi.shape[3]}, got V = "
+                         f"{vi.shape[3]}")
         cu = None
         if cu_seqlens is not None:
             ci = vd.describe("cu_seqlens", cu_seqlens)

@@ -109,15 +109,17 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
 
 
 def fused_recurrent_gla(q, k, v, gk=None, gv=None, scale=None, initial_state=None,
-                        output_final_state=False, reverse=False, cu_seqlens=None, out=None):
+                        output_final_state=False, reverse=False, state_v_first=False,
+                        cu_seqlens=None, out=None):
     """Gated linear attention over every token of each sequence (FLA's
     `fla.ops.gla.fused_recurrent_gla` parameters, in its order); returns (o, final_state or
     None). Per token: S <- diag(exp(gk)) S + k v^T, o = S^T (scale q).
 
     q, k [B, T, H, K], v [B, T, HV, V] (GVA: HV a multiple of H), gk [B, T, HV, K]: the log
     decay of each key channel (None: no decay). Varlen: B = 1 and cu_seqlens [N + 1].
-    initial_state [N, HV, K, V] fp32 or bf16, or None; the final state is fp32. Not
-    supported (ValueError): gv, reverse=True."""
+    initial_state [N, HV, K, V] ([N, HV, V, K] with state_v_first) fp32 or bf16, or None;
+    the final state is fp32, in the same layout. Not supported (ValueError): gv,
+    reverse=True."""
     o, final, launch = _gla(**locals())
     return execute(o, launch), final
 
@@ -128,8 +130,8 @@ def fused_recurrent_gla_launch(*args, target=None, **kwargs):
     return _gla(**bind(fused_recurrent_gla, args, kwargs), target=check_target(target))
 
 
-def _gla(q, k, v, gk, gv, scale, initial_state, output_final_state, reverse, cu_seqlens, out,
-         target=None):
+def _gla(q, k, v, gk, gv, scale, initial_state, output_final_state, reverse, state_v_first,
+         cu_seqlens, out, target=None):
     if gv is not None:
         vd.fail("gv", "per-value gates are not supported by fused_recurrent_gla")
     if vd.check_flag("reverse", reverse):
@@ -155,8 +157,8 @@ def _gla(q, k, v, gk, gv, scale, initial_state, output_final_state, reverse, cu_
     return _prepare(q, k, v, gk, None, scale=scale,
                     initial_state=initial_state, output_final_state=output_final_state,
                     use_qk_l2norm=False, use_gate=False, use_beta_sigmoid=False,
-                    lower_bound=None, state_v_first=False, cu_seqlens=cu_seqlens, A_log=None,
-                    dt_bias=None, out=out, gate_per_head=per_head, delta_rule=False,
+                    lower_bound=None, state_v_first=state_v_first, cu_seqlens=cu_seqlens,
+                    A_log=None, dt_bias=None, out=out, gate_per_head=per_head, delta_rule=False,
                     target=target)
 
 

@@ -85,8 +85,9 @@ def kda_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=Non
     check, skipped while a CUDA graph is captured: the kernel clamps them to [1, Tcols]).
 
     use_gate: g <- lower_bound * sigmoid(exp(A_log) * (g + dt_bias)), or with lower_bound None
-    g <- -exp(A_log) * softplus(g + dt_bias); A_log [HV] fp32 and dt_bias [HV*K] (or [HV, K]) fp32
-    are then required, and must be None (with lower_bound) when use_gate is False.
+    g <- -exp(A_log) * softplus(g + dt_bias); A_log [HV] fp32 (required without lower_bound;
+    None: a rate of 1) and dt_bias [HV*K] (or [HV, K]) fp32 or None (no bias), as chunk_kda
+    takes them; all three must be None when use_gate is False.
     scale: q's scale (default K ** -0.5), applied after the L2 norm. scale and lower_bound are
     runtime kernel arguments (changing them never compiles).
     state_layout: "vk" or "kv", never guessed from the shape.
@@ -260,12 +261,12 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                 vd.fail(name, f"is given but {gate_keyword}=False (g is then already the log "
                               f"decay); pass None or {gate_keyword}=True")
     else:
-        # A per-head gate's bias is optional (FLA's Gated DeltaNet ops), KDA's is not.
-        required = {"A_log": A_log} if gate_per_head else {"A_log": A_log, "dt_bias": dt_bias}
-        for name, val in required.items():
-            if val is None:
-                vd.fail(name, f"is required with {gate_keyword}=True (pass {gate_keyword}=False "
-                              "when g is already the log decay)")
+        # The bias is optional; the rate exp(A_log) too in KDA's lower-bound form (FLA's
+        # ops take them alike), not in the softplus form.
+        if A_log is None and (gate_per_head or lower_bound is None):
+            vd.fail("A_log", f"is required with {gate_keyword}=True"
+                             f"{'' if gate_per_head else ' unless lower_bound is given'} (pass "
+                             f"{gate_keyword}=False when g is already the log decay)")
 
     names = ("q", "k", "v", "g", "beta", "A_log", "dt_bias", "initial_state", "state_indices",
              "cu_seqlens", "num_accepted_tokens", "records_in", "records_out", "out")
@@ -328,8 +329,9 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
             vd.fail(name, f"dtype must match q's ({qi.value.dtype}), got {a[name].value.dtype}")
     vd.check_dtype(a["g"], BF16_OR_F32)
     if use_gate:
-        vd.check_shape(a["A_log"], "[HV]", (HV,), f" (HV={HV} from v)")
-        vd.check_dtype(a["A_log"], F32)
+        if a["A_log"] is not None:
+            vd.check_shape(a["A_log"], "[HV]", (HV,), f" (HV={HV} from v)")
+            vd.check_dtype(a["A_log"], F32)
         dt = a["dt_bias"]
         if dt is not None:
             if gate_per_head:  # one bias per value head
@@ -499,7 +501,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     kargs = (
         a["q"].value, a["k"].value, a["v"].value, a["g"].value,
         a["beta"].value if a["beta"] is not None else unused,
-        a["A_log"].value if use_gate else unused,
+        a["A_log"].value if a["A_log"] is not None else unused,
         a["dt_bias"].value if a["dt_bias"] is not None else unused,
         unused if st is None else st.value, unused if sequence_slots else idx.value,
         na.value if na is not None else unused,
@@ -524,7 +526,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                       READ_STATE_FIRST=prefetch and chip == "gfx1250",
                       ELEMENT_COPIES=prefetch and lanes, SEQUENCE_SLOTS=sequence_slots,
                       ZERO_START=zero_start, OUTPUTS_ONLY=outputs_only,
-                      ALLOW_NEG_EIGVAL=allow_neg_eigval, HAS_DT_BIAS=a["dt_bias"] is not None)
+                      ALLOW_NEG_EIGVAL=allow_neg_eigval, HAS_DT_BIAS=a["dt_bias"] is not None,
+                      HAS_A_LOG=a["A_log"] is not None)
     return o.value, Launch(kernel, kargs, constexprs, (N, HV, V // BV), num_warps)
 
 

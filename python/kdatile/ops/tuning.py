@@ -60,16 +60,17 @@ def tuners() -> list[Autotuner]:
         return list(_tuners.values())
 
 
-def scan_configs(block_v: int, num_warps: int | None, BK: int, gpu: bool) -> list[Config]:
+def scan_configs(block_v: int, num_warps: int | None, columns: int, gpu: bool) -> list[Config]:
     """The scan's candidates: the rule's (block_v value columns, num_warps) first, then on GPUs
-    64 value columns at 4 warps and 32 at 2 and 4 (at most BK columns; the rule takes 32 at 2
-    where its programs fill at most half the multiprocessors, 64 at 4 elsewhere), on the CPU
-    half the head (when that is at least 16 columns). Duplicates are dropped."""
+    64 value columns at 4 warps and 32 at 2 and 4 (at most `columns`, the value head's power
+    of two; the rule takes 32 at 2 where its programs fill at most half the multiprocessors, 64
+    at 4 elsewhere), on the CPU half the head (when that is at least 16 columns). Duplicates
+    are dropped."""
     pairs = [(block_v, num_warps)]
     if gpu:
-        pairs += [(min(64, BK), 4), (min(32, BK), 2), (min(32, BK), 4)]
-    elif BK // 2 >= 16:
-        pairs.append((BK // 2, None))
+        pairs += [(min(64, columns), 4), (min(32, columns), 2), (min(32, columns), 4)]
+    elif columns // 2 >= 16:
+        pairs.append((columns // 2, None))
     configs = []
     for bv, warps in pairs:
         config = Config({"BV": bv}, num_warps=warps)
