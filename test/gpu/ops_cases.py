@@ -122,6 +122,14 @@ PREFILL_CASES = [
     dict(id="prefill-gdn-layer-varlen-H16-HV32-D128-bf16", H=16, HV=32, D=128,
          lens=[1, 16, 17, 100], dtype="bf16", gate="gdn", layer=True, v_first=True,
          initial=True, neg=True, seed=6007),
+    # Value heads twice the key heads' width (V = 2 D), as FLA's GatedDeltaNet and GLA layers
+    # default to, the latter with [V, K] states as its layer passes them.
+    dict(id="prefill-gdn-layer-varlen-H4-HV8-K64-V128-bf16", H=4, HV=8, D=64, V=128,
+         lens=[1, 16, 17, 100], dtype="bf16", gate="gdn", layer=True, v_first=True,
+         initial=True, neg=True, seed=6008),
+    dict(id="prefill-gla-varlen-H2-HV4-K64-V128-bf16-vfirst", H=2, HV=4, D=64, V=128,
+         lens=[1, 16, 17, 100], dtype="bf16", gate="gla", v_first=True, initial=True,
+         neg=False, seed=6009),
 ]
 
 # FLA's fused-recurrent calls (fused_recurrent_kda, fused_recurrent_gated_delta_rule,
@@ -224,7 +232,7 @@ def prefill_call(case, arr):
     if case["gate"] == "gla":
         return "chunk_gla", (arr["q"], arr["k"], arr["v"], arr["g"]), dict(
             output_final_state=True, initial_state=arr.get("initial_state"),
-            cu_seqlens=arr.get("cu_seqlens"))
+            state_v_first=case["v_first"], cu_seqlens=arr.get("cu_seqlens"))
     args = (arr["q"], arr["k"], arr["v"], arr["g"], arr["beta"])
     if case["gate"] == "gdn":
         return "chunk_gated_delta_rule", args, dict(
@@ -554,6 +562,7 @@ def _prefill_case(case, reference):
 
     r = np.random.default_rng(case["seed"])
     H, HV, D = case["H"], case["HV"], case["D"]
+    V = case.get("V", D)
     if "lens" in case:
         lens = case["lens"]
         B, T, N = 1, sum(lens), len(lens)
@@ -561,7 +570,7 @@ def _prefill_case(case, reference):
     else:
         B, T, cu = case["B"], case["T"], None
         N = B
-    q, k, v, g, beta = prefill_inputs(r, B, T, H, HV, D, D, dtype=case["dtype"])
+    q, k, v, g, beta = prefill_inputs(r, B, T, H, HV, D, V, dtype=case["dtype"])
     g = g + np.float32(case.get("g_shift", 0.0))
     gdn = case["gate"] == "gdn"
     if gdn:  # log decays per token and head, beta in (0, 1)
@@ -572,10 +581,13 @@ def _prefill_case(case, reference):
     arrays = {"q": q, "k": k, "v": v, "g": g, "beta": beta,
               "A_log": r.uniform(-1.0, 1.0, HV).astype(np.float32),
               "dt_bias": r.standard_normal(HV * D).astype(np.float32)}
-    if case["initial"]:
-        arrays["initial_state"] = (r.standard_normal((N, HV, D, D)) * 0.3).astype(np.float32)
+    if case["initial"]:  # [N, HV, K, V]; the call's [V, K] where v_first (below)
+        arrays["initial_state"] = (r.standard_normal((N, HV, D, V)) * 0.3).astype(np.float32)
+    kv_initial = arrays.get("initial_state")
     if case.get("layer"):
         _as_gdn_layer_inputs(r, arrays)
+    elif case["gate"] == "gla" and case["v_first"] and kv_initial is not None:
+        arrays["initial_state"] = np.ascontiguousarray(kv_initial.transpose(0, 1, 3, 2))
     if cu is not None:
         arrays["cu_seqlens"] = cu
     if not reference:
@@ -587,8 +599,9 @@ def _prefill_case(case, reference):
         from gla_reference import gla_reference
 
         ref_o, ref_final = gla_reference(widen(q), widen(k), widen(v), g,
-                                         initial_state=arrays.get("initial_state"),
-                                         cu_seqlens=cu)
+                                         initial_state=kv_initial, cu_seqlens=cu)
+        if case["v_first"]:
+            ref_final = np.ascontiguousarray(ref_final.transpose(0, 1, 3, 2))
         return arrays, {"ref_o": ref_o, "ref_final": ref_final}
     ref_o, ref_final, _ = kda_prefill_reference(
         widen(q), widen(k), widen(v), widen(g), widen(beta),
