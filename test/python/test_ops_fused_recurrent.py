@@ -264,8 +264,17 @@ def test_fla_positional_order_and_gdn_options():
     for name in ("gk", "gv", "A_log"):
         with pytest.raises(ValueError, match=f"argument '{name}'"):
             fused_recurrent_gated_delta_rule(q, k, v, gh, beta=beta[..., 0], **{name: gh})
-    with pytest.raises(ValueError, match="argument 'g'"):
-        fused_recurrent_gated_delta_rule(q, k, v, beta=beta[..., 0])
+    # g=None is no decay (FLA's default): the plain delta rule.
+    o_none, final_none = fused_recurrent_gated_delta_rule(
+        q, k, v, beta=beta[..., 0], initial_state=h0, output_final_state=True, cu_seqlens=cu)
+    o_zero, final_zero = fused_recurrent_gated_delta_rule(
+        q, k, v, np.zeros_like(gh), beta=beta[..., 0], initial_state=h0,
+        output_final_state=True, cu_seqlens=cu)
+    np.testing.assert_array_equal(o_none, o_zero)
+    np.testing.assert_array_equal(final_none, final_zero)
+    with pytest.raises(ValueError, match="argument 'g': is required with use_gate_in_kernel"):
+        fused_recurrent_gated_delta_rule(q, k, v, beta=beta[..., 0], use_gate_in_kernel=True,
+                                         A_log=np.zeros(HV, np.float32))
 
 
 @requires_lib

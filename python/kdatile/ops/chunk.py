@@ -96,8 +96,9 @@ def takes_anchored_pairs(bounded_gate, lower_bound, use_qk_l2norm, scale) -> boo
 def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_state=False,
               use_qk_l2norm_in_kernel=False, use_gate_in_kernel=False,
               use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False, safe_gate=False,
-              lower_bound=None, state_v_first=False, cu_seqlens=None, A_log=None,
-              dt_bias=None, return_intermediate_states=False, out=None, cp_group=None):
+              lower_bound=None, disable_recompute=False, return_intermediate_states=False,
+              state_v_first=False, cu_seqlens=None, cu_seqlens_cpu=None, *, A_log=None,
+              dt_bias=None, out=None, cp_group=None):
     """The KDA chunked forward; returns (o, final_state), or (o, final_state, states) with
     return_intermediate_states. FLA's keywords, shapes and semantics:
 
@@ -128,10 +129,12 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_sta
     if cp_group is not None:
         from .context_parallel import chunk_kda_cp
 
+        vd.check_flag("disable_recompute", disable_recompute)
         return chunk_kda_cp(
             cp_group, q, k, v, g, beta, initial_state=initial_state,
             output_final_state=output_final_state, state_v_first=state_v_first,
-            cu_seqlens=cu_seqlens, return_intermediate_states=return_intermediate_states,
+            cu_seqlens=cu_seqlens, cu_seqlens_cpu=cu_seqlens_cpu,
+            return_intermediate_states=return_intermediate_states,
             out=out, target=None, scale=scale, use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel,
             use_gate_in_kernel=use_gate_in_kernel,
             use_beta_sigmoid_in_kernel=use_beta_sigmoid_in_kernel,
@@ -160,8 +163,8 @@ def chunk_launches(*args, target=None, segment_tokens=None, **kwargs):
 def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
                            output_final_state=False, use_qk_l2norm_in_kernel=False,
                            use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False,
-                           state_v_first=False, cu_seqlens=None, out=None,
-                           use_gate_in_kernel=False, A_log=None, dt_bias=None):
+                           state_v_first=False, cu_seqlens=None, cu_seqlens_cpu=None, *,
+                           out=None, use_gate_in_kernel=False, A_log=None, dt_bias=None):
     """Gated DeltaNet's chunked forward (FLA's `fla.ops.gated_delta_rule.
     chunk_gated_delta_rule` parameters, in its order; FLA takes the gate's keywords through
     **kwargs); returns (o, final_state). The launches of chunk_kda with one log decay per
@@ -184,21 +187,23 @@ def chunk_gdn_launches(*args, target=None, segment_tokens=None, **kwargs):
 
 
 def _gdn(q, k, v, g, beta, scale, initial_state, output_final_state, use_qk_l2norm_in_kernel,
-         use_beta_sigmoid_in_kernel, allow_neg_eigval, state_v_first, cu_seqlens, out,
-         use_gate_in_kernel, A_log, dt_bias, target=None, segment_tokens=None):
+         use_beta_sigmoid_in_kernel, allow_neg_eigval, state_v_first, cu_seqlens,
+         cu_seqlens_cpu, out, use_gate_in_kernel, A_log, dt_bias, target=None,
+         segment_tokens=None):
     return _chunk(q, k, v, g, beta, scale=scale, initial_state=initial_state,
                   output_final_state=output_final_state,
                   use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel,
                   use_gate_in_kernel=use_gate_in_kernel,
                   use_beta_sigmoid_in_kernel=use_beta_sigmoid_in_kernel,
                   allow_neg_eigval=allow_neg_eigval, safe_gate=False, lower_bound=None,
-                  state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=A_log,
+                  disable_recompute=False, state_v_first=state_v_first,
+                  cu_seqlens=cu_seqlens, cu_seqlens_cpu=cu_seqlens_cpu, A_log=A_log,
                   dt_bias=dt_bias, return_intermediate_states=False, out=out, target=target,
                   gate_per_head=True, segment_tokens=segment_tokens)
 
 
 def chunk_gla(q, k, v, g, scale=None, initial_state=None, output_final_state=False,
-              state_v_first=False, cu_seqlens=None, out=None):
+              state_v_first=False, cu_seqlens=None, cu_seqlens_cpu=None, *, out=None):
     """Gated linear attention's chunked forward (FLA's `fla.ops.gla.chunk_gla` parameters, in
     its order); returns (o, final_state). The launches of chunk_kda with the delta rule off:
     per token S <- diag(exp(g)) S + k v^T, o = S^T (scale q). q, k [B, T, H, K], v [B, T, HV,
@@ -217,8 +222,8 @@ def chunk_gla_launches(*args, target=None, segment_tokens=None, **kwargs):
                 segment_tokens=segment_tokens)
 
 
-def _gla(q, k, v, g, scale, initial_state, output_final_state, state_v_first, cu_seqlens, out,
-         target=None, segment_tokens=None):
+def _gla(q, k, v, g, scale, initial_state, output_final_state, state_v_first, cu_seqlens,
+         cu_seqlens_cpu, out, target=None, segment_tokens=None):
     # No beta in GLA: zeros stand for it (loaded, never used).
     vi = vd.describe("v", v)
     vd.check_rank(vi, "[B, T, HV, V]", 4)
@@ -228,7 +233,8 @@ def _gla(q, k, v, g, scale, initial_state, output_final_state, state_v_first, cu
                   output_final_state=output_final_state, use_qk_l2norm_in_kernel=False,
                   use_gate_in_kernel=False, use_beta_sigmoid_in_kernel=False,
                   allow_neg_eigval=False, safe_gate=False, lower_bound=None,
-                  state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=None,
+                  disable_recompute=False, state_v_first=state_v_first,
+                  cu_seqlens=cu_seqlens, cu_seqlens_cpu=cu_seqlens_cpu, A_log=None,
                   dt_bias=None, return_intermediate_states=False, out=out, target=target,
                   delta_rule=False,
                   segment_tokens=segment_tokens)
@@ -260,12 +266,14 @@ def tuning_candidates(launches):
 
 def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
            use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel,
-           allow_neg_eigval, safe_gate, lower_bound, state_v_first, cu_seqlens, A_log,
-           dt_bias, return_intermediate_states, out, target=None, gate_per_head=False,
-           delta_rule=True, segment_tokens=None):
+           allow_neg_eigval, safe_gate, lower_bound, disable_recompute, state_v_first,
+           cu_seqlens, cu_seqlens_cpu, A_log, dt_bias, return_intermediate_states, out,
+           target=None, gate_per_head=False, delta_rule=True, segment_tokens=None):
+    # disable_recompute is FLA's choice for its backward pass; a forward has nothing to
+    # recompute, so only its type is checked.
     (output_final_state, use_qk_l2norm_in_kernel, use_gate_in_kernel,
      use_beta_sigmoid_in_kernel, allow_neg_eigval, safe_gate, state_v_first,
-     return_intermediate_states) = (
+     return_intermediate_states, _) = (
         vd.check_flag(name, value) for name, value in (
             ("output_final_state", output_final_state),
             ("use_qk_l2norm_in_kernel", use_qk_l2norm_in_kernel),
@@ -273,7 +281,8 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
             ("use_beta_sigmoid_in_kernel", use_beta_sigmoid_in_kernel),
             ("allow_neg_eigval", allow_neg_eigval), ("safe_gate", safe_gate),
             ("state_v_first", state_v_first),
-            ("return_intermediate_states", return_intermediate_states)))
+            ("return_intermediate_states", return_intermediate_states),
+            ("disable_recompute", disable_recompute)))
     if segment_tokens is not None and (type(segment_tokens) is not int or segment_tokens < 0
                                        or segment_tokens % STATE_CHUNK):
         vd.fail("segment_tokens", f"must be None or a multiple of {STATE_CHUNK} >= 0, got "
@@ -373,6 +382,16 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         N = cu.shape[0] - 1
     else:
         N = B
+    cu_host = None
+    if cu_seqlens_cpu is not None:  # FLA's host copy of cu_seqlens, trusted to hold its values
+        if not varlen:
+            vd.fail("cu_seqlens_cpu", "is given without cu_seqlens")
+        cu_host = vd.describe("cu_seqlens_cpu", cu_seqlens_cpu)
+        if cu_host.device != "cpu":
+            vd.fail("cu_seqlens_cpu", f"must be a host array (NumPy or a CPU tensor), got one "
+                                      f"on {cu_host.device}")
+        vd.check_shape(cu_host, "[N + 1]", (N + 1,), " (the length of cu_seqlens)")
+        vd.check_dtype(cu_host, INDEX)
     state_layout = "[N, HV, V, K]" if state_v_first else "[N, HV, K, V]"
     st = a["initial_state"]
     if st is not None:
@@ -390,9 +409,11 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     T_total = B * T
     capturing = vd.is_capturing(ref)
     seq_lens = None
-    if varlen and not capturing:
+    if cu_host is not None:  # no device read: checked under graph capture too
+        seq_lens = vd.check_cu_seqlens(cu_host, T_total)
+    elif varlen and not capturing:
         seq_lens = vd.check_cu_seqlens(cu, T_total)
-    if return_intermediate_states and varlen and seq_lens is None:
+    if return_intermediate_states and varlen and capturing:
         vd.fail("return_intermediate_states", "with cu_seqlens needs the chunk count, a host "
                                               "read of cu_seqlens, which cannot run while a "
                                               "CUDA graph is captured")

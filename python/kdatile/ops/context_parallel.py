@@ -84,7 +84,8 @@ def _gather_checked(dist, group, rank, value, error):
 
 
 def chunk_kda_cp(cp_group, q, k, v, g, beta, *, initial_state, output_final_state,
-                 state_v_first, cu_seqlens, return_intermediate_states, out, target, **options):
+                 state_v_first, cu_seqlens, return_intermediate_states, out, target,
+                 cu_seqlens_cpu=None, **options):
     """chunk_kda with cp_group (see chunk.chunk_kda); `options` are its other keywords."""
     from .chunk import chunk_launches
 
@@ -113,10 +114,18 @@ def chunk_kda_cp(cp_group, q, k, v, g, beta, *, initial_state, output_final_stat
             vd.check_dtype(ci, ("i32", "i64"))
             if ci.shape[0] < 1:
                 vd.fail("cu_seqlens", "needs at least one entry (cu_seqlens[0] = 0)")
-            if vd.is_capturing(ci):
+            if cu_seqlens_cpu is not None:  # FLA's host copy: no device read
+                ci = vd.describe("cu_seqlens_cpu", cu_seqlens_cpu)
+                if ci.device != "cpu":
+                    vd.fail("cu_seqlens_cpu", "must be a host array (NumPy or a CPU tensor)")
+                vd.check_rank(ci, "[N + 1]", 1)
+                vd.check_dtype(ci, ("i32", "i64"))
+            elif vd.is_capturing(ci):
                 vd.fail("cu_seqlens", "with cp_group is read on the host, which cannot run "
                                       "while a CUDA graph is captured")
             cu = tuple(int(x) for x in vd.host_values(ci))
+        if cu_seqlens_cpu is not None and cu_seqlens is None:
+            vd.fail("cu_seqlens_cpu", "is given without cu_seqlens")
         local = (qi.shape[1], cu)
     except ValueError as e:
         error = str(e)

@@ -21,7 +21,7 @@ def fused_recurrent_kda(q, k, v, g, beta, A_log=None, dt_bias=None, scale=None,
                         initial_state=None, output_final_state=False,
                         use_qk_l2norm_in_kernel=False, use_gate_in_kernel=False,
                         use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False,
-                        lower_bound=None, state_v_first=False, cu_seqlens=None, out=None):
+                        lower_bound=None, state_v_first=False, cu_seqlens=None, *, out=None):
     """KDA over every token of each sequence; returns (o, final_state or None).
 
     q, k [B, T, H, K], v [B, T, HV, V] (GVA: HV a multiple of H), g [B, T, HV, K] (the log
@@ -61,11 +61,12 @@ def fused_recurrent_gated_delta_rule(q, k, v, g=None, gk=None, gv=None, beta=Non
                                      use_qk_l2norm_in_kernel=False, use_gate_in_kernel=False,
                                      A_log=None, dt_bias=None, use_beta_sigmoid_in_kernel=False,
                                      allow_neg_eigval=False, state_v_first=False,
-                                     cu_seqlens=None, out=None):
+                                     cu_seqlens=None, *, out=None):
     """Gated DeltaNet over every token of each sequence; returns (o, final_state or None).
 
     q, k [B, T, H, K], v [B, T, HV, V] (GVA), g [B, T, HV]: one log decay per token and value
-    head (required), or with use_gate_in_kernel the raw gate, activated in the kernel as
+    head (None: no decay, the plain delta rule), or with use_gate_in_kernel the raw gate
+    (required then), activated in the kernel as
     -exp(A_log) softplus(g + dt_bias) (A_log [HV] fp32, required; dt_bias [HV] fp32 or None);
     beta [B, T, HV] in (0, 1) (logits with use_beta_sigmoid_in_kernel; 2 sigmoid with
     allow_neg_eigval, which needs it), None: ones. Varlen: B = 1 and
@@ -89,7 +90,13 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
     use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel = _switches(
         use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel)
     if g is None:
-        vd.fail("g", "is required: one log decay per token and value head [B, T, HV]")
+        # No decay (FLA's default): the plain delta rule, a zero log decay per token and head.
+        if use_gate_in_kernel:
+            vd.fail("g", "is required with use_gate_in_kernel=True (the raw gate [B, T, HV])")
+        qi, vi = vd.describe("q", q), vd.describe("v", v)
+        vd.check_rank(vi, "[B, T, HV, V]", 4)
+        g = vd.new_like(qi, vi.shape[:3], "f32")
+        g[...] = 0
     for name, value, why in (
             ("gk", gk, "per-key gates are not supported"),
             ("gv", gv, "per-value gates are not supported")):
@@ -110,7 +117,7 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
 
 def fused_recurrent_gla(q, k, v, gk=None, gv=None, scale=None, initial_state=None,
                         output_final_state=False, reverse=False, state_v_first=False,
-                        cu_seqlens=None, out=None):
+                        cu_seqlens=None, *, out=None):
     """Gated linear attention over every token of each sequence (FLA's
     `fla.ops.gla.fused_recurrent_gla` parameters, in its order); returns (o, final_state or
     None). Per token: S <- diag(exp(gk)) S + k v^T, o = S^T (scale q).
