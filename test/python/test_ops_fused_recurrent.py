@@ -265,15 +265,16 @@ def test_fla_positional_order_and_gdn_options():
         with pytest.raises(ValueError, match=f"argument '{name}'"):
             fused_recurrent_gated_delta_rule(q, k, v, gh, beta=beta[..., 0], **{name: gh})
     # g=None is no decay (FLA's default): the plain delta rule.
+    bh = rng.uniform(0.05, 0.95, (1, T, HV)).astype(np.float32)
     o_none, final_none = fused_recurrent_gated_delta_rule(
-        q, k, v, beta=beta[..., 0], initial_state=h0, output_final_state=True, cu_seqlens=cu)
+        q, k, v, beta=bh, initial_state=h0, output_final_state=True, cu_seqlens=cu)
     o_zero, final_zero = fused_recurrent_gated_delta_rule(
-        q, k, v, np.zeros_like(gh), beta=beta[..., 0], initial_state=h0,
-        output_final_state=True, cu_seqlens=cu)
+        q, k, v, np.zeros_like(gh), beta=bh, initial_state=h0, output_final_state=True,
+        cu_seqlens=cu)
     np.testing.assert_array_equal(o_none, o_zero)
     np.testing.assert_array_equal(final_none, final_zero)
     with pytest.raises(ValueError, match="argument 'g': is required with use_gate_in_kernel"):
-        fused_recurrent_gated_delta_rule(q, k, v, beta=beta[..., 0], use_gate_in_kernel=True,
+        fused_recurrent_gated_delta_rule(q, k, v, beta=bh, use_gate_in_kernel=True,
                                          A_log=np.zeros(HV, np.float32))
 
 
