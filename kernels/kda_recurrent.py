@@ -50,10 +50,13 @@ USE_GATE; num_accepted_tokens without HAS_NUM_ACCEPTED; cu_seqlens without IS_VA
 array.
 
 Constexprs:
-  H, K, V           heads, key and value head dims (powers of two; KDA: K = V = 128).
+  H, K, V           heads, key and value head dims (any sizes; KDA: K = V = 128).
+  BK                the key axis's width in registers, a power of two >= K, when K is not
+                    one (0: K); the padding columns are masked.
   STATE_KV          False: state[slot, h] is [V, K] (K contiguous); True: [K, V].
   IS_VARLEN, HAS_NUM_ACCEPTED, USE_QK_L2NORM, USE_GATE, USE_LOWER_BOUND, USE_BETA_SIGMOID.
-  BV                value rows per program (a power of two dividing V): grid (N, H, V // BV).
+  BV                value rows per program (a power of two): grid (N, H, cdiv(V, BV)), the
+                    rows past V masked.
                     BV = V is one program per (sequence, head); the rows of S are independent,
                     so smaller blocks only repeat the q/k norms and the gate. On the H200
                     (bench/bench_kda_recurrent.py) BV = 32 is fastest, with 4 warps at one
@@ -156,11 +159,18 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   ELEMENT_COPIES: kt.constexpr = False,
                   SEQUENCE_SLOTS: kt.constexpr = False, ZERO_START: kt.constexpr = False,
                   OUTPUTS_ONLY: kt.constexpr = False, ALLOW_NEG_EIGVAL: kt.constexpr = False,
-                  HAS_DT_BIAS: kt.constexpr = True, HAS_A_LOG: kt.constexpr = True):
-    kt.static_assert(K > 0 and (K & (K - 1)) == 0 and V > 0 and (V & (V - 1)) == 0,
-                     "K and V must be powers of two")
-    kt.static_assert(BV > 0 and (BV & (BV - 1)) == 0 and V % BV == 0,
-                     "BV must be a power of two dividing V")
+                  HAS_DT_BIAS: kt.constexpr = True, HAS_A_LOG: kt.constexpr = True,
+                  BK: kt.constexpr = 0):
+    # Head dims of any size: the key axis is held as KP columns (BK, a power of two, when K
+    # is not one) and the value tiles as BV rows, the padding masked.
+    KP: kt.constexpr = max(BK, K)
+    MASK_K: kt.constexpr = KP != K
+    MASK_V: kt.constexpr = V % BV != 0
+    kt.static_assert(KP > 0 and (KP & (KP - 1)) == 0 and KP >= K,
+                     "K must be a power of two, or BK one above it")
+    kt.static_assert(BV > 0 and (BV & (BV - 1)) == 0, "BV must be a power of two")
+    kt.static_assert(not (PREFETCH_STATE and (MASK_K or MASK_V)),
+                     "the state's block copy needs K a power of two and BV dividing V")
     kt.static_assert(QK_H == 0 or H % QK_H == 0, "H must be a multiple of QK_H")
     kt.static_assert(not (GATE_PER_HEAD and USE_LOWER_BOUND),
                      "a per-head gate (GATE_PER_HEAD) takes the softplus form")
@@ -181,8 +191,14 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
     if PREFETCH_STATE:
         s_buf = kt.alloc_shared((1, K, BV) if STATE_KV else (1, BV, K),
                                 state_ptr.dtype.element_ty)
-    offs_k = kt.arange(0, K)
+    offs_k = kt.arange(0, KP)
     offs_v = kt.program_id(2) * BV + kt.arange(0, BV)
+    kmask = True
+    vmask = True
+    if MASK_K:
+        kmask = offs_k < K
+    if MASK_V:
+        vmask = offs_v < V
     if IS_VARLEN:
         bos = kt.load(cu_seqlens_ptr + n).to(kt.int64)
         seq_len = kt.load(cu_seqlens_ptr + n + 1) - kt.load(cu_seqlens_ptr + n)
@@ -210,8 +226,14 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
             s_offs = offs_k[:, None] * V + offs_v[None, :]
         else:
             s_offs = offs_v[:, None] * K + offs_k[None, :]
+        smask = True
+        if MASK_K or MASK_V:
+            if STATE_KV:
+                smask = (offs_k < K)[:, None] & (offs_v < V)[None, :]
+            else:
+                smask = (offs_v < V)[:, None] & (offs_k < K)[None, :]
         if ZERO_START:
-            S = kt.zeros((K, BV) if STATE_KV else (BV, K), kt.float32)
+            S = kt.zeros((KP, BV) if STATE_KV else (BV, KP), kt.float32)
         elif PREFETCH_STATE:
             # The starting state is read into registers at the first token, after its
             # loads, norms and gate: its block copy is in flight meanwhile. The pool as
@@ -228,12 +250,13 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                                                  (stride_state_slot, K, 1), (1, BV, K),
                                                  copies=COPIES)
                 kt.async_load(pool, (slot0, h * V + kt.program_id(2) * BV, 0), s_buf)
-            S = kt.zeros((K, BV) if STATE_KV else (BV, K), kt.float32)
+            S = kt.zeros((KP, BV) if STATE_KV else (BV, KP), kt.float32)
             # Padding tokens leave the state alone: the first real token reads it, from one
             # place (one set of registers for the carried state).
             copy_pending = 1
         else:
-            S = kt.load(s_head + slot0.to(kt.int64) * stride_state_slot + s_offs).to(kt.float32)
+            S = kt.load(s_head + slot0.to(kt.int64) * stride_state_slot + s_offs, mask=smask,
+                        other=0.0).to(kt.float32)
         if STATE_RECORDS:
             rec_row = H * (2 * K + V)  # one token's records, all heads
             rec_slot = slot0.to(kt.int64) * stride_rec_slot + h * (2 * K + V)
@@ -243,16 +266,16 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 replayed = 0
             for r in range(0, replayed):
                 rec = rec_in_ptr + rec_slot + r * rec_row
-                e = kt.load(rec + offs_k)
-                kr = kt.load(rec + K + offs_k)
-                d = kt.load(rec + 2 * K + offs_v)
+                e = kt.load(rec + offs_k, mask=kmask, other=0.0)
+                kr = kt.load(rec + K + offs_k, mask=kmask, other=0.0)
+                d = kt.load(rec + 2 * K + offs_v, mask=vmask, other=0.0)
                 if STATE_KV:
                     S = S * e[:, None] + kr[:, None] * d[None, :]
                 else:
                     S = S * e[None, :] + d[:, None] * kr[None, :]
             if replayed > 0:
                 kt.store(s_head + slot0.to(kt.int64) * stride_state_slot + s_offs,
-                         S.to(state_ptr.dtype.element_ty))
+                         S.to(state_ptr.dtype.element_ty), mask=smask)
         last_slot = -1  # FINAL_STATE_ONLY: the slot of the last live token
         for t in range(0, seq_len):
             tok = bos + t
@@ -266,13 +289,17 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                     if copy_pending == 1:
                         S = prefetched_state(s_buf)
                         copy_pending = 0
-                q = kt.load(q_ptr + tok * stride_q + h_qk * K + offs_k).to(kt.float32)
-                k = kt.load(k_ptr + tok * stride_k + h_qk * K + offs_k).to(kt.float32)
-                v = kt.load(v_ptr + tok * stride_v + h * V + offs_v).to(kt.float32)
+                q = kt.load(q_ptr + tok * stride_q + h_qk * K + offs_k, mask=kmask,
+                            other=0.0).to(kt.float32)
+                k = kt.load(k_ptr + tok * stride_k + h_qk * K + offs_k, mask=kmask,
+                            other=0.0).to(kt.float32)
+                v = kt.load(v_ptr + tok * stride_v + h * V + offs_v, mask=vmask,
+                            other=0.0).to(kt.float32)
                 if GATE_PER_HEAD:
                     g = kt.load(g_ptr + tok * stride_g + h).to(kt.float32)
                 else:
-                    g = kt.load(g_ptr + tok * stride_g + h * K + offs_k).to(kt.float32)
+                    g = kt.load(g_ptr + tok * stride_g + h * K + offs_k, mask=kmask,
+                                other=0.0).to(kt.float32)
                 if DELTA_RULE:
                     beta = kt.load(beta_ptr + tok * stride_beta + h).to(kt.float32)
                     if USE_BETA_SIGMOID:
@@ -291,7 +318,8 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                     elif GATE_PER_HEAD:
                         a = g + kt.load(dt_bias_ptr + h).to(kt.float32)
                     else:
-                        a = g + kt.load(dt_bias_ptr + h * K + offs_k).to(kt.float32)
+                        a = g + kt.load(dt_bias_ptr + h * K + offs_k, mask=kmask,
+                                        other=0.0).to(kt.float32)
                     g = activated_log_decay(a, A, lower_bound, USE_LOWER_BOUND)
                 if PREFETCH_STATE and not READ_STATE_FIRST:
                     if copy_pending == 1:
@@ -321,17 +349,18 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                         rec = rec_out_ptr + rec_slot + t * rec_row
                         if kt.program_id(2) == 0:
                             # + zeros: a per-head decay (GATE_PER_HEAD) stored per key.
-                            kt.store(rec + offs_k, e + kt.zeros((K,), kt.float32))
-                            kt.store(rec + K + offs_k, k)
-                        kt.store(rec + 2 * K + offs_v, v)
+                            kt.store(rec + offs_k, e + kt.zeros((KP,), kt.float32),
+                                     mask=kmask)
+                            kt.store(rec + K + offs_k, k, mask=kmask)
+                        kt.store(rec + 2 * K + offs_v, v, mask=vmask)
                 elif FINAL_STATE_ONLY:
                     last_slot = slot
                 else:
                     kt.store(s_head + slot.to(kt.int64) * stride_state_slot + s_offs,
-                             S.to(state_ptr.dtype.element_ty))
-                kt.store(o_ptrs, o.to(o_ptr.dtype.element_ty))
+                             S.to(state_ptr.dtype.element_ty), mask=smask)
+                kt.store(o_ptrs, o.to(o_ptr.dtype.element_ty), mask=vmask)
             else:
-                kt.store(o_ptrs, kt.zeros((BV,), o_ptr.dtype.element_ty))
+                kt.store(o_ptrs, kt.zeros((BV,), o_ptr.dtype.element_ty), mask=vmask)
         if FINAL_STATE_OUT:
             # Written even when no token ran: the starting state is then the final one.
             if PREFETCH_STATE:
@@ -339,11 +368,11 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                     S = prefetched_state(s_buf)
                     copy_pending = 0
             kt.store(final_ptr + (n.to(kt.int64) * H + h) * (K * V) + s_offs,
-                     S.to(final_ptr.dtype.element_ty))
+                     S.to(final_ptr.dtype.element_ty), mask=smask)
         elif FINAL_STATE_ONLY and not OUTPUTS_ONLY:
             if last_slot >= 0:
                 kt.store(s_head + last_slot.to(kt.int64) * stride_state_slot + s_offs,
-                         S.to(state_ptr.dtype.element_ty))
+                         S.to(state_ptr.dtype.element_ty), mask=smask)
         if PREFETCH_STATE:
             if copy_pending == 1:
                 # No token read the copy (only padding, no tokens, or negative lengths:
@@ -352,4 +381,5 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
     else:
         for t in range(0, seq_len):
             tok = bos + t
-            kt.store(o_ptr + (tok * H + h) * V + offs_v, kt.zeros((BV,), o_ptr.dtype.element_ty))
+            kt.store(o_ptr + (tok * H + h) * V + offs_v, kt.zeros((BV,), o_ptr.dtype.element_ty),
+                     mask=vmask)

@@ -175,14 +175,24 @@
 # BAD-QK: error: static assertion failed: H must be a multiple of QK_H
 #
 # The kernel's promises are asserted, and a failed assertion ends the compile at once.
-# RUN: not kda-compile %{kda_recurrent_gfx950} -D BV=65536 --emit tile -o - 2>&1 \
-# RUN:   | FileCheck %s --check-prefix=BAD-BV --implicit-check-not=error:
 # RUN: not kda-compile %{kda_recurrent_sm_90a} -D BV=48 --emit tile -o - 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=BAD-BV --implicit-check-not=error:
-# RUN: not kda-compile %{kda_recurrent_sm_90a} -D V=96 --emit tile -o - 2>&1 \
-# RUN:   | FileCheck %s --check-prefix=BAD-V --implicit-check-not=error:
-# BAD-BV: error: static assertion failed: BV must be a power of two dividing V
-# BAD-V: error: static assertion failed: K and V must be powers of two
+# RUN: not kda-compile %{kda_recurrent_gfx950} -D K=96 --emit tile -o - 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=BAD-K --implicit-check-not=error:
+# RUN: not kda-compile %{kda_recurrent_sm_90a} -D K=96 -D BK=64 --emit tile -o - 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=BAD-K --implicit-check-not=error:
+# RUN: not kda-compile %{kda_recurrent_sm_90a} -D V=96 -D PREFETCH_STATE=True --emit tile \
+# RUN:   -o - 2>&1 | FileCheck %s --check-prefix=BAD-PF --implicit-check-not=error:
+# BAD-BV: error: static assertion failed: BV must be a power of two
+# BAD-K: error: static assertion failed: K must be a power of two, or BK one above it
+# BAD-PF: error: static assertion failed: the state's block copy needs K a power of two and BV dividing V
+#
+# Head dims of any size: K = 100 held as 128 columns (BK), V = 100 in 32-row tiles, the
+# padding masked, with no spills.
+# RUN: kda-compile %{kda_recurrent_sm_90a} -D K=100 -D V=100 -D BK=128 --emit cubin \
+# RUN:   -o %t.k100.cubin --stats 2>&1 | FileCheck %s --check-prefix=SM90-STATS
+# RUN: kda-compile %{kda_recurrent_gfx950} -D K=100 -D V=100 -D BK=128 --emit hsaco \
+# RUN:   -o %t.k100.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
 
 # GFX950: .amdgcn_target "amdgcn-amd-amdhsa--gfx950"
 # GFX950-LABEL: kda_recurrent:

@@ -62,6 +62,43 @@ def test_kda_gva_varlen(state_v_first):
 
 
 @requires_lib
+@pytest.mark.parametrize("K,V,state_v_first", [(60, 60, False), (100, 100, True),
+                                               (32, 48, False), (24, 64, True)])
+def test_head_dims_of_any_size(K, V, state_v_first):
+    """Head dims that are not powers of two (FLA's tests use 60 and 100) and V != K: the
+    kernel pads them to powers of two and masks the padding; records are per-token too."""
+    rng = np.random.default_rng(K + V)
+    H, HV = 1, 2
+    cu = np.concatenate([[0], np.cumsum(LENS)]).astype(np.int32)
+    q, k, v, g, beta = prefill_inputs(rng, 1, int(cu[-1]), H, HV, K, V, dtype="f32")
+    h0 = (rng.standard_normal((len(LENS), HV, K, V)) * 0.3).astype(np.float32)
+    initial = np.ascontiguousarray(h0.transpose(0, 1, 3, 2)) if state_v_first else h0
+    gate = dict(lower_bound=-5.0, A_log=rng.uniform(-1, 1, HV).astype(np.float32),
+                dt_bias=rng.standard_normal(HV * K).astype(np.float32))
+    o, final = fused_recurrent_kda(q, k, v, g, beta, initial_state=initial,
+                                   output_final_state=True, use_qk_l2norm_in_kernel=True,
+                                   use_gate_in_kernel=True, state_v_first=state_v_first,
+                                   cu_seqlens=cu, **gate)
+    ref_o, ref_final, _ = kda_prefill_reference(
+        q, k, v, g, beta, initial_state=h0, cu_seqlens=cu, use_qk_l2norm=True, use_gate=True,
+        **gate)
+    if state_v_first:
+        ref_final = ref_final.transpose(0, 1, 3, 2)
+    assert o.shape == v.shape and final.shape == initial.shape
+    check(o, final, ref_o, ref_final)
+    # On a GPU target the value rows split into 32-row programs, the last one partly padding.
+    from kdatile.ops.fused_recurrent import fused_recurrent_kda_launch
+
+    launch = fused_recurrent_kda_launch(q, k, v, g, beta, initial_state=initial,
+                                        output_final_state=True, use_qk_l2norm_in_kernel=True,
+                                        state_v_first=state_v_first, cu_seqlens=cu,
+                                        target="sm_90a")[2]
+    assert launch.grid[2] == -(-V // 32) and launch.constexprs["BV"] == 32
+    assert launch.constexprs["BK"] == (0 if K & (K - 1) == 0 else 1 << (K - 1).bit_length())
+    assert launch.constexprs["PREFETCH_STATE"] is False or (K & (K - 1) == 0 and V % 32 == 0)
+
+
+@requires_lib
 def test_kda_fixed_length_without_initial_state():
     rng = np.random.default_rng(2)
     H, D = 3, 32

@@ -49,8 +49,8 @@ def reference_step(inp, starts, lens, state_layout):
     return o, after
 
 
-def records_pool(slots, TR):
-    return np.full((slots, TR, H, 3 * D), np.nan, np.float32)
+def records_pool(slots, TR, dim=D):
+    return np.full((slots, TR, H, 3 * dim), np.nan, np.float32)
 
 
 def step(rng, pool, slots_of, lens, rin, rout, accepted, state_layout):
@@ -124,12 +124,14 @@ def test_steps_replay_accepted_records(state_layout, state_bf16):
         np.testing.assert_array_equal(rout[untouched], rout_before[untouched])
 
 
-def test_records_match_per_token_states():
+@pytest.mark.parametrize("dim", [D, 100])
+def test_records_match_per_token_states(dim):
     """The state rebuilt from a records step equals the per-token state kda_recurrent writes
-    for the same tokens (fp32 pools, same starting state)."""
+    for the same tokens (fp32 pools, same starting state), also at a head dim that is not a
+    power of two (the kernels mask its padding)."""
     rng = np.random.default_rng(5)
     N, T, slots = 3, 4, 3 * 4 + 3
-    inp = make_inputs(rng, N * T, H, slots, K=D, V=D, lead=(N, T))
+    inp = make_inputs(rng, N * T, H, slots, K=dim, V=dim, lead=(N, T))
     gate = dict(A_log=inp["A_log"], dt_bias=inp["dt_bias"], lower_bound=LB)
     per_token = inp["state"].copy()
     table = (3 + np.arange(N * T)).reshape(N, T).astype(np.int32)
@@ -137,7 +139,7 @@ def test_records_match_per_token_states():
     per_token[table[:, 0]] = inp["state"][:N]
     args = (inp["q"], inp["k"], inp["v"], inp["g"], inp["beta"])
     o_ref = ops.kda_recurrent(*args, **gate, initial_state=per_token, state_indices=table)
-    records = [records_pool(slots, T), records_pool(slots, T)]
+    records = [records_pool(slots, T, dim), records_pool(slots, T, dim)]
     pool = inp["state"].copy()
     slots_of = np.arange(N, dtype=np.int32)
     o = ops.kda_recurrent_records(*args, **gate, initial_state=pool, state_indices=slots_of,
@@ -146,7 +148,7 @@ def test_records_match_per_token_states():
     for a in range(1, T + 1):
         replay = pool.copy()
         # A step without tokens only replays (and commits).
-        empty = make_inputs(rng, 0, H, slots, K=D, V=D)
+        empty = make_inputs(rng, 0, H, slots, K=dim, V=dim)
         ops.kda_recurrent_records(
             empty["q"], empty["k"], empty["v"], empty["g"], empty["beta"], **gate,
             initial_state=replay, state_indices=slots_of, records_in=records[1],

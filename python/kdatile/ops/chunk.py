@@ -35,7 +35,6 @@ INDEX = ("i32", "i64")
 # default chunk, so that callers see FLA's boundaries and shapes).
 CHUNK = 16
 STATE_CHUNK = 64
-MAX_HEAD_DIM = 256
 # Key columns the kernels take at a time (each [CHUNK, K_SLICE] operand is small enough that
 # no warp holds a whole [CHUNK, K] one).
 K_SLICE = 32
@@ -331,8 +330,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     B, T, H, K = qi.shape
     if H < 1:
         vd.fail("q", f"needs at least one head, got shape {list(qi.shape)}")
-    if not 1 <= K <= MAX_HEAD_DIM:
-        vd.fail("q", f"head dim K = {K} is not supported (1 to {MAX_HEAD_DIM})")
+    vd.check_any_head_dim(K, "q", "K")
     vd.check_dtype(qi, BF16_OR_F32)
     why = f" (from q {list(qi.shape)})"
     vd.check_shape(a["k"], "[B, T, H, K]", qi.shape, why)
@@ -342,8 +340,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     vd.check_shape(vi, "[B, T, HV, V]", (B, T, HV, V), why)
     if HV < H or HV % H:
         vd.fail("v", f"its heads HV = {HV} must be a multiple of q's H = {H} (GVA)")
-    if not 1 <= V <= MAX_HEAD_DIM:
-        vd.fail("v", f"head dim V = {V} is not supported (1 to {MAX_HEAD_DIM})")
+    vd.check_any_head_dim(V, "v", "V")
     for name in ("k", "v"):
         if a[name].dtype != qi.dtype:
             vd.fail(name, f"dtype must match q's ({qi.value.dtype}), got {a[name].value.dtype}")

@@ -297,7 +297,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     qi = a["q"]
     vd.check_rank(qi, "[N, T, H, K]", 4)
     lead0, lead1, H, K = qi.shape
-    vd.check_head_dim(K, "q")
+    vd.check_any_head_dim(K, "q", "K")
     if H < 1:
         vd.fail("q", f"needs at least one head, got shape {list(qi.shape)}")
     vd.check_dtype(qi, BF16_OR_F32)
@@ -315,7 +315,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     vd.check_shape(vi, f"{lead}, HV, V]", (lead0, lead1, HV, V), why)
     if HV < H or HV % H:
         vd.fail("v", f"its heads HV = {HV} must be a multiple of q's H = {H} (GVA)")
-    vd.check_head_dim(V, "v")
+    vd.check_any_head_dim(V, "v", "V")
     why_v = f" (from q {list(qi.shape)}, HV = {HV} from v)"
     if gate_per_head:
         vd.check_shape(a["g"], f"{lead}, HV]", (lead0, lead1, HV), why_v)
@@ -482,8 +482,11 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     gpu = on_gpu(ref.device, target)
     chip = gpu_target(ref, target) if gpu else None
     lanes = None
+    # Head dims of any size: the key axis padded to a power of two (BK) and the value rows
+    # to whole tiles, both masked in the kernel (no block copy of the state then).
+    KP, VP = _pow2(K), _pow2(V)
     if config is None:
-        BV = min(GPU_BV, V) if gpu else V
+        BV = min(GPU_BV, VP) if gpu else VP
         num_warps, prefetch = (gpu_launch_options(N, T_total, has_block_copy_engine(ref, target))
                                if gpu else (None, False))
         # Records: the state is read before the replay, so no prefetch to overlap.
@@ -492,7 +495,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         BV, prefetch = config.block_v, bool(config.prefetch_state)
         num_warps = config.num_warps if gpu else None
         lanes = config.element_copies
-    prefetch = prefetch and not zero_start  # nothing to read
+    prefetch = prefetch and not zero_start and KP == K and V % BV == 0
     lanes = prefetch_by_lanes(chip, N) if lanes is None else bool(lanes)
     # Pointer parameters a variant does not read: a read-only argument stands in.
     unused = a["q"].value if sequence_slots else idx.value
@@ -527,8 +530,13 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                       ELEMENT_COPIES=prefetch and lanes, SEQUENCE_SLOTS=sequence_slots,
                       ZERO_START=zero_start, OUTPUTS_ONLY=outputs_only,
                       ALLOW_NEG_EIGVAL=allow_neg_eigval, HAS_DT_BIAS=a["dt_bias"] is not None,
-                      HAS_A_LOG=a["A_log"] is not None)
-    return o.value, Launch(kernel, kargs, constexprs, (N, HV, V // BV), num_warps)
+                      HAS_A_LOG=a["A_log"] is not None, BK=0 if KP == K else KP)
+    return o.value, Launch(kernel, kargs, constexprs, (N, HV, (V + BV - 1) // BV), num_warps)
+
+
+def _pow2(n: int) -> int:
+    """The least power of two >= n (n >= 1)."""
+    return 1 << (n - 1).bit_length()
 
 
 def _check_records(rin: vd.ArrayInfo, rout: vd.ArrayInfo, slots: int, HV: int, K: int,

@@ -294,6 +294,16 @@ def check_choice(name: str, value, choices: tuple):
     return value
 
 
+MAX_HEAD_DIM = 256  # the chunked and multi-token ops' head dims: any size up to it
+
+
+def check_any_head_dim(D: int, source: str, axis: str) -> None:
+    """A head dim of the chunked and multi-token ops: any size from 1 to MAX_HEAD_DIM (the
+    kernels pad it to a power of two and mask the padding)."""
+    if not 1 <= D <= MAX_HEAD_DIM:
+        fail(source, f"head dim {axis} = {D} is not supported (1 to {MAX_HEAD_DIM})")
+
+
 def check_head_dim(D: int, source: str) -> None:
     """The kernels take D as a constexpr power of two (they hold D x D state tiles)."""
     if D < 16 or D > 256 or D & (D - 1):
