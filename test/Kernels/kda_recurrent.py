@@ -181,7 +181,7 @@
 # RUN:   | FileCheck %s --check-prefix=BAD-K --implicit-check-not=error:
 # RUN: not kda-compile %{kda_recurrent_sm_90a} -D K=96 -D BK=64 --emit tile -o - 2>&1 \
 # RUN:   | FileCheck %s --check-prefix=BAD-K --implicit-check-not=error:
-# RUN: not kda-compile %{kda_recurrent_sm_90a} -D V=96 -D PREFETCH_STATE=True --emit tile \
+# RUN: not kda-compile %{kda_recurrent_sm_90a} -D V=100 -D PREFETCH_STATE=True --emit tile \
 # RUN:   -o - 2>&1 | FileCheck %s --check-prefix=BAD-PF --implicit-check-not=error:
 # BAD-BV: error: static assertion failed: BV must be a power of two
 # BAD-K: error: static assertion failed: K must be a power of two, or BK one above it
