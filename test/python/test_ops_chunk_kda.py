@@ -173,9 +173,10 @@ def test_anchored_pair_rule(bounded, lower_bound, norm, scale, expect):
     assert takes_anchored_pairs(bounded, lower_bound, norm, scale) is expect
 
 
-def test_prefill_then_recurrent_continues_the_sequence():
+@pytest.mark.parametrize("D", [64, 100])
+def test_prefill_then_recurrent_continues_the_sequence(D):
     rng = np.random.default_rng(6)
-    H, D, T, extra = 2, 64, 37, 3
+    H, T, extra = 2, 37, 3
     q, k, v, g, beta = prefill_inputs(rng, 1, T + extra, H, H, D, D)
     gate = gate_params(rng, H, D, -5.0)
     flags = dict(use_qk_l2norm_in_kernel=True, use_gate_in_kernel=True,
