@@ -148,6 +148,10 @@ FUSED_CASES = [
          v_first=False, initial=False, seed=7005),
     dict(id="fused-gdn-layer-varlen-H16-HV32-D128-bf16", op="gdn", layer=True, H=16, HV=32,
          D=128, lens=[2, 1, 4, 0], v_first=True, seed=7006),
+    # A head dim that is not a power of two: 128 key columns and four 32-row value tiles,
+    # the padding masked.
+    dict(id="fused-kda-varlen-H2-HV4-D100-bf16-lb", op="kda", H=2, HV=4, D=100,
+         lens=[3, 1, 5, 0, 2], v_first=False, seed=7007),
 ]
 
 # What each op writes in place (compared bit-exactly between eager and graph replay).
