@@ -26,10 +26,7 @@ from ._kernels import (
     on_gpu,
     wave_size,
 )
-
-BF16_OR_F32 = ("bf16", "f32")
-F32 = ("f32",)
-INDEX = ("i32", "i64")
+from .validation import BF16_OR_F32, F32, INDEX
 
 # Tokens per chunk of the kernels, and of the states return_intermediate_states gives (FLA's
 # default chunk, so that callers see FLA's boundaries and shapes).

@@ -23,15 +23,12 @@ from ._kernels import (
 )
 from ._kernels import multiprocessors as gpu_multiprocessors
 from ._kernels import on_gpu as targets_gpu
+from .validation import BF16, BF16_OR_F32, F32, STATE_LAYOUTS
 
 _workspace_lock = threading.Lock()
 _workspaces: dict = {}  # device -> (tickets int32, partial sums fp32), zero tickets
 _retired: list = []  # outgrown workspaces, kept alive for CUDA graphs that captured them
 
-BF16 = ("bf16",)
-F32 = ("f32",)
-BF16_OR_F32 = ("bf16", "f32")
-STATE_LAYOUTS = ("vk", "kv")
 CONV_WIDTH = 4
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from . import validation as vd
 from ._kernels import bind, check_target, execute
-from .recurrent import BF16_OR_F32, recurrent_slot_per_sequence
+from .recurrent import recurrent_slot_per_sequence
+from .validation import BF16_OR_F32
 
 
 def fused_recurrent_kda(q, k, v, g, beta, A_log=None, dt_bias=None, scale=None,

@@ -12,11 +12,8 @@ from __future__ import annotations
 from . import validation as v
 from ._kernels import Launch, bind, check_target, execute, has_clusters, load_kernel, on_gpu
 from ._kernels import multiprocessors as gpu_multiprocessors
+from .validation import BF16, BF16_OR_F32, F32, STATE_LAYOUTS
 
-BF16 = ("bf16",)
-F32 = ("f32",)
-BF16_OR_F32 = ("bf16", "f32")
-STATE_LAYOUTS = ("vk", "kv")
 CONV_WIDTH = 4
 
 

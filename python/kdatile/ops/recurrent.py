@@ -22,11 +22,7 @@ from ._kernels import (
     load_kernel,
     on_gpu,
 )
-
-BF16_OR_F32 = ("bf16", "f32")
-F32 = ("f32",)
-INDEX = ("i32", "i64")
-STATE_LAYOUTS = ("vk", "kv")
+from .validation import BF16_OR_F32, F32, INDEX, STATE_LAYOUTS
 
 # Value rows per program on GPUs (bench/bench_kda_recurrent.py on the H200: BV = 32 or 64 is
 # fastest; BV = V needs 8 warps on sm_90a). The CPU target always runs BV = V: a split only

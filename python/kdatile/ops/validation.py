@@ -294,6 +294,13 @@ def check_choice(name: str, value, choices: tuple):
     return value
 
 
+# The dtype sets the ops accept, by the names ArrayInfo gives, and the state layouts.
+BF16 = ("bf16",)
+F32 = ("f32",)
+BF16_OR_F32 = ("bf16", "f32")
+INDEX = ("i32", "i64")
+STATE_LAYOUTS = ("vk", "kv")
+
 MAX_HEAD_DIM = 256  # the chunked and multi-token ops' head dims: any size up to it
 
 
