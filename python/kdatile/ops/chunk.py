@@ -109,7 +109,9 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_sta
     (lower_bound in [-5, 0) required); the kernels need no other mode. lower_bound without
     either is rejected.
     Varlen: B = 1 and cu_seqlens [N + 1] (int32/int64; 0, non-decreasing, T: host checks,
-    skipped while a CUDA graph is captured). initial_state [N, HV, K, V] fp32 or bf16 ([N,
+    skipped while a CUDA graph is captured unless cu_seqlens_cpu, FLA's host copy of it, is
+    given and read instead). disable_recompute: FLA's backward-pass option, no effect on a
+    forward. initial_state [N, HV, K, V] fp32 or bf16 ([N,
     HV, V, K] with state_v_first); the final state has the same layout (fp32), None unless
     output_final_state. return_intermediate_states: the state before every 64-token chunk of
     each sequence, [B, NT, HV, K, V] ([1, chunks] with cu_seqlens) in q's dtype, as FLA gives
