@@ -291,13 +291,15 @@ def test_gpu_launch_split_runs_on_cpu(target, B, H, block_v, block_step, stages,
 
 
 @requires_lib
-@pytest.mark.parametrize("fused", [False, True])
-@pytest.mark.parametrize("state_dtype,block_step", [("f32", 128), ("bf16", 32)])
-def test_gpu_launch_kv_state_runs_on_cpu(fused, state_dtype, block_step):
+@pytest.mark.parametrize("state_dtype,fused,block_v,block_step", [
+    ("f32", False, 64, 64), ("f32", True, 128, 128), ("bf16", False, 128, 32),
+    ("bf16", True, 128, 32)])
+def test_gpu_launch_kv_state_runs_on_cpu(state_dtype, fused, block_v, block_step):
     """A [K, V] state at 264 heads, with the f_b projection (fused) after the norms, as the
-    H200 runs it: whole heads in one step (fp32), 32-row steps (bf16)."""
-    check_gpu_launch_on_cpu("sm_90a", 22, 12, 128, block_step, 0, 4, fused, state_layout="kv",
-                            state_dtype=state_dtype)
+    H200 runs it: fp32 halves of a head in a cluster (whole heads in one step when fused),
+    bf16 32-row steps."""
+    check_gpu_launch_on_cpu("sm_90a", 22, 12, block_v, block_step, 0, 4, fused,
+                            state_layout="kv", state_dtype=state_dtype)
 
 
 @requires_lib
@@ -484,10 +486,13 @@ def test_decode_config():
     assert [decode_config(B, 1, 256, on_gpu=True, clusters=True) for B in (63, 64)] == \
         [(32, 32, 0, 4), (256, 64, 0, 8)]
     # A [K, V] state in clusters below 64 heads: fp32 over 8 programs below 32 heads, else
-    # over 4; not with the f_b projection fused.
+    # over 4; an fp32 one over 2 from 128 to 511 heads; not with the f_b projection fused.
     assert [decode_config(B, 12, 128, on_gpu=True, state_kv=True, clusters=True)
-            for B in (2, 3, 5, 6)] == \
-        [(16, 16, 0, 4), (32, 32, 0, 4), (32, 32, 0, 4), (128, 128, 0, 4)]
+            for B in (2, 3, 5, 6, 10, 11, 42, 43)] == \
+        [(16, 16, 0, 4), (32, 32, 0, 4), (32, 32, 0, 4), (128, 128, 0, 4), (128, 128, 0, 4),
+         (64, 64, 0, 4), (64, 64, 0, 4), (128, 128, 0, 4)]
+    assert decode_config(22, 12, 128, on_gpu=True, state_bytes=2, state_kv=True,
+                         clusters=True) == (128, 32, 0, 4)
     assert decode_config(1, 12, 128, on_gpu=True, state_bytes=2, state_kv=True,
                          clusters=True) == (32, 32, 0, 4)
     assert decode_config(1, 12, 128, on_gpu=True, state_kv=True, clusters=True,

@@ -278,7 +278,7 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
     below 32 heads, 4 below 64, then as without it from 2 programs on; bf16 over 4 programs
     below 32 heads, 2 below 144. Heads with D > 128 split over 8 programs below 64 heads. A
     [K, V] state (D <= 128) splits below 64 heads: fp32 over 8 programs below 32 heads, else
-    over 4.
+    over 4, and an fp32 one (D = 128) over 2 from 128 to 511 heads.
     Otherwise, and beyond those sizes, the rules below apply.
 
     The CPU runs whole heads in one step. On GPUs (measured on the H200, docs/performance.md):
@@ -317,6 +317,10 @@ def decode_config(B: int, H: int, D: int, on_gpu: bool, state_bytes: int = 4,
             return split(8)
         if pairs < 64:
             return split(4)
+        if fp32 and D == 128 and 128 <= pairs < 512:
+            # Cold, halves of a head in a cluster beat one program per head by 3.5-5% at 192
+            # to 384 heads (H100; level at 96 and 768).
+            return split(2)
     elif clusters and not state_kv:
         # Below how many heads 8, 4 and 2 programs of one step pay off. Programs of 64 rows
         # hold 168 registers per thread: 3 per multiprocessor, so past 198 heads they no
