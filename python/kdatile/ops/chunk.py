@@ -111,11 +111,11 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_sta
     Varlen: B = 1 and cu_seqlens [N + 1] (int32/int64; 0, non-decreasing, T: host checks,
     skipped while a CUDA graph is captured unless cu_seqlens_cpu, FLA's host copy of it, is
     given and read instead). disable_recompute: FLA's backward-pass option, no effect on a
-    forward. initial_state [N, HV, K, V] fp32 or bf16 ([N,
-    HV, V, K] with state_v_first); the final state has the same layout (fp32), None unless
-    output_final_state. return_intermediate_states: the state before every 64-token chunk of
-    each sequence, [B, NT, HV, K, V] ([1, chunks] with cu_seqlens) in q's dtype, as FLA gives
-    it. out: None or a contiguous array of v's shape in q's dtype. NumPy arrays and CPU
+    forward. initial_state [N, HV, K, V] fp32 or bf16 ([N, HV, V, K] with state_v_first);
+    the final state has the same layout (fp32), None unless output_final_state.
+    return_intermediate_states: the state before every 64-token chunk of each sequence, [B,
+    NT, HV, K, V] ([1, chunks] with cu_seqlens) in q's dtype, as FLA gives it. out: None or
+    a contiguous array of v's shape in q's dtype. NumPy arrays and CPU
     tensors run on the CPU target, GPU tensors on their GPU. Bad arguments raise ValueError
     naming the argument, before anything is launched.
 
@@ -234,8 +234,7 @@ def _gla(q, k, v, g, scale, initial_state, output_final_state, state_v_first, cu
                   disable_recompute=False, state_v_first=state_v_first,
                   cu_seqlens=cu_seqlens, cu_seqlens_cpu=cu_seqlens_cpu, A_log=None,
                   dt_bias=None, return_intermediate_states=False, out=out, target=target,
-                  delta_rule=False,
-                  segment_tokens=segment_tokens)
+                  delta_rule=False, segment_tokens=segment_tokens)
 
 
 def _run(launches, q):
