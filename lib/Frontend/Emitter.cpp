@@ -215,7 +215,7 @@ LogicalResult Emitter::emitRuntimeIf(const Stmt &stmt, Value cond) {
   auto ifOp = scf::IfOp::create(builder, l, TypeRange{}, cond,
                                 /*withElseRegion=*/true);
   OpBuilder::InsertionGuard guard(builder);
-  ++frame->runtimeDepth;
+  RuntimeRegion inBranches(*frame);
   builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
   if (failed(emitBody(stmt.body)))
     return failure();
@@ -225,7 +225,7 @@ LogicalResult Emitter::emitRuntimeIf(const Stmt &stmt, Value cond) {
   if (failed(emitBody(stmt.orelse)))
     return failure();
   auto elseLocals = frame->locals;
-  --frame->runtimeDepth;
+  inBranches.exit();
 
   // Variables to merge: changed in a branch and live before, or defined in
   // both branches.
@@ -465,10 +465,10 @@ LogicalResult Emitter::emitFor(const Stmt &stmt) {
     frame->locals[var] = DValue::of(iv);
     for (auto [name, arg] : llvm::zip(names, forOp.getRegionIterArgs()))
       frame->locals[name] = DValue::of(arg);
-    ++frame->runtimeDepth;
+    RuntimeRegion inBody(*frame);
     if (failed(emitBody(stmt.body)))
       return failure();
-    --frame->runtimeDepth;
+    inBody.exit();
     SmallVector<Value> yields;
     if (body->mightHaveTerminator())
       body->getTerminator()->erase();
@@ -539,7 +539,7 @@ LogicalResult Emitter::emitWhile(const Stmt &stmt) {
     Block *cond = builder.createBlock(&whileOp.getBefore(), {}, types, locs);
     for (auto [name, arg] : llvm::zip(names, cond->getArguments()))
       frame->locals[name] = DValue::of(arg);
-    ++frame->runtimeDepth;
+    RuntimeRegion inLoop(*frame);
     std::optional<DValue> c = emitExpr(*stmt.value);
     if (!c)
       return failure();
@@ -547,7 +547,7 @@ LogicalResult Emitter::emitWhile(const Stmt &stmt) {
       if (isTruthy(*k))
         return fail(stmt.value->loc, "'while' condition is always true (there "
                                      "is no 'break'): the loop never ends");
-      --frame->runtimeDepth;
+      inLoop.exit();
       frame->locals = before;
       whileOp.erase();
       return success();
@@ -566,7 +566,7 @@ LogicalResult Emitter::emitWhile(const Stmt &stmt) {
       frame->locals[name] = DValue::of(arg);
     if (failed(emitBody(stmt.body)))
       return failure();
-    --frame->runtimeDepth;
+    inLoop.exit();
     SmallVector<Value> yields;
     if (failed(
             loopYields(*this, names, body->getArguments(), stmt.loc, yields)))

@@ -128,6 +128,26 @@ struct Frame {
   int runtimeDepth = 0;
 };
 
+/// Counts a frame as inside one more runtime region until exit() or the end of
+/// the scope, so that a region left early on a failure is never counted
+/// again: the depth keys the loop analysis's cache and decides which
+/// statements a region allows.
+class RuntimeRegion {
+public:
+  explicit RuntimeRegion(Frame &frame) : frame(&frame) { ++frame.runtimeDepth; }
+  RuntimeRegion(const RuntimeRegion &) = delete;
+  RuntimeRegion &operator=(const RuntimeRegion &) = delete;
+  ~RuntimeRegion() { exit(); }
+  void exit() {
+    if (frame)
+      --frame->runtimeDepth;
+    frame = nullptr;
+  }
+
+private:
+  Frame *frame;
+};
+
 class Emitter : private mlir::OpBuilder::Listener {
 public:
   Emitter(mlir::MLIRContext &ctx, ModuleLoader &loader,

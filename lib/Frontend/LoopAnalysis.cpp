@@ -177,12 +177,12 @@ LogicalResult Emitter::loopCarried(const std::vector<StmtPtr> &body,
       frame->locals[name] = DValue::of(scratch.addArgument(type, loc(at)));
     auto entry = frame->locals;
     ++dryRunDepth;
-    ++frame->runtimeDepth;
+    RuntimeRegion inBody(*frame);
     bool savedFailed = dryRunFailed;
     dryRunFailed = false;
     bool ok = succeeded(emitBody(body)) && !dryRunFailed;
     dryRunFailed = savedFailed;
-    --frame->runtimeDepth;
+    inBody.exit();
     --dryRunDepth;
     frame->returned = false;
     auto after = frame->locals;

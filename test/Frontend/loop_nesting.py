@@ -7,6 +7,13 @@
 # RUN:   --emit tile -o - | FileCheck %s --check-prefix=DEEP
 # RUN: kda-compile %s --kernel twice --target cpu --signature 'o=*f32,n=i32' --emit tile \
 # RUN:   -o - | FileCheck %s --check-prefix=TWICE
+# An error deep in the nest fails as fast, reported once; a runtime region left on an error
+# is left for good (the statements after it are not taken to be inside it).
+# RUN: not timeout 60 kda-compile %s --kernel deep_error --target cpu \
+# RUN:   --signature 'o=*f32,n=i32' --emit tile -o - 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=DEEP-ERR --implicit-check-not=error:
+# RUN: not kda-compile %s --kernel after_error --target cpu --signature 'o=*f32,n=i32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=AFTER-ERR --implicit-check-not=error:
 
 import kdatile.language as kt
 
@@ -69,3 +76,47 @@ def twice(o, n):
     steps = count_up(0, n)
     tile = count_up(kt.zeros((16,), kt.float32), n)
     kt.store(o + offs, tile + steps)
+
+
+# DEEP-ERR: error: name 'rng' is not defined
+@kt.jit
+def deep_error(o, n):
+    acc = 0.0
+    for i0 in range(n):
+        for i1 in range(n):
+            for i2 in range(n):
+                for i3 in range(n):
+                    for i4 in range(n):
+                        for i5 in range(n):
+                            for i6 in range(n):
+                                for i7 in range(n):
+                                    for i8 in range(n):
+                                        for i9 in range(n):
+                                            for i10 in range(n):
+                                                for i11 in range(n):
+                                                    for i12 in range(n):
+                                                        for i13 in range(n):
+                                                            for i14 in range(n):
+                                                                for i15 in range(n):
+                                                                    for i16 in range(n):
+                                                                        for i17 in range(n):
+                                                                            for i18 in range(n):
+                                                                                for i19 in range(n):
+                                                                                    for i20 in range(n):
+                                                                                        for i21 in range(n):
+                                                                                            for i22 in range(n):
+                                                                                                for i23 in rng(n):
+                                                                                                    acc += 1.0
+    kt.store(o, acc)
+
+
+# AFTER-ERR: error: name 'rng' is not defined
+@kt.jit
+def after_error(o, n):
+    acc = 0.0
+    for i in range(n):
+        for j in rng(n):
+            acc += 1.0
+    buf = kt.alloc_shared((16,), kt.float32)
+    buf.store(kt.zeros((16,), kt.float32) + acc)
+    kt.store(o + kt.arange(0, 16), buf.load())
