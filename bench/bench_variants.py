@@ -79,6 +79,29 @@ def cases():
     return out
 
 
+def cuda_maker(torch, seed=0):
+    """arguments()' `make` on the GPU: random CUDA arrays of each kind, from `seed`."""
+    import torch.nn.functional as F
+
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+
+    def make(shape, kind):
+        if kind == "cu":
+            return torch.from_numpy(np.asarray(shape, np.int32)).cuda()
+        x = torch.randn(tuple(shape), generator=gen, device="cuda")
+        if kind == "x":
+            return x.to(torch.bfloat16)
+        if kind == "beta":
+            return torch.sigmoid(x).to(torch.bfloat16)
+        if kind == "g_head":
+            return F.logsigmoid(x)
+        if kind == "g_key":
+            return F.logsigmoid(x) / 16
+        return x * 0.1
+
+    return make
+
+
 def launches_of(op, args, kwargs):
     from kdatile.ops import chunk, fused_recurrent
 
@@ -114,7 +137,6 @@ def prepare(out_dir):
 def run(bundle_dir, args=None):
     """Times every case, or those of the ops `args.ops` names."""
     import torch
-    import torch.nn.functional as F
 
     from kdatile import ops
     from kdatile.ops import tuning
@@ -130,22 +152,7 @@ def run(bundle_dir, args=None):
     except Exception as e:  # noqa: BLE001
         print(f"FLA not importable ({e}); timing ours only")
         fla = {}
-    gen = torch.Generator(device="cuda").manual_seed(0)
-
-    def make(shape, kind):
-        if kind == "cu":
-            return torch.from_numpy(np.asarray(shape, np.int32)).cuda()
-        x = torch.randn(tuple(shape), generator=gen, device="cuda")
-        if kind == "x":
-            return x.to(torch.bfloat16)
-        if kind == "beta":
-            return torch.sigmoid(x).to(torch.bfloat16)
-        if kind == "g_head":
-            return F.logsigmoid(x)
-        if kind == "g_key":
-            return F.logsigmoid(x) / 16
-        return x * 0.1
-
+    make = cuda_maker(torch)
     print(f"# {torch.cuda.get_device_name(0)}; D={D}, bf16 q/k/v, fp32 states; us (CUDA graph, "
           "median, warm)")
     print(f"{'op':>33} {'shape':>8} {'H':>3} | {'FLA':>9} {'ours':>9} {'FLA/ours':>8} | "

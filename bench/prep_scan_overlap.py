@@ -20,23 +20,11 @@ from gpu_timing import time_graph  # noqa: E402
 def main(bundle):
     import bench_variants as bv
     import torch
-    import torch.nn.functional as F
 
     from kdatile.ops import _kernels, chunk
 
     os.environ["KDATILE_BUNDLE"] = bundle
-    gen = torch.Generator(device="cuda").manual_seed(0)
-
-    def make(shape, kind):
-        x = torch.randn(tuple(shape), generator=gen, device="cuda")
-        if kind == "x":
-            return x.to(torch.bfloat16)
-        if kind == "beta":
-            return torch.sigmoid(x).to(torch.bfloat16)
-        if kind == "g_head":
-            return F.logsigmoid(x)
-        return x * 0.1
-
+    make = bv.cuda_maker(torch)
     op, _, H, lens = bv.cases()[0]
     problems = []
     for _ in range(2):

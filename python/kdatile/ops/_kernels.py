@@ -66,6 +66,11 @@ def load_kernel(module: str, name: str):
         return kernel
 
 
+def pow2_at_least(n: int) -> int:
+    """The least power of two >= n (1 for n <= 1): the padded width of a head dim."""
+    return 1 << max(0, (n - 1).bit_length())
+
+
 class Launch(NamedTuple):
     """One kernel launch an op decided on: `kernel[grid](*args, **constexprs)` (plus num_warps=
     when not None: GPU targets)."""

@@ -24,6 +24,7 @@ from ._kernels import (
     load_kernel,
     multiprocessors,
     on_gpu,
+    pow2_at_least,
     wave_size,
 )
 from .validation import BF16_OR_F32, F32, INDEX
@@ -73,10 +74,6 @@ STARTS_WARPS = 8
 # at most ANCHORED_OPERAND (fp32 stops at 3.4e38).
 ANCHORED_LOWER_BOUND = -10.0
 ANCHORED_OPERAND = 1e37
-
-
-def _pow2(n: int) -> int:
-    return 1 << max(0, (n - 1).bit_length())
 
 
 def takes_anchored_pairs(bounded_gate, lower_bound, use_qk_l2norm, scale) -> bool:
@@ -250,7 +247,7 @@ def _run(launches, q):
 def scan_configs(scan):
     """kdatile.ops.tuning's candidates for a whole scan's launch `scan` (the rule's first)."""
     gpu = scan.num_warps is not None  # the CPU target takes no warps
-    columns = max(16, _pow2(scan.constexprs["V"]))  # the value tile's power of two
+    columns = max(16, pow2_at_least(scan.constexprs["V"]))  # the value tile's power of two
     return tuning.scan_configs(scan.constexprs["BV"], scan.num_warps, columns, gpu)
 
 
@@ -378,15 +375,11 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     else:
         N = B
     cu_host = None
-    if cu_seqlens_cpu is not None:  # FLA's host copy of cu_seqlens, trusted to hold its values
+    if cu_seqlens_cpu is not None:
         if not varlen:
             vd.fail("cu_seqlens_cpu", "is given without cu_seqlens")
-        cu_host = vd.describe("cu_seqlens_cpu", cu_seqlens_cpu)
-        if cu_host.device != "cpu":
-            vd.fail("cu_seqlens_cpu", f"must be a host array (NumPy or a CPU tensor), got one "
-                                      f"on {cu_host.device}")
+        cu_host = vd.host_cu_seqlens(cu_seqlens_cpu)
         vd.check_shape(cu_host, "[N + 1]", (N + 1,), " (the length of cu_seqlens)")
-        vd.check_dtype(cu_host, INDEX)
     state_layout = "[N, HV, V, K]" if state_v_first else "[N, HV, K, V]"
     st = a["initial_state"]
     if st is not None:
@@ -450,8 +443,8 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
             chunk_offsets = _arange(ref, N, per_seq[0])
     gpu = on_gpu(ref.device, target)
     chip = gpu_target(ref, target)  # None for host arrays without a target
-    BK = max(16, _pow2(K))
-    BV_ALL = max(16, _pow2(V))
+    BK = max(16, pow2_at_least(K))
+    BV_ALL = max(16, pow2_at_least(V))
     BV = min(GPU_BV, BV_ALL) if gpu else BV_ALL
     slots = T_total // CHUNK + N
     f32 = "f32"

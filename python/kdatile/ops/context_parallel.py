@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from .. import language as lang
 from . import validation as vd
-from ._kernels import Launch, execute, load_kernel, on_gpu
+from ._kernels import Launch, execute, load_kernel, on_gpu, pow2_at_least
 
 GPU_BLOCK = 32  # value rows and key columns per product step on GPUs
 GPU_TOKENS = 16  # tokens per correction program on GPUs
@@ -114,12 +114,8 @@ def chunk_kda_cp(cp_group, q, k, v, g, beta, *, initial_state, output_final_stat
             vd.check_dtype(ci, ("i32", "i64"))
             if ci.shape[0] < 1:
                 vd.fail("cu_seqlens", "needs at least one entry (cu_seqlens[0] = 0)")
-            if cu_seqlens_cpu is not None:  # FLA's host copy: no device read
-                ci = vd.describe("cu_seqlens_cpu", cu_seqlens_cpu)
-                if ci.device != "cpu":
-                    vd.fail("cu_seqlens_cpu", "must be a host array (NumPy or a CPU tensor)")
-                vd.check_rank(ci, "[N + 1]", 1)
-                vd.check_dtype(ci, ("i32", "i64"))
+            if cu_seqlens_cpu is not None:  # no device read
+                ci = vd.host_cu_seqlens(cu_seqlens_cpu)
             elif vd.is_capturing(ci):
                 vd.fail("cu_seqlens", "with cp_group is read on the host, which cannot run "
                                       "while a CUDA graph is captured")
@@ -281,7 +277,7 @@ class CPKernels:
     def __init__(self, ref, target, HV, K, state_v_first, dot):
         self.ref, self.HV, self.K = ref, HV, K
         gpu = on_gpu(ref.device, target)
-        self.BK = max(16, 1 << (K - 1).bit_length())
+        self.BK = max(16, pow2_at_least(K))
         self.block = min(GPU_BLOCK, self.BK) if gpu else self.BK
         self.tokens = GPU_TOKENS if gpu else CPU_TOKENS
         self.num_warps = 4 if gpu else None

@@ -21,6 +21,7 @@ from ._kernels import (
     has_block_copy_engine,
     load_kernel,
     on_gpu,
+    pow2_at_least,
 )
 from .validation import BF16_OR_F32, F32, INDEX, STATE_LAYOUTS
 
@@ -480,7 +481,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     lanes = None
     # Head dims of any size: the key axis padded to a power of two (BK) and the value rows
     # to whole tiles, both masked in the kernel (no block copy of the state then).
-    KP, VP = _pow2(K), _pow2(V)
+    KP, VP = pow2_at_least(K), pow2_at_least(V)
     if config is None:
         BV = min(GPU_BV, VP) if gpu else VP
         num_warps, prefetch = (gpu_launch_options(N, T_total, has_block_copy_engine(ref, target))
@@ -528,11 +529,6 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                       ALLOW_NEG_EIGVAL=allow_neg_eigval, HAS_DT_BIAS=a["dt_bias"] is not None,
                       HAS_A_LOG=a["A_log"] is not None, BK=0 if KP == K else KP)
     return o.value, Launch(kernel, kargs, constexprs, (N, HV, (V + BV - 1) // BV), num_warps)
-
-
-def _pow2(n: int) -> int:
-    """The least power of two >= n (n >= 1)."""
-    return 1 << (n - 1).bit_length()
 
 
 def _check_records(rin: vd.ArrayInfo, rout: vd.ArrayInfo, slots: int, HV: int, K: int,

@@ -368,6 +368,18 @@ def check_duplicate_slots(info: ArrayInfo, num_slots: int) -> None:
                         "use distinct cache slots (check_duplicate_slots=True)")
 
 
+def host_cu_seqlens(value) -> ArrayInfo:
+    """FLA's `cu_seqlens_cpu`: a host copy of cu_seqlens (NumPy or a CPU tensor, [N + 1]
+    int32/int64), read by the host checks instead of the device array; trusted to hold its
+    values, as FLA trusts it."""
+    info = describe("cu_seqlens_cpu", value)
+    if info.device != "cpu":
+        fail(info.name, f"must be a host array (NumPy or a CPU tensor), got one on {info.device}")
+    check_rank(info, "[N + 1]", 1)
+    check_dtype(info, INDEX)
+    return info
+
+
 def check_cu_seqlens(cu: ArrayInfo, T_total: int) -> list:
     """cu_seqlens[0] = 0, non-decreasing, cu_seqlens[N] = T_total (a host read: callers skip
     it while a CUDA graph is captured); returns the sequence lengths."""
