@@ -130,6 +130,9 @@ PREFILL_CASES = [
     dict(id="prefill-gla-varlen-H2-HV4-K64-V128-bf16-vfirst", H=2, HV=4, D=64, V=128,
          lens=[1, 16, 17, 100], dtype="bf16", gate="gla", v_first=True, initial=True,
          neg=False, seed=6009),
+    # fp16 inputs (bf16 intermediates, fp16 outputs).
+    dict(id="prefill-varlen-H4-HV8-D128-f16-lb", H=4, HV=8, D=128, lens=[1, 16, 17, 100],
+         dtype="f16", gate="lb", v_first=False, initial=True, neg=False, seed=6010),
 ]
 
 # FLA's fused-recurrent calls (fused_recurrent_kda, fused_recurrent_gated_delta_rule,
@@ -152,6 +155,8 @@ FUSED_CASES = [
     # the padding masked.
     dict(id="fused-kda-varlen-H2-HV4-D100-bf16-lb", op="kda", H=2, HV=4, D=100,
          lens=[3, 1, 5, 0, 2], v_first=False, seed=7007),
+    dict(id="fused-kda-varlen-H2-HV4-D128-f16-lb", op="kda", H=2, HV=4, D=128,
+         lens=[3, 1, 5, 0, 2], v_first=False, dtype="f16", seed=7008),
 ]
 
 # What each op writes in place (compared bit-exactly between eager and graph replay).
@@ -282,14 +287,14 @@ def fused_call(case, arr):
 def with_final_failures(kind, case, ref, o, final):
     """What is wrong with a prefill or fused-recurrent case's output o and final state (fp32
     or fp64 NumPy arrays) against its fp64 reference: [] when within docs/kda.md's bounds:
-    chunk_kda 1e-2 with bf16 inputs (bf16 intermediates) and 5e-3 with fp32 ones, the
+    chunk_kda 1e-2 with bf16 or fp16 inputs (bf16 intermediates) and 5e-3 with fp32 ones, the
     fused-recurrent calls (fp32 recurrent math) 5e-3 on o and 1e-5 on the fp32 state."""
     if o.shape != ref["ref_o"].shape:
         return [f"out shape {o.shape}, expected {ref['ref_o'].shape}"]
     if not (np.isfinite(o).all() and np.isfinite(final).all()):
         return ["NaN/Inf in the results"]
     if kind == "prefill":
-        tol_o = tol_st = 1e-2 if case["dtype"] == "bf16" else 5e-3
+        tol_o = tol_st = 1e-2 if case["dtype"] in ("bf16", "f16") else 5e-3
     else:
         tol_o, tol_st = 5e-3, 1e-5
     failures = []
@@ -663,7 +668,7 @@ def _fused_case(case, reference):
     else:
         B, T, N, cu = case["B"], case["T"], case["B"], None
     gdn = case["op"] == "gdn"
-    q, k, v, g, beta = prefill_inputs(r, B, T, H, HV, D, D, dtype="bf16")
+    q, k, v, g, beta = prefill_inputs(r, B, T, H, HV, D, D, dtype=case.get("dtype", "bf16"))
     h0 = (r.standard_normal((N, HV, D, D)) * 0.3).astype(np.float32)
     arrays = {"q": q, "k": k, "v": v}
     if case.get("initial", True):

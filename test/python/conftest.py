@@ -64,7 +64,7 @@ def bad_array(a, problem):
         shape[-1] += 1
         return np.zeros(shape, a.dtype)
     if problem == "dtype":
-        wrong = {np.uint16: np.float16, np.float32: np.float64, np.int32: np.int16}
+        wrong = {np.uint16: np.int16, np.float32: np.float64, np.int32: np.int16}
         return a.astype(wrong[a.dtype.type])
     return a.tolist()
 

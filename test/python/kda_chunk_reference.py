@@ -93,11 +93,13 @@ def chunk_states(trace, chunk, state_v_first=False):
 
 def prefill_inputs(rng, B, T, H, HV, K, V, *, dtype="bf16", use_gate=True, gate_low=-1.0,
                    use_beta_sigmoid=True):
-    """Random inputs: q, k, v (bf16 bit patterns, or float32), g (raw gate inputs with
-    use_gate, else log decays uniform in [gate_low, 0]), beta (logits, or values in (0, 1))."""
+    """Random inputs: q, k, v (bf16 bit patterns, float16 or float32 by `dtype`), g (raw gate
+    inputs with use_gate, else log decays uniform in [gate_low, 0]), beta (logits, or values
+    in (0, 1))."""
     def cast(x):
         x = np.asarray(x, np.float32)
-        return f32_to_bf16(x) if dtype == "bf16" else x
+        return {"bf16": f32_to_bf16, "f16": lambda a: a.astype(np.float16)}.get(
+            dtype, lambda a: a)(x)
 
     q = cast(rng.standard_normal((B, T, H, K)))
     k = cast(rng.standard_normal((B, T, H, K)))

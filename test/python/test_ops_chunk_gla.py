@@ -147,7 +147,7 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="'g'.*dtype"):
         chunk_gla(q, k, v, g.astype(np.int32))
     with pytest.raises(ValueError, match="'q'.*dtype"):
-        chunk_gla(q.astype(np.float16), k, v, g)
+        chunk_gla(q.astype(np.float64), k, v, g)
     with pytest.raises(ValueError, match="'scale'"):
         chunk_gla(q, k, v, g, scale=-1.0)
     with pytest.raises(ValueError, match="'cu_seqlens'"):

@@ -27,7 +27,7 @@ from ._kernels import (
     pow2_at_least,
     wave_size,
 )
-from .validation import BF16_OR_F32, F32, INDEX
+from .validation import F32, FLOATS, INDEX
 
 # Tokens per chunk of the kernels, and of the states return_intermediate_states gives (FLA's
 # default chunk, so that callers see FLA's boundaries and shapes).
@@ -100,15 +100,16 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_sta
     (g + dt_bias)) when lower_bound is given (A_log None: sigmoid(g + dt_bias)), else
     -exp(A_log) * softplus(g + dt_bias); A_log [HV] fp32, dt_bias [HV * K] fp32 (optional).
     beta [B, T, HV]: in (0, 1), or logits with use_beta_sigmoid_in_kernel (2 * sigmoid with
-    allow_neg_eigval). q, k, v one dtype (bf16 or fp32); g and beta bf16 or fp32. K and V up
-    to 256, any sizes (K = V with cp_group). scale: default K ** -0.5. safe_gate: the gate
-    is lower_bound's sigmoid form, or without the in-kernel gate g keeps lower_bound
-    (lower_bound in [-5, 0) required); the kernels need no other mode. lower_bound without
-    either is rejected.
+    allow_neg_eigval). q, k, v one dtype (bf16, fp16 or fp32; fp16 takes bf16 intermediates);
+    g and beta bf16, fp16 or fp32. K and V up to 256, any sizes (K = V with cp_group).
+    scale: default K ** -0.5. safe_gate: the gate is lower_bound's sigmoid form, or without
+    the in-kernel gate g keeps lower_bound (lower_bound in [-5, 0) required); the kernels
+    need no other mode. lower_bound without either is rejected.
     Varlen: B = 1 and cu_seqlens [N + 1] (int32/int64; 0, non-decreasing, T: host checks,
     skipped while a CUDA graph is captured unless cu_seqlens_cpu, FLA's host copy of it, is
     given and read instead). disable_recompute: FLA's backward-pass option, no effect on a
-    forward. initial_state [N, HV, K, V] fp32 or bf16 ([N, HV, V, K] with state_v_first);
+    forward. initial_state [N, HV, K, V] fp32, bf16 or fp16 ([N, HV, V, K] with
+    state_v_first);
     the final state has the same layout (fp32), None unless output_final_state.
     return_intermediate_states: the state before every 64-token chunk of each sequence, [B,
     NT, HV, K, V] ([1, chunks] with cu_seqlens) in q's dtype, as FLA gives it. out: None or
@@ -203,7 +204,7 @@ def chunk_gla(q, k, v, g, scale=None, initial_state=None, output_final_state=Fal
     its order); returns (o, final_state). The launches of chunk_kda with the delta rule off:
     per token S <- diag(exp(g)) S + k v^T, o = S^T (scale q). q, k [B, T, H, K], v [B, T, HV,
     V] (GVA), g [B, T, HV, K] log decays per key channel, initial_state [N, HV, K, V] ([N,
-    HV, V, K] with state_v_first, the final state alike) fp32, bf16 or None; varlen through
+    HV, V, K] with state_v_first, the final state alike) fp32, bf16, fp16 or None; varlen through
     cu_seqlens with B = 1."""
     result, launches = _gla(**locals())
     _run(launches, q)
@@ -326,7 +327,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     if H < 1:
         vd.fail("q", f"needs at least one head, got shape {list(qi.shape)}")
     vd.check_any_head_dim(K, "q", "K")
-    vd.check_dtype(qi, BF16_OR_F32)
+    vd.check_dtype(qi, FLOATS)
     why = f" (from q {list(qi.shape)})"
     vd.check_shape(a["k"], "[B, T, H, K]", qi.shape, why)
     vi = a["v"]
@@ -345,8 +346,8 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     else:
         vd.check_shape(a["g"], "[B, T, HV, K]", (B, T, HV, K), why_v)
     vd.check_shape(a["beta"], "[B, T, HV]", (B, T, HV), why_v)
-    vd.check_dtype(a["g"], BF16_OR_F32)
-    vd.check_dtype(a["beta"], BF16_OR_F32)
+    vd.check_dtype(a["g"], FLOATS)
+    vd.check_dtype(a["beta"], FLOATS)
     if a["A_log"] is not None:
         vd.check_shape(a["A_log"], "[HV]", (HV,), f" (HV = {HV} from v)")
         vd.check_dtype(a["A_log"], F32)
@@ -385,7 +386,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     if st is not None:
         vd.check_shape(st, state_layout, (N, HV) + ((V, K) if state_v_first else (K, V)),
                        f" (N = {N} from {'cu_seqlens' if varlen else 'q'}, HV from v)")
-        vd.check_dtype(st, BF16_OR_F32)  # the kernels read it as fp32
+        vd.check_dtype(st, FLOATS)  # the kernels read it as fp32
     o = a["out"]
     if o is not None:
         vd.check_shape(o, "[B, T, HV, V]", (B, T, HV, V), " (v's shape)")
@@ -448,7 +449,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     BV = min(GPU_BV, BV_ALL) if gpu else BV_ALL
     slots = T_total // CHUNK + N
     f32 = "f32"
-    inter = qi.dtype
+    inter = intermediate_dtype(qi.dtype)
     # One block per chunk slot; w, qg, u and aqk transposed inside it (see the kernels).
     w = vd.new_like(ref, (slots, HV, K, CHUNK), inter)
     qg = vd.new_like(ref, (slots, HV, K, CHUNK), inter)
@@ -535,6 +536,15 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
         Launch(starts_kernel, starts_args, starts_constexprs, ((K + rows - 1) // rows, N, HV),
                STARTS_WARPS if gpu else None),
         Launch(scan, scan_args, scan_constexprs, (value_tiles, HV, seg_slots), scan_warps)]
+
+
+def intermediate_dtype(dtype: str) -> str:
+    """The dtype of the prep's outputs (w, u, qg, kd, aqk) and of the scan's product operands
+    for inputs of `dtype`: the inputs' own for bf16 and fp32, as FLA keeps them; bf16 for fp16,
+    since the scan's products take the fp32 state as an operand of that type, and a state may
+    pass fp16's 65504 where bf16 keeps fp32's range (fp16 inputs take bf16's path and
+    tolerance)."""
+    return "bf16" if dtype == "f16" else dtype
 
 
 def scan_stages(chip, inter, BK):

@@ -228,6 +228,8 @@ def _plan(q, k, v, g, beta, initial_state, state_v_first, mine, N, out, target, 
           chunk_launches):
     """This rank's chunk_kda launches: its pieces from their initial states (zeros for a
     carried piece), and for a carried first piece the transition call (v = 0, identity)."""
+    from .chunk import intermediate_dtype
+
     qi, vi = vd.describe("q", q), vd.describe("v", v)
     vd.check_rank(vi, "[1, T_rank, HV, V]", 4)
     HV, K = vi.shape[2], qi.shape[3]
@@ -258,7 +260,7 @@ def _plan(q, k, v, g, beta, initial_state, state_v_first, mine, N, out, target, 
             q[:, :T1], k[:, :T1], zeros_v, g[:, :T1], beta[:, :T1], initial_state=identity,
             output_final_state=True, target=target, **kw)
         launches += more
-    dot = lang.bfloat16 if qi.dtype == "bf16" else lang.float32
+    dot = lang.bfloat16 if intermediate_dtype(qi.dtype) == "bf16" else lang.float32
     return dict(o=o, finals=finals, transition=transition, launches=launches, ref=qi, HV=HV,
                 K=K, dot=dot)
 

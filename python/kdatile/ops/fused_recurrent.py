@@ -15,7 +15,7 @@ from __future__ import annotations
 from . import validation as vd
 from ._kernels import bind, check_target, execute
 from .recurrent import recurrent_slot_per_sequence
-from .validation import BF16_OR_F32
+from .validation import FLOATS
 
 
 def fused_recurrent_kda(q, k, v, g, beta, A_log=None, dt_bias=None, scale=None,
@@ -30,8 +30,9 @@ def fused_recurrent_kda(q, k, v, g, beta, A_log=None, dt_bias=None, scale=None,
     dt_bias)) when lower_bound is given, else -exp(A_log) * softplus(g + dt_bias)), beta
     [B, T, HV] (sigmoid applied with use_beta_sigmoid_in_kernel; 2 sigmoid with
     allow_neg_eigval, which needs it). Varlen: B = 1 and cu_seqlens [N + 1].
-    initial_state [N, HV, K, V] ([N, HV, V, K] with state_v_first), fp32 or bf16, or None; the
-    final state has its layout, in fp32 (as FLA's)."""
+    q, k, v, g and beta bf16, fp16 or fp32 (o in q's dtype). initial_state [N, HV, K, V] ([N,
+    HV, V, K] with state_v_first), fp32, bf16 or fp16, or None; the final state has its layout,
+    in fp32 (as FLA's)."""
     o, final, launch = _kda(**locals())
     return execute(o, launch), final
 
@@ -71,8 +72,8 @@ def fused_recurrent_gated_delta_rule(q, k, v, g=None, gk=None, gv=None, beta=Non
     -exp(A_log) softplus(g + dt_bias) (A_log [HV] fp32, required; dt_bias [HV] fp32 or None);
     beta [B, T, HV] in (0, 1) (logits with use_beta_sigmoid_in_kernel; 2 sigmoid with
     allow_neg_eigval, which needs it), None: ones. Varlen: B = 1 and
-    cu_seqlens [N + 1]. initial_state [N, HV, K, V] ([N, HV, V, K] with state_v_first), fp32
-    or bf16, or None. Not supported (ValueError): gk, gv."""
+    cu_seqlens [N + 1]. Inputs bf16, fp16 or fp32. initial_state [N, HV, K, V] ([N, HV, V, K]
+    with state_v_first), fp32, bf16 or fp16, or None. Not supported (ValueError): gk, gv."""
     o, final, launch = _gdn(**locals())
     return execute(o, launch), final
 
@@ -125,7 +126,8 @@ def fused_recurrent_gla(q, k, v, gk=None, gv=None, scale=None, initial_state=Non
 
     q, k [B, T, H, K], v [B, T, HV, V] (GVA: HV a multiple of H), gk [B, T, HV, K]: the log
     decay of each key channel (None: no decay). Varlen: B = 1 and cu_seqlens [N + 1].
-    initial_state [N, HV, K, V] ([N, HV, V, K] with state_v_first) fp32 or bf16, or None;
+    Inputs bf16, fp16 or fp32. initial_state [N, HV, K, V] ([N, HV, V, K] with
+    state_v_first) fp32, bf16 or fp16, or None;
     the final state is fp32, in the same layout. Not supported (ValueError): gv,
     reverse=True."""
     o, final, launch = _gla(**locals())
@@ -155,7 +157,7 @@ def _gla(q, k, v, gk, gv, scale, initial_state, output_final_state, reverse, sta
         gi = vd.describe("gk", gk)
         vd.check_shape(gi, "[B, T, HV, K]", (B, T, HV, qi.shape[3]),
                        " (B, T from q, HV from v, K from q)")
-        vd.check_dtype(gi, BF16_OR_F32)
+        vd.check_dtype(gi, FLOATS)
     # Without gk: a zero log decay per token and head (the per-head form reads the least).
     # The delta rule is off: no beta.
     per_head = gk is None
@@ -180,7 +182,7 @@ def _switches(use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_k
 def _ones_like_gate(q, g):
     """beta = 1 in g's shape and dtype (bf16 ones as their bit pattern in NumPy)."""
     info = vd.describe("g", g)
-    vd.check_dtype(info, BF16_OR_F32)
+    vd.check_dtype(info, FLOATS)
     ones = vd.new_like(vd.describe("q", q), info.shape, info.dtype)
     if info.is_torch:
         ones.fill_(1.0)

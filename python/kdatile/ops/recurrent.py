@@ -23,7 +23,7 @@ from ._kernels import (
     on_gpu,
     pow2_at_least,
 )
-from .validation import BF16_OR_F32, F32, INDEX, STATE_LAYOUTS
+from .validation import F32, FLOATS, INDEX, STATE_LAYOUTS
 
 # Value rows per program on GPUs (bench/bench_kda_recurrent.py on the H200: BV = 32 or 64 is
 # fastest; BV = V needs 8 warps on sm_90a). The CPU target always runs BV = V: a split only
@@ -62,16 +62,16 @@ def kda_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=Non
                   out=None, check_duplicate_slots=False, final_state_only=False):
     """The KDA recurrent core over several tokens per sequence; returns `out` [.., HV, V].
 
-    q, k [N, T, H, K], v [N, T, HV, V] (one dtype: bf16 or fp32; HV a multiple of H, GVA: value
-    head hv reads q/k head hv // (HV / H)), g [N, T, HV, K] (bf16 or fp32; the raw gate with
-    use_gate, else already the log decay), beta [N, T, HV] (bf16 or fp32; raw with
-    use_beta_sigmoid, else already in (0, 1)). Varlen: the same arrays with a leading 1,
-    [1, T_total, ...], and cu_seqlens [N + 1] (int32 or int64, 0 = cu[0] <= ... <= cu[N] =
-    T_total). Any token stride (splits of a packed [tokens, channels] tensor are not copied);
-    inner dims dense, else copied.
+    q, k [N, T, H, K], v [N, T, HV, V] (one dtype: bf16, fp16 or fp32; HV a multiple of H,
+    GVA: value head hv reads q/k head hv // (HV / H)), g [N, T, HV, K] (bf16, fp16 or fp32;
+    the raw gate with use_gate, else already the log decay), beta [N, T, HV] (bf16, fp16 or
+    fp32; raw with use_beta_sigmoid, else already in (0, 1)). Varlen: the same arrays with a
+    leading 1, [1, T_total, ...], and cu_seqlens [N + 1] (int32 or int64, 0 = cu[0] <= ... <=
+    cu[N] = T_total). Any token stride (splits of a packed [tokens, channels] tensor are not
+    copied); inner dims dense, else copied.
 
-    initial_state [slots, HV, V, K] ("vk") or [slots, HV, K, V] ("kv"), fp32 or bf16: the state
-    pool, updated in place (any slot stride; each slot's [HV, *, *] dense).
+    initial_state [slots, HV, V, K] ("vk") or [slots, HV, K, V] ("kv"), fp32, bf16 or fp16: the
+    state pool, updated in place (any slot stride; each slot's [HV, *, *] dense).
     state_indices [N, Tcols] int32 (int64 is converted): token t of sequence n writes its state
     to slot state_indices[n, t]; without cu_seqlens Tcols = T, with it tokens t >= Tcols are
     padding. A slot < 0 or >= slots is padding (zero output, no state written; a padding
@@ -120,7 +120,7 @@ def gdn_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, scale=None, ini
     """Gated DeltaNet's multi-token recurrent core: kda_recurrent with one log decay per token
     and value head; returns `out` [.., HV, V].
 
-    g [N, T, HV] ([1, T_total, HV] with cu_seqlens), bf16 or fp32: the log decay, decaying
+    g [N, T, HV] ([1, T_total, HV] with cu_seqlens), bf16, fp16 or fp32: the log decay, decaying
     every key channel of the value head's state alike; with use_gate the raw gate, activated
     in the kernel as -exp(A_log) softplus(g + dt_bias) (A_log [HV] fp32; dt_bias [HV] fp32
     or None). beta
@@ -297,7 +297,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     vd.check_any_head_dim(K, "q", "K")
     if H < 1:
         vd.fail("q", f"needs at least one head, got shape {list(qi.shape)}")
-    vd.check_dtype(qi, BF16_OR_F32)
+    vd.check_dtype(qi, FLOATS)
     varlen = a["cu_seqlens"] is not None
     if varlen and lead0 != 1:
         vd.fail("q", f"with cu_seqlens the tokens are packed as [1, T_total, H, K], got shape "
@@ -320,11 +320,11 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         vd.check_shape(a["g"], f"{lead}, HV, K]", (lead0, lead1, HV, K), why_v)
     if a["beta"] is not None:
         vd.check_shape(a["beta"], f"{lead}, HV]", (lead0, lead1, HV), why_v)
-        vd.check_dtype(a["beta"], BF16_OR_F32)
+        vd.check_dtype(a["beta"], FLOATS)
     for name in ("k", "v"):
         if a[name].dtype != qi.dtype:
             vd.fail(name, f"dtype must match q's ({qi.value.dtype}), got {a[name].value.dtype}")
-    vd.check_dtype(a["g"], BF16_OR_F32)
+    vd.check_dtype(a["g"], FLOATS)
     if use_gate:
         if a["A_log"] is not None:
             vd.check_shape(a["A_log"], "[HV]", (HV,), f" (HV={HV} from v)")
@@ -348,7 +348,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         vd.check_rank(st, st_layout, 4)
         vd.check_shape(st, st_layout, (st.shape[0], HV) + inner,
                       f" (K={K} from q, HV={HV} and V={V} from v, state_layout='{state_layout}')")
-        vd.check_dtype(st, BF16_OR_F32)
+        vd.check_dtype(st, FLOATS)
         if (HV > 1 and st.strides[1] != head) or st.strides[2] != inner[1] or st.strides[3] != 1:
             vd.fail("initial_state", f"each slot must be a dense [HV, {inner[0]}, {inner[1]}] "
                                     f"block (strides (*, {head}, {inner[1]}, 1) in elements; "

@@ -298,6 +298,7 @@ def check_choice(name: str, value, choices: tuple):
 BF16 = ("bf16",)
 F32 = ("f32",)
 BF16_OR_F32 = ("bf16", "f32")
+FLOATS = ("bf16", "f16", "f32")  # the FLA-named ops' activations and gates, as FLA takes them
 INDEX = ("i32", "i64")
 STATE_LAYOUTS = ("vk", "kv")
 
@@ -425,14 +426,14 @@ def token_stride(info: ArrayInfo, layout: str) -> tuple[ArrayInfo, int]:
 
 
 def new_like(ref: ArrayInfo, shape: tuple, dtype: str):
-    """A new uninitialized array of `shape` and dtype ('bf16' or 'f32') on ref's device, of
-    ref's kind (torch tensor or NumPy array)."""
+    """A new uninitialized array of `shape` and dtype ('bf16', 'f16' or 'f32') on ref's
+    device, of ref's kind (torch tensor or NumPy array; bf16 as uint16 bit patterns)."""
     if ref.is_torch:
         torch = _torch()
-        tdtype = {"bf16": torch.bfloat16, "f32": torch.float32}[dtype]
+        tdtype = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[dtype]
         return torch.empty(shape, dtype=tdtype, device=ref.value.device)
     np = _np()
-    return np.empty(shape, {"bf16": np.uint16, "f32": np.float32}[dtype])
+    return np.empty(shape, {"bf16": np.uint16, "f16": np.float16, "f32": np.float32}[dtype])
 
 
 def decode_step_arrays(a: dict, specs: list, *, state, slots: int, B: int, C: int,
