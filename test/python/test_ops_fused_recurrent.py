@@ -159,6 +159,51 @@ def test_gated_delta_rule_gva_varlen(with_beta):
 
 
 @requires_lib
+@pytest.mark.parametrize("with_g,backend", [(False, "numpy"), (True, "numpy"),
+                                            (True, "torch")])
+def test_gated_delta_rule_per_key_gates(with_g, backend):
+    """gk [B, T, HV, K] (FLA's per-key log decays: KDA's recurrence), summed with g's per-head
+    ones when both are given; beta None is ones; torch CPU tensors sum on torch."""
+    rng = np.random.default_rng(21)
+    H, HV, D = 1, 2, 32
+    cu, q, k, v, _, _, h0 = varlen_inputs(rng, H, HV, D, dtype="f32")
+    T = int(cu[-1])
+    gk = -rng.uniform(0.0, 0.5, (1, T, HV, D)).astype(np.float32)
+    g = -rng.uniform(0.0, 0.5, (1, T, HV)).astype(np.float32)
+    args = dict(q=q, k=k, v=v, gk=gk, g=g if with_g else None, initial_state=h0)
+    if backend == "torch":
+        torch = pytest.importorskip("torch")
+        args = {name: torch.from_numpy(a) if a is not None else None
+                for name, a in args.items()}
+    o, final = fused_recurrent_gated_delta_rule(**args, output_final_state=True,
+                                                cu_seqlens=cu, use_qk_l2norm_in_kernel=True)
+    o, final = (np.asarray(x) for x in (o, final))
+    total = gk + g[..., None] if with_g else gk
+    ref_o, ref_final, _ = kda_prefill_reference(
+        q, k, v, total, np.ones((1, T, HV)), initial_state=h0, cu_seqlens=cu,
+        use_qk_l2norm=True)
+    check(o, final, ref_o, ref_final)
+
+
+@requires_lib
+def test_gated_delta_rule_per_key_gate_checks():
+    rng = np.random.default_rng(22)
+    cu, q, k, v, _, _, _ = varlen_inputs(rng, 1, 2, 16, dtype="f32")
+    T = int(cu[-1])
+    gk = np.zeros((1, T, 2, 16), np.float32)
+    g = np.zeros((1, T, 2), np.float32)
+    for kw, name, text in [
+            (dict(gk=gk[..., :8]), "gk", "expected shape"),
+            (dict(gk=gk.astype(np.int32)), "gk", "dtype"),
+            (dict(gk=gk, g=g[..., :1]), "g", "expected shape"),
+            (dict(gk=gk, g=g, use_gate_in_kernel=True, A_log=np.zeros(2, np.float32)), "gk",
+             "use_gate_in_kernel"),
+            (dict(gv=np.zeros((1, T, 2, 16), np.float32)), "gv", "not supported")]:
+        with pytest.raises(ValueError, match=f"argument '{name}'.*{text}"):
+            fused_recurrent_gated_delta_rule(q, k, v, cu_seqlens=cu, **kw)
+
+
+@requires_lib
 @pytest.mark.parametrize("with_bias", [True, False])
 def test_gated_delta_rule_as_fla_layer_calls_it(with_bias):
     """FLA's GatedDeltaNet layer's call: the raw gate activated in the kernel
@@ -298,7 +343,7 @@ def test_fla_positional_order_and_gdn_options():
         q, k, v, np.repeat(gh[..., None], D, -1), logits, initial_state=h0, cu_seqlens=cu,
         use_beta_sigmoid=True)
     check(o, final, ref_o, ref_final.transpose(0, 1, 3, 2))
-    for name in ("gk", "gv", "A_log"):
+    for name in ("gv", "A_log"):
         with pytest.raises(ValueError, match=f"argument '{name}'"):
             fused_recurrent_gated_delta_rule(q, k, v, gh, beta=beta[..., 0], **{name: gh})
     # g=None is no decay (FLA's default): the plain delta rule.

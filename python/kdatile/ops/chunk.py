@@ -611,7 +611,6 @@ def _copy_initial(final, initial):
     if initial is None:
         final[...] = 0
     elif initial.dtype == "bf16" and not initial.is_torch:  # NumPy bf16: the bit patterns
-        np = vd._np()
-        final[...] = (np.asarray(initial.value, np.uint32) << 16).view(np.float32)
+        final[...] = vd.host_f32(initial)
     else:
         final[...] = initial.value

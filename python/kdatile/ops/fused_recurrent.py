@@ -72,8 +72,10 @@ def fused_recurrent_gated_delta_rule(q, k, v, g=None, gk=None, gv=None, beta=Non
     -exp(A_log) softplus(g + dt_bias) (A_log [HV] fp32, required; dt_bias [HV] fp32 or None);
     beta [B, T, HV] in (0, 1) (logits with use_beta_sigmoid_in_kernel; 2 sigmoid with
     allow_neg_eigval, which needs it), None: ones. Varlen: B = 1 and
-    cu_seqlens [N + 1]. Inputs bf16, fp16 or fp32. initial_state [N, HV, K, V] ([N, HV, V, K]
-    with state_v_first), fp32, bf16 or fp16, or None. Not supported (ValueError): gk, gv."""
+    cu_seqlens [N + 1]. gk [B, T, HV, K]: log decays per key channel (KDA's recurrence),
+    added to g's when both are given (not with use_gate_in_kernel). Inputs bf16, fp16 or
+    fp32. initial_state [N, HV, K, V] ([N, HV, V, K] with state_v_first), fp32, bf16 or fp16,
+    or None. Not supported (ValueError): gv."""
     o, final, launch = _gdn(**locals())
     return execute(o, launch), final
 
@@ -91,7 +93,27 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
          target=None):
     use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel = _switches(
         use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel)
-    if g is None:
+    if gv is not None:
+        vd.fail("gv", "per-value gates are not supported by fused_recurrent_gated_delta_rule")
+    per_head = gk is None
+    if not per_head:
+        # Per-key log decays: KDA's recurrence; with g as well, the two log decays summed.
+        if use_gate_in_kernel:
+            vd.fail("gk", "is not supported with use_gate_in_kernel=True (the in-kernel gate "
+                          "activates g only)")
+        qi, vi, gki = vd.describe("q", q), vd.describe("v", v), vd.describe("gk", gk)
+        vd.check_rank(qi, "[B, T, H, K]", 4)
+        vd.check_rank(vi, "[B, T, HV, V]", 4)
+        shape = tuple(qi.shape[:2]) + (vi.shape[2], qi.shape[3])
+        vd.check_shape(gki, "[B, T, HV, K]", shape, " (B, T, K from q, HV from v)")
+        vd.check_dtype(gki, FLOATS)
+        if g is not None:
+            gi = vd.describe("g", g)
+            vd.check_shape(gi, "[B, T, HV]", shape[:3], " (B, T from q, HV from v)")
+            vd.check_dtype(gi, FLOATS)
+            gk = _log_decay_sum(qi, gki, gi)
+        g = gk
+    elif g is None:
         # No decay (FLA's default): the plain delta rule, a zero log decay per token and head.
         if use_gate_in_kernel:
             vd.fail("g", "is required with use_gate_in_kernel=True (the raw gate [B, T, HV])")
@@ -99,11 +121,6 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
         vd.check_rank(vi, "[B, T, HV, V]", 4)
         g = vd.new_like(qi, vi.shape[:3], "f32")
         g[...] = 0
-    for name, value, why in (
-            ("gk", gk, "per-key gates are not supported"),
-            ("gv", gv, "per-value gates are not supported")):
-        if value is not None:
-            vd.fail(name, f"{why} by fused_recurrent_gated_delta_rule")
     if beta is None:
         if use_beta_sigmoid_in_kernel:
             vd.fail("beta", "is required with use_beta_sigmoid_in_kernel=True")
@@ -113,7 +130,7 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
                     use_qk_l2norm=use_qk_l2norm_in_kernel, use_gate=use_gate_in_kernel,
                     use_beta_sigmoid=use_beta_sigmoid_in_kernel, lower_bound=None,
                     state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=A_log,
-                    dt_bias=dt_bias, out=out, gate_per_head=True,
+                    dt_bias=dt_bias, out=out, gate_per_head=per_head,
                     allow_neg_eigval=allow_neg_eigval, target=target)
 
 
@@ -179,11 +196,23 @@ def _switches(use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_k
             vd.check_flag("use_beta_sigmoid_in_kernel", use_beta_sigmoid_in_kernel))
 
 
+def _log_decay_sum(qi, gk, g):
+    """gk + g[..., None] in fp32 (ArrayInfos of [B, T, HV, K] and [B, T, HV] log decays), an
+    array of q's kind and device."""
+    total = vd.new_like(qi, gk.shape, "f32")
+    if gk.is_torch:
+        total.copy_(gk.value.float() + g.value.float()[..., None])
+    else:
+        total[...] = vd.host_f32(gk) + vd.host_f32(g)[..., None]
+    return total
+
+
 def _ones_like_gate(q, g):
-    """beta = 1 in g's shape and dtype (bf16 ones as their bit pattern in NumPy)."""
+    """beta = 1 in the shape [B, T, HV] of a per-head gate g ([B, T, HV]) or a per-key one
+    ([B, T, HV, K]), in g's dtype (bf16 ones as their bit pattern in NumPy)."""
     info = vd.describe("g", g)
     vd.check_dtype(info, FLOATS)
-    ones = vd.new_like(vd.describe("q", q), info.shape, info.dtype)
+    ones = vd.new_like(vd.describe("q", q), info.shape[:3], info.dtype)
     if info.is_torch:
         ones.fill_(1.0)
     else:

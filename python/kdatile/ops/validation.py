@@ -436,6 +436,14 @@ def new_like(ref: ArrayInfo, shape: tuple, dtype: str):
     return np.empty(shape, {"bf16": np.uint16, "f16": np.float16, "f32": np.float32}[dtype])
 
 
+def host_f32(info: ArrayInfo):
+    """A NumPy array argument's values as float32 (bf16 bit patterns widened)."""
+    np = _np()
+    if info.dtype == "bf16":
+        return (np.asarray(info.value, np.uint32) << 16).view(np.float32)
+    return np.asarray(info.value, np.float32)
+
+
 def decode_step_arrays(a: dict, specs: list, *, state, slots: int, B: int, C: int,
                        conv_layout: str, out_shape: tuple, out_layout: str, why_conv: str,
                        why_b: str, check_duplicates: bool):
