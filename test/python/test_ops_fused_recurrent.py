@@ -160,7 +160,7 @@ def test_gated_delta_rule_gva_varlen(with_beta):
 
 @requires_lib
 @pytest.mark.parametrize("with_g,backend", [(False, "numpy"), (True, "numpy"),
-                                            (True, "torch")])
+                                            (True, "torch"), (True, "mixed")])
 def test_gated_delta_rule_per_key_gates(with_g, backend):
     """gk [B, T, HV, K] (FLA's per-key log decays: KDA's recurrence), summed with g's per-head
     ones when both are given; beta None is ones; torch CPU tensors sum on torch."""
@@ -171,9 +171,10 @@ def test_gated_delta_rule_per_key_gates(with_g, backend):
     gk = -rng.uniform(0.0, 0.5, (1, T, HV, D)).astype(np.float32)
     g = -rng.uniform(0.0, 0.5, (1, T, HV)).astype(np.float32)
     args = dict(q=q, k=k, v=v, gk=gk, g=g if with_g else None, initial_state=h0)
-    if backend == "torch":
+    if backend != "numpy":  # torch CPU tensors; "mixed": g stays a NumPy array
         torch = pytest.importorskip("torch")
-        args = {name: torch.from_numpy(a) if a is not None else None
+        args = {name: torch.from_numpy(a) if a is not None and (backend == "torch" or
+                                                                 name != "g") else a
                 for name, a in args.items()}
     o, final = fused_recurrent_gated_delta_rule(**args, output_final_state=True,
                                                 cu_seqlens=cu, use_qk_l2norm_in_kernel=True)

@@ -12,6 +12,8 @@ without output_final_state, writes no state (OUTPUTS_ONLY).
 
 from __future__ import annotations
 
+import sys
+
 from . import validation as vd
 from ._kernels import bind, check_target, execute
 from .recurrent import recurrent_slot_per_sequence
@@ -107,10 +109,12 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
         shape = tuple(qi.shape[:2]) + (vi.shape[2], qi.shape[3])
         vd.check_shape(gki, "[B, T, HV, K]", shape, " (B, T, K from q, HV from v)")
         vd.check_dtype(gki, FLOATS)
+        vd.check_device(gki, qi)
         if g is not None:
             gi = vd.describe("g", g)
             vd.check_shape(gi, "[B, T, HV]", shape[:3], " (B, T from q, HV from v)")
             vd.check_dtype(gi, FLOATS)
+            vd.check_device(gi, qi)
             gk = _log_decay_sum(qi, gki, gi)
         g = gk
     elif g is None:
@@ -197,13 +201,18 @@ def _switches(use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_k
 
 
 def _log_decay_sum(qi, gk, g):
-    """gk + g[..., None] in fp32 (ArrayInfos of [B, T, HV, K] and [B, T, HV] log decays), an
-    array of q's kind and device."""
+    """gk + g[..., None] in fp32 (ArrayInfos of [B, T, HV, K] and [B, T, HV] log decays on
+    q's device), a new array of q's kind; NumPy arrays and CPU tensors mix."""
     total = vd.new_like(qi, gk.shape, "f32")
-    if gk.is_torch:
-        total.copy_(gk.value.float() + g.value.float()[..., None])
-    else:
-        total[...] = vd.host_f32(gk) + vd.host_f32(g)[..., None]
+
+    def values(info):
+        if info.is_torch:
+            t = info.value.float()
+            return t if qi.is_torch else t.numpy()
+        a = vd.host_f32(info)
+        return sys.modules["torch"].from_numpy(a) if qi.is_torch else a
+
+    total[...] = values(gk) + values(g)[..., None]
     return total
 
 
