@@ -48,6 +48,8 @@ CASES = (
     Case("one_sequence_gated", (203,), (50, 51, 50, 52), D=48),
     # Two ranks, the second starting exactly at a sequence's start.
     Case("cut_at_sequence_start", (30, 50), (30, 50), dtype="bf16", state_v_first=True),
+    # fp16 inputs (bf16 intermediates, as on one process), a sequence cut inside a chunk.
+    Case("fp16_cut_mid_chunk", (20, 90), (61, 49), dtype="f16"),
 )
 
 # On one GPU (both ranks on it): the Kimi shapes' head dim with the lower-bound gate and GVA,

@@ -33,7 +33,7 @@ def widen(x):
 
 
 def limit(case):
-    return 1e-2 if case.dtype == "bf16" else 5e-3
+    return 1e-2 if case.dtype in ("bf16", "f16") else 5e-3
 
 
 def torch_distributed():
