@@ -47,6 +47,20 @@ def state_rows(state_ptr, slot64, hv, vs, HV: kt.constexpr, K: kt.constexpr, V: 
     return s_base + vs[:, None] * K + ks[None, :]
 
 
+@kt.jit
+def value_head_inputs(x_row, conv_w_ptr, conv_b_ptr, cs_slot, a_ptr, b_ptr, z_ptr, row, hv, vs,
+                      stride_cs_c, stride_cs_w, H: kt.constexpr, K: kt.constexpr,
+                      V: kt.constexpr, HAS_CONV_BIAS: kt.constexpr):
+    """Value head hv's loads of row `row` that its state update waits on, besides the state:
+    its v channels' conv operands and cached taps, the gate's and beta's inputs and the
+    norm's gate z (raw, converted where used)."""
+    v_chan = 2 * H * K + hv * V + vs
+    v_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, v_chan, HAS_CONV_BIAS)
+    v_taps = conv_taps(cs_slot, v_chan, stride_cs_c, stride_cs_w)
+    return (v_ops, v_taps, kt.load(a_ptr + row), kt.load(b_ptr + row),
+            kt.load(z_ptr + row * V + vs))
+
+
 # num_slots only bounds the slot indices: pools of 16 or 17 slots share one compiled kernel.
 @kt.jit(do_not_specialize=("num_slots",))
 def gdn_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, a_ptr, b_ptr, A_log_ptr,
@@ -74,10 +88,17 @@ def gdn_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, a_ptr, b_ptr, A_lo
     k_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, (H + h) * K + ks, HAS_CONV_BIAS)
     if (slot >= 0) & (slot < num_slots):
         slot64 = slot.to(kt.int64)
-        # The first value head's state loads first, so its latency overlaps the q/k conv
-        # and norms (each later head's load starts its own step).
+        # The first value head's state and inputs load first, so their latency overlaps the
+        # q/k conv and norms; each next head's load while this one's update runs. Split
+        # heads (NV > 1, small batches, where the time is the chain of memory round trips:
+        # 157 registers on sm_90a at 4 warps) also fetch the next head's state ahead; a whole
+        # head's (NV = 1, 128 registers at 8 warps) would halve the programs a multiprocessor
+        # holds.
         S_next = kt.load(state_rows(state_ptr, slot64, h * G, vs, HV, K, V, STATE_KV))
         cs_slot = conv_state_ptr + slot64 * stride_cs_slot
+        inputs_next = value_head_inputs(x_row, conv_w_ptr, conv_b_ptr, cs_slot, a_ptr, b_ptr,
+                                        z_ptr, n * HV + h * G, h * G, vs, stride_cs_c,
+                                        stride_cs_w, H, K, V, HAS_CONV_BIAS)
         q_taps = conv_taps(cs_slot, h * K + ks, stride_cs_c, stride_cs_w)
         k_taps = conv_taps(cs_slot, (H + h) * K + ks, stride_cs_c, stride_cs_w)
         if NV == 1:
@@ -91,20 +112,25 @@ def gdn_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, a_ptr, b_ptr, A_lo
             hv = h * G + j
             row = n * HV + hv
             s_ptrs = state_rows(state_ptr, slot64, hv, vs, HV, K, V, STATE_KV)
-            if j == 0:
+            if j == 0 or NV > 1:
                 S = S_next.to(kt.float32)
             else:
                 S = kt.load(s_ptrs).to(kt.float32)
-            v_chan = 2 * H * K + hv * V + vs
-            v_ops = conv_operands(x_row, conv_w_ptr, conv_b_ptr, v_chan, HAS_CONV_BIAS)
-            v_taps = conv_taps(cs_slot, v_chan, stride_cs_c, stride_cs_w)
+            v_ops, v_taps, raw_a, raw_b, z = inputs_next
+            if j + 1 < G:
+                if NV > 1:
+                    S_next = kt.load(state_rows(state_ptr, slot64, hv + 1, vs, HV, K, V,
+                                                STATE_KV))
+                inputs_next = value_head_inputs(x_row, conv_w_ptr, conv_b_ptr, cs_slot, a_ptr,
+                                                b_ptr, z_ptr, row + 1, hv + 1, vs,
+                                                stride_cs_c, stride_cs_w, H, K, V,
+                                                HAS_CONV_BIAS)
             shift_conv_cache(v_ops, v_taps, stride_cs_w)
             v = conv_silu(v_ops, v_taps, HAS_CONV_BIAS)
             rate = kt.exp(kt.load(A_log_ptr + hv))
-            g = activated_log_decay(
-                kt.load(a_ptr + row).to(kt.float32) + kt.load(dt_bias_ptr + hv), rate, 0.0,
-                False)
-            beta = kt.sigmoid(kt.load(b_ptr + row).to(kt.float32))
+            g = activated_log_decay(raw_a.to(kt.float32) + kt.load(dt_bias_ptr + hv), rate,
+                                    0.0, False)
+            beta = kt.sigmoid(raw_b.to(kt.float32))
             # S_g = S exp(g); delta = beta (v - S_g k); S' = S_g + delta k^T; o = S' q.
             S = S * kt.exp(g)
             delta = beta * (v - kt.sum(S * k[None, :], 1))
@@ -118,9 +144,9 @@ def gdn_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, a_ptr, b_ptr, A_lo
                     # Every program of the cluster has read the q/k cache by now.
                     shift_conv_cache(q_ops, q_taps, stride_cs_w)
                     shift_conv_cache(k_ops, k_taps, stride_cs_w)
-            z = kt.load(z_ptr + row * V + vs).to(kt.float32)
             norm_w = kt.load(norm_w_ptr + vs).to(kt.float32)
-            silu_gated_rmsnorm(o, sum_sq, z, norm_w, out_ptr + row * V + vs, V, norm_eps)
+            silu_gated_rmsnorm(o, sum_sq, z.to(kt.float32), norm_w, out_ptr + row * V + vs, V,
+                               norm_eps)
     else:
         for j in kt.static_range(G):
             kt.store(out_ptr + (n * HV + h * G + j) * V + vs, kt.zeros((BV,), kt.float32))
