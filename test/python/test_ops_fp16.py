@@ -7,6 +7,7 @@ pass fp16's range, as an operand; the last case below)."""
 import numpy as np
 import pytest
 
+import kdatile as kt
 from gla_reference import gla_reference
 from kda_chunk_reference import kda_prefill_reference
 from kda_reference import rel_rms
@@ -19,6 +20,7 @@ from kdatile.ops import (
     fused_recurrent_kda,
     kda_recurrent,
 )
+from kdatile.ops.chunk import chunk_gdn_launches, chunk_gla_launches, chunk_launches
 
 from conftest import requires_lib
 
@@ -142,6 +144,23 @@ def test_kda_recurrent_fp16_state_pool():
         after = [s.transpose(0, 2, 1) for s in trace[0][1:]] + [ref_final[0]]
         for t in range(T):
             assert rel_rms(after[t], pool[slots[n, t]].astype(np.float64)) <= LIMIT
+
+
+@pytest.mark.parametrize("launches", [chunk_launches, chunk_gdn_launches, chunk_gla_launches])
+def test_chunked_ops_take_bf16_intermediates(launches):
+    """fp16 inputs: the prep writes bf16 intermediates and the products take bf16 operands."""
+    rng = np.random.default_rng(9)
+    q, k, v = (half(rng.standard_normal((1, 20, 1, 32))) for _ in range(3))
+    g = half(-rng.uniform(0.0, 0.5, (1, 20, 1) if launches is chunk_gdn_launches
+                          else (1, 20, 1, 32)))
+    beta = half(rng.uniform(0.1, 0.9, (1, 20, 1)))
+    args = (q, k, v, g) if launches is chunk_gla_launches else (q, k, v, g, beta)
+    _, (prep, *rest) = launches(*args, output_final_state=True)
+    assert prep.constexprs["DOT"] is kt.bfloat16
+    assert all(launch.constexprs.get("DOT", kt.bfloat16) is kt.bfloat16 for launch in rest)
+    written = [a for a in prep.args if isinstance(a, np.ndarray) and a.ndim == 4
+               and a.shape[-1] == 16]  # the 16-token chunks' w, qg, u (bf16 bit patterns)
+    assert written and all(a.dtype == np.uint16 for a in written)
 
 
 @pytest.mark.parametrize("op", [chunk_gla, chunk_kda])

@@ -159,31 +159,59 @@ def test_gated_delta_rule_gva_varlen(with_beta):
 
 
 @requires_lib
-@pytest.mark.parametrize("with_g,backend", [(False, "numpy"), (True, "numpy"),
-                                            (True, "torch"), (True, "mixed")])
-def test_gated_delta_rule_per_key_gates(with_g, backend):
+@pytest.mark.parametrize("with_g,backend,with_beta", [
+    (False, "numpy", False), (True, "numpy", False), (True, "numpy_bf16", True),
+    (True, "torch", False), (True, "torch_gk", True), (True, "torch_q", False)])
+def test_gated_delta_rule_per_key_gates(with_g, backend, with_beta):
     """gk [B, T, HV, K] (FLA's per-key log decays: KDA's recurrence), summed with g's per-head
-    ones when both are given; beta None is ones; torch CPU tensors sum on torch."""
+    ones when both are given; beta None is ones. Backends: NumPy arrays (bf16 gates as bit
+    patterns), torch CPU tensors, and the two mixed: torch gk with NumPy q and g ("torch_gk"),
+    torch q, k, v with NumPy gates ("torch_q")."""
+    from kda_reference import f32_to_bf16
+
     rng = np.random.default_rng(21)
     H, HV, D = 1, 2, 32
     cu, q, k, v, _, _, h0 = varlen_inputs(rng, H, HV, D, dtype="f32")
     T = int(cu[-1])
     gk = -rng.uniform(0.0, 0.5, (1, T, HV, D)).astype(np.float32)
     g = -rng.uniform(0.0, 0.5, (1, T, HV)).astype(np.float32)
-    args = dict(q=q, k=k, v=v, gk=gk, g=g if with_g else None, initial_state=h0)
-    if backend != "numpy":  # torch CPU tensors; "mixed": g stays a NumPy array
+    beta = rng.uniform(0.1, 0.9, (1, T, HV)).astype(np.float32)
+    if backend == "numpy_bf16":
+        gk, g = f32_to_bf16(gk), f32_to_bf16(g)
+    args = dict(q=q, k=k, v=v, gk=gk, g=g if with_g else None, initial_state=h0,
+                beta=beta if with_beta else None)
+    torch_names = {"torch": set(args), "torch_gk": {"gk"},
+                   "torch_q": {"q", "k", "v", "initial_state"}}.get(backend, set())
+    if torch_names:
         torch = pytest.importorskip("torch")
-        args = {name: torch.from_numpy(a) if a is not None and (backend == "torch" or
-                                                                 name != "g") else a
+        args = {name: torch.from_numpy(a) if a is not None and name in torch_names else a
                 for name, a in args.items()}
     o, final = fused_recurrent_gated_delta_rule(**args, output_final_state=True,
                                                 cu_seqlens=cu, use_qk_l2norm_in_kernel=True)
     o, final = (np.asarray(x) for x in (o, final))
-    total = gk + g[..., None] if with_g else gk
+    total = widen(gk) + widen(g)[..., None] if with_g else gk
     ref_o, ref_final, _ = kda_prefill_reference(
-        q, k, v, total, np.ones((1, T, HV)), initial_state=h0, cu_seqlens=cu,
-        use_qk_l2norm=True)
+        q, k, v, total, beta if with_beta else np.ones((1, T, HV)), initial_state=h0,
+        cu_seqlens=cu, use_qk_l2norm=True)
     check(o, final, ref_o, ref_final)
+
+
+@requires_lib
+def test_gated_delta_rule_gate_sum_after_the_checks(monkeypatch):
+    """With g and gk, a bad argument raises before their sum is computed."""
+    from kdatile.ops import fused_recurrent
+
+    def boom(*a, **k):
+        raise AssertionError("the sum ran before the checks")
+
+    monkeypatch.setattr(fused_recurrent, "_log_decay_sum", boom)
+    rng = np.random.default_rng(23)
+    cu, q, k, v, _, _, _ = varlen_inputs(rng, 1, 2, 16, dtype="f32")
+    T = int(cu[-1])
+    with pytest.raises(ValueError, match="argument 'beta'"):
+        fused_recurrent_gated_delta_rule(q, k, v, g=np.zeros((1, T, 2), np.float32),
+                                         gk=np.zeros((1, T, 2, 16), np.float32),
+                                         beta=np.zeros((1, T, 3), np.float32), cu_seqlens=cu)
 
 
 @requires_lib

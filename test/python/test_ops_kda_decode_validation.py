@@ -75,6 +75,17 @@ def test_bad_array(no_launch, name, fused, problem):
         call(args, fused=fused)
 
 
+@pytest.mark.parametrize("name", ["x", "raw_beta", "output_gate"])
+def test_fp16_activations_rejected(no_launch, name):
+    """The decode step takes bf16 activations only (the FLA-named ops also take fp16)."""
+    from kda_reference import bf16_to_f32
+
+    args = base_args()
+    args[name] = bf16_to_f32(args[name]).astype(np.float16)
+    with pytest.raises(ValueError, match=f"argument '{name}': dtype must be bf16"):
+        call(args)
+
+
 @pytest.mark.parametrize("name", ["f_a", "f_b_weight"])
 @pytest.mark.parametrize("problem", ["size", "dtype", "missing", "rank"])
 def test_bad_f_b_arrays(no_launch, name, problem):

@@ -109,13 +109,13 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_sta
     skipped while a CUDA graph is captured unless cu_seqlens_cpu, FLA's host copy of it, is
     given and read instead). disable_recompute: FLA's backward-pass option, no effect on a
     forward. initial_state [N, HV, K, V] fp32, bf16 or fp16 ([N, HV, V, K] with
-    state_v_first);
-    the final state has the same layout (fp32), None unless output_final_state.
-    return_intermediate_states: the state before every 64-token chunk of each sequence, [B,
-    NT, HV, K, V] ([1, chunks] with cu_seqlens) in q's dtype, as FLA gives it. out: None or
-    a contiguous array of v's shape in q's dtype. NumPy arrays and CPU
-    tensors run on the CPU target, GPU tensors on their GPU. Bad arguments raise ValueError
-    naming the argument, before anything is launched.
+    state_v_first; fp32 with cp_group); the final state has the same layout (fp32), None
+    unless output_final_state. return_intermediate_states: the state before every 64-token
+    chunk of each sequence, [B, NT, HV, K, V] ([1, chunks] with cu_seqlens) in q's dtype, as
+    FLA gives it (so with fp16 inputs a state past fp16's 65504 is inf there, as in FLA's; o
+    and final_state are not affected). out: None or a contiguous array of v's shape in q's
+    dtype. NumPy arrays and CPU tensors run on the CPU target, GPU tensors on their GPU. Bad
+    arguments raise ValueError naming the argument, before anything is launched.
 
     cp_group: a torch.distributed process group over which the call is context parallel
     (context_parallel.py): q, k, v, g, beta (and out) are this rank's tokens, [1, T_rank, ...],
@@ -168,8 +168,8 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
     decay, or with use_gate_in_kernel the raw gate, activated in the prep as -exp(A_log)
     softplus(g + dt_bias): A_log [HV] fp32, dt_bias [HV] fp32 or None), beta [B, T, HV] in
     (0, 1) (logits with use_beta_sigmoid_in_kernel, 2 * sigmoid with allow_neg_eigval),
-    initial_state [N, HV, K, V] ([N, HV, V, K] with state_v_first) fp32, bf16 or None; varlen
-    through cu_seqlens with B = 1."""
+    inputs bf16, fp16 or fp32 (as chunk_kda's), initial_state [N, HV, K, V] ([N, HV, V, K]
+    with state_v_first) fp32, bf16, fp16 or None; varlen through cu_seqlens with B = 1."""
     result, launches = _gdn(**locals())
     _run(launches, q)
     return result

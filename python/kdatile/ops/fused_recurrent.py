@@ -84,7 +84,9 @@ def fused_recurrent_gated_delta_rule(q, k, v, g=None, gk=None, gv=None, beta=Non
 
 def fused_recurrent_gated_delta_rule_launch(*args, target=None, **kwargs):
     """(o, final_state, Launch or None): what fused_recurrent_gated_delta_rule(*args,
-    **kwargs) launches, without launching (as fused_recurrent_kda_launch)."""
+    **kwargs) launches, without launching (as fused_recurrent_kda_launch). With both g and gk
+    the launch reads their sum, computed here: a later change of g or gk in place is not
+    seen."""
     return _gdn(**bind(fused_recurrent_gated_delta_rule, args, kwargs),
                 target=check_target(target))
 
@@ -110,14 +112,18 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
         vd.check_shape(gki, "[B, T, HV, K]", shape, " (B, T, K from q, HV from v)")
         vd.check_dtype(gki, FLOATS)
         vd.check_device(gki, qi)
+        total = None
         if g is not None:
             gi = vd.describe("g", g)
             vd.check_shape(gi, "[B, T, HV]", shape[:3], " (B, T from q, HV from v)")
             vd.check_dtype(gi, FLOATS)
             vd.check_device(gi, qi)
-            gk = _log_decay_sum(qi, gki, gi)
-        g = gk
-    elif g is None:
+            # The sum's array now, its values once every argument has passed the checks.
+            total = vd.new_like(qi, shape, "f32")
+        g = gk if total is None else total
+    else:
+        total = None
+    if g is None:
         # No decay (FLA's default): the plain delta rule, a zero log decay per token and head.
         if use_gate_in_kernel:
             vd.fail("g", "is required with use_gate_in_kernel=True (the raw gate [B, T, HV])")
@@ -129,13 +135,16 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
         if use_beta_sigmoid_in_kernel:
             vd.fail("beta", "is required with use_beta_sigmoid_in_kernel=True")
         beta = _ones_like_gate(q, g)
-    return _prepare(q, k, v, g, beta, scale=scale, initial_state=initial_state,
-                    output_final_state=output_final_state,
-                    use_qk_l2norm=use_qk_l2norm_in_kernel, use_gate=use_gate_in_kernel,
-                    use_beta_sigmoid=use_beta_sigmoid_in_kernel, lower_bound=None,
-                    state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=A_log,
-                    dt_bias=dt_bias, out=out, gate_per_head=per_head,
-                    allow_neg_eigval=allow_neg_eigval, target=target)
+    prepared = _prepare(q, k, v, g, beta, scale=scale, initial_state=initial_state,
+                        output_final_state=output_final_state,
+                        use_qk_l2norm=use_qk_l2norm_in_kernel, use_gate=use_gate_in_kernel,
+                        use_beta_sigmoid=use_beta_sigmoid_in_kernel, lower_bound=None,
+                        state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=A_log,
+                        dt_bias=dt_bias, out=out, gate_per_head=per_head,
+                        allow_neg_eigval=allow_neg_eigval, target=target)
+    if total is not None:
+        _log_decay_sum(total, gki, gi, qi.is_torch)
+    return prepared
 
 
 def fused_recurrent_gla(q, k, v, gk=None, gv=None, scale=None, initial_state=None,
@@ -200,20 +209,18 @@ def _switches(use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_k
             vd.check_flag("use_beta_sigmoid_in_kernel", use_beta_sigmoid_in_kernel))
 
 
-def _log_decay_sum(qi, gk, g):
-    """gk + g[..., None] in fp32 (ArrayInfos of [B, T, HV, K] and [B, T, HV] log decays on
-    q's device), a new array of q's kind; NumPy arrays and CPU tensors mix."""
-    total = vd.new_like(qi, gk.shape, "f32")
+def _log_decay_sum(total, gk, g, as_torch):
+    """total[...] = gk + g[..., None] in fp32 (gk [B, T, HV, K] and g [B, T, HV] ArrayInfos on
+    total's device, total a torch tensor when as_torch; NumPy arrays and CPU tensors mix)."""
 
     def values(info):
         if info.is_torch:
-            t = info.value.float()
-            return t if qi.is_torch else t.numpy()
+            t = info.value.detach().float()
+            return t if as_torch else t.numpy()
         a = vd.host_f32(info)
-        return sys.modules["torch"].from_numpy(a) if qi.is_torch else a
+        return sys.modules["torch"].from_numpy(vd._np().ascontiguousarray(a)) if as_torch else a
 
     total[...] = values(gk) + values(g)[..., None]
-    return total
 
 
 def _ones_like_gate(q, g):
