@@ -461,7 +461,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     prep = load_kernel("kda_chunk", "kda_chunk_prep")
     scan = load_kernel("kda_chunk", "kda_chunk_scan")
     beta_scale = 2.0 if allow_neg_eigval else 1.0
-    dot = lang.bfloat16 if inter == "bf16" else lang.float32
+    dot = product_type(inter)
     scale = float(K ** -0.5 if scale is None else scale)
     anchored = takes_anchored_pairs(use_gate_in_kernel and not gate_per_head, lower_bound,
                                     use_qk_l2norm_in_kernel, scale)
@@ -545,6 +545,11 @@ def intermediate_dtype(dtype: str) -> str:
     pass fp16's 65504 where bf16 keeps fp32's range (fp16 inputs take bf16's path and
     tolerance)."""
     return "bf16" if dtype == "f16" else dtype
+
+
+def product_type(inter: str):
+    """The kernels' DOT: the operand type of the matrix products for intermediates `inter`."""
+    return lang.bfloat16 if inter == "bf16" else lang.float32
 
 
 def scan_stages(chip, inter, BK):

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .. import language as lang
 from . import validation as vd
 from ._kernels import Launch, execute, load_kernel, on_gpu, pow2_at_least
 
@@ -228,7 +227,7 @@ def _plan(q, k, v, g, beta, initial_state, state_v_first, mine, N, out, target, 
           chunk_launches):
     """This rank's chunk_kda launches: its pieces from their initial states (zeros for a
     carried piece), and for a carried first piece the transition call (v = 0, identity)."""
-    from .chunk import intermediate_dtype
+    from .chunk import intermediate_dtype, product_type
 
     qi, vi = vd.describe("q", q), vd.describe("v", v)
     vd.check_rank(vi, "[1, T_rank, HV, V]", 4)
@@ -260,7 +259,7 @@ def _plan(q, k, v, g, beta, initial_state, state_v_first, mine, N, out, target, 
             q[:, :T1], k[:, :T1], zeros_v, g[:, :T1], beta[:, :T1], initial_state=identity,
             output_final_state=True, target=target, **kw)
         launches += more
-    dot = lang.bfloat16 if intermediate_dtype(qi.dtype) == "bf16" else lang.float32
+    dot = product_type(intermediate_dtype(qi.dtype))
     return dict(o=o, finals=finals, transition=transition, launches=launches, ref=qi, HV=HV,
                 K=K, dot=dot)
 

@@ -100,6 +100,7 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
     if gv is not None:
         vd.fail("gv", "per-value gates are not supported by fused_recurrent_gated_delta_rule")
     per_head = gk is None
+    total = None  # with g and gk: their sum, filled in once every argument is checked
     if not per_head:
         # Per-key log decays: KDA's recurrence; with g as well, the two log decays summed.
         if use_gate_in_kernel:
@@ -112,17 +113,13 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
         vd.check_shape(gki, "[B, T, HV, K]", shape, " (B, T, K from q, HV from v)")
         vd.check_dtype(gki, FLOATS)
         vd.check_device(gki, qi)
-        total = None
         if g is not None:
             gi = vd.describe("g", g)
             vd.check_shape(gi, "[B, T, HV]", shape[:3], " (B, T from q, HV from v)")
             vd.check_dtype(gi, FLOATS)
             vd.check_device(gi, qi)
-            # The sum's array now, its values once every argument has passed the checks.
             total = vd.new_like(qi, shape, "f32")
         g = gk if total is None else total
-    else:
-        total = None
     if g is None:
         # No decay (FLA's default): the plain delta rule, a zero log decay per token and head.
         if use_gate_in_kernel:
