@@ -157,6 +157,14 @@ FUSED_CASES = [
          lens=[3, 1, 5, 0, 2], v_first=False, seed=7007),
     dict(id="fused-kda-varlen-H2-HV4-D128-f16-lb", op="kda", H=2, HV=4, D=128,
          lens=[3, 1, 5, 0, 2], v_first=False, dtype="f16", seed=7008),
+    # FLA's per-value-channel forms: decays gv [.., HV, V] (GLA, Gated DeltaNet), beta
+    # [.., HV, V] (KDA, Gated DeltaNet), and GLA's reversed recurrence.
+    dict(id="fused-gla-varlen-H2-HV4-D128-bf16-gv-reverse", op="gla", H=2, HV=4, D=128,
+         lens=[3, 1, 5, 0, 2], v_first=True, gv=True, reverse=True, seed=7009),
+    dict(id="fused-gdn-varlen-H4-HV8-D128-bf16-gv-betav", op="gdn", H=4, HV=8, D=128,
+         lens=[2, 1, 4, 0], v_first=False, gv=True, beta_v=True, seed=7010),
+    dict(id="fused-kda-B2-T3-H4-D128-bf16-lb-betav", op="kda", H=4, HV=4, D=128, B=2, T=3,
+         v_first=False, beta_v=True, seed=7011),
 ]
 
 # What each op writes in place (compared bit-exactly between eager and graph replay).
@@ -271,14 +279,15 @@ def fused_call(case, arr):
     args = (arr["q"], arr["k"], arr["v"], arr["g"])
     if case["op"] == "gla":
         return "fused_recurrent_gla", args, dict(
-            initial_state=arr.get("initial_state"), output_final_state=True,
+            gv=arr.get("gv"), initial_state=arr.get("initial_state"), output_final_state=True,
+            reverse=case.get("reverse", False), state_v_first=case["v_first"],
             cu_seqlens=arr.get("cu_seqlens"))
     kwargs = dict(beta=arr["beta"], initial_state=arr.get("initial_state"),
                   output_final_state=True,
                   cu_seqlens=arr.get("cu_seqlens"), use_qk_l2norm_in_kernel=True)
     if case["op"] == "gdn":
         return "fused_recurrent_gated_delta_rule", args, dict(
-            kwargs, **_gdn_layer_keywords(case, arr))
+            kwargs, gv=arr.get("gv"), **_gdn_layer_keywords(case, arr))
     kwargs.update(use_gate_in_kernel=True, use_beta_sigmoid_in_kernel=True, lower_bound=-5.0,
                   A_log=arr["A_log"], dt_bias=arr["dt_bias"], state_v_first=case["v_first"])
     return "fused_recurrent_kda", args, kwargs
@@ -652,7 +661,7 @@ def _gdn_reference(arrays, cu, layer=False):
     ref_o, ref_final, _ = kda_prefill_reference(
         widen(arrays["q"]), widen(arrays["k"]), widen(arrays["v"]),
         np.repeat(g[..., None], D, -1), beta, initial_state=arrays.get("initial_state"),
-        cu_seqlens=cu, use_qk_l2norm=True, state_v_first=layer)
+        cu_seqlens=cu, use_qk_l2norm=True, state_v_first=layer, gv=arrays.get("gv"))
     return {"ref_o": ref_o, "ref_final": ref_final}
 
 
@@ -679,14 +688,20 @@ def _fused_case(case, reference):
             np.float32)
     elif gdn:
         arrays["g"] = -r.uniform(0.01, 1.0, (B, T, HV)).astype(np.float32)
-        arrays["beta"] = r.uniform(0.1, 0.9, (B, T, HV)).astype(np.float32)
+        arrays["beta"] = r.uniform(0.1, 0.9, (B, T, HV) + ((D,) if case.get("beta_v") else ())
+                                   ).astype(np.float32)
         if case.get("layer"):
             _as_gdn_layer_inputs(r, arrays)
     else:
+        if case.get("beta_v"):  # logits, one per value channel
+            beta = r.standard_normal((B, T, HV, D)).astype(np.float32)
         arrays.update(g=g, beta=beta, A_log=r.uniform(-1.0, 1.0, HV).astype(np.float32),
                       dt_bias=r.standard_normal(HV * D).astype(np.float32))
-        if case["v_first"] and "initial_state" in arrays:
-            arrays["initial_state"] = np.ascontiguousarray(h0.transpose(0, 1, 3, 2))
+    if case.get("gv"):  # log-sigmoid decays per value channel
+        arrays["gv"] = -np.log1p(np.exp(-r.standard_normal((B, T, HV, D)) - 2.0)).astype(
+            np.float32)
+    if case["v_first"] and "initial_state" in arrays and not gdn:
+        arrays["initial_state"] = np.ascontiguousarray(h0.transpose(0, 1, 3, 2))
     if cu is not None:
         arrays["cu_seqlens"] = cu
     if not reference:
@@ -696,8 +711,11 @@ def _fused_case(case, reference):
         from gla_reference import gla_reference
 
         ref_o, ref_final = gla_reference(widen(q), widen(k), widen(v), arrays["g"],
-                                         initial_state=arrays.get("initial_state"),
-                                         cu_seqlens=cu)
+                                         gv=arrays.get("gv"),
+                                         initial_state=h0 if "initial_state" in arrays else None,
+                                         cu_seqlens=cu, reverse=case.get("reverse", False))
+        if case["v_first"]:
+            ref_final = ref_final.transpose(0, 1, 3, 2)
         return arrays, {"ref_o": ref_o, "ref_final": ref_final}
     if gdn:
         return arrays, _gdn_reference(arrays, cu, layer=case.get("layer", False))

@@ -33,18 +33,21 @@ def sequence_bounds(B, T, cu_seqlens):
 def kda_prefill_reference(q, k, v, g, beta, *, scale=None, initial_state=None,
                           cu_seqlens=None, use_qk_l2norm=False, use_gate=False,
                           use_beta_sigmoid=False, allow_neg_eigval=False, A_log=None,
-                          dt_bias=None, lower_bound=None, state_v_first=False):
+                          dt_bias=None, lower_bound=None, state_v_first=False, gv=None):
     """Returns (o [B, T, HV, V], final states [N, HV, K, V] ([N, HV, V, K] with
     state_v_first), states before every chunk for a chunk size given later: see
     `chunk_states`), all fp64. q, k [B, T, H, K]; v [B, T, HV, V]; g [B, T, HV, K];
-    beta [B, T, HV]; with cu_seqlens [N+1], B = 1."""
+    beta [B, T, HV] or one per value channel [B, T, HV, V]; gv None or log decays per value
+    channel [B, T, HV, V], applied after g's; with cu_seqlens [N+1], B = 1."""
     q, k, v, g, beta = (np.asarray(x, np.float64) for x in (q, k, v, g, beta))
     B, T, H, K = q.shape
     HV, V = v.shape[2], v.shape[3]
     scale = K ** -0.5 if scale is None else scale
     bounds = sequence_bounds(B, T, cu_seqlens)
     q, k = q.reshape(B * T, H, K), k.reshape(B * T, H, K)
-    v, g, beta = v.reshape(B * T, HV, V), g.reshape(B * T, HV, K), beta.reshape(B * T, HV)
+    v, g, beta = v.reshape(B * T, HV, V), g.reshape(B * T, HV, K), beta.reshape(B * T, HV, -1)
+    value_decay = (np.ones((B * T, HV, V)) if gv is None
+                   else np.exp(np.asarray(gv, np.float64).reshape(B * T, HV, V)))
     if use_qk_l2norm:
         q = q / np.sqrt((q * q).sum(-1, keepdims=True) + 1e-6)
         k = k / np.sqrt((k * k).sum(-1, keepdims=True) + 1e-6)
@@ -69,7 +72,7 @@ def kda_prefill_reference(q, k, v, g, beta, *, scale=None, initial_state=None,
             states.append(S.copy())
             for hv in range(HV):
                 h = hv // group
-                s = S[hv] * np.exp(g[t, hv])[:, None]
+                s = S[hv] * np.exp(g[t, hv])[:, None] * value_decay[t, hv][None, :]
                 delta = beta[t, hv] * (v[t, hv] - s.T @ k[t, h])
                 s = s + np.outer(k[t, h], delta)
                 o[t, hv] = s.T @ q[t, h]

@@ -20,7 +20,7 @@ def kda_recurrent_reference(q, k, v, g, beta, state, state_indices, *, scale,
     """Returns (o [tokens, H, V] fp64, new pool fp64).
 
     q, k, g: [N, T, H, K] or [1, T_total, H, K] (with cu_seqlens [N+1]); v: [.., H, V];
-    beta: [.., H]; state: the pool [slots, H, V, K] ("vk") or [slots, H, K, V] ("kv");
+    beta: [.., H] or [.., H, V]; state: the pool [slots, H, V, K] ("vk") or [slots, H, K, V] ("kv");
     state_indices [N, Tcols]; num_accepted [N] or None; A_log [H], dt_bias [H*K].
     use_gate: g is the raw gate; lower_bound None selects the softplus form.
     records: None, or an fp64 array [tokens, H, 2K + V] that receives each live token's record
@@ -31,9 +31,11 @@ def kda_recurrent_reference(q, k, v, g, beta, state, state_indices, *, scale,
     k = np.asarray(k, np.float64).reshape(-1, k.shape[-2], k.shape[-1])
     v = np.asarray(v, np.float64).reshape(-1, v.shape[-2], v.shape[-1])
     g = np.asarray(g, np.float64).reshape(-1, g.shape[-2], g.shape[-1])
-    beta = np.asarray(beta, np.float64).reshape(-1, beta.shape[-1])
     tokens, H, K = q.shape
     V = v.shape[-1]
+    # beta [.., H] or one per value channel [.., H, V]: [tokens, H, 1 or V] either way.
+    beta = np.asarray(beta, np.float64)
+    beta = beta.reshape(tokens, H, -1)
     slots = state.shape[0]
     Tcols = state_indices.shape[1]
     if cu_seqlens is None:

@@ -227,7 +227,9 @@ def test_gated_delta_rule_per_key_gate_checks():
             (dict(gk=gk, g=g[..., :1]), "g", "expected shape"),
             (dict(gk=gk, g=g, use_gate_in_kernel=True, A_log=np.zeros(2, np.float32)), "gk",
              "use_gate_in_kernel"),
-            (dict(gv=np.zeros((1, T, 2, 16), np.float32)), "gv", "not supported")]:
+            (dict(gv=np.zeros((1, T, 2, 8), np.float32)), "gv", "expected shape"),
+            (dict(gv=np.zeros((1, T, 2, 16), np.int64)), "gv", "dtype"),
+            (dict(beta=np.zeros((1, T, 2, 8), np.float32)), "beta", r"HV, V\] = ")]:
         with pytest.raises(ValueError, match=f"argument '{name}'.*{text}"):
             fused_recurrent_gated_delta_rule(q, k, v, cu_seqlens=cu, **kw)
 
@@ -311,6 +313,64 @@ def test_kda_negative_eigenvalues():
     assert rel_rms(widen(plain), widen(o)) > 1e-2  # the switch changes the result
 
 
+@requires_lib
+@pytest.mark.parametrize("state_v_first", [False, True])
+def test_kda_beta_per_value_channel(state_v_first):
+    """beta [B, T, HV, V]: one beta per value channel (FLA's fused_recurrent_kda takes it)."""
+    rng = np.random.default_rng(12)
+    H, HV, D = 1, 2, 32
+    cu, q, k, v, g, _, h0 = varlen_inputs(rng, H, HV, D)
+    beta = rng.uniform(0.05, 0.95, v.shape).astype(np.float32)
+    h0_in = np.ascontiguousarray(h0.transpose(0, 1, 3, 2)) if state_v_first else h0
+    o, final = fused_recurrent_kda(q, k, v, g, beta, initial_state=h0_in,
+                                   output_final_state=True, use_qk_l2norm_in_kernel=True,
+                                   state_v_first=state_v_first, cu_seqlens=cu)
+    ref_o, ref_final, _ = kda_prefill_reference(widen(q), widen(k), widen(v), widen(g), beta,
+                                                initial_state=h0, cu_seqlens=cu,
+                                                use_qk_l2norm=True)
+    check(o, final.transpose(0, 1, 3, 2) if state_v_first else final, ref_o, ref_final)
+    # Not one beta broadcast: the per-channel values are read.
+    ref_mean, _, _ = kda_prefill_reference(widen(q), widen(k), widen(v), widen(g),
+                                           beta.mean(-1), initial_state=h0, cu_seqlens=cu,
+                                           use_qk_l2norm=True)
+    assert rel_rms(ref_mean, widen(o)) > 0.05
+
+
+@requires_lib
+@pytest.mark.parametrize("gates", ["g+gv", "gv", "g+gk+gv+beta_v", "gate_in_kernel+gv"])
+def test_gated_delta_rule_value_gates(gates):
+    """gv [B, T, HV, V] (per-value log decays, applied after g's and gk's, never activated),
+    alone, with g, with g, gk and a per-value beta, and beside the in-kernel gate of g."""
+    rng = np.random.default_rng(13)
+    H, HV, D = 1, 2, 32
+    cu, q, k, v, _, _, h0 = varlen_inputs(rng, H, HV, D, dtype="f32")
+    T = int(cu[-1])
+    g = -rng.uniform(0.01, 0.5, (1, T, HV)).astype(np.float32)
+    gk = -rng.uniform(0.0, 0.5, (1, T, HV, D)).astype(np.float32)
+    gv = -rng.uniform(0.0, 0.5, (1, T, HV, D)).astype(np.float32)
+    shape = (1, T, HV, D) if "beta_v" in gates else (1, T, HV)
+    beta = rng.uniform(0.1, 0.9, shape).astype(np.float32)
+    args = dict(gv=gv, beta=beta)
+    decay = np.zeros((1, T, HV, D))
+    if gates.startswith("g+"):
+        args["g"] = g
+        decay = decay + g[..., None]
+    if "gk" in gates:
+        args["gk"] = gk
+        decay = decay + gk
+    if gates.startswith("gate"):
+        A_log = rng.uniform(-1, 1, HV).astype(np.float32)
+        args.update(g=g, use_gate_in_kernel=True, A_log=A_log)
+        softplus = np.log1p(np.exp(g.astype(np.float64)))
+        decay = decay + (-np.exp(A_log.astype(np.float64)) * softplus)[..., None]
+    o, final = fused_recurrent_gated_delta_rule(q, k, v, **args, initial_state=h0,
+                                                output_final_state=True, cu_seqlens=cu,
+                                                use_qk_l2norm_in_kernel=True)
+    ref_o, ref_final, _ = kda_prefill_reference(q, k, v, decay, beta, initial_state=h0,
+                                                cu_seqlens=cu, use_qk_l2norm=True, gv=gv)
+    check(o, final, ref_o, ref_final)
+
+
 def test_argument_checks():
     rng = np.random.default_rng(4)
     H, D = 2, 32
@@ -372,9 +432,10 @@ def test_fla_positional_order_and_gdn_options():
         q, k, v, np.repeat(gh[..., None], D, -1), logits, initial_state=h0, cu_seqlens=cu,
         use_beta_sigmoid=True)
     check(o, final, ref_o, ref_final.transpose(0, 1, 3, 2))
-    for name in ("gv", "A_log"):
-        with pytest.raises(ValueError, match=f"argument '{name}'"):
-            fused_recurrent_gated_delta_rule(q, k, v, gh, beta=beta[..., 0], **{name: gh})
+    with pytest.raises(ValueError, match="argument 'A_log'"):
+        fused_recurrent_gated_delta_rule(q, k, v, gh, beta=beta[..., 0], A_log=gh)
+    with pytest.raises(ValueError, match=r"argument 'beta'.*HV\] or, one per value channel"):
+        fused_recurrent_gated_delta_rule(q, k, v, gh, beta=beta[..., 0])
     # g=None is no decay (FLA's default): the plain delta rule.
     bh = rng.uniform(0.05, 0.95, (1, T, HV)).astype(np.float32)
     o_none, final_none = fused_recurrent_gated_delta_rule(

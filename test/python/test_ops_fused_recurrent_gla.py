@@ -1,7 +1,7 @@
 """kdatile.ops.fused_recurrent_gla (FLA's name and parameters) on the CPU target against the
 fp64 token-by-token recurrence of gated linear attention (gla_reference.py): outputs within relative
-RMS 5e-3 (bf16 inputs) and final states 1e-5, GVA, varlen with an empty sequence, no gate, and
-the argument checks."""
+RMS 5e-3 (bf16 inputs) and final states 1e-5, GVA, varlen with an empty sequence, no gate,
+per-value gates (gv), the reversed recurrence, and the argument checks."""
 
 import numpy as np
 import pytest
@@ -81,9 +81,46 @@ def test_fixed_length_without_gate_or_initial_state():
     check(o, final, ref_o, ref_final)
 
 
+@pytest.mark.parametrize("gates,reverse,state_v_first", [
+    ("gv", False, False), ("gk+gv", False, True), ("gk", True, False), ("gk+gv", True, True),
+    ("none", True, False)])
+def test_value_gates_and_reverse(gates, reverse, state_v_first):
+    """gv [B, T, HV, V] decays each value channel after gk's key channels; reverse runs each
+    sequence's tokens from last to first (FLA's reverse=True), both in either state layout."""
+    rng = np.random.default_rng(8)
+    H, HV, D = 2, 4, 32
+    cu, q, k, v, gk, h0 = inputs(rng, H, HV, D, LENS)
+    gv = f32_to_bf16(-np.log1p(np.exp(-rng.standard_normal(v.shape) - 2.0)))
+    gk = gk if "gk" in gates else None
+    gv = gv if "gv" in gates else None
+    h0_in = np.ascontiguousarray(h0.transpose(0, 1, 3, 2)) if state_v_first else h0
+    o, final = fused_recurrent_gla(q, k, v, gk, gv, initial_state=h0_in, output_final_state=True,
+                                   reverse=reverse, state_v_first=state_v_first, cu_seqlens=cu)
+    ref_o, ref_final = gla_reference(widen(q), widen(k), widen(v), gk,
+                                     gv=None if gv is None else widen(gv), initial_state=h0,
+                                     cu_seqlens=cu, reverse=reverse)
+    check(o, final.transpose(0, 1, 3, 2) if state_v_first else final, ref_o, ref_final)
+    if reverse:  # a sequence of several tokens differs from its forward run
+        fwd, _ = gla_reference(widen(q), widen(k), widen(v), gk,
+                               gv=None if gv is None else widen(gv), initial_state=h0,
+                               cu_seqlens=cu)
+        assert rel_rms(fwd, widen(o)) > 0.05
+
+
+def test_reverse_fixed_length_batches():
+    """Fixed-length sequences reversed: each sequence of the batch from its own last token."""
+    rng = np.random.default_rng(9)
+    H, D, B, T = 2, 16, 3, 5
+    _, q, k, v, gk, _ = inputs(rng, H, H, D, [B * T])
+    q, k, v, gk = (x.reshape(B, T, H, D) for x in (q, k, v, gk))
+    o, final = fused_recurrent_gla(q, k, v, gk, output_final_state=True, reverse=True)
+    ref_o, ref_final = gla_reference(widen(q), widen(k), widen(v), gk, reverse=True)
+    check(o, final, ref_o, ref_final)
+
+
 @pytest.mark.parametrize("over,name,text", [
-    (dict(gv=np.zeros((1, 4, 2, 16), np.float32)), "gv", "per-value gates"),
-    (dict(reverse=True), "reverse", "not supported"),
+    (dict(gv=np.zeros((1, 4, 2, 8), np.float32)), "gv", "expected shape"),
+    (dict(gv=np.zeros((1, 4, 2, 16), np.int32)), "gv", "dtype"),
     (dict(reverse=1), "reverse", "expected a bool"),
     (dict(scale=-1.0), "scale", "> 0"),
     (dict(gk=np.zeros((1, 4, 2, 8), np.float32)), "gk", "expected shape"),

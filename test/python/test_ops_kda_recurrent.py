@@ -12,7 +12,7 @@ import pytest
 
 import kdatile as kt
 from kda_recurrent_reference import kda_recurrent_reference
-from kda_reference import rel_rms
+from kda_reference import f32_to_bf16, rel_rms
 from kdatile import ops
 from test_kda_recurrent_kernel import distinct_slots, make_inputs, widen
 
@@ -143,6 +143,16 @@ def test_varlen_spec_decode(state_layout, state_bf16, backend):
     pad[cu[0] + 1] = pad[cu[2] + 3] = True
     pad[cu[5]:cu[6]] = True
     assert (o[pad] == 0.0).all() and (np.abs(o[~pad]).sum(axis=(1, 2)) > 0).all()
+
+
+@requires_lib
+@pytest.mark.parametrize("state_layout", ["vk", "kv"])
+def test_beta_per_value_channel(state_layout):
+    """beta [.., HV, V] (logits, one per value channel) in the speculative-decoding batch."""
+    rng = np.random.default_rng(31)
+    inp, si, cu, acc = varlen_case(rng, state_layout=state_layout)
+    inp["beta"] = f32_to_bf16(rng.standard_normal(inp["v"].shape).astype(np.float32))
+    check(inp, si, cu_seqlens=cu, num_accepted_tokens=acc, state_layout=state_layout)
 
 
 @requires_lib

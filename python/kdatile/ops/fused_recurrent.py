@@ -30,8 +30,9 @@ def fused_recurrent_kda(q, k, v, g, beta, A_log=None, dt_bias=None, scale=None,
     q, k [B, T, H, K], v [B, T, HV, V] (GVA: HV a multiple of H), g [B, T, HV, K] (the log
     decay, or the raw gate with use_gate_in_kernel: lower_bound * sigmoid(exp(A_log) * (g +
     dt_bias)) when lower_bound is given, else -exp(A_log) * softplus(g + dt_bias)), beta
-    [B, T, HV] (sigmoid applied with use_beta_sigmoid_in_kernel; 2 sigmoid with
-    allow_neg_eigval, which needs it). Varlen: B = 1 and cu_seqlens [N + 1].
+    [B, T, HV] or one per value channel [B, T, HV, V] (sigmoid applied with
+    use_beta_sigmoid_in_kernel; 2 sigmoid with allow_neg_eigval, which needs it). Varlen:
+    B = 1 and cu_seqlens [N + 1].
     q, k, v, g and beta bf16, fp16 or fp32 (o in q's dtype). initial_state [N, HV, K, V] ([N,
     HV, V, K] with state_v_first), fp32, bf16 or fp16, or None; the final state has its layout,
     in fp32 (as FLA's)."""
@@ -72,12 +73,13 @@ def fused_recurrent_gated_delta_rule(q, k, v, g=None, gk=None, gv=None, beta=Non
     head (None: no decay, the plain delta rule), or with use_gate_in_kernel the raw gate
     (required then), activated in the kernel as
     -exp(A_log) softplus(g + dt_bias) (A_log [HV] fp32, required; dt_bias [HV] fp32 or None);
-    beta [B, T, HV] in (0, 1) (logits with use_beta_sigmoid_in_kernel; 2 sigmoid with
-    allow_neg_eigval, which needs it), None: ones. Varlen: B = 1 and
-    cu_seqlens [N + 1]. gk [B, T, HV, K]: log decays per key channel (KDA's recurrence),
-    added to g's when both are given (not with use_gate_in_kernel). Inputs bf16, fp16 or
-    fp32. initial_state [N, HV, K, V] ([N, HV, V, K] with state_v_first), fp32, bf16 or fp16,
-    or None. Not supported (ValueError): gv."""
+    beta [B, T, HV] or one per value channel [B, T, HV, V], in (0, 1) (logits with
+    use_beta_sigmoid_in_kernel; 2 sigmoid with allow_neg_eigval, which needs it), None: ones.
+    Varlen: B = 1 and cu_seqlens [N + 1]. gk [B, T, HV, K]: log decays per key channel
+    (KDA's recurrence), added to g's when both are given (not with use_gate_in_kernel).
+    gv [B, T, HV, V]: log decays per value channel, applied after the others (never
+    activated in the kernel). Inputs bf16, fp16 or fp32. initial_state [N, HV, K, V] ([N,
+    HV, V, K] with state_v_first), fp32, bf16 or fp16, or None."""
     o, final, launch = _gdn(**locals())
     return execute(o, launch), final
 
@@ -97,8 +99,6 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
          target=None):
     use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel = _switches(
         use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel)
-    if gv is not None:
-        vd.fail("gv", "per-value gates are not supported by fused_recurrent_gated_delta_rule")
     per_head = gk is None
     total = None  # with g and gk: their sum, filled in once every argument is checked
     if not per_head:
@@ -138,7 +138,7 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
                         use_beta_sigmoid=use_beta_sigmoid_in_kernel, lower_bound=None,
                         state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=A_log,
                         dt_bias=dt_bias, out=out, gate_per_head=per_head,
-                        allow_neg_eigval=allow_neg_eigval, target=target)
+                        allow_neg_eigval=allow_neg_eigval, gv=gv, target=target)
     if total is not None:
         _log_decay_sum(total, gki, gi, qi.is_torch)
     return prepared
@@ -149,14 +149,14 @@ def fused_recurrent_gla(q, k, v, gk=None, gv=None, scale=None, initial_state=Non
                         cu_seqlens=None, *, out=None):
     """Gated linear attention over every token of each sequence (FLA's
     `fla.ops.gla.fused_recurrent_gla` parameters, in its order); returns (o, final_state or
-    None). Per token: S <- diag(exp(gk)) S + k v^T, o = S^T (scale q).
+    None). Per token: S <- diag(exp(gk)) S diag(exp(gv)) + k v^T, o = S^T (scale q).
 
-    q, k [B, T, H, K], v [B, T, HV, V] (GVA: HV a multiple of H), gk [B, T, HV, K]: the log
-    decay of each key channel (None: no decay). Varlen: B = 1 and cu_seqlens [N + 1].
-    Inputs bf16, fp16 or fp32. initial_state [N, HV, K, V] ([N, HV, V, K] with
-    state_v_first) fp32, bf16 or fp16, or None;
-    the final state is fp32, in the same layout. Not supported (ValueError): gv,
-    reverse=True."""
+    q, k [B, T, H, K], v [B, T, HV, V] (GVA: HV a multiple of H), gk [B, T, HV, K] and gv
+    [B, T, HV, V]: the log decays of each key and value channel (None: no decay). Varlen:
+    B = 1 and cu_seqlens [N + 1]. reverse: each sequence's tokens run from last to first
+    (the final state is the one after its first token). Inputs bf16, fp16 or fp32.
+    initial_state [N, HV, K, V] ([N, HV, V, K] with state_v_first) fp32, bf16 or fp16, or
+    None; the final state is fp32, in the same layout."""
     o, final, launch = _gla(**locals())
     return execute(o, launch), final
 
@@ -169,10 +169,7 @@ def fused_recurrent_gla_launch(*args, target=None, **kwargs):
 
 def _gla(q, k, v, gk, gv, scale, initial_state, output_final_state, reverse, state_v_first,
          cu_seqlens, out, target=None):
-    if gv is not None:
-        vd.fail("gv", "per-value gates are not supported by fused_recurrent_gla")
-    if vd.check_flag("reverse", reverse):
-        vd.fail("reverse", "the reversed recurrence is not supported by fused_recurrent_gla")
+    reverse = vd.check_flag("reverse", reverse)
     qi = vd.describe("q", q)
     vi = vd.describe("v", v)
     vd.check_rank(qi, "[B, T, H, K]", 4)
@@ -196,7 +193,7 @@ def _gla(q, k, v, gk, gv, scale, initial_state, output_final_state, reverse, sta
                     use_qk_l2norm=False, use_gate=False, use_beta_sigmoid=False,
                     lower_bound=None, state_v_first=state_v_first, cu_seqlens=cu_seqlens,
                     A_log=None, dt_bias=None, out=out, gate_per_head=per_head, delta_rule=False,
-                    target=target)
+                    gv=gv, reverse=reverse, target=target)
 
 
 def _switches(use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel):
@@ -235,8 +232,8 @@ def _ones_like_gate(q, g):
 
 def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_qk_l2norm,
              use_gate, use_beta_sigmoid, lower_bound, state_v_first, cu_seqlens, A_log,
-             dt_bias, out, gate_per_head, delta_rule=True, allow_neg_eigval=False,
-             target=None):
+             dt_bias, out, gate_per_head, delta_rule=True, allow_neg_eigval=False, gv=None,
+             reverse=False, target=None):
     """(o, final state or None, Launch or None) of kda_recurrent's final-state-only launch:
     from the initial states (read in place; copied only when not dense), or, without them,
     from the zero state (ZERO_START: no pool is filled or read); the final states go to a new
@@ -272,5 +269,6 @@ def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_
         state_layout=layout, out=out, final_state_only=True, gate_per_head=gate_per_head,
         delta_rule=delta_rule, target=target, final_out=final,
         zero_start=initial_state is None, outputs_only=not output_final_state,
-        allow_neg_eigval=allow_neg_eigval, gate_keyword="use_gate_in_kernel")
+        allow_neg_eigval=allow_neg_eigval, gate_keyword="use_gate_in_kernel", gv=gv,
+        reverse=reverse)
     return o, final, launch
