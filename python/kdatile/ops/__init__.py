@@ -3,6 +3,7 @@
     from kdatile.ops import chunk_kda, kda_decode, kda_decode_with_f_b, kda_recurrent
     from kdatile.ops import kda_recurrent_records
     from kdatile.ops import fused_recurrent_kda, fused_recurrent_gated_delta_rule
+    from kdatile.ops import chunk_gdn, fused_recurrent_gdn  # FLA's short names of the above
     from kdatile.ops import chunk_gated_delta_rule, chunk_gla, fused_recurrent_gla
     from kdatile.ops import gdn_decode, gdn_recurrent
 
@@ -25,7 +26,12 @@ from .fused_recurrent import (
 from .gdn_decode import gdn_decode
 from .recurrent import gdn_recurrent, kda_recurrent, kda_recurrent_records
 
-__all__ = ["chunk_gated_delta_rule", "chunk_gla", "chunk_kda", "fused_recurrent_gated_delta_rule",
+# FLA's short names of the Gated DeltaNet ops.
+chunk_gdn = chunk_gated_delta_rule
+fused_recurrent_gdn = fused_recurrent_gated_delta_rule
+
+__all__ = ["chunk_gated_delta_rule", "chunk_gdn", "chunk_gla", "chunk_kda",
+           "fused_recurrent_gated_delta_rule", "fused_recurrent_gdn",
            "fused_recurrent_gla", "fused_recurrent_kda", "gdn_decode", "gdn_recurrent",
            "kda_decode", "kda_decode_with_f_b", "kda_recurrent", "kda_recurrent_records",
            "kernels_dir", "load_kernel", "tuning", "validation"]

@@ -27,12 +27,17 @@ from ._kernels import (
     pow2_at_least,
     wave_size,
 )
+from .fla_keywords import take_fla_keywords
 from .validation import F32, FLOATS, INDEX
 
 # Tokens per chunk of the kernels, and of the states return_intermediate_states gives (FLA's
 # default chunk, so that callers see FLA's boundaries and shapes).
 CHUNK = 16
 STATE_CHUNK = 64
+# The chunk_size values FLA's ops accept (fla_keywords.py): chunk_kda's spaces its
+# intermediate states; Gated DeltaNet's changes nothing here.
+KDA_CHUNK_SIZES = (32, 64)
+GDN_CHUNK_SIZES = (16, 32, 64)
 # Key columns the kernels take at a time (each [CHUNK, K_SLICE] operand is small enough that
 # no warp holds a whole [CHUNK, K] one).
 K_SLICE = 32
@@ -90,8 +95,8 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_sta
               use_qk_l2norm_in_kernel=False, use_gate_in_kernel=False,
               use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False, safe_gate=False,
               lower_bound=None, disable_recompute=False, return_intermediate_states=False,
-              state_v_first=False, cu_seqlens=None, cu_seqlens_cpu=None, *, A_log=None,
-              dt_bias=None, out=None, cp_group=None):
+              state_v_first=False, cu_seqlens=None, cu_seqlens_cpu=None, cp_context=None, *,
+              A_log=None, dt_bias=None, out=None, cp_group=None, **kwargs):
     """The KDA chunked forward; returns (o, final_state), or (o, final_state, states) with
     return_intermediate_states. FLA's keywords, shapes and semantics:
 
@@ -110,34 +115,37 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_sta
     given and read instead). disable_recompute: FLA's backward-pass option, no effect on a
     forward. initial_state [N, HV, K, V] fp32, bf16 or fp16 ([N, HV, V, K] with
     state_v_first; fp32 with cp_group); the final state has the same layout (fp32), None
-    unless output_final_state. return_intermediate_states: the state before every 64-token
-    chunk of each sequence, [B, NT, HV, K, V] ([1, chunks] with cu_seqlens) in q's dtype, as
-    FLA gives it (so with fp16 inputs a state past fp16's 65504 is inf there, as in FLA's; o
-    and final_state are not affected). out: None or a contiguous array of v's shape in q's
-    dtype. NumPy arrays and CPU tensors run on the CPU target, GPU tensors on their GPU. Bad
-    arguments raise ValueError naming the argument, before anything is launched.
+    unless output_final_state. return_intermediate_states: the state before every 64-token chunk
+    of each sequence (chunk_size=32: every 32 tokens), [B, NT, HV, K, V] ([1, chunks] with
+    cu_seqlens) in q's dtype, as FLA gives it (so with fp16 inputs a state past fp16's 65504 is
+    inf there, as in FLA's; o and final_state are not affected). out: None or a contiguous array
+    of v's shape in q's dtype. NumPy arrays and CPU tensors run on the CPU target, GPU tensors
+    on their GPU. Bad arguments raise ValueError naming the argument, before anything is
+    launched.
+    FLA's **kwargs (fla_keywords.py): transpose_state_layout, head_first=False and
+    chunk_size (32 or 64: the spacing of the intermediate states); cp_context, FLA's
+    context-parallel object, must be None (cp_group below takes its place).
 
     cp_group: a torch.distributed process group over which the call is context parallel
     (context_parallel.py): q, k, v, g, beta (and out) are this rank's tokens, [1, T_rank, ...],
     rank r's after those of ranks 0 .. r-1; cu_seqlens and initial_state are global, as are
     the final states every rank returns; o is this rank's tokens' outputs.
     """
+    a = _fla_arguments("chunk_kda", locals(), KDA_CHUNK_SIZES)
+    cp_group = a.pop("cp_group")
     if cp_group is not None:
         from .context_parallel import chunk_kda_cp
 
         vd.check_flag("disable_recompute", disable_recompute)
-        return chunk_kda_cp(
-            cp_group, q, k, v, g, beta, initial_state=initial_state,
-            output_final_state=output_final_state, state_v_first=state_v_first,
-            cu_seqlens=cu_seqlens, cu_seqlens_cpu=cu_seqlens_cpu,
-            return_intermediate_states=return_intermediate_states,
-            out=out, target=None, scale=scale, use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel,
-            use_gate_in_kernel=use_gate_in_kernel,
-            use_beta_sigmoid_in_kernel=use_beta_sigmoid_in_kernel,
-            allow_neg_eigval=allow_neg_eigval, safe_gate=safe_gate, lower_bound=lower_bound,
-            A_log=A_log, dt_bias=dt_bias)
-    del cp_group
-    result, launches = _chunk(**locals(), segment_tokens=None)
+        if a["chunk_size"] is not None and not return_intermediate_states:
+            a["chunk_size"] = None  # no states to space: the kernels' chunks are their own
+        return chunk_kda_cp(cp_group, q, k, v, g, beta, target=None, **{
+            name: a[name] for name in (
+                "initial_state", "output_final_state", "state_v_first", "cu_seqlens",
+                "cu_seqlens_cpu", "return_intermediate_states", "out", "scale",
+                "use_qk_l2norm_in_kernel", "use_gate_in_kernel", "use_beta_sigmoid_in_kernel",
+                "allow_neg_eigval", "safe_gate", "lower_bound", "A_log", "dt_bias")})
+    result, launches = _chunk(**a, segment_tokens=None)
     _run(launches, q)
     return result
 
@@ -149,18 +157,35 @@ def chunk_launches(*args, target=None, segment_tokens=None, **kwargs):
     choice, scan_segment), 0 (each sequence scanned whole) or the tokens of the segments a
     sequence's scan is split into (a multiple of 64). A context-parallel call (cp_group)
     launches between collectives, so it has no such list."""
-    bound = bind(chunk_kda, args, kwargs)
+    bound = _fla_arguments("chunk_kda", bind(chunk_kda, args, kwargs), KDA_CHUNK_SIZES)
     if bound.pop("cp_group") is not None:
         vd.fail("cp_group", "chunk_launches describes a single-process call; pass cp_group to "
                             "chunk_kda")
     return _chunk(**bound, target=check_target(target), segment_tokens=segment_tokens)
 
 
+def _fla_arguments(op, arguments, chunk_sizes):
+    """An FLA-named chunked op's arguments (by name) with FLA's **kwargs taken
+    (fla_keywords.py: state_v_first and chunk_size set from them) and FLA's cp_context
+    rejected unless None; FLA's chunk_indices (its precomputed chunk table) is dropped: the
+    kernels build their own from cu_seqlens."""
+    a = dict(arguments)
+    a["state_v_first"], a["chunk_size"] = take_fla_keywords(op, a.pop("kwargs"),
+                                                            a["state_v_first"], chunk_sizes)
+    if a.pop("cp_context") is not None:
+        vd.fail("cp_context", "FLA's context-parallel object is not taken: "
+                + ("pass cp_group (a torch.distributed process group) with the global "
+                   "cu_seqlens" if op == "chunk_kda" else f"{op} has no context-parallel form"))
+    a.pop("chunk_indices", None)
+    return a
+
+
 def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
                            output_final_state=False, use_qk_l2norm_in_kernel=False,
                            use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False,
-                           state_v_first=False, cu_seqlens=None, cu_seqlens_cpu=None, *,
-                           out=None, use_gate_in_kernel=False, A_log=None, dt_bias=None):
+                           state_v_first=False, cu_seqlens=None, cu_seqlens_cpu=None,
+                           chunk_indices=None, cp_context=None, *, out=None,
+                           use_gate_in_kernel=False, A_log=None, dt_bias=None, **kwargs):
     """Gated DeltaNet's chunked forward (FLA's `fla.ops.gated_delta_rule.
     chunk_gated_delta_rule` parameters, in its order; FLA takes the gate's keywords through
     **kwargs); returns (o, final_state). The launches of chunk_kda with one log decay per
@@ -169,8 +194,12 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
     softplus(g + dt_bias): A_log [HV] fp32, dt_bias [HV] fp32 or None), beta [B, T, HV] in
     (0, 1) (logits with use_beta_sigmoid_in_kernel, 2 * sigmoid with allow_neg_eigval),
     inputs bf16, fp16 or fp32 (as chunk_kda's), initial_state [N, HV, K, V] ([N, HV, V, K]
-    with state_v_first) fp32, bf16, fp16 or None; varlen through cu_seqlens with B = 1."""
-    result, launches = _gdn(**locals())
+    with state_v_first) fp32, bf16, fp16 or None; varlen through cu_seqlens with B = 1.
+    FLA's chunk_indices is not read (the kernels build their own chunk table), cp_context
+    must be None, and FLA's **kwargs are taken as chunk_kda's (chunk_size 16, 32 or 64,
+    which leaves the result as it is: there are no intermediate states)."""
+    result, launches = _gdn(**_fla_arguments("chunk_gated_delta_rule", locals(),
+                                             GDN_CHUNK_SIZES))
     _run(launches, q)
     return result
 
@@ -178,14 +207,16 @@ def chunk_gated_delta_rule(q, k, v, g, beta, scale=None, initial_state=None,
 def chunk_gdn_launches(*args, target=None, segment_tokens=None, **kwargs):
     """(result, [Launch]): what chunk_gated_delta_rule(*args, **kwargs) launches, without
     launching (as chunk_launches)."""
-    return _gdn(**bind(chunk_gated_delta_rule, args, kwargs), target=check_target(target),
-                segment_tokens=segment_tokens)
+    bound = _fla_arguments("chunk_gated_delta_rule", bind(chunk_gated_delta_rule, args, kwargs),
+                           GDN_CHUNK_SIZES)
+    return _gdn(**bound, target=check_target(target), segment_tokens=segment_tokens)
 
 
 def _gdn(q, k, v, g, beta, scale, initial_state, output_final_state, use_qk_l2norm_in_kernel,
          use_beta_sigmoid_in_kernel, allow_neg_eigval, state_v_first, cu_seqlens,
-         cu_seqlens_cpu, out, use_gate_in_kernel, A_log, dt_bias, target=None,
+         cu_seqlens_cpu, out, use_gate_in_kernel, A_log, dt_bias, chunk_size=None, target=None,
          segment_tokens=None):
+    del chunk_size  # FLA's chunking: no effect here (no intermediate states)
     return _chunk(q, k, v, g, beta, scale=scale, initial_state=initial_state,
                   output_final_state=output_final_state,
                   use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel,
@@ -263,7 +294,10 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
            use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel,
            allow_neg_eigval, safe_gate, lower_bound, disable_recompute, state_v_first,
            cu_seqlens, cu_seqlens_cpu, A_log, dt_bias, return_intermediate_states, out,
-           target=None, gate_per_head=False, delta_rule=True, segment_tokens=None):
+           target=None, gate_per_head=False, delta_rule=True, segment_tokens=None,
+           chunk_size=None):
+    """chunk_size: tokens between two intermediate states (None: STATE_CHUNK)."""
+    state_chunk = STATE_CHUNK if chunk_size is None else chunk_size
     # disable_recompute is FLA's choice for its backward pass; a forward has nothing to
     # recompute, so only its type is checked.
     (output_final_state, use_qk_l2norm_in_kernel, use_gate_in_kernel,
@@ -422,7 +456,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     states = None
     if return_intermediate_states:
         lens = seq_lens if varlen else [T] * N
-        per_seq = [(n + STATE_CHUNK - 1) // STATE_CHUNK for n in lens]
+        per_seq = [(n + state_chunk - 1) // state_chunk for n in lens]
         inner = (HV,) + ((V, K) if state_v_first else (K, V))
         lead = (1, sum(per_seq)) if varlen else (B, per_seq[0] if per_seq else 0)
         states = vd.new_like(ref, lead + inner, qi.dtype)
@@ -499,7 +533,7 @@ def _chunk(q, k, v, g, beta, scale, initial_state, output_final_state,
     scan_constexprs = dict(
         HV=HV, K=K, V=V, BK=BK, BV=BV, C=CHUNK, STATE_VK=state_v_first,
         HAS_INITIAL=a["initial_state"] is not None or split, STORE_FINAL=final is not None,
-        STORE_STATES=states is not None, STATES_EVERY=STATE_CHUNK // CHUNK, DOT=dot,
+        STORE_STATES=states is not None, STATES_EVERY=state_chunk // CHUNK, DOT=dot,
         DELTA_RULE=delta_rule,
         STAGES=scan_stages(chip, inter, BK))
     blocks = (w, u, qg, kd, aqk, gend)

@@ -1,7 +1,8 @@
 """FLA's fused-recurrent calls on kernels/kda_recurrent.py: `fused_recurrent_kda` (fla.ops.kda)
 and `fused_recurrent_gated_delta_rule` (fla.ops.gated_delta_rule, Gated DeltaNet), with FLA's
 parameters in FLA's order (positional calls bind alike), shapes and semantics (docs/ops.md);
-the options FLA has and these do not raise ValueError naming them.
+the options FLA has and these do not raise ValueError naming them. FLA's **kwargs
+(transpose_state_layout, head_first=False) are taken as fla_keywords.py says.
 
 Each sequence n runs from initial_state[n] (zeros when None) over its tokens; the final state
 is returned, not written into the initial state. Underneath, the initial states are the state
@@ -16,6 +17,7 @@ import sys
 
 from . import validation as vd
 from ._kernels import bind, check_target, execute
+from .fla_keywords import take_fla_keywords
 from .recurrent import recurrent_slot_per_sequence
 from .validation import FLOATS
 
@@ -24,7 +26,8 @@ def fused_recurrent_kda(q, k, v, g, beta, A_log=None, dt_bias=None, scale=None,
                         initial_state=None, output_final_state=False,
                         use_qk_l2norm_in_kernel=False, use_gate_in_kernel=False,
                         use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False,
-                        lower_bound=None, state_v_first=False, cu_seqlens=None, *, out=None):
+                        lower_bound=None, state_v_first=False, cu_seqlens=None, *, out=None,
+                        **kwargs):
     """KDA over every token of each sequence; returns (o, final_state or None).
 
     q, k [B, T, H, K], v [B, T, HV, V] (GVA: HV a multiple of H), g [B, T, HV, K] (the log
@@ -49,7 +52,8 @@ def fused_recurrent_kda_launch(*args, target=None, **kwargs):
 
 def _kda(q, k, v, g, beta, scale, initial_state, output_final_state, use_qk_l2norm_in_kernel,
          use_gate_in_kernel, use_beta_sigmoid_in_kernel, allow_neg_eigval, lower_bound,
-         state_v_first, cu_seqlens, A_log, dt_bias, out, target=None):
+         state_v_first, cu_seqlens, A_log, dt_bias, out, kwargs, target=None):
+    state_v_first, _ = take_fla_keywords("fused_recurrent_kda", kwargs, state_v_first)
     use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel = _switches(
         use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel)
     return _prepare(q, k, v, g, beta, scale=scale, initial_state=initial_state,
@@ -66,7 +70,7 @@ def fused_recurrent_gated_delta_rule(q, k, v, g=None, gk=None, gv=None, beta=Non
                                      use_qk_l2norm_in_kernel=False, use_gate_in_kernel=False,
                                      A_log=None, dt_bias=None, use_beta_sigmoid_in_kernel=False,
                                      allow_neg_eigval=False, state_v_first=False,
-                                     cu_seqlens=None, *, out=None):
+                                     cu_seqlens=None, *, out=None, **kwargs):
     """Gated DeltaNet over every token of each sequence; returns (o, final_state or None).
 
     q, k [B, T, H, K], v [B, T, HV, V] (GVA), g [B, T, HV]: one log decay per token and value
@@ -95,8 +99,10 @@ def fused_recurrent_gated_delta_rule_launch(*args, target=None, **kwargs):
 
 def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
          use_qk_l2norm_in_kernel, use_gate_in_kernel, A_log, dt_bias,
-         use_beta_sigmoid_in_kernel, allow_neg_eigval, state_v_first, cu_seqlens, out,
+         use_beta_sigmoid_in_kernel, allow_neg_eigval, state_v_first, cu_seqlens, out, kwargs,
          target=None):
+    state_v_first, _ = take_fla_keywords("fused_recurrent_gated_delta_rule", kwargs,
+                                         state_v_first)
     use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel = _switches(
         use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel)
     per_head = gk is None
@@ -146,7 +152,7 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
 
 def fused_recurrent_gla(q, k, v, gk=None, gv=None, scale=None, initial_state=None,
                         output_final_state=False, reverse=False, state_v_first=False,
-                        cu_seqlens=None, *, out=None):
+                        cu_seqlens=None, *, out=None, **kwargs):
     """Gated linear attention over every token of each sequence (FLA's
     `fla.ops.gla.fused_recurrent_gla` parameters, in its order); returns (o, final_state or
     None). Per token: S <- diag(exp(gk)) S diag(exp(gv)) + k v^T, o = S^T (scale q).
@@ -168,7 +174,8 @@ def fused_recurrent_gla_launch(*args, target=None, **kwargs):
 
 
 def _gla(q, k, v, gk, gv, scale, initial_state, output_final_state, reverse, state_v_first,
-         cu_seqlens, out, target=None):
+         cu_seqlens, out, kwargs, target=None):
+    state_v_first, _ = take_fla_keywords("fused_recurrent_gla", kwargs, state_v_first)
     reverse = vd.check_flag("reverse", reverse)
     qi = vd.describe("q", q)
     vi = vd.describe("v", v)
