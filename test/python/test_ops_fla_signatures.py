@@ -182,6 +182,11 @@ def test_chunk_kda_chunk_size_spaces_the_intermediate_states(chunk_size):
                                                     initial_state=h0, cu_seqlens=cu,
                                                     use_qk_l2norm=True)
     ref_states = chunk_states(trace, chunk_size)
+    # Any integer type, as FLA takes it.
+    same = ops.chunk_kda(q, k, v, g, beta, initial_state=h0, cu_seqlens=cu,
+                         return_intermediate_states=True, chunk_size=np.int64(chunk_size),
+                         use_qk_l2norm_in_kernel=True, output_final_state=True)
+    np.testing.assert_array_equal(same[2], states)
     assert states.shape == (1, sum(-(-n // chunk_size) for n in LENS)) + ref_states.shape[1:]
     assert rel_rms(ref_states, _widen(states).reshape(ref_states.shape)) <= 1e-2
     assert rel_rms(ref_o, _widen(o)) <= 1e-2
@@ -192,7 +197,7 @@ def test_chunk_kda_chunk_size_spaces_the_intermediate_states(chunk_size):
 def test_chunk_size_values():
     """The values FLA accepts per op; Gated DeltaNet's leave the result unchanged."""
     q, k, v, g, beta, cu, h0 = _inputs()
-    for bad in (16, 128, 64.0, True):
+    for bad in (16, 128, 64.0, True, np.int64(16)):
         with pytest.raises(ValueError, match="argument 'chunk_size'.*32, 64 for chunk_kda"):
             ops.chunk_kda(q, k, v, g, beta, cu_seqlens=cu, chunk_size=bad)
     base, _ = ops.chunk_gated_delta_rule(q, k, v, g[..., 0], beta, cu_seqlens=cu)

@@ -136,9 +136,8 @@ def chunk_kda(q, k, v, g, beta, scale=None, initial_state=None, output_final_sta
     if cp_group is not None:
         from .context_parallel import chunk_kda_cp
 
+        # chunk_size was checked; it spaces intermediate states, which this path has not.
         vd.check_flag("disable_recompute", disable_recompute)
-        if a["chunk_size"] is not None and not return_intermediate_states:
-            a["chunk_size"] = None  # no states to space: the kernels' chunks are their own
         return chunk_kda_cp(cp_group, q, k, v, g, beta, target=None, **{
             name: a[name] for name in (
                 "initial_state", "output_final_state", "state_v_first", "cu_seqlens",

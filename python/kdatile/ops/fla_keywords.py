@@ -4,7 +4,8 @@ FLA-named ops of kdatile.ops, so that a caller's FLA call runs unchanged:
 - `transpose_state_layout`: FLA's former name of `state_v_first`; taken with a
   DeprecationWarning, as FLA does, and rejected beside `state_v_first=True`.
 - `head_first`: FLA removed it; `False` (the `[B, T, H, ...]` layout every op takes) is
-  accepted, `True` rejected.
+  accepted, `True` rejected (FLA's chunk_gated_delta_rule rejects even `False`; its other ops
+  ignore the keyword).
 - `chunk_size`: the chunk length FLA computes with, one of the values FLA accepts for the op.
   The kernels here take their own chunks (docs/kda.md); `chunk_kda`'s intermediate states
   follow it (one state before every `chunk_size` tokens, as FLA returns them).
@@ -15,6 +16,7 @@ which hides a misspelt one).
 
 from __future__ import annotations
 
+import numbers
 import os
 import sys
 import warnings
@@ -40,9 +42,12 @@ def take_fla_keywords(op: str, options: dict, state_v_first, chunk_sizes: tuple 
     chunk_size = None
     if chunk_sizes and "chunk_size" in options:
         chunk_size = options.pop("chunk_size")
-        if type(chunk_size) is not int or chunk_size not in chunk_sizes:
+        # Any integer type (NumPy's too); not a bool or a float, which FLA lets through.
+        if (not isinstance(chunk_size, numbers.Integral) or isinstance(chunk_size, bool)
+                or int(chunk_size) not in chunk_sizes):
             vd.fail("chunk_size", f"must be one of {', '.join(map(str, chunk_sizes))} for "
                                   f"{op} (as in FLA), got {chunk_size!r}")
+        chunk_size = int(chunk_size)
     if options:
         raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(options))}'")
     return state_v_first, chunk_size

@@ -122,14 +122,13 @@ def gdn_recurrent(q, k, v, g, beta, *, A_log=None, dt_bias=None, scale=None, ini
     and value head; returns `out` [.., HV, V].
 
     g [N, T, HV] ([1, T_total, HV] with cu_seqlens), bf16, fp16 or fp32: the log decay, decaying
-    every key channel of the value head's state alike; with use_gate the raw gate, activated
-    in the kernel as -exp(A_log) softplus(g + dt_bias) (A_log [HV] fp32; dt_bias [HV] fp32
-    or None). beta
-    [.., HV] in (0, 1), or logits with use_beta_sigmoid (2 sigmoid(beta) with
-    allow_neg_eigval). Everything else is kda_recurrent's: shapes and GVA, varlen, the
-    per-token slot table state_indices [N, Tcols] with its padding rules,
-    num_accepted_tokens (speculative decoding), final_state_only, the state layouts and the
-    checks (ValueError naming the argument before anything is launched).
+    every key channel of the value head's state alike; with use_gate the raw gate, activated in
+    the kernel as -exp(A_log) softplus(g + dt_bias) (A_log [HV] fp32; dt_bias [HV] fp32 or
+    None). beta [.., HV] or one per value channel [.., HV, V], in (0, 1), or logits with
+    use_beta_sigmoid (2 sigmoid(beta) with allow_neg_eigval). Everything else is
+    kda_recurrent's: shapes and GVA, varlen, the per-token slot table state_indices [N, Tcols]
+    with its padding rules, num_accepted_tokens (speculative decoding), final_state_only, the
+    state layouts and the checks (ValueError naming the argument before anything is launched).
     """
     return execute(*_recurrent(**_gdn_arguments(locals())))
 
