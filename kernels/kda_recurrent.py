@@ -16,6 +16,8 @@ Per token t of sequence n (fp32):
     beta   <- sigmoid(beta) if USE_BETA_SIGMOID (2 sigmoid(beta) with ALLOW_NEG_EIGVAL)
               else beta (already in (0, 1)); one per value row with BETA_PER_VALUE
     S[v,k] <- S[v,k] * exp(g[k])            (decay first)
+    S[v,k] <- S[v,k] * exp(gk[k])           if GATE_KEY (per-key log decays beside a
+                                            per-head g, never activated in the kernel)
     S[v,k] <- S[v,k] * exp(gv[v])           if GATE_VALUE (per-value log decays, never
                                             activated in the kernel)
     u      =  S k ;  S <- S + (beta * (v - u)) k^T
@@ -112,8 +114,11 @@ Constexprs:
                     FLA's initial_state -> final_state without copying the initial states.
   OUTPUTS_ONLY      with FINAL_STATE_ONLY, not with FINAL_STATE_OUT: no state is written at
                     all, the pool is only read (FLA's calls without output_final_state).
+  GATE_KEY          gk [.., H, K] (token stride stride_gk): a log decay per key column as
+                    well, applied after g's (FLA's Gated DeltaNet gk beside its per-head g,
+                    which USE_GATE may activate); not with STATE_RECORDS.
   GATE_VALUE        gv [.., H, V] (token stride stride_gv): a log decay per value row as
-                    well, applied after g's (FLA's gv); not with STATE_RECORDS.
+                    well, applied after g's and gk's (FLA's gv); not with STATE_RECORDS.
   BETA_PER_VALUE    beta is [.., H, V] (stride_beta per token): one beta per value row.
   REVERSE           the tokens of each sequence run from last to first (FLA's reverse=True):
                     the final state is the one after the sequence's first token. Only with
@@ -150,10 +155,10 @@ def prefetched_state(s_buf):
 @kt.jit
 def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   state_ptr, state_idx_ptr, num_accepted_ptr, cu_seqlens_ptr, o_ptr,
-                  rec_in_ptr, rec_out_ptr, final_ptr, gv_ptr,
+                  rec_in_ptr, rec_out_ptr, final_ptr, gk_ptr, gv_ptr,
                   T, num_slots, stride_q, stride_k, stride_v, stride_g, stride_beta,
-                  stride_state_slot, stride_si_n, stride_si_t, TR, stride_rec_slot, stride_gv,
-                  scale, lower_bound,
+                  stride_state_slot, stride_si_n, stride_si_t, TR, stride_rec_slot, stride_gk,
+                  stride_gv, scale, lower_bound,
                   H: kt.constexpr, K: kt.constexpr, V: kt.constexpr,
                   STATE_KV: kt.constexpr, IS_VARLEN: kt.constexpr,
                   HAS_NUM_ACCEPTED: kt.constexpr, USE_QK_L2NORM: kt.constexpr,
@@ -168,7 +173,8 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   SEQUENCE_SLOTS: kt.constexpr = False, ZERO_START: kt.constexpr = False,
                   OUTPUTS_ONLY: kt.constexpr = False, ALLOW_NEG_EIGVAL: kt.constexpr = False,
                   HAS_DT_BIAS: kt.constexpr = True, HAS_A_LOG: kt.constexpr = True,
-                  BK: kt.constexpr = 0, GATE_VALUE: kt.constexpr = False,
+                  BK: kt.constexpr = 0, GATE_KEY: kt.constexpr = False,
+                  GATE_VALUE: kt.constexpr = False,
                   BETA_PER_VALUE: kt.constexpr = False, REVERSE: kt.constexpr = False):
     # Head dims of any size: the key axis is held as KP columns (BK, a power of two, when K
     # is not one) and the value tiles as BV rows, the padding masked.
@@ -191,8 +197,8 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                      "SEQUENCE_SLOTS reads no slot table")
     kt.static_assert(not OUTPUTS_ONLY or (FINAL_STATE_ONLY and not FINAL_STATE_OUT),
                      "OUTPUTS_ONLY is a FINAL_STATE_ONLY launch without FINAL_STATE_OUT")
-    kt.static_assert(not (GATE_VALUE and STATE_RECORDS),
-                     "a record holds key decays only (no GATE_VALUE)")
+    kt.static_assert(not ((GATE_KEY or GATE_VALUE) and STATE_RECORDS),
+                     "a record holds g's decays only (no GATE_KEY or GATE_VALUE)")
     kt.static_assert(not REVERSE or SEQUENCE_SLOTS,
                      "REVERSE runs one state per sequence (SEQUENCE_SLOTS)")
     kt.static_assert(not ZERO_START or (SEQUENCE_SLOTS and (FINAL_STATE_OUT or OUTPUTS_ONLY)
@@ -353,6 +359,13 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                     S = S * e[:, None]
                 else:
                     S = S * e[None, :]
+                if GATE_KEY:
+                    ek = kt.exp(kt.load(gk_ptr + tok * stride_gk + h * K + offs_k, mask=kmask,
+                                        other=0.0).to(kt.float32))
+                    if STATE_KV:
+                        S = S * ek[:, None]
+                    else:
+                        S = S * ek[None, :]
                 if GATE_VALUE:
                     ev = kt.exp(kt.load(gv_ptr + tok * stride_gv + h * V + offs_v, mask=vmask,
                                         other=0.0).to(kt.float32))

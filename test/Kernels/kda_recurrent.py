@@ -156,11 +156,12 @@
 # GLA950: v_exp_f32
 # GLA950: s_endpgm
 # FLA's per-value-channel forms: GLA with decays per value row (GATE_VALUE) run in reverse
-# (REVERSE, one state per sequence), and Gated DeltaNet with per-value decays and one beta per
-# value row (BETA_PER_VALUE); no spills on any target.
+# (REVERSE, one state per sequence), and Gated DeltaNet with per-key and per-value decays
+# beside its per-head one (GATE_KEY, GATE_VALUE) and one beta per value row (BETA_PER_VALUE);
+# no spills on any target.
 # DEFINE: %{gla_gv} = %{gla} -D GATE_VALUE=True -D REVERSE=True -D SEQUENCE_SLOTS=True \
 # DEFINE:   -D HAS_NUM_ACCEPTED=False
-# DEFINE: %{gdn_gv} = %{gdn} -D GATE_VALUE=True -D BETA_PER_VALUE=True
+# DEFINE: %{gdn_gv} = %{gdn} -D GATE_KEY=True -D GATE_VALUE=True -D BETA_PER_VALUE=True
 # RUN: kda-compile %{kda_recurrent_gfx950} --num-warps=4 %{gla_gv} --emit hsaco \
 # RUN:   -o %t.glagv.gfx950.hsaco --stats 2>&1 | FileCheck %s --check-prefix=AMD-STATS
 # RUN: kda-compile %{kda_recurrent_gfx1250} --num-warps=4 %{varlen} %{gdn_gv} --emit hsaco \
@@ -176,7 +177,7 @@
 # RUN: not kda-compile %{kda_recurrent_records_sm_90a} -D GATE_VALUE=True --emit tile -o - \
 # RUN:   2>&1 | FileCheck %s --check-prefix=BAD-GV --implicit-check-not=error:
 # BAD-REV: error: static assertion failed: REVERSE runs one state per sequence (SEQUENCE_SLOTS)
-# BAD-GV: error: static assertion failed: a record holds key decays only (no GATE_VALUE)
+# BAD-GV: error: static assertion failed: a record holds g's decays only (no GATE_KEY or GATE_VALUE)
 # Speculative state as per-token records (kda_recurrent_records, STATE_RECORDS): the accepted
 # records replayed onto the committed state in a loop before the tokens, each token storing
 # e = exp(g), k (value block 0) and its d rows instead of a state; no spills on any target.

@@ -157,12 +157,13 @@ FUSED_CASES = [
          lens=[3, 1, 5, 0, 2], v_first=False, seed=7007),
     dict(id="fused-kda-varlen-H2-HV4-D128-f16-lb", op="kda", H=2, HV=4, D=128,
          lens=[3, 1, 5, 0, 2], v_first=False, dtype="f16", seed=7008),
-    # FLA's per-value-channel forms: decays gv [.., HV, V] (GLA, Gated DeltaNet), beta
-    # [.., HV, V] (KDA, Gated DeltaNet), and GLA's reversed recurrence.
+    # FLA's per-channel forms: decays gv [.., HV, V] (GLA, Gated DeltaNet) and gk [.., HV,
+    # K] beside Gated DeltaNet's per-head g, beta [.., HV, V] (KDA, Gated DeltaNet), and
+    # GLA's reversed recurrence.
     dict(id="fused-gla-varlen-H2-HV4-D128-bf16-gv-reverse", op="gla", H=2, HV=4, D=128,
          lens=[3, 1, 5, 0, 2], v_first=True, gv=True, reverse=True, seed=7009),
-    dict(id="fused-gdn-varlen-H4-HV8-D128-bf16-gv-betav", op="gdn", H=4, HV=8, D=128,
-         lens=[2, 1, 4, 0], v_first=False, gv=True, beta_v=True, seed=7010),
+    dict(id="fused-gdn-varlen-H4-HV8-D128-bf16-gk-gv-betav", op="gdn", H=4, HV=8, D=128,
+         lens=[2, 1, 4, 0], v_first=False, gk=True, gv=True, beta_v=True, seed=7010),
     dict(id="fused-kda-B2-T3-H4-D128-bf16-lb-betav", op="kda", H=4, HV=4, D=128, B=2, T=3,
          v_first=False, beta_v=True, seed=7011),
 ]
@@ -287,7 +288,7 @@ def fused_call(case, arr):
                   cu_seqlens=arr.get("cu_seqlens"), use_qk_l2norm_in_kernel=True)
     if case["op"] == "gdn":
         return "fused_recurrent_gated_delta_rule", args, dict(
-            kwargs, gv=arr.get("gv"), **_gdn_layer_keywords(case, arr))
+            kwargs, gk=arr.get("gk"), gv=arr.get("gv"), **_gdn_layer_keywords(case, arr))
     kwargs.update(use_gate_in_kernel=True, use_beta_sigmoid_in_kernel=True, lower_bound=-5.0,
                   A_log=arr["A_log"], dt_bias=arr["dt_bias"], state_v_first=case["v_first"])
     return "fused_recurrent_kda", args, kwargs
@@ -658,10 +659,13 @@ def _gdn_reference(arrays, cu, layer=False):
     if layer:
         g = -np.exp(arrays["A_log"].astype(np.float64)) * softplus(g + arrays["dt_bias"])
         beta = 2.0 * sigmoid(beta)
+    decay = np.repeat(g[..., None], D, -1)
+    if "gk" in arrays:  # applied after g's
+        decay = decay + arrays["gk"]
     ref_o, ref_final, _ = kda_prefill_reference(
-        widen(arrays["q"]), widen(arrays["k"]), widen(arrays["v"]),
-        np.repeat(g[..., None], D, -1), beta, initial_state=arrays.get("initial_state"),
-        cu_seqlens=cu, use_qk_l2norm=True, state_v_first=layer, gv=arrays.get("gv"))
+        widen(arrays["q"]), widen(arrays["k"]), widen(arrays["v"]), decay, beta,
+        initial_state=arrays.get("initial_state"), cu_seqlens=cu, use_qk_l2norm=True,
+        state_v_first=layer, gv=arrays.get("gv"))
     return {"ref_o": ref_o, "ref_final": ref_final}
 
 
@@ -697,6 +701,8 @@ def _fused_case(case, reference):
             beta = r.standard_normal((B, T, HV, D)).astype(np.float32)
         arrays.update(g=g, beta=beta, A_log=r.uniform(-1.0, 1.0, HV).astype(np.float32),
                       dt_bias=r.standard_normal(HV * D).astype(np.float32))
+    if case.get("gk"):  # per-key log decays beside the per-head g
+        arrays["gk"] = -r.uniform(0.0, 0.3, (B, T, HV, D)).astype(np.float32)
     if case.get("gv"):  # log-sigmoid decays per value channel
         arrays["gv"] = -np.log1p(np.exp(-r.standard_normal((B, T, HV, D)) - 2.0)).astype(
             np.float32)

@@ -13,8 +13,6 @@ without output_final_state, writes no state (OUTPUTS_ONLY).
 
 from __future__ import annotations
 
-import sys
-
 from . import validation as vd
 from ._kernels import bind, check_target, execute
 from .fla_keywords import take_fla_keywords
@@ -75,15 +73,15 @@ def fused_recurrent_gated_delta_rule(q, k, v, g=None, gk=None, gv=None, beta=Non
 
     q, k [B, T, H, K], v [B, T, HV, V] (GVA), g [B, T, HV]: one log decay per token and value
     head (None: no decay, the plain delta rule), or with use_gate_in_kernel the raw gate
-    (required then), activated in the kernel as
-    -exp(A_log) softplus(g + dt_bias) (A_log [HV] fp32, required; dt_bias [HV] fp32 or None);
-    beta [B, T, HV] or one per value channel [B, T, HV, V], in (0, 1) (logits with
-    use_beta_sigmoid_in_kernel; 2 sigmoid with allow_neg_eigval, which needs it), None: ones.
-    Varlen: B = 1 and cu_seqlens [N + 1]. gk [B, T, HV, K]: log decays per key channel
-    (KDA's recurrence), added to g's when both are given (not with use_gate_in_kernel).
-    gv [B, T, HV, V]: log decays per value channel, applied after the others (never
-    activated in the kernel). Inputs bf16, fp16 or fp32. initial_state [N, HV, K, V] ([N,
-    HV, V, K] with state_v_first), fp32, bf16 or fp16, or None."""
+    (required then), activated in the kernel as -exp(A_log) softplus(g + dt_bias) (A_log [HV]
+    fp32, required; dt_bias [HV] fp32 or None); beta [B, T, HV] or one per value channel [B, T,
+    HV, V], in (0, 1) (logits with use_beta_sigmoid_in_kernel; 2 sigmoid with allow_neg_eigval,
+    which needs it), None: ones. Varlen: B = 1 and cu_seqlens [N + 1]. gk [B, T, HV, K]: log
+    decays per key channel (KDA's recurrence), applied after g's when both are given (with
+    use_gate_in_kernel too: the kernel activates g only). gv [B, T, HV, V]: log decays per value
+    channel, applied after the others (never activated in the kernel). Inputs bf16, fp16 or
+    fp32. initial_state [N, HV, K, V] ([N, HV, V, K] with state_v_first), fp32, bf16 or fp16, or
+    None."""
     o, final, launch = _gdn(**locals())
     return execute(o, launch), final
 
@@ -105,13 +103,10 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
                                          state_v_first)
     use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel = _switches(
         use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel)
-    per_head = gk is None
-    total = None  # with g and gk: their sum, filled in once every argument is checked
-    if not per_head:
-        # Per-key log decays: KDA's recurrence; with g as well, the two log decays summed.
-        if use_gate_in_kernel:
-            vd.fail("gk", "is not supported with use_gate_in_kernel=True (the in-kernel gate "
-                          "activates g only)")
+    per_head = True
+    if gk is not None and g is None and not use_gate_in_kernel:
+        # Per-key log decays alone: KDA's recurrence, gk read as the gate (checked under its
+        # own name here; beside a per-head g, the kernel reads both: GATE_KEY).
         qi, vi, gki = vd.describe("q", q), vd.describe("v", v), vd.describe("gk", gk)
         vd.check_rank(qi, "[B, T, H, K]", 4)
         vd.check_rank(vi, "[B, T, HV, V]", 4)
@@ -119,13 +114,7 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
         vd.check_shape(gki, "[B, T, HV, K]", shape, " (B, T, K from q, HV from v)")
         vd.check_dtype(gki, FLOATS)
         vd.check_device(gki, qi)
-        if g is not None:
-            gi = vd.describe("g", g)
-            vd.check_shape(gi, "[B, T, HV]", shape[:3], " (B, T from q, HV from v)")
-            vd.check_dtype(gi, FLOATS)
-            vd.check_device(gi, qi)
-            total = vd.new_like(qi, shape, "f32")
-        g = gk if total is None else total
+        g, gk, per_head = gk, None, False
     if g is None:
         # No decay (FLA's default): the plain delta rule, a zero log decay per token and head.
         if use_gate_in_kernel:
@@ -138,16 +127,13 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
         if use_beta_sigmoid_in_kernel:
             vd.fail("beta", "is required with use_beta_sigmoid_in_kernel=True")
         beta = _ones_like_gate(q, g)
-    prepared = _prepare(q, k, v, g, beta, scale=scale, initial_state=initial_state,
-                        output_final_state=output_final_state,
-                        use_qk_l2norm=use_qk_l2norm_in_kernel, use_gate=use_gate_in_kernel,
-                        use_beta_sigmoid=use_beta_sigmoid_in_kernel, lower_bound=None,
-                        state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=A_log,
-                        dt_bias=dt_bias, out=out, gate_per_head=per_head,
-                        allow_neg_eigval=allow_neg_eigval, gv=gv, target=target)
-    if total is not None:
-        _log_decay_sum(total, gki, gi, qi.is_torch)
-    return prepared
+    return _prepare(q, k, v, g, beta, scale=scale, initial_state=initial_state,
+                    output_final_state=output_final_state,
+                    use_qk_l2norm=use_qk_l2norm_in_kernel, use_gate=use_gate_in_kernel,
+                    use_beta_sigmoid=use_beta_sigmoid_in_kernel, lower_bound=None,
+                    state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=A_log,
+                    dt_bias=dt_bias, out=out, gate_per_head=per_head,
+                    allow_neg_eigval=allow_neg_eigval, gk=gk, gv=gv, target=target)
 
 
 def fused_recurrent_gla(q, k, v, gk=None, gv=None, scale=None, initial_state=None,
@@ -210,20 +196,6 @@ def _switches(use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_k
             vd.check_flag("use_beta_sigmoid_in_kernel", use_beta_sigmoid_in_kernel))
 
 
-def _log_decay_sum(total, gk, g, as_torch):
-    """total[...] = gk + g[..., None] in fp32 (gk [B, T, HV, K] and g [B, T, HV] ArrayInfos on
-    total's device, total a torch tensor when as_torch; NumPy arrays and CPU tensors mix)."""
-
-    def values(info):
-        if info.is_torch:
-            t = info.value.detach().float()
-            return t if as_torch else t.numpy()
-        a = vd.host_f32(info)
-        return sys.modules["torch"].from_numpy(vd._np().ascontiguousarray(a)) if as_torch else a
-
-    total[...] = values(gk) + values(g)[..., None]
-
-
 def _ones_like_gate(q, g):
     """beta = 1 in the shape [B, T, HV] of a per-head gate g ([B, T, HV]) or a per-key one
     ([B, T, HV, K]), in g's dtype (bf16 ones as their bit pattern in NumPy)."""
@@ -239,8 +211,8 @@ def _ones_like_gate(q, g):
 
 def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_qk_l2norm,
              use_gate, use_beta_sigmoid, lower_bound, state_v_first, cu_seqlens, A_log,
-             dt_bias, out, gate_per_head, delta_rule=True, allow_neg_eigval=False, gv=None,
-             reverse=False, target=None):
+             dt_bias, out, gate_per_head, delta_rule=True, allow_neg_eigval=False, gk=None,
+             gv=None, reverse=False, target=None):
     """(o, final state or None, Launch or None) of kda_recurrent's final-state-only launch:
     from the initial states (read in place; copied only when not dense), or, without them,
     from the zero state (ZERO_START: no pool is filled or read); the final states go to a new
@@ -276,6 +248,6 @@ def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_
         state_layout=layout, out=out, final_state_only=True, gate_per_head=gate_per_head,
         delta_rule=delta_rule, target=target, final_out=final,
         zero_start=initial_state is None, outputs_only=not output_final_state,
-        allow_neg_eigval=allow_neg_eigval, gate_keyword="use_gate_in_kernel", gv=gv,
+        allow_neg_eigval=allow_neg_eigval, gate_keyword="use_gate_in_kernel", gk=gk, gv=gv,
         reverse=reverse)
     return o, final, launch

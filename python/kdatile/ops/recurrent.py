@@ -147,7 +147,8 @@ def _gdn_arguments(bound: dict) -> dict:
 def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=False,
                                 delta_rule=True, final_out=None, zero_start=False,
                                 outputs_only=False, allow_neg_eigval=False,
-                                gate_keyword="use_gate", gv=None, reverse=False, **kwargs):
+                                gate_keyword="use_gate", gk=None, gv=None, reverse=False,
+                                **kwargs):
     """(out, Launch or None) of kda_recurrent's arguments (keywords) with state_indices [N]:
     one slot per sequence, which every token of the sequence updates (FLA's fused_recurrent
     semantics, see fused_recurrent.py); state_indices=None: sequence n's slot is n (no table
@@ -159,15 +160,16 @@ def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=
     only read (OUTPUTS_ONLY). zero_start (with final_out or outputs_only, and
     state_indices=None): every sequence starts from the zero state and the pool is not read
     (ZERO_START; initial_state may then be None). allow_neg_eigval: with use_beta_sigmoid,
-    beta = 2 sigmoid(beta). gate_per_head with use_gate: A_log, dt_bias [HV]. gv: log decays
-    per value row [.., HV, V] or None; reverse (with state_indices=None): each sequence's
+    beta = 2 sigmoid(beta). gate_per_head with use_gate: A_log, dt_bias [HV]. gk (with
+    gate_per_head): log decays per key column [.., HV, K] or None; gv: log decays per value row
+    [.., HV, V] or None; reverse (with state_indices=None): each sequence's
     tokens from last to first."""
     bound = bind(kda_recurrent, (q, k, v, g, beta), kwargs)
     return _recurrent(**bound, target=check_target(target), gate_per_head=gate_per_head,
                       delta_rule=delta_rule, slot_per_sequence=True, final_out=final_out,
                       zero_start=zero_start, outputs_only=outputs_only,
-                      allow_neg_eigval=allow_neg_eigval, gate_keyword=gate_keyword, gv=gv,
-                      reverse=reverse)
+                      allow_neg_eigval=allow_neg_eigval, gate_keyword=gate_keyword, gk=gk,
+                      gv=gv, reverse=reverse)
 
 
 def kda_recurrent_records(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=None,
@@ -226,11 +228,12 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                use_beta_sigmoid, state_layout, out, check_duplicate_slots, final_state_only,
                target=None, config=None, gate_per_head=False, delta_rule=True,
                slot_per_sequence=False, records=None, final_out=None, zero_start=False,
-               outputs_only=False, allow_neg_eigval=False, gate_keyword="use_gate", gv=None,
-               reverse=False):
+               outputs_only=False, allow_neg_eigval=False, gate_keyword="use_gate", gk=None,
+               gv=None, reverse=False):
     """(out, Launch or None) of kda_recurrent's arguments on `target` (None: the device's).
-    gate_keyword: what the caller's API calls use_gate (in its messages). gv: None or log
-    decays per value row [.., HV, V] (GATE_VALUE); reverse: each sequence's tokens last to
+    gate_keyword: what the caller's API calls use_gate (in its messages). gk: None or log
+    decays per key column [.., HV, K] beside a per-head g (GATE_KEY); gv: None or log decays
+    per value row [.., HV, V] (GATE_VALUE); reverse: each sequence's tokens last to
     first (REVERSE, one slot per sequence without a table)."""
     # The internal modes' combinations (the kernel's static asserts, said before any check).
     if outputs_only and not (final_state_only and final_out is None):
@@ -274,8 +277,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                              f"{gate_keyword}=False when g is already the log decay)")
 
     names = ("q", "k", "v", "g", "beta", "A_log", "dt_bias", "initial_state", "state_indices",
-             "cu_seqlens", "num_accepted_tokens", "records_in", "records_out", "out", "gv")
-    optional = ("A_log", "dt_bias", "cu_seqlens", "num_accepted_tokens", "out", "gv")
+             "cu_seqlens", "num_accepted_tokens", "records_in", "records_out", "out", "gk", "gv")
+    optional = ("A_log", "dt_bias", "cu_seqlens", "num_accepted_tokens", "out", "gk", "gv")
     if slot_per_sequence:  # None: slot n for sequence n
         optional += ("state_indices",)
     if not delta_rule:
@@ -286,7 +289,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         optional += ("records_in", "records_out")
         records = (None, None)
     values = (q, k, v, g, beta, A_log, dt_bias, initial_state, state_indices, cu_seqlens,
-              num_accepted_tokens) + tuple(records) + (out, gv)
+              num_accepted_tokens) + tuple(records) + (out, gk, gv)
     a = {n: vd.describe(n, val, optional=n in optional) for n, val in zip(names, values)}
     with_records = a["records_in"] is not None
     ref = a["q"]
@@ -337,6 +340,11 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         vd.check_shape(bi, f"{lead}, HV]", (lead0, lead1, HV), why_v)
     if bi is not None:
         vd.check_dtype(bi, FLOATS)
+    if a["gk"] is not None:
+        if not gate_per_head:
+            raise ValueError("gk needs a per-head g (gate_per_head)")
+        vd.check_shape(a["gk"], f"{lead}, HV, K]", (lead0, lead1, HV, K), why_v)
+        vd.check_dtype(a["gk"], FLOATS)
     if a["gv"] is not None:
         vd.check_shape(a["gv"], f"{lead}, HV, V]", (lead0, lead1, HV, V), why_v)
         vd.check_dtype(a["gv"], FLOATS)
@@ -467,8 +475,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                                        f"{int(lens[i])} tokens of sequence {i} (cu_seqlens)")
 
     # Valid: now the copies and conversions (graph-capturable torch ops for GPU tensors).
-    toks = {"beta": 0, "gv": 0}  # no beta (DELTA_RULE=False) or gv: never read
-    for name in ("q", "k", "v", "g", "beta", "gv"):
+    toks = {"beta": 0, "gk": 0, "gv": 0}  # no beta (DELTA_RULE=False), gk or gv: never read
+    for name in ("q", "k", "v", "g", "beta", "gk", "gv"):
         if a[name] is not None:
             a[name], toks[name] = vd.token_stride(a[name], "[N, T, H, *]")
     for name in ("A_log", "dt_bias"):
@@ -528,12 +536,13 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         a["records_in"].value if with_records else unused,
         a["records_out"].value if with_records else unused,
         final_out if final_out is not None else unused,
+        a["gk"].value if a["gk"] is not None else unused,
         a["gv"].value if a["gv"] is not None else unused,
         int(kernel_cols), int(slots), toks["q"], toks["k"], toks["v"], toks["g"],
         toks["beta"], int(stride_slot),
         0 if sequence_slots else int(idx.strides[0] if N > 1 else Tcols),
         0 if slot_per_sequence else int(idx.strides[1] if Tcols > 1 else 1),
-        int(TR), int(TR * HV * (2 * K + V)), toks["gv"],
+        int(TR), int(TR * HV * (2 * K + V)), toks["gk"], toks["gv"],
         float(K ** -0.5 if scale is None else scale),
         float(0.0 if lower_bound is None else lower_bound))
     constexprs = dict(H=HV, K=K, V=V, STATE_KV=state_layout == "kv", IS_VARLEN=varlen,
@@ -548,7 +557,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                       ZERO_START=zero_start, OUTPUTS_ONLY=outputs_only,
                       ALLOW_NEG_EIGVAL=allow_neg_eigval, HAS_DT_BIAS=a["dt_bias"] is not None,
                       HAS_A_LOG=a["A_log"] is not None, BK=0 if KP == K else KP,
-                      GATE_VALUE=a["gv"] is not None, BETA_PER_VALUE=beta_per_value,
+                      GATE_KEY=a["gk"] is not None, GATE_VALUE=a["gv"] is not None,
+                      BETA_PER_VALUE=beta_per_value,
                       REVERSE=bool(reverse))
     return o.value, Launch(kernel, kargs, constexprs, (N, HV, (V + BV - 1) // BV), num_warps)
 
