@@ -114,6 +114,10 @@ Constexprs:
                     FLA's initial_state -> final_state without copying the initial states.
   OUTPUTS_ONLY      with FINAL_STATE_ONLY, not with FINAL_STATE_OUT: no state is written at
                     all, the pool is only read (FLA's calls without output_final_state).
+  HAS_G             False: no decay from g (FLA's g=None / gk=None): g is not read, not with
+                    USE_GATE.
+  UNIT_BETA         beta = 1 (FLA's Gated DeltaNet beta=None): beta is not read; not with
+                    BETA_PER_VALUE or USE_BETA_SIGMOID.
   GATE_KEY          gk [.., H, K] (token stride stride_gk): a log decay per key column as
                     well, applied after g's (FLA's Gated DeltaNet gk beside its per-head g,
                     which USE_GATE may activate); not with STATE_RECORDS.
@@ -173,7 +177,8 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   SEQUENCE_SLOTS: kt.constexpr = False, ZERO_START: kt.constexpr = False,
                   OUTPUTS_ONLY: kt.constexpr = False, ALLOW_NEG_EIGVAL: kt.constexpr = False,
                   HAS_DT_BIAS: kt.constexpr = True, HAS_A_LOG: kt.constexpr = True,
-                  BK: kt.constexpr = 0, GATE_KEY: kt.constexpr = False,
+                  BK: kt.constexpr = 0, HAS_G: kt.constexpr = True,
+                  UNIT_BETA: kt.constexpr = False, GATE_KEY: kt.constexpr = False,
                   GATE_VALUE: kt.constexpr = False,
                   BETA_PER_VALUE: kt.constexpr = False, REVERSE: kt.constexpr = False):
     # Head dims of any size: the key axis is held as KP columns (BK, a power of two, when K
@@ -197,6 +202,9 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                      "SEQUENCE_SLOTS reads no slot table")
     kt.static_assert(not OUTPUTS_ONLY or (FINAL_STATE_ONLY and not FINAL_STATE_OUT),
                      "OUTPUTS_ONLY is a FINAL_STATE_ONLY launch without FINAL_STATE_OUT")
+    kt.static_assert(HAS_G or not USE_GATE, "the in-kernel gate (USE_GATE) activates g")
+    kt.static_assert(not UNIT_BETA or not (BETA_PER_VALUE or USE_BETA_SIGMOID),
+                     "UNIT_BETA reads no beta")
     kt.static_assert(not ((GATE_KEY or GATE_VALUE) and STATE_RECORDS),
                      "a record holds g's decays only (no GATE_KEY or GATE_VALUE)")
     kt.static_assert(not REVERSE or SEQUENCE_SLOTS,
@@ -317,13 +325,15 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                             other=0.0).to(kt.float32)
                 v = kt.load(v_ptr + tok * stride_v + h * V + offs_v, mask=vmask,
                             other=0.0).to(kt.float32)
-                if GATE_PER_HEAD:
+                if HAS_G and GATE_PER_HEAD:
                     g = kt.load(g_ptr + tok * stride_g + h).to(kt.float32)
-                else:
+                elif HAS_G:
                     g = kt.load(g_ptr + tok * stride_g + h * K + offs_k, mask=kmask,
                                 other=0.0).to(kt.float32)
                 if DELTA_RULE:
-                    if BETA_PER_VALUE:
+                    if UNIT_BETA:
+                        beta = 1.0
+                    elif BETA_PER_VALUE:
                         beta = kt.load(beta_ptr + tok * stride_beta + h * V + offs_v,
                                        mask=vmask, other=0.0).to(kt.float32)
                     else:
@@ -352,12 +362,16 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                         S = prefetched_state(s_buf)
                         copy_pending = 0
                 # Decay first; the output uses the updated state.
-                e = kt.exp(g)
-                if GATE_PER_HEAD:
+                if not HAS_G:
+                    e = 1.0
+                elif GATE_PER_HEAD:
+                    e = kt.exp(g)
                     S = S * e
                 elif STATE_KV:
+                    e = kt.exp(g)
                     S = S * e[:, None]
                 else:
+                    e = kt.exp(g)
                     S = S * e[None, :]
                 if GATE_KEY:
                     ek = kt.exp(kt.load(gk_ptr + tok * stride_gk + h * K + offs_k, mask=kmask,
@@ -388,7 +402,8 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                     if t < TR:
                         rec = rec_out_ptr + rec_slot + t * rec_row
                         if kt.program_id(2) == 0:
-                            # + zeros: a per-head decay (GATE_PER_HEAD) stored per key.
+                            # + zeros: a per-head decay (GATE_PER_HEAD, or none) stored per
+                            # key.
                             kt.store(rec + offs_k, e + kt.zeros((KP,), kt.float32),
                                      mask=kmask)
                             kt.store(rec + K + offs_k, k, mask=kmask)

@@ -170,6 +170,20 @@
 # RUN:   --emit cubin -o %t.glagv.cubin --stats 2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
 # RUN: %if ptxas %{ kda-compile %{kda_recurrent_sm_90a} --num-warps=4 %{varlen} %{gdn_gv} \
 # RUN:   --emit cubin -o %t.gdngv.cubin --stats 2>&1 | FileCheck %s --check-prefix=SM90-STATS %}
+# FLA's defaults, no decay (HAS_G=False) and Gated DeltaNet's beta of ones (UNIT_BETA): g and
+# beta are not read; no spills. The in-kernel gate needs g, and UNIT_BETA takes no sigmoid.
+# RUN: kda-compile %{kda_recurrent_gfx950} --num-warps=4 %{varlen} %{gdn} -D HAS_G=False \
+# RUN:   -D UNIT_BETA=True --emit hsaco -o %t.nog.gfx950.hsaco --stats 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=AMD-STATS
+# RUN: %if ptxas %{ kda-compile %{kda_recurrent_sm_90a} --num-warps=4 %{varlen} %{gdn} \
+# RUN:   -D HAS_G=False -D UNIT_BETA=True --emit cubin -o %t.nog.cubin --stats 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=SM90-STATS %}
+# RUN: not kda-compile %{kda_recurrent_sm_90a} -D HAS_G=False --emit tile -o - 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=BAD-NOG --implicit-check-not=error:
+# RUN: not kda-compile %{kda_recurrent_sm_90a} -D UNIT_BETA=True --emit tile -o - 2>&1 \
+# RUN:   | FileCheck %s --check-prefix=BAD-UNIT --implicit-check-not=error:
+# BAD-NOG: error: static assertion failed: the in-kernel gate (USE_GATE) activates g
+# BAD-UNIT: error: static assertion failed: UNIT_BETA reads no beta
 # Reversed tokens need one state per sequence (no slot table read in token order), and a
 # record holds no per-value decays.
 # RUN: not kda-compile %{kda_recurrent_sm_90a} -D REVERSE=True --emit tile -o - 2>&1 \

@@ -430,6 +430,13 @@ def test_fla_positional_order_and_gdn_options():
         cu_seqlens=cu)
     np.testing.assert_array_equal(o_none, o_zero)
     np.testing.assert_array_equal(final_none, final_zero)
+    # Neither default builds an array: g and beta are not read (one launch on a GPU).
+    from kdatile.ops.fused_recurrent import fused_recurrent_gated_delta_rule_launch
+
+    _, _, launch = fused_recurrent_gated_delta_rule_launch(q, k, v, initial_state=h0,
+                                                           cu_seqlens=cu)
+    assert not launch.constexprs["HAS_G"] and launch.constexprs["UNIT_BETA"]
+    assert launch.args[3] is launch.args[0] and launch.args[4] is launch.args[0]
     with pytest.raises(ValueError, match="argument 'g': is required with use_gate_in_kernel"):
         fused_recurrent_gated_delta_rule(q, k, v, beta=bh, use_gate_in_kernel=True,
                                          A_log=np.zeros(HV, np.float32))

@@ -147,3 +147,6 @@ def test_no_slot_table_and_no_beta():
     assert launch.constexprs["SEQUENCE_SLOTS"] and not launch.constexprs["DELTA_RULE"]
     q_arg, beta_arg, table_arg = launch.args[0], launch.args[4], launch.args[8]
     assert beta_arg is q_arg and table_arg is q_arg  # the read-only stand-in
+    # Without gk no decay, and no array of zero decays is built for it.
+    _, _, launch = fused_recurrent_gla_launch(q, k, v, initial_state=h0, cu_seqlens=cu)
+    assert not launch.constexprs["HAS_G"] and launch.args[3] is launch.args[0]

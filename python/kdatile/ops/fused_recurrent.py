@@ -115,25 +115,20 @@ def _gdn(q, k, v, g, gk, gv, beta, scale, initial_state, output_final_state,
         vd.check_dtype(gki, FLOATS)
         vd.check_device(gki, qi)
         g, gk, per_head = gk, None, False
-    if g is None:
-        # No decay (FLA's default): the plain delta rule, a zero log decay per token and head.
-        if use_gate_in_kernel:
-            vd.fail("g", "is required with use_gate_in_kernel=True (the raw gate [B, T, HV])")
-        qi, vi = vd.describe("q", q), vd.describe("v", v)
-        vd.check_rank(vi, "[B, T, HV, V]", 4)
-        g = vd.new_like(qi, vi.shape[:3], "f32")
-        g[...] = 0
-    if beta is None:
-        if use_beta_sigmoid_in_kernel:
-            vd.fail("beta", "is required with use_beta_sigmoid_in_kernel=True")
-        beta = _ones_like_gate(q, g)
+    # g=None: no decay, the plain delta rule; beta=None: ones (FLA's defaults, HAS_G and
+    # UNIT_BETA: neither is built nor read).
+    if g is None and use_gate_in_kernel:
+        vd.fail("g", "is required with use_gate_in_kernel=True (the raw gate [B, T, HV])")
+    if beta is None and use_beta_sigmoid_in_kernel:
+        vd.fail("beta", "is required with use_beta_sigmoid_in_kernel=True")
     return _prepare(q, k, v, g, beta, scale=scale, initial_state=initial_state,
                     output_final_state=output_final_state,
                     use_qk_l2norm=use_qk_l2norm_in_kernel, use_gate=use_gate_in_kernel,
                     use_beta_sigmoid=use_beta_sigmoid_in_kernel, lower_bound=None,
                     state_v_first=state_v_first, cu_seqlens=cu_seqlens, A_log=A_log,
                     dt_bias=dt_bias, out=out, gate_per_head=per_head,
-                    allow_neg_eigval=allow_neg_eigval, gk=gk, gv=gv, target=target)
+                    allow_neg_eigval=allow_neg_eigval, gk=gk, gv=gv, target=target,
+                    fla_defaults=True)
 
 
 def fused_recurrent_gla(q, k, v, gk=None, gv=None, scale=None, initial_state=None,
@@ -175,18 +170,13 @@ def _gla(q, k, v, gk, gv, scale, initial_state, output_final_state, reverse, sta
         vd.check_shape(gi, "[B, T, HV, K]", (B, T, HV, qi.shape[3]),
                        " (B, T from q, HV from v, K from q)")
         vd.check_dtype(gi, FLOATS)
-    # Without gk: a zero log decay per token and head (the per-head form reads the least).
-    # The delta rule is off: no beta.
-    per_head = gk is None
-    if per_head:
-        gk = vd.new_like(qi, (B, T, HV), "f32")
-        gk[...] = 0
+    # Without gk no decay (HAS_G=False: nothing built or read); the delta rule is off: no beta.
     return _prepare(q, k, v, gk, None, scale=scale,
                     initial_state=initial_state, output_final_state=output_final_state,
                     use_qk_l2norm=False, use_gate=False, use_beta_sigmoid=False,
                     lower_bound=None, state_v_first=state_v_first, cu_seqlens=cu_seqlens,
-                    A_log=None, dt_bias=None, out=out, gate_per_head=per_head, delta_rule=False,
-                    gv=gv, reverse=reverse, target=target)
+                    A_log=None, dt_bias=None, out=out, gate_per_head=False, delta_rule=False,
+                    gv=gv, reverse=reverse, target=target, fla_defaults=True)
 
 
 def _switches(use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_kernel):
@@ -196,23 +186,10 @@ def _switches(use_qk_l2norm_in_kernel, use_gate_in_kernel, use_beta_sigmoid_in_k
             vd.check_flag("use_beta_sigmoid_in_kernel", use_beta_sigmoid_in_kernel))
 
 
-def _ones_like_gate(q, g):
-    """beta = 1 in the shape [B, T, HV] of a per-head gate g ([B, T, HV]) or a per-key one
-    ([B, T, HV, K]), in g's dtype (bf16 ones as their bit pattern in NumPy)."""
-    info = vd.describe("g", g)
-    vd.check_dtype(info, FLOATS)
-    ones = vd.new_like(vd.describe("q", q), info.shape[:3], info.dtype)
-    if info.is_torch:
-        ones.fill_(1.0)
-    else:
-        ones[...] = 0x3F80 if info.dtype == "bf16" else 1.0
-    return ones
-
-
 def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_qk_l2norm,
              use_gate, use_beta_sigmoid, lower_bound, state_v_first, cu_seqlens, A_log,
              dt_bias, out, gate_per_head, delta_rule=True, allow_neg_eigval=False, gk=None,
-             gv=None, reverse=False, target=None):
+             gv=None, reverse=False, target=None, fla_defaults=False):
     """(o, final state or None, Launch or None) of kda_recurrent's final-state-only launch:
     from the initial states (read in place; copied only when not dense), or, without them,
     from the zero state (ZERO_START: no pool is filled or read); the final states go to a new
@@ -249,5 +226,5 @@ def _prepare(q, k, v, g, beta, *, scale, initial_state, output_final_state, use_
         delta_rule=delta_rule, target=target, final_out=final,
         zero_start=initial_state is None, outputs_only=not output_final_state,
         allow_neg_eigval=allow_neg_eigval, gate_keyword="use_gate_in_kernel", gk=gk, gv=gv,
-        reverse=reverse)
+        reverse=reverse, fla_defaults=fla_defaults)
     return o, final, launch

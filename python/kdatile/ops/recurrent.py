@@ -148,7 +148,7 @@ def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=
                                 delta_rule=True, final_out=None, zero_start=False,
                                 outputs_only=False, allow_neg_eigval=False,
                                 gate_keyword="use_gate", gk=None, gv=None, reverse=False,
-                                **kwargs):
+                                fla_defaults=False, **kwargs):
     """(out, Launch or None) of kda_recurrent's arguments (keywords) with state_indices [N]:
     one slot per sequence, which every token of the sequence updates (FLA's fused_recurrent
     semantics, see fused_recurrent.py); state_indices=None: sequence n's slot is n (no table
@@ -163,13 +163,13 @@ def recurrent_slot_per_sequence(q, k, v, g, beta, *, target=None, gate_per_head=
     beta = 2 sigmoid(beta). gate_per_head with use_gate: A_log, dt_bias [HV]. gk (with
     gate_per_head): log decays per key column [.., HV, K] or None; gv: log decays per value row
     [.., HV, V] or None; reverse (with state_indices=None): each sequence's
-    tokens from last to first."""
+    tokens from last to first. fla_defaults: g=None is no decay, beta=None ones."""
     bound = bind(kda_recurrent, (q, k, v, g, beta), kwargs)
     return _recurrent(**bound, target=check_target(target), gate_per_head=gate_per_head,
                       delta_rule=delta_rule, slot_per_sequence=True, final_out=final_out,
                       zero_start=zero_start, outputs_only=outputs_only,
                       allow_neg_eigval=allow_neg_eigval, gate_keyword=gate_keyword, gk=gk,
-                      gv=gv, reverse=reverse)
+                      gv=gv, reverse=reverse, fla_defaults=fla_defaults)
 
 
 def kda_recurrent_records(q, k, v, g, beta, *, A_log=None, dt_bias=None, lower_bound=None,
@@ -229,12 +229,13 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                target=None, config=None, gate_per_head=False, delta_rule=True,
                slot_per_sequence=False, records=None, final_out=None, zero_start=False,
                outputs_only=False, allow_neg_eigval=False, gate_keyword="use_gate", gk=None,
-               gv=None, reverse=False):
+               gv=None, reverse=False, fla_defaults=False):
     """(out, Launch or None) of kda_recurrent's arguments on `target` (None: the device's).
     gate_keyword: what the caller's API calls use_gate (in its messages). gk: None or log
     decays per key column [.., HV, K] beside a per-head g (GATE_KEY); gv: None or log decays
     per value row [.., HV, V] (GATE_VALUE); reverse: each sequence's tokens last to
-    first (REVERSE, one slot per sequence without a table)."""
+    first (REVERSE, one slot per sequence without a table). fla_defaults: FLA's fused-recurrent
+    defaults, g=None no decay (HAS_G=False) and beta=None ones (UNIT_BETA), neither read."""
     # The internal modes' combinations (the kernel's static asserts, said before any check).
     if outputs_only and not (final_state_only and final_out is None):
         raise ValueError("outputs_only needs final_state_only and no final_out")
@@ -281,8 +282,10 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     optional = ("A_log", "dt_bias", "cu_seqlens", "num_accepted_tokens", "out", "gk", "gv")
     if slot_per_sequence:  # None: slot n for sequence n
         optional += ("state_indices",)
-    if not delta_rule:
+    if not delta_rule or (fla_defaults and not use_beta_sigmoid):
         optional += ("beta",)
+    if fla_defaults and not use_gate:
+        optional += ("g",)
     if zero_start:  # no pool is read
         optional += ("initial_state",)
     if records is None:
@@ -325,7 +328,9 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         vd.fail("v", f"its heads HV = {HV} must be a multiple of q's H = {H} (GVA)")
     vd.check_any_head_dim(V, "v", "V")
     why_v = f" (from q {list(qi.shape)}, HV = {HV} from v)"
-    if gate_per_head:
+    if a["g"] is None:
+        pass  # no decay (fla_defaults)
+    elif gate_per_head:
         vd.check_shape(a["g"], f"{lead}, HV]", (lead0, lead1, HV), why_v)
     else:
         vd.check_shape(a["g"], f"{lead}, HV, K]", (lead0, lead1, HV, K), why_v)
@@ -351,7 +356,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     for name in ("k", "v"):
         if a[name].dtype != qi.dtype:
             vd.fail(name, f"dtype must match q's ({qi.value.dtype}), got {a[name].value.dtype}")
-    vd.check_dtype(a["g"], FLOATS)
+    if a["g"] is not None:
+        vd.check_dtype(a["g"], FLOATS)
     if use_gate:
         if a["A_log"] is not None:
             vd.check_shape(a["A_log"], "[HV]", (HV,), f" (HV={HV} from v)")
@@ -475,7 +481,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                                        f"{int(lens[i])} tokens of sequence {i} (cu_seqlens)")
 
     # Valid: now the copies and conversions (graph-capturable torch ops for GPU tensors).
-    toks = {"beta": 0, "gk": 0, "gv": 0}  # no beta (DELTA_RULE=False), gk or gv: never read
+    toks = {"g": 0, "beta": 0, "gk": 0, "gv": 0}  # arrays not given: never read
     for name in ("q", "k", "v", "g", "beta", "gk", "gv"):
         if a[name] is not None:
             a[name], toks[name] = vd.token_stride(a[name], "[N, T, H, *]")
@@ -526,7 +532,8 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
     stride_slot = st.strides[0] if st is not None and slots > 1 else HV * head
     kernel = load_kernel("kda_recurrent", "kda_recurrent")
     kargs = (
-        a["q"].value, a["k"].value, a["v"].value, a["g"].value,
+        a["q"].value, a["k"].value, a["v"].value,
+        a["g"].value if a["g"] is not None else unused,
         a["beta"].value if a["beta"] is not None else unused,
         a["A_log"].value if a["A_log"] is not None else unused,
         a["dt_bias"].value if a["dt_bias"] is not None else unused,
@@ -557,6 +564,7 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
                       ZERO_START=zero_start, OUTPUTS_ONLY=outputs_only,
                       ALLOW_NEG_EIGVAL=allow_neg_eigval, HAS_DT_BIAS=a["dt_bias"] is not None,
                       HAS_A_LOG=a["A_log"] is not None, BK=0 if KP == K else KP,
+                      HAS_G=a["g"] is not None, UNIT_BETA=delta_rule and a["beta"] is None,
                       GATE_KEY=a["gk"] is not None, GATE_VALUE=a["gv"] is not None,
                       BETA_PER_VALUE=beta_per_value,
                       REVERSE=bool(reverse))
