@@ -157,6 +157,22 @@ def prefetched_state(s_buf):
 
 
 @kt.jit
+def decay_keys(S, e, STATE_KV: kt.constexpr):
+    """S scaled along its key axis by e [KP] (the axis of K: rows with STATE_KV)."""
+    if STATE_KV:
+        return S * e[:, None]
+    return S * e[None, :]
+
+
+@kt.jit
+def decay_values(S, e, STATE_KV: kt.constexpr):
+    """S scaled along its value axis by e [BV]."""
+    if STATE_KV:
+        return S * e[None, :]
+    return S * e[:, None]
+
+
+@kt.jit
 def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                   state_ptr, state_idx_ptr, num_accepted_ptr, cu_seqlens_ptr, o_ptr,
                   rec_in_ptr, rec_out_ptr, final_ptr, gk_ptr, gv_ptr,
@@ -367,26 +383,17 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
                 elif GATE_PER_HEAD:
                     e = kt.exp(g)
                     S = S * e
-                elif STATE_KV:
-                    e = kt.exp(g)
-                    S = S * e[:, None]
                 else:
                     e = kt.exp(g)
-                    S = S * e[None, :]
+                    S = decay_keys(S, e, STATE_KV)
                 if GATE_KEY:
-                    ek = kt.exp(kt.load(gk_ptr + tok * stride_gk + h * K + offs_k, mask=kmask,
-                                        other=0.0).to(kt.float32))
-                    if STATE_KV:
-                        S = S * ek[:, None]
-                    else:
-                        S = S * ek[None, :]
+                    S = decay_keys(S, kt.exp(kt.load(gk_ptr + tok * stride_gk + h * K + offs_k,
+                                                     mask=kmask, other=0.0).to(kt.float32)),
+                                   STATE_KV)
                 if GATE_VALUE:
-                    ev = kt.exp(kt.load(gv_ptr + tok * stride_gv + h * V + offs_v, mask=vmask,
-                                        other=0.0).to(kt.float32))
-                    if STATE_KV:
-                        S = S * ev[None, :]
-                    else:
-                        S = S * ev[:, None]
+                    S = decay_values(S, kt.exp(kt.load(gv_ptr + tok * stride_gv + h * V + offs_v,
+                                                       mask=vmask, other=0.0).to(kt.float32)),
+                                     STATE_KV)
                 if DELTA_RULE:
                     if STATE_KV:
                         v = beta * (v - kt.sum(S * k[:, None], 0))

@@ -328,12 +328,16 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         vd.fail("v", f"its heads HV = {HV} must be a multiple of q's H = {H} (GVA)")
     vd.check_any_head_dim(V, "v", "V")
     why_v = f" (from q {list(qi.shape)}, HV = {HV} from v)"
-    if a["g"] is None:
-        pass  # no decay (fla_defaults)
-    elif gate_per_head:
-        vd.check_shape(a["g"], f"{lead}, HV]", (lead0, lead1, HV), why_v)
-    else:
-        vd.check_shape(a["g"], f"{lead}, HV, K]", (lead0, lead1, HV, K), why_v)
+    if a["gk"] is not None and not gate_per_head:
+        raise ValueError("gk needs a per-head g (gate_per_head)")
+    # The log decays given (g None: no decay, fla_defaults): g per head or per key column, gk
+    # per key column, gv per value row.
+    decays = {"g": ("HV]", (HV,)) if gate_per_head else ("HV, K]", (HV, K)),
+              "gk": ("HV, K]", (HV, K)), "gv": ("HV, V]", (HV, V))}
+    for name, (dims, inner) in decays.items():
+        if a[name] is not None:
+            vd.check_shape(a[name], f"{lead}, {dims}", (lead0, lead1) + inner, why_v)
+            vd.check_dtype(a[name], FLOATS)
     bi = a["beta"]
     beta_per_value = bi is not None and bi.ndim == 4
     if beta_per_value:  # one beta per value channel
@@ -345,19 +349,9 @@ def _recurrent(q, k, v, g, beta, *, A_log, dt_bias, lower_bound, scale, initial_
         vd.check_shape(bi, f"{lead}, HV]", (lead0, lead1, HV), why_v)
     if bi is not None:
         vd.check_dtype(bi, FLOATS)
-    if a["gk"] is not None:
-        if not gate_per_head:
-            raise ValueError("gk needs a per-head g (gate_per_head)")
-        vd.check_shape(a["gk"], f"{lead}, HV, K]", (lead0, lead1, HV, K), why_v)
-        vd.check_dtype(a["gk"], FLOATS)
-    if a["gv"] is not None:
-        vd.check_shape(a["gv"], f"{lead}, HV, V]", (lead0, lead1, HV, V), why_v)
-        vd.check_dtype(a["gv"], FLOATS)
     for name in ("k", "v"):
         if a[name].dtype != qi.dtype:
             vd.fail(name, f"dtype must match q's ({qi.value.dtype}), got {a[name].value.dtype}")
-    if a["g"] is not None:
-        vd.check_dtype(a["g"], FLOATS)
     if use_gate:
         if a["A_log"] is not None:
             vd.check_shape(a["A_log"], "[HV]", (HV,), f" (HV={HV} from v)")
