@@ -139,6 +139,9 @@ def add_arguments(parser):
     parser.add_argument("--cold-variants", action="store_true",
                         help="run: also time every launch of LAUNCHES cold, fp32 [V, K] state, "
                         "against FLA's core cold (which launch the serving protocol favours)")
+    parser.add_argument("--in-order", action="store_true",
+                        help="run: also time ours (fp32) with early launches off "
+                        "(KDATILE_EARLY_LAUNCH=0 for those calls), beside the early ones")
     parser.add_argument("--peer", metavar="FILE",
                         help="run: also time a peer decode kernel, fp32 [V, K] state: FILE is a "
                         "Python module defining NAME and make_call(torch, kwargs) -> a callable "
@@ -320,6 +323,21 @@ def ours_calls(s, state_dtype, layout, config):
     return [ours_call(s, g, state_dtype, layout, config) for g in range(s.groups)]
 
 
+def in_order_calls(s, state_dtype, layout, config):
+    """ours_calls with early launches off: each call starts after the previous kernel ends,
+    though the kernel waits for it itself (kt.wait_prior_launches)."""
+    from kdatile import gpu
+
+    def in_order(call):
+        previous = gpu.set_early_launch(False)
+        try:
+            return call()
+        finally:
+            gpu.set_early_launch(previous)
+
+    return [functools.partial(in_order, c) for c in ours_calls(s, state_dtype, layout, config)]
+
+
 def fla_calls(s, layout, which):
     """One callable per group: FLA's KDA core alone on the fp32 pool in `layout` (which =
     "core"), or the decode step as FLA's modules run it ("full": three short-convolution
@@ -495,6 +513,10 @@ def run(bundle_dir, args):
               f"x {peer.NAME}: its time over ours (fp32)")
         peer_head = (f" | {peer.NAME[:6] + ' c':>8} {peer.NAME[:6] + ' w':>8} "
                      f"{'xpeer c':>7} {'xpeer w':>7}")
+    order_head = ""
+    if args.in_order:
+        print("# in-order: ours fp32 with early launches off; x early: its time over ours")
+        order_head = f" | {'inord c':>8} {'inord w':>8} {'xearly c':>8} {'xearly w':>8}"
     one = torch.zeros(1, device="cuda")
     floor = time_graph(torch, one.zero_)
     print(f"# an empty launch (a one-element fill) replays in {floor:.2f} us: the floor under "
@@ -504,7 +526,7 @@ def run(bundle_dir, args):
         f"{'xfull c':>7} {'xfull w':>7}" for st in STATE_DTYPES)
     print(f"{'H':>3} {'B':>4} {'lay':>3} {'G':>4} {'R':>4} | {'core c':>8} {'core w':>8} "
           f"{'full c':>8} {'full w':>8} | {ours_cols} | {'bound':>8} {'%bnd c':>6} "
-          f"{'%bnd w':>6}{peer_head}", flush=True)
+          f"{'%bnd w':>6}{peer_head}{order_head}", flush=True)
 
     rng = np.random.default_rng(1)
     torch.manual_seed(0)
@@ -543,9 +565,18 @@ def run(bundle_dir, args):
                 f32 = ours["f32"]
                 peer_cells = (f" | {pair(*t_peer)} "
                               f"{pair(ratio(t_peer[0], f32[0]), ratio(t_peer[1], f32[1]), 7)}")
+            order_cells = ""
+            if args.in_order:
+                config = ops_launch(B, H, "f32", layout)
+                t_io = measure(torch, f"ours in order {where}",
+                               functools.partial(in_order_calls, s, "f32", layout, config),
+                               calls)
+                f32 = ours["f32"]
+                order_cells = (f" | {pair(*t_io)} "
+                               f"{pair(ratio(t_io[0], f32[0]), ratio(t_io[1], f32[1]))}")
             print(f"{H:>3} {B:>4} {layout:>3} {groups:>4} {calls:>4} | {pair(*core)} "
                   f"{pair(*full)} | {' '.join(cells)} | {bound:>8.2f} {pair(*share, 6, '.1f')}"
-                  f"{peer_cells}", flush=True)
+                  f"{peer_cells}{order_cells}", flush=True)
         del s
         torch.cuda.empty_cache()
         progress(start, step, shapes, H, B, f"G={groups} R={calls}", shape_start)

@@ -81,6 +81,7 @@ def gdn_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, a_ptr, b_ptr, A_lo
     else:
         vb = kt.program_id(2)
         vs = vb * BV + kt.arange(0, BV)
+    kt.wait_prior_launches()  # launched early: the previous kernel's writes land here
     slot = kt.load(state_idx_ptr + n)
     x_row = x_ptr + n.to(kt.int64) * stride_x
     # The operands that do not depend on the slot load before its test, overlapping it.

@@ -236,6 +236,7 @@ def kda_decode(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, fa_ptr,
     h = kt.program_id(1)
     offs = kt.arange(0, D)
     head_row = (n * H + h) * D
+    kt.wait_prior_launches()  # launched early: the previous kernel's writes land here
     slot = kt.load(state_idx_ptr + n)
     x_row = x_ptr + n.to(kt.int64) * stride_x
     q_ops, k_ops, A_log_h, dt_bias, raw_beta = head_operands(

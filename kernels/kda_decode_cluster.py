@@ -57,6 +57,7 @@ def kda_decode_cluster(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr,
     col = kt.arange(0, D, layout=KVEC)
     own = vb * BV + kt.arange(0, BV, layout=CHAN)
     head_row = (n * H + h) * D
+    kt.wait_prior_launches()  # launched early: the previous kernel's writes land here
     # Everything that does not depend on the slot is loaded before its test (their loads
     # overlap the slot's), and the gate math runs while it is in flight.
     slot = kt.load(state_idx_ptr + n)

@@ -84,6 +84,7 @@ def kda_decode_split(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, f
     rows = kt.arange(0, BLK)
     head = n * H + h
     head_row = head * D
+    kt.wait_prior_launches()  # launched early: the previous kernel's writes land here
     slot = kt.load(state_idx_ptr + n)
     x_row = x_ptr + n.to(kt.int64) * stride_x
     if ONE_STEP:

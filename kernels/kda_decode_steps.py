@@ -66,6 +66,7 @@ def kda_decode_steps(x_ptr, conv_w_ptr, conv_b_ptr, conv_state_ptr, raw_g_ptr, f
     offs = kt.arange(0, D)
     rows = kt.arange(0, BLK)
     head_row = (n * H + h) * D
+    kt.wait_prior_launches()  # launched early: the previous kernel's writes land here
     slot = kt.load(state_idx_ptr + n)
     x_row = x_ptr + n.to(kt.int64) * stride_x
     EARLY_PROJECTION = FUSED_FB and RING and not STATE_KV

@@ -242,6 +242,7 @@ def kda_recurrent(q_ptr, k_ptr, v_ptr, g_ptr, beta_ptr, A_log_ptr, dt_bias_ptr,
         kmask = offs_k < K
     if MASK_V:
         vmask = offs_v < V
+    kt.wait_prior_launches()  # launched early: the previous kernel's writes land here
     if IS_VARLEN:
         bos = kt.load(cu_seqlens_ptr + n).to(kt.int64)
         seq_len = kt.load(cu_seqlens_ptr + n + 1) - kt.load(cu_seqlens_ptr + n)

@@ -53,6 +53,13 @@ getClusterShape(mlir::Operation *kernel);
 /// The module attribute (i32 array x, y, z) with which the lowerings record
 /// the cluster shape of a kernel launched in clusters, for the launches.
 constexpr llvm::StringLiteral kClusterShapeAttrName = "kda.cluster_shape";
+/// Whether `kernel` waits for the kernels launched before it
+/// (tile.wait_prior_launches), which lets the runtime launch it before they
+/// finish.
+bool waitsForPriorLaunches(mlir::Operation *kernel);
+/// The first operation before `wait` in its block (or nested in one) that
+/// reads or writes memory; null when there is none, as there must not be.
+mlir::Operation *findAccessBeforeWait(WaitPriorLaunchesOp wait);
 /// On a tile.make_tensor_desc whose copies run on the tensor memory
 /// accelerator: the recipe (i64 array, kda/Runtime/TensorMap.h) by which the
 /// runtime builds its tensor map, a hidden kernel parameter; on a lowered

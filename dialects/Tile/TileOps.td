@@ -456,6 +456,46 @@ def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Launch order (programmatic dependent launch)
+//===----------------------------------------------------------------------===//
+
+def Tile_WaitPriorLaunchesOp : Tile_Op<"wait_prior_launches", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait for the kernels launched before this one on its stream";
+  let description = [{
+    Blocks until every kernel launched earlier on the stream has finished and
+    its memory writes are visible. A kernel holding this op may be launched
+    before the previous kernel on its stream has finished (on sm_90a the
+    runtime sets programmatic stream serialization), so its launch and setup
+    overlap the previous kernel's tail. The op must sit at the top level of
+    the kernel, before any operation that reads or writes memory, so nothing
+    the previous kernel writes is touched early.
+    ```mlir
+    %pid = tile.program_id 0
+    tile.wait_prior_launches
+    %v = tile.load %p : ...
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_LaunchDependentsOp : Tile_Op<"launch_dependents", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "let the next kernel on the stream start launching";
+  let description = [{
+    Once every program of the kernel has run this op (or exited), a kernel
+    launched after it with an early launch may start; that kernel still waits
+    for this one to finish in its `tile.wait_prior_launches`, so the op only
+    moves the next launch earlier and never exposes unfinished writes.
+    ```mlir
+    tile.launch_dependents
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // Debugging
 //===----------------------------------------------------------------------===//
 

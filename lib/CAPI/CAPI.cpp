@@ -200,6 +200,7 @@ int kda_compile(const char *request, char **response) {
                                          json::Array{result.clusterShape[0],
                                                      result.clusterShape[1],
                                                      result.clusterShape[2]}},
+                                        {"early_launch", result.earlyLaunch},
                                         {"cpu", result.cpu},
                                         {"cpu_features", result.cpuFeatures},
                                         {"seconds", seconds}});

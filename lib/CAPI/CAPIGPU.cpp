@@ -69,7 +69,7 @@ int kda_gpu_unload(const char *platform, void *function, char **error) {
 int kda_gpu_launch(const char *platform, void *function, uint32_t gx,
                    uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by,
                    uint32_t bz, uint32_t shared_bytes, void *stream,
-                   void **args, char **error) {
+                   uint32_t flags, void **args, char **error) {
   std::string message;
   Platform p;
   if (!parsePlatform(platform, p, message))
@@ -83,6 +83,7 @@ int kda_gpu_launch(const char *platform, void *function, uint32_t gx,
   config.block[2] = bz;
   config.sharedBytes = shared_bytes;
   config.stream = stream;
+  config.earlyLaunch = flags & KDA_LAUNCH_EARLY;
   bool ok = p == Platform::CUDA
                 ? cuda::launchKernel(function, config, args, message)
                 : hip::launchKernel(function, config, args, message);

@@ -1,5 +1,6 @@
 //===- Compiler.cpp - one kernel from DSL source to an artifact -----------===//
 #include "kda/Driver/Compiler.h"
+#include "Tile/TileDialect.h"
 #include "kda/Analysis/PointerRoots.h"
 #include "kda/Driver/DriverSupport.h"
 #include "kda/Driver/GPUCompile.h"
@@ -252,6 +253,7 @@ CompileResult kda::compileKernel(mlir::MLIRContext &ctx,
     return result;
   timer.done("kda-tile-simplify");
   result.clusterShape = getKernelClusterShape(*module);
+  result.earlyLaunch = kda::tile::waitsForPriorLaunches(*module);
   markWrittenParams(*module, result.params);
   if (options.emit == EmitKind::Tile) {
     result.text = printOp(*module, options.printLocations);

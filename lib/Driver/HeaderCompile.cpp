@@ -128,6 +128,7 @@ CompileResult kda::compileKernelHeader(mlir::MLIRContext &ctx,
   }
   for (int d = 0; d < 3; ++d)
     kernel.clusterShape[d] = result.clusterShape[d];
+  kernel.earlyLaunch = result.earlyLaunch;
   for (const frontend::ParamSpec &p : result.params)
     kernel.params.push_back(
         {p.name, p.isPointer, frontend::dtypeName(p.type).str()});

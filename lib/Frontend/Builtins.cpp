@@ -338,6 +338,8 @@ std::optional<DValue> Emitter::callBuiltin(
   }
   if (name == "cluster_sum")
     return clusterSumBuiltin(fnName, args, at);
+  if (name == "wait_prior_launches" || name == "launch_dependents")
+    return launchOrderBuiltin(name, fnName, at);
   if (name == "atomic_add" || name == "atomic_max" || name == "atomic_min" ||
       name == "atomic_xchg")
     return atomicBuiltin(name, fnName, args, at);

@@ -245,6 +245,9 @@ public:
   std::optional<DValue> sharedMemoryBuiltin(const std::string &name,
                                             const std::string &fnName,
                                             BoundArgs &args, SourceLoc at);
+  std::optional<DValue> launchOrderBuiltin(const std::string &name,
+                                           const std::string &fnName,
+                                           SourceLoc at);
   std::optional<DValue> clusterSumBuiltin(const std::string &fnName,
                                           BoundArgs &args, SourceLoc at);
   /// Whether `value` is a shared buffer (kt.alloc_shared or a slice).

@@ -27,6 +27,29 @@ using CUstream = void *;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+constexpr int CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
+
+/// CUlaunchAttribute: an id, padding to 8 bytes and a 64-byte value union
+/// (programmaticStreamSerializationAllowed is its first int).
+struct CUlaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int programmaticStreamSerializationAllowed;
+  } value;
+};
+static_assert(sizeof(CUlaunchAttribute) == 72, "the driver's layout");
+
+/// CUlaunchConfig.
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  void *hStream;
+  CUlaunchAttribute *attrs;
+  unsigned numAttrs;
+};
 /// Without opting in, a block may use at most 48 KiB of shared memory.
 constexpr uint32_t kDefaultSharedLimit = 48 * 1024;
 
@@ -45,6 +68,10 @@ struct Driver {
                              unsigned, unsigned, unsigned, CUstream, void **,
                              void **);
   CUresult (*cuStreamIsCapturing)(CUstream, int *);
+  /// CUDA 11.8 and later; resolved at first use (only early launches need
+  /// it).
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **,
+                               void **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
   CUresult (*cuGetErrorName)(CUresult, const char **);
   /// CUDA 12 and later; resolved at first use (older drivers launch all
@@ -115,6 +142,8 @@ Driver &driver() {
     resolve(handle, "cuFuncSetAttribute", d->cuFuncSetAttribute, f);
     resolve(handle, "cuLaunchKernel", d->cuLaunchKernel, f);
     resolve(handle, "cuStreamIsCapturing", d->cuStreamIsCapturing, f);
+    d->cuLaunchKernelEx = reinterpret_cast<decltype(d->cuLaunchKernelEx)>(
+        dlsym(handle, "cuLaunchKernelEx"));
     d->cuTensorMapEncodeTiled =
         reinterpret_cast<decltype(d->cuTensorMapEncodeTiled)>(
             dlsym(handle, "cuTensorMapEncodeTiled"));
@@ -242,16 +271,29 @@ bool cuda::launchKernel(void *function, const GPULaunchConfig &c, void **args,
       limit = c.sharedBytes;
     }
   }
-  if (CUresult rc = d->cuLaunchKernel(function, c.grid[0], c.grid[1], c.grid[2],
-                                      c.block[0], c.block[1], c.block[2],
-                                      c.sharedBytes, c.stream, args, nullptr);
-      rc != CUDA_SUCCESS) {
-    error = describe(*d, "cuLaunchKernel", rc) + " (grid " +
-            std::to_string(c.grid[0]) + "x" + std::to_string(c.grid[1]) + "x" +
-            std::to_string(c.grid[2]) + ", block " +
-            std::to_string(c.block[0]) + "x" + std::to_string(c.block[1]) +
-            "x" + std::to_string(c.block[2]) + ", " +
-            std::to_string(c.sharedBytes) + " bytes of shared memory)";
+  CUresult rc = CUDA_SUCCESS;
+  const char *call = "cuLaunchKernel";
+  if (c.earlyLaunch && d->cuLaunchKernelEx) {
+    // The kernel waits for the previous one itself (griddepcontrol.wait).
+    CUlaunchAttribute early = {};
+    early.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    early.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config = {c.grid[0],  c.grid[1],  c.grid[2],     c.block[0],
+                             c.block[1], c.block[2], c.sharedBytes, c.stream,
+                             &early,     1};
+    call = "cuLaunchKernelEx";
+    rc = d->cuLaunchKernelEx(&config, function, args, nullptr);
+  } else {
+    rc = d->cuLaunchKernel(function, c.grid[0], c.grid[1], c.grid[2],
+                           c.block[0], c.block[1], c.block[2], c.sharedBytes,
+                           c.stream, args, nullptr);
+  }
+  if (rc != CUDA_SUCCESS) {
+    error = describe(*d, call, rc) + " (grid " + std::to_string(c.grid[0]) +
+            "x" + std::to_string(c.grid[1]) + "x" + std::to_string(c.grid[2]) +
+            ", block " + std::to_string(c.block[0]) + "x" +
+            std::to_string(c.block[1]) + "x" + std::to_string(c.block[2]) +
+            ", " + std::to_string(c.sharedBytes) + " bytes of shared memory)";
     return false;
   }
   return true;

@@ -194,7 +194,11 @@ bool kda::generateKernelHeader(const HeaderKernel &k, std::string &h,
     h += "#define " + macro + "_BLOCK_SIZE " + std::to_string(k.blockSize) +
          "u /* threads per block: num_warps x wave size */\n";
     h += "#define " + macro + "_SHARED_BYTES " + std::to_string(k.sharedBytes) +
-         "u /* dynamic shared memory per block */\n\n";
+         "u /* dynamic shared memory per block */\n";
+    h += "#define " + macro + "_LAUNCH_FLAGS " +
+         (k.earlyLaunch ? "KDA_LAUNCH_EARLY /* waits for the previous kernel "
+                          "itself */\n\n"
+                        : "0u\n\n");
     emitImage(k.image, image, h);
     h += "/* The kernel's function, loaded on the first call into the "
          "context (CUDA) or\n * device (HIP) current then, and kept for "
@@ -221,7 +225,8 @@ bool kda::generateKernelHeader(const HeaderKernel &k, std::string &h,
          "\", function, grid.x, grid.y, grid.z,\n"
          "                        " +
          macro + "_BLOCK_SIZE, 1, 1, " + macro +
-         "_SHARED_BYTES, stream, args,\n                        error);\n}\n\n";
+         "_SHARED_BYTES, stream,\n                        " + macro +
+         "_LAUNCH_FLAGS, args, error);\n}\n\n";
   }
   h += "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n";
   h += "#endif /* " + guard + " */\n";

@@ -287,7 +287,7 @@ def _gpu_lib() -> ctypes.CDLL:
     handle.kda_gpu_unload.argtypes = [ctypes.c_char_p, vp, err]
     handle.kda_gpu_launch.restype = ctypes.c_int
     handle.kda_gpu_launch.argtypes = [ctypes.c_char_p, vp, u32, u32, u32, u32, u32, u32, u32,
-                                      vp, vp, err]
+                                      vp, u32, vp, err]
     handle.kda_gpu_is_capturing.restype = ctypes.c_int
     handle.kda_gpu_is_capturing.argtypes = [ctypes.c_char_p, vp,
                                             ctypes.POINTER(ctypes.c_int), err]
@@ -327,14 +327,18 @@ def gpu_unload(platform: str, function: int) -> None:
         raise _gpu_error("unloading a kernel failed", rc, err, handle)
 
 
+LAUNCH_EARLY = 1  # KDA_LAUNCH_EARLY
+
+
 def gpu_launch(platform: str, function: int, grid, block, shared_bytes: int, stream: int,
-               args) -> None:
-    """kda_gpu_launch; `args` is a ctypes array of pointers to the parameter values."""
+               args, flags: int = 0) -> None:
+    """kda_gpu_launch; `args` is a ctypes array of pointers to the parameter values, `flags`
+    0 or LAUNCH_EARLY (only for kernels whose compile result has "early_launch")."""
     err = ctypes.c_void_p()
     handle = _gpu_lib()
     rc = handle.kda_gpu_launch(platform.encode(), function, grid[0], grid[1], grid[2],
-                               block[0], block[1], block[2], shared_bytes, stream, args,
-                               ctypes.byref(err))
+                               block[0], block[1], block[2], shared_bytes, stream, flags,
+                               args, ctypes.byref(err))
     if rc != 0:
         raise _gpu_error("kernel launch failed", rc, err, handle)
 

@@ -209,6 +209,7 @@ def export_bundle(out_dir, launches, *, target: str = DEFAULT_TARGET, assume_ali
             "num_warps": spec.num_warps,
             "wave_size": kernel.wave_size, "block": list(kernel.block),
             "shared_bytes": kernel.shared_bytes, "cluster_shape": list(kernel.cluster_shape),
+            "early_launch": kernel.early_launch,
             "params": kernel.all_params,
             "signature": spec.signature, "constexprs": spec.constexprs,
             "images": images,
@@ -304,7 +305,7 @@ def _make_kernel(bundle_dir: str, spec: dict) -> BundleKernel:
     return BundleKernel(spec["kernel"], spec["platform"], spec["target"], read(images[kind]),
                         kind, spec["params"], spec["num_warps"], spec.get("shared_bytes", 0),
                         spec.get("wave_size"), spec.get("cluster_shape", (1, 1, 1)),
-                        fallback=fallback)
+                        spec.get("early_launch", False), fallback=fallback)
 
 
 def lookup(spec, platform: str) -> gpu.GPUKernel:

@@ -350,7 +350,7 @@ def _load_gpu(meta: dict, path: str) -> gpu.GPUKernel:
     return gpu.GPUKernel(meta["kernel"], meta["platform"], meta["target"], image,
                          meta["image_kind"], meta["params"], meta["num_warps"],
                          meta.get("shared_bytes", 0), meta.get("wave_size"),
-                         meta.get("cluster_shape", (1, 1, 1)))
+                         meta.get("cluster_shape", (1, 1, 1)), meta.get("early_launch", False))
 
 
 def platform_of_target(target: str) -> str:
@@ -415,7 +415,8 @@ def _compile_entry(spec, request, kdir, load, platform):
         meta.update(platform=platform or platform_of_target(spec.target),
                     num_warps=spec.num_warps, wave_size=response.get("wave_size"),
                     shared_bytes=int(response.get("shared_bytes") or 0),
-                    cluster_shape=response.get("cluster_shape", [1, 1, 1]))
+                    cluster_shape=response.get("cluster_shape", [1, 1, 1]),
+                    early_launch=bool(response.get("early_launch", False)))
     meta["image_size"], meta["image_sha256"] = _digest(os.path.join(kdir, image))
     meta["meta_sha256"] = _meta_digest(meta)
     _write_atomic(kdir, "meta.json", json.dumps(meta, indent=1))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import os
 import sys
 import threading
 
@@ -26,6 +27,18 @@ WAVE_SIZES = {"sm_90a": 32, "gfx950": 64, "gfx1250": 32}
 # bounds-checked buffer loads into LDS (LDS DMA) and buffer stores on gfx950.
 BLOCK_COPY_ENGINES = {"sm_90a": "tma", "gfx950": "buffer", "gfx1250": "tdm"}
 DEFAULT_NUM_WARPS = 4
+# Whether kernels that wait for the previous kernel themselves (kt.wait_prior_launches) are
+# launched early (CUDA programmatic stream serialization): KDATILE_EARLY_LAUNCH=0 turns it off,
+# as does set_early_launch(False).
+_early_launch = os.environ.get("KDATILE_EARLY_LAUNCH", "1") != "0"
+
+
+def set_early_launch(enabled: bool) -> bool:
+    """Turns early launches of kernels with kt.wait_prior_launches on or off for the launches
+    that follow (graphs captured before keep theirs); returns the previous setting."""
+    global _early_launch
+    previous, _early_launch = _early_launch, bool(enabled)
+    return previous
 
 # (platform, target) per (torch build, device index): device queries are not free.
 _targets: dict = {}
@@ -118,7 +131,7 @@ class GPUKernel:
 
     def __init__(self, name: str, platform: str, target: str, image: bytes, image_kind: str,
                  params: list, num_warps: int, shared_bytes: int = 0, wave_size: int | None = None,
-                 cluster_shape=(1, 1, 1)):
+                 cluster_shape=(1, 1, 1), early_launch: bool = False):
         self.name = name
         self.platform = platform
         self.target = target
@@ -137,6 +150,8 @@ class GPUKernel:
         self.shared_bytes = int(shared_bytes or 0)
         # Programs per cluster, fixed in the code object (.reqnctapercluster).
         self.cluster_shape = check_cluster_shape(cluster_shape)
+        # The kernel calls kt.wait_prior_launches: it may start before the previous one ends.
+        self.early_launch = bool(early_launch)
         self.functions: dict = {}  # device index -> CUfunction / hipFunction_t
         self._image_digest = hashlib.sha256(image).digest()
         self._makers = [_gpu_maker(p) for p in self.params]
@@ -188,7 +203,9 @@ class GPUKernel:
         for i, obj in enumerate(keep):
             argv[i] = addressof(obj)
         stream = torch.cuda.current_stream(index).cuda_stream
-        _lib.gpu_launch(self.platform, fn, grid3, self.block, self.shared_bytes, stream, argv)
+        flags = _lib.LAUNCH_EARLY if self.early_launch and _early_launch else 0
+        _lib.gpu_launch(self.platform, fn, grid3, self.block, self.shared_bytes, stream, argv,
+                        flags)
 
 
     def _get_tensor_maps(self, values) -> list:

@@ -899,6 +899,54 @@ func.func @async_wait_missing() {
 }
 
 //===----------------------------------------------------------------------===//
+// wait_prior_launches
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @wait_after_a_load(%p: !tile.ptr<f32>) -> f32 {
+  %pid = tile.program_id 0
+  // expected-note @below {{this access comes first}}
+  %v = tile.load %p : !tile.ptr<f32>
+  // expected-error @below {{must come before every memory access of the kernel}}
+  tile.wait_prior_launches
+  return %v : f32
+}
+
+// -----
+
+func.func @wait_after_a_store_in_a_branch(%p: !tile.ptr<f32>, %c: i1) {
+  %x = arith.constant 1.0 : f32
+  scf.if %c {
+    // expected-note @below {{this access comes first}}
+    tile.store %p, %x : !tile.ptr<f32>
+  }
+  // expected-error @below {{must come before every memory access of the kernel}}
+  tile.wait_prior_launches
+  return
+}
+
+// -----
+
+func.func @wait_twice() {
+  // expected-note @below {{this access comes first}}
+  tile.wait_prior_launches
+  // expected-error @below {{must come before every memory access of the kernel}}
+  tile.wait_prior_launches
+  return
+}
+
+// -----
+
+func.func @wait_in_a_branch(%c: i1) {
+  scf.if %c {
+    // expected-error @below {{must be at the top level of the kernel, not in a loop, a branch or a region}}
+    tile.wait_prior_launches
+  }
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // cluster_sum
 //===----------------------------------------------------------------------===//
 

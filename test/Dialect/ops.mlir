@@ -345,6 +345,21 @@ func.func @async_copy(%p: tensor<32x128x!tile.ptr<f32>>, %m: tensor<32x128xi1>,
 
 // -----
 
+// CHECK-LABEL: func.func @launch_order
+// CHECK: tile.program_id
+// CHECK-NEXT: tile.wait_prior_launches
+// CHECK-NEXT: tile.load
+// CHECK-NEXT: tile.launch_dependents
+func.func @launch_order(%p: !tile.ptr<f32>) -> f32 {
+  %pid = tile.program_id 0
+  tile.wait_prior_launches
+  %v = tile.load %p : !tile.ptr<f32>
+  tile.launch_dependents
+  return %v : f32
+}
+
+// -----
+
 // CHECK-LABEL: func.func @cluster_sum
 // CHECK: tile.cluster_sum %{{.*}} {axis = 2 : i32, size = 4 : i32} : f32
 func.func @cluster_sum(%x: f32) -> f32 {

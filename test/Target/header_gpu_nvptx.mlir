@@ -19,6 +19,7 @@
 // CHECK-NEXT: *   signature:  x=*f32, n=i32
 // CHECK:      #define K_BLOCK_SIZE 64u
 // CHECK-NEXT: #define K_SHARED_BYTES 0u
+// CHECK-NEXT: #define K_LAUNCH_FLAGS 0u
 // CHECK:      static const unsigned char k_sm_90a_image[{{[0-9]+}}]
 // The cubin is an ELF file.
 // CHECK:          = {
@@ -30,7 +31,8 @@
 // CHECK-NEXT:     void *stream, char **error) {
 // CHECK:        void *args[] = {(void *)&x, (void *)&n};
 // CHECK-NEXT:   return kda_gpu_launch("cuda", function, grid.x, grid.y, grid.z,
-// CHECK-NEXT:                         K_BLOCK_SIZE, 1, 1, K_SHARED_BYTES, stream, args,
+// CHECK-NEXT:                         K_BLOCK_SIZE, 1, 1, K_SHARED_BYTES, stream,
+// CHECK-NEXT:                         K_LAUNCH_FLAGS, args, error);
 
 // EXEC: {{k_launch: ok|k_launch failed: libcuda.so.1 not found}}
 

@@ -46,12 +46,16 @@ def _rng(seed):
     return np.random.default_rng(seed)
 
 
+EARLY_LAUNCH_N = 1 << 20
+
+
 def dsl_cases():
     """(case id, jit function, args, constexprs, grid, num_warps, rtol, atol[, compile-request
     fields such as block_copies])."""
     sys.path.insert(0, os.path.join(ROOT, "test", "python"))
     from delta_rule_step import delta_rule_step
     from l2norm_rows import l2norm_rows
+    from launch_order_kernels import scale_after_prior
     from vector_add import vector_add
 
     r = _rng(0)
@@ -62,6 +66,11 @@ def dsl_cases():
         cases.append((f"vector_add_n{n}_b{block}", vector_add,
                       [x, y, np.zeros(n, np.float32), n], {"BLOCK": block},
                       (-(-n // block), 1, 1), nw, 0.0, 0.0))
+    # Launched early (kt.wait_prior_launches): test_gpu_kernels.py also chains it on itself.
+    n = EARLY_LAUNCH_N
+    cases.append((f"scale_after_prior_n{n}", scale_after_prior,
+                  [r.standard_normal(n).astype(np.float32), np.zeros(n, np.float32), n, 2.0],
+                  {"BLOCK": 1024}, (n // 1024, 1, 1), 4, 0.0, 0.0))
     M, N, sx, so = 37, 100, 128, 100
     x = r.standard_normal((M, sx)).astype(np.float32)
     cases.append(("l2norm_rows_37x100", l2norm_rows,

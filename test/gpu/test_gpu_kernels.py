@@ -251,3 +251,48 @@ def test_jit_bundle_missing_specialization(torch_cuda, bundle):
     tensors, _, _ = _data(torch_cuda, case)
     with pytest.raises(kt.BundleError, match=r"not in the bundle.*BLOCK=512"):
         _jit_launch(fn, dict(case, constexprs={"BLOCK": 512}), tensors)
+
+
+def test_early_launch_sees_the_previous_kernels_writes(torch_cuda, bundle):
+    """A kernel with kt.wait_prior_launches, launched early (programmatic stream serialization)
+    right behind the kernel that writes its input, reads what that kernel wrote: a chain of 40
+    launches, each doubling the previous one's output, eagerly and replayed from a CUDA graph,
+    ends exactly at x * 2^40 (with early launches off as well)."""
+    torch, kt = torch_cuda, bundle
+    case = next((c for c in JIT_CASES if c["id"].startswith("scale_after_prior_n")), None)
+    if case is None:
+        pytest.skip("no scale_after_prior case in the artifacts")
+    fn = _jit_kernel(case)
+    n = case["jit_args"][2]["value"]
+    x = torch.randn(n, device="cuda")
+    a, b = x.clone(), torch.empty_like(x)
+
+    def chain():
+        for i in range(40):
+            src, dst = (a, b) if i % 2 == 0 else (b, a)
+            fn[tuple(case["grid"])](src, dst, n, 2.0, num_warps=case["num_warps"],
+                                    **case["constexprs"])
+
+    want = x * 2.0 ** 40
+    chain()
+    torch.cuda.synchronize()
+    kernels = [s.kernel for s in fn._memory.values()]
+    assert kernels and all(k.early_launch for k in kernels), "not launched early"
+    assert torch.equal(a, want)
+    a.copy_(x)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        chain()
+    for _ in range(3):
+        a.copy_(x)
+        graph.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(a, want), "a replayed early launch read a stale input"
+    previous = kt.gpu.set_early_launch(False)
+    try:
+        a.copy_(x)
+        chain()
+        torch.cuda.synchronize()
+        assert torch.equal(a, want)
+    finally:
+        kt.gpu.set_early_launch(previous)

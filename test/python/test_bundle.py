@@ -144,9 +144,24 @@ def test_launch_from_bundle(fake, kfile, tmp_path, monkeypatch):
     launch = fake.launches[0]
     assert launch["grid"] == (2, 1, 1) and launch["block"] == (64, 1, 1)
     assert launch["shared_bytes"] == 512 and launch["stream"] == 0x1000
+    assert launch["flags"] == 0
     assert len(launch["raw"]) == 4
     assert ctypes.c_int32.from_buffer_copy(launch["raw"][2][:4]).value == 256
     assert ctypes.c_float.from_buffer_copy(launch["raw"][3][:4]).value == 2.0
+
+
+def test_bundle_keeps_early_launch(fake, kfile, tmp_path, monkeypatch):
+    fake.early_launch = True  # the kernel calls kt.wait_prior_launches
+    mod = load_kernels(kfile)
+    out = tmp_path / "bundle"
+    export(mod.scale, out, {"BLOCK": 128})
+    index = json.loads((out / "index.json").read_text())
+    (spec,) = index["kernels"]["scale_kernels.py:scale"]["specializations"].values()
+    assert spec["early_launch"] is True
+    monkeypatch.setenv("KDATILE_BUNDLE", str(out))
+    no_compiler(monkeypatch)
+    load_kernels(kfile).scale[(2,)](*gpu_args(fake), BLOCK=128)
+    assert fake.launches[0]["flags"] == _lib.LAUNCH_EARLY
 
 
 def test_missing_specialization_is_a_clear_error(fake, kfile, tmp_path, monkeypatch):

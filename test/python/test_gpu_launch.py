@@ -58,6 +58,7 @@ class FakeGPU:
         self.launches = []
         self.compile_error = None  # emit -> message of a CompilationError to raise
         self.shared_bytes = 0
+        self.early_launch = False  # what the fake compiler reports (kt.wait_prior_launches)
 
         fake = self
         torch = types.ModuleType("torch")
@@ -111,7 +112,7 @@ class FakeGPU:
         if self.compile_error and emit in self.compile_error:
             raise _lib.CompilationError(self.compile_error[emit])
         response = {"ok": True, "params": parse_signature(request["signature"]),
-                    "shared_bytes": self.shared_bytes}
+                    "shared_bytes": self.shared_bytes, "early_launch": self.early_launch}
         if emit == "ptx":
             response["text"] = "// fake ptx\n.version 8.0\n"
         else:
@@ -126,14 +127,15 @@ class FakeGPU:
                            "device": self.current})
         return 0xF00 + len(self.loads)
 
-    def _launch(self, platform, function, grid, block, shared_bytes, stream, args):
+    def _launch(self, platform, function, grid, block, shared_bytes, stream, args, flags=0):
         if self.capturing and not isinstance(stream, int):
             raise AssertionError("stream must be an int handle")
         # args[i] points to the i-th value: keep its first 8 bytes.
         raw = [ctypes.string_at(args[i], 8) for i in range(len(args))]
         self.launches.append({"platform": platform, "function": function, "grid": tuple(grid),
                               "block": tuple(block), "shared_bytes": shared_bytes,
-                              "stream": stream, "raw": raw, "device": self.current})
+                              "stream": stream, "raw": raw, "device": self.current,
+                              "flags": flags})
 
 
 @pytest.fixture(autouse=True)
@@ -343,6 +345,26 @@ def test_disk_cache_holds_gpu_code_objects(fake):
     fake.torch.version.hip = "6.4"
     _new_kernel()[(1,)](*_arrays(fake), 64, BLOCK=32)
     assert [c["target"] for c in fake.compiles] == ["sm_90a", "gfx950"]
+
+
+def test_early_launch_only_for_kernels_that_wait(fake, monkeypatch):
+    x, y, out = _arrays(fake)
+    _new_kernel()[(1,)](x, y, out, 64, BLOCK=32)
+    assert fake.launches[-1]["flags"] == 0
+    # A kernel whose compile result says it waits for the previous one (kt.wait_prior_launches)
+    # is launched early, from memory and from the disk cache alike.
+    fake.early_launch = True
+    _new_kernel()[(1,)](x, y, out, 64, BLOCK=16)
+    kt.reset_cache_stats()
+    _new_kernel()[(1,)](x, y, out, 64, BLOCK=16)
+    assert kt.cache_stats()["disk_hits"] == 1
+    assert [launch["flags"] for launch in fake.launches[1:]] == [_lib.LAUNCH_EARLY] * 2
+    # set_early_launch(False) (or KDATILE_EARLY_LAUNCH=0) launches it as any other.
+    monkeypatch.setattr(gpu, "_early_launch", True)
+    assert gpu.set_early_launch(False) is True
+    _new_kernel()[(1,)](x, y, out, 64, BLOCK=16)
+    assert fake.launches[-1]["flags"] == 0
+    assert gpu.set_early_launch(True) is False
 
 
 def test_memory_cache_bound_keeps_modules_loaded(fake, monkeypatch):

@@ -59,6 +59,10 @@ const char *kda_builtins(void);
  *    "shared_bytes": <dynamic shared memory a GPU launch must provide>,
  *    "cluster_shape": [x, y, z] (programs per cluster; [1, 1, 1] unless the
  *                     kernel uses kt.cluster_sum),
+ *    "early_launch": <whether a GPU launch may start before the previous
+ *                    kernel on its stream ends: the kernel calls
+ *                    kt.wait_prior_launches; launch it with
+ *                    KDA_LAUNCH_EARLY>,
  *    "cpu": "<CPU compiled for>", "cpu_features": "<features the code may
  *           use, comma-separated; also exported by the shared object as
  *           <kernel>__kda_cpu_features>" (CPU target only)}
@@ -144,11 +148,18 @@ int kda_gpu_unload(const char *platform, void *function, char **error);
  * `shared_bytes` of dynamic shared memory (CUDA: above 48 KiB the kernel is
  * opted in first). args[i] points to the value of the i-th kernel
  * parameter, as for cuLaunchKernel: a device pointer is passed as the
- * address of a `void *` holding it. */
+ * address of a `void *` holding it. `flags` is 0 or KDA_LAUNCH_EARLY. */
 int kda_gpu_launch(const char *platform, void *function, uint32_t gx,
                    uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by,
                    uint32_t bz, uint32_t shared_bytes, void *stream,
-                   void **args, char **error);
+                   uint32_t flags, void **args, char **error);
+
+/* A launch flag for kernels whose compile result has "early_launch": the
+ * launch may start before the previous kernel on the stream ends (CUDA:
+ * programmatic stream serialization; the kernel's kt.wait_prior_launches
+ * waits for it). HIP launches ignore it. Never set it for other kernels:
+ * they would read the previous kernel's unfinished writes. */
+#define KDA_LAUNCH_EARLY 1u
 
 /* Builds the 128-byte tensor map (CUtensorMap, at 128-byte aligned
  * `tensor_map`) a kernel's "tensor_map" parameter takes: `recipe` (its

@@ -99,6 +99,9 @@ struct CompileResult {
   /// Programs per cluster (x, y, z) every launch must use: a kernel with
   /// kt.cluster_sum runs in clusters (its grid must be a multiple).
   std::array<int32_t, 3> clusterShape = {1, 1, 1};
+  /// The kernel waits for the kernels launched before it
+  /// (kt.wait_prior_launches): a GPU launch may start before they finish.
+  bool earlyLaunch = false;
   /// Seconds spent per stage, in order.
   std::vector<std::pair<std::string, double>> timings;
   /// The argument of every pass the pipelines ran, in order.

@@ -31,8 +31,9 @@ bool isAvailable(std::string &error);
 bool loadKernel(const void *image, size_t size, const char *name,
                 void **function, std::string &error);
 
-/// cuLaunchKernel. Dynamic shared memory above 48 KiB is opted into with
-/// cuFuncSetAttribute first (once per function and size).
+/// cuLaunchKernel, or cuLaunchKernelEx with programmatic stream
+/// serialization for an early launch. Dynamic shared memory above 48 KiB is
+/// opted into with cuFuncSetAttribute first (once per function and size).
 bool launchKernel(void *function, const GPULaunchConfig &config, void **args,
                   std::string &error);
 

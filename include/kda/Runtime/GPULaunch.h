@@ -25,6 +25,10 @@ struct GPULaunchConfig {
   uint32_t sharedBytes = 0;
   /// CUstream / hipStream_t; null is the legacy default stream.
   void *stream = nullptr;
+  /// The launch may start before the previous kernel on the stream ends
+  /// (CUDA: programmatic stream serialization); only for kernels that wait
+  /// for it (kt.wait_prior_launches). HIP ignores it.
+  bool earlyLaunch = false;
 };
 
 /// Stream capture status, as both vendors number it.

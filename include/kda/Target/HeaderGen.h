@@ -34,6 +34,9 @@ struct HeaderKernel {
   /// grid must be a multiple (the CPU launcher runs each cluster's programs
   /// on threads of their own; GPU code objects carry the shape).
   int32_t clusterShape[3] = {1, 1, 1};
+  /// GPU targets: the kernel calls kt.wait_prior_launches, so its launches
+  /// pass KDA_LAUNCH_EARLY.
+  bool earlyLaunch = false;
   /// For the comment at the top: signature and constexprs as given.
   std::string signature, constexprs, compilerVersion;
 

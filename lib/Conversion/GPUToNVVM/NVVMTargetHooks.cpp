@@ -132,6 +132,13 @@ public:
   void barrier(OpBuilder &b, Location loc) override {
     NVVM::Barrier0Op::create(b, loc);
   }
+  void waitPriorLaunches(OpBuilder &b, Location loc) override {
+    NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
+  }
+  void launchDependents(OpBuilder &b, Location loc) override {
+    NVVM::GriddepcontrolOp::create(b, loc,
+                                   NVVM::GridDepActionKind::launch_dependents);
+  }
   bool hasAsyncCopies() const override { return true; }
   void asyncCopy(OpBuilder &b, Location loc, Value dst, Value src,
                  unsigned bytes, Value srcBytes) override {

@@ -455,7 +455,8 @@ struct AsyncCopyLowering : OpConversionPattern<tile::AsyncCopyOp> {
   }
 };
 
-/// One host thread per program: nothing to wait for or meet.
+/// One host thread per program, and launches that run one after another:
+/// nothing to wait for or meet.
 template <typename Op> struct EraseSynchronization : OpConversionPattern<Op> {
   using OpConversionPattern<Op>::OpConversionPattern;
   LogicalResult
@@ -493,6 +494,8 @@ void kda::populateTileMemoryToCPUPatterns(const TypeConverter &converter,
                AllocSharedLowering, SmemIndexLowering, SmemLoadLowering,
                SmemStoreLowering, AsyncCopyLowering,
                EraseSynchronization<tile::AsyncWaitOp>,
-               EraseSynchronization<tile::BarrierOp>>(converter,
-                                                      patterns.getContext());
+               EraseSynchronization<tile::BarrierOp>,
+               EraseSynchronization<tile::WaitPriorLaunchesOp>,
+               EraseSynchronization<tile::LaunchDependentsOp>>(
+      converter, patterns.getContext());
 }

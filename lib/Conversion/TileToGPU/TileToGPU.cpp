@@ -528,6 +528,7 @@ struct ConvertTileToGPUPass
     populateSharedMemoryToGPUPatterns(converter, patterns, state);
     populateTensorDescsToGPUPatterns(converter, patterns, state);
     populateClusterToGPUPatterns(converter, patterns, state);
+    populateLaunchOrderToGPUPatterns(converter, patterns, state);
     populateReduceToGPUPatterns(converter, patterns, state);
     populateDotToGPUPatterns(converter, patterns, state);
     populateMathToGPUIntrinsicsPatterns(converter, patterns, state);

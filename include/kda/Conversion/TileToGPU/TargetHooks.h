@@ -223,6 +223,13 @@ public:
                            mlir::Value x);
   virtual mlir::Value rsqrt(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value x);
+  /// Waits for the kernels launched before this one on the stream (where a
+  /// kernel can be launched before they finish); by default launches run one
+  /// after another and there is nothing to wait for.
+  virtual void waitPriorLaunches(mlir::OpBuilder &b, mlir::Location loc) {}
+  /// Lets the next kernel on the stream start launching (where a kernel can
+  /// start early); nothing by default.
+  virtual void launchDependents(mlir::OpBuilder &b, mlir::Location loc) {}
   /// Whether programs can run in thread-block clusters that exchange
   /// through each other's shared memory (tile.cluster_sum).
   virtual bool hasClusters() const { return false; }

@@ -311,6 +311,10 @@ void emitWaitTensorMapCopies(mlir::OpBuilder &b, mlir::Location loc,
 /// the row-major buffer; waves past the product copy nothing.
 llvm::SmallVector<int64_t> splitBlockOverWaves(llvm::ArrayRef<int64_t> block,
                                                int64_t waves);
+/// tile.wait_prior_launches and tile.launch_dependents, through the target.
+void populateLaunchOrderToGPUPatterns(TileToGPUTypeConverter &converter,
+                                      mlir::RewritePatternSet &patterns,
+                                      GPULoweringState &state);
 void populateClusterToGPUPatterns(TileToGPUTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns,
                                   GPULoweringState &state);
