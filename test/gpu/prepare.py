@@ -53,9 +53,10 @@ def dsl_cases():
     """(case id, jit function, args, constexprs, grid, num_warps, rtol, atol[, compile-request
     fields such as block_copies])."""
     sys.path.insert(0, os.path.join(ROOT, "test", "python"))
+    from launch_order_kernels import scale_after_prior
+
     from delta_rule_step import delta_rule_step
     from l2norm_rows import l2norm_rows
-    from launch_order_kernels import scale_after_prior
     from vector_add import vector_add
 
     r = _rng(0)
