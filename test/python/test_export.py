@@ -173,3 +173,13 @@ def test_job_compiles_what_the_jit_compiles():
     ptx = subprocess.run(argv, check=True, capture_output=True, text=True).stdout
     assert ".reqnctapercluster 1, 1, 4" in ptx
     assert ptx == _lib.compile(dict(job.spec.request(), emit="ptx"))["text"]
+
+
+@requires_lib
+def test_latency_bound_kernels_are_launched_early():
+    """The decode, recurrent and GDN decode launches the ops pick wait for the previous kernel
+    themselves, so their GPU launches may start early; the prefill's do not."""
+    early = {job.name: _lib.compile(dict(job.spec.request(), emit="tile"))["early_launch"]
+             for job in export.jobs(["sm_90a"])}
+    for name, waits in early.items():
+        assert waits is name.startswith(("kda_decode", "kda_recurrent", "gdn_decode")), name
