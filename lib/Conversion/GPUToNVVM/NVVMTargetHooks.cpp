@@ -133,7 +133,14 @@ public:
     NVVM::Barrier0Op::create(b, loc);
   }
   void waitPriorLaunches(OpBuilder &b, Location loc) override {
-    NVVM::GriddepcontrolOp::create(b, loc, NVVM::GridDepActionKind::wait);
+    // Inline assembly clobbering memory, not nvvm.griddepcontrol: LLVM
+    // declares that intrinsic to touch no memory, so it could move the
+    // kernel's first loads above the wait.
+    LLVM::InlineAsmOp::create(
+        b, loc, TypeRange{}, ValueRange{}, "griddepcontrol.wait;", "~{memory}",
+        /*has_side_effects=*/true,
+        /*is_align_stack=*/false, LLVM::TailCallKind::None,
+        LLVM::AsmDialectAttr(), ArrayAttr());
   }
   void launchDependents(OpBuilder &b, Location loc) override {
     NVVM::GriddepcontrolOp::create(b, loc,

@@ -3,13 +3,15 @@
 // RUN: kda-opt %s --convert-tile-to-gpu=target=gfx1250 | FileCheck %s --check-prefix=AMD
 
 // The wait for the previous kernel on the stream and the early start of the
-// next are grid dependency control on sm_90a; AMD launches on a stream run
-// one after another, so both are dropped there.
+// next are grid dependency control on sm_90a, the wait as assembly that
+// clobbers memory (LLVM's intrinsic for it touches no memory, so loads could
+// move above it); AMD launches on a stream run one after another, so both
+// are dropped there.
 
 module attributes {tile.num_warps = 4 : i32} {
 // NV-LABEL: func.func @launch_order
 // NV: nvvm.read.ptx.sreg.ctaid.x
-// NV-NEXT: nvvm.griddepcontrol wait
+// NV-NEXT: llvm.inline_asm has_side_effects "griddepcontrol.wait;", "~{memory}"
 // NV: llvm.load
 // NV: nvvm.griddepcontrol launch_dependents
 // NV-NEXT: return
