@@ -74,7 +74,9 @@ def export_element_copies(out_dir, specs) -> int:
                                      output=os.path.join(elements_dir, cubin)))
         index[key] = {"kernel": spec.kernel, "cubin": cubin, "params": response["params"],
                       "shared_bytes": int(response.get("shared_bytes") or 0),
-                      "num_warps": spec.num_warps}
+                      "num_warps": spec.num_warps,
+                      "cluster_shape": response.get("cluster_shape", [1, 1, 1]),
+                      "early_launch": bool(response.get("early_launch"))}
     with open(os.path.join(elements_dir, "index.json"), "w") as f:
         json.dump(index, f)
     return len(index)
@@ -82,7 +84,8 @@ def export_element_copies(out_dir, specs) -> int:
 
 class ElementCopies:
     """The kernels export_element_copies compiled: a launcher for an op's Launch (on CUDA
-    tensors) runs the element-copy build of the same specialization with its arguments."""
+    tensors) runs the element-copy build of the same specialization with its arguments,
+    launched as the bundle's build is (cluster shape, early launch)."""
 
     def __init__(self, bundle_dir):
         self.dir = os.path.join(bundle_dir, "elements")
@@ -105,7 +108,9 @@ class ElementCopies:
                 image = f.read()
             kernel = self.kernels[key] = gpu.GPUKernel(
                 meta["kernel"], "cuda", "sm_90a", image, "cubin", meta["params"],
-                meta["num_warps"], meta["shared_bytes"])
+                meta["num_warps"], meta["shared_bytes"],
+                cluster_shape=tuple(meta.get("cluster_shape", (1, 1, 1))),
+                early_launch=meta.get("early_launch", False))
         values = [a.data_ptr() if hasattr(a, "data_ptr") else a
                   for a in (spec.arguments[p["name"]] for p in kernel.params)]
         grid = tuple(launch.grid) + (1,) * (3 - len(launch.grid))

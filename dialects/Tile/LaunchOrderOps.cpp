@@ -14,10 +14,13 @@ using namespace mlir;
 using namespace kda::tile;
 
 /// The first operation in or under `op` that may read or write memory (an
-/// allocation alone does not: it touches nothing a previous kernel wrote).
+/// allocation alone does not: it touches nothing a previous kernel wrote; nor
+/// do the launch-order ops, whose effects only keep accesses on their side).
 static Operation *findMemoryAccess(Operation *op) {
   Operation *found = nullptr;
   op->walk([&](Operation *nested) {
+    if (isa<WaitPriorLaunchesOp, LaunchDependentsOp>(nested))
+      return WalkResult::advance();
     auto iface = dyn_cast<MemoryEffectOpInterface>(nested);
     if (!iface) {
       if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
@@ -44,10 +47,28 @@ Operation *kda::tile::findAccessBeforeWait(WaitPriorLaunchesOp wait) {
   return nullptr;
 }
 
+WaitPriorLaunchesOp kda::tile::findEarlierWait(WaitPriorLaunchesOp wait) {
+  WaitPriorLaunchesOp found;
+  for (Operation *before = wait->getPrevNode(); before && !found;
+       before = before->getPrevNode())
+    before->walk([&](WaitPriorLaunchesOp earlier) {
+      found = earlier;
+      return WalkResult::interrupt();
+    });
+  return found;
+}
+
 LogicalResult WaitPriorLaunchesOp::verify() {
   if (!isa<FunctionOpInterface>((*this)->getParentOp()))
     return emitOpError("must be at the top level of the kernel, not in a "
                        "loop, a branch or a region");
+  if (WaitPriorLaunchesOp earlier = findEarlierWait(*this)) {
+    InFlightDiagnostic diag = emitOpError(
+        "appears twice in the kernel: the first wait covers every kernel "
+        "launched before it");
+    diag.attachNote(earlier.getLoc()) << "the first wait";
+    return diag;
+  }
   if (Operation *access = findAccessBeforeWait(*this)) {
     InFlightDiagnostic diag =
         emitOpError("must come before every memory access of the kernel: a "

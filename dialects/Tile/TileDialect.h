@@ -60,6 +60,9 @@ bool waitsForPriorLaunches(mlir::Operation *kernel);
 /// The first operation before `wait` in its block (or nested in one) that
 /// reads or writes memory; null when there is none, as there must not be.
 mlir::Operation *findAccessBeforeWait(WaitPriorLaunchesOp wait);
+/// Another tile.wait_prior_launches before `wait` in its block (or nested in
+/// an op there); null when `wait` is the first.
+WaitPriorLaunchesOp findEarlierWait(WaitPriorLaunchesOp wait);
 /// On a tile.make_tensor_desc whose copies run on the tensor memory
 /// accelerator: the recipe (i64 array, kda/Runtime/TensorMap.h) by which the
 /// runtime builds its tensor map, a hidden kernel parameter; on a lowered

@@ -69,11 +69,22 @@ int kda_gpu_unload(const char *platform, void *function, char **error) {
 int kda_gpu_launch(const char *platform, void *function, uint32_t gx,
                    uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by,
                    uint32_t bz, uint32_t shared_bytes, void *stream,
-                   uint32_t flags, void **args, char **error) {
+                   void **args, char **error) {
+  return kda_gpu_launch_ex(platform, function, gx, gy, gz, bx, by, bz,
+                           shared_bytes, stream, /*flags=*/0, args, error);
+}
+
+int kda_gpu_launch_ex(const char *platform, void *function, uint32_t gx,
+                      uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by,
+                      uint32_t bz, uint32_t shared_bytes, void *stream,
+                      uint32_t flags, void **args, char **error) {
   std::string message;
   Platform p;
   if (!parsePlatform(platform, p, message))
     return fail(error, message);
+  if (flags & ~KDA_LAUNCH_EARLY)
+    return fail(error, "unknown launch flags " + std::to_string(flags) +
+                           " (only KDA_LAUNCH_EARLY = 1 exists)");
   GPULaunchConfig config;
   config.grid[0] = gx;
   config.grid[1] = gy;

@@ -9,10 +9,28 @@
 //===----------------------------------------------------------------------===//
 #include "Emitter.h"
 #include "Tile/TileDialect.h"
+#include "kda/Conversion/SourceLocations.h"
 
 using namespace mlir;
 using namespace kda::frontend;
 using namespace kda::frontend::detail;
+
+/// " (line N)" for the kernel's line an op comes from: for an op of an inlined
+/// call, the line of the outermost call and the line in the called function.
+static std::string kernelLine(Location loc) {
+  std::string inner;
+  while (auto callSite = dyn_cast<CallSiteLoc>(loc)) {
+    if (inner.empty())
+      if (FileLineColLoc callee = kda::getSourceLine(callSite.getCallee()))
+        inner = ", in the function called there, at line " +
+                std::to_string(callee.getLine());
+    loc = callSite.getCaller();
+  }
+  FileLineColLoc file = kda::getSourceLine(loc);
+  if (!file)
+    return "";
+  return " (line " + std::to_string(file.getLine()) + inner + ")";
+}
 
 std::optional<DValue> Emitter::launchOrderBuiltin(const std::string &name,
                                                   const std::string &fnName,
@@ -28,10 +46,15 @@ std::optional<DValue> Emitter::launchOrderBuiltin(const std::string &name,
                               "function: it must run before the kernel's "
                               "first memory access");
   auto wait = kda::tile::WaitPriorLaunchesOp::create(builder, l);
+  if (auto earlier = kda::tile::findEarlierWait(wait)) {
+    std::string where = kernelLine(earlier.getLoc());
+    wait->erase();
+    return error(at, fnName + " is called twice" + where +
+                         ": the first wait covers every kernel launched "
+                         "before it");
+  }
   if (Operation *access = kda::tile::findAccessBeforeWait(wait)) {
-    std::string where;
-    if (auto file = dyn_cast<FileLineColLoc>(access->getLoc()))
-      where = " (line " + std::to_string(file.getLine()) + ")";
+    std::string where = kernelLine(access->getLoc());
     wait->erase();
     return error(at, fnName +
                          " must come before the kernel's first memory "

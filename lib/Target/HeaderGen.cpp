@@ -221,11 +221,11 @@ bool kda::generateKernelHeader(const HeaderKernel &k, std::string &h,
     h += "  void *function = NULL;\n";
     h += "  if (" + name + "_function(&function, error))\n    return 1;\n";
     h += argArray(k);
-    h += "  return kda_gpu_launch(\"" + k.platform +
+    h += "  return kda_gpu_launch_ex(\"" + k.platform +
          "\", function, grid.x, grid.y, grid.z,\n"
-         "                        " +
+         "                           " +
          macro + "_BLOCK_SIZE, 1, 1, " + macro +
-         "_SHARED_BYTES, stream,\n                        " + macro +
+         "_SHARED_BYTES, stream,\n                           " + macro +
          "_LAUNCH_FLAGS, args, error);\n}\n\n";
   }
   h += "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n";

@@ -285,9 +285,12 @@ def _gpu_lib() -> ctypes.CDLL:
                                     ctypes.c_char_p, ctypes.POINTER(vp), err]
     handle.kda_gpu_unload.restype = ctypes.c_int
     handle.kda_gpu_unload.argtypes = [ctypes.c_char_p, vp, err]
+    launch_dims = [ctypes.c_char_p, vp, u32, u32, u32, u32, u32, u32, u32, vp]
     handle.kda_gpu_launch.restype = ctypes.c_int
-    handle.kda_gpu_launch.argtypes = [ctypes.c_char_p, vp, u32, u32, u32, u32, u32, u32, u32,
-                                      vp, u32, vp, err]
+    handle.kda_gpu_launch.argtypes = launch_dims + [vp, err]
+    if hasattr(handle, "kda_gpu_launch_ex"):  # runtimes before early launches lack it
+        handle.kda_gpu_launch_ex.restype = ctypes.c_int
+        handle.kda_gpu_launch_ex.argtypes = launch_dims + [u32, vp, err]
     handle.kda_gpu_is_capturing.restype = ctypes.c_int
     handle.kda_gpu_is_capturing.argtypes = [ctypes.c_char_p, vp,
                                             ctypes.POINTER(ctypes.c_int), err]
@@ -332,13 +335,18 @@ LAUNCH_EARLY = 1  # KDA_LAUNCH_EARLY
 
 def gpu_launch(platform: str, function: int, grid, block, shared_bytes: int, stream: int,
                args, flags: int = 0) -> None:
-    """kda_gpu_launch; `args` is a ctypes array of pointers to the parameter values, `flags`
-    0 or LAUNCH_EARLY (only for kernels whose compile result has "early_launch")."""
+    """kda_gpu_launch_ex; `args` is a ctypes array of pointers to the parameter values,
+    `flags` 0 or LAUNCH_EARLY (only for kernels whose compile result has "early_launch").
+    A runtime older than early launches launches in order, which every kernel allows (its
+    wait for prior launches then returns at once)."""
     err = ctypes.c_void_p()
     handle = _gpu_lib()
-    rc = handle.kda_gpu_launch(platform.encode(), function, grid[0], grid[1], grid[2],
-                               block[0], block[1], block[2], shared_bytes, stream, flags,
-                               args, ctypes.byref(err))
+    dims = (platform.encode(), function, grid[0], grid[1], grid[2], block[0], block[1],
+            block[2], shared_bytes, stream)
+    if flags and hasattr(handle, "kda_gpu_launch_ex"):
+        rc = handle.kda_gpu_launch_ex(*dims, flags, args, ctypes.byref(err))
+    else:
+        rc = handle.kda_gpu_launch(*dims, args, ctypes.byref(err))
     if rc != 0:
         raise _gpu_error("kernel launch failed", rc, err, handle)
 

@@ -929,8 +929,45 @@ func.func @wait_after_a_store_in_a_branch(%p: !tile.ptr<f32>, %c: i1) {
 // -----
 
 func.func @wait_twice() {
-  // expected-note @below {{this access comes first}}
+  // expected-note @below {{the first wait}}
   tile.wait_prior_launches
+  // expected-error @below {{appears twice in the kernel}}
+  tile.wait_prior_launches
+  return
+}
+
+// -----
+
+func.func @wait_after_an_atomic(%p: !tile.ptr<i32>, %x: i32) {
+  // expected-note @below {{this access comes first}}
+  %old = tile.atomic_rmw add %p, %x {sem = relaxed, scope = gpu} : !tile.ptr<i32>
+  // expected-error @below {{must come before every memory access of the kernel}}
+  tile.wait_prior_launches
+  return
+}
+
+// -----
+
+func.func @wait_after_a_load_in_a_loop(%p: !tile.ptr<f32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    // expected-note @below {{this access comes first}}
+    %v = tile.load %p : !tile.ptr<f32>
+  }
+  // expected-error @below {{must come before every memory access of the kernel}}
+  tile.wait_prior_launches
+  return
+}
+
+// -----
+
+func.func private @opaque()
+
+// A call may touch any memory.
+func.func @wait_after_a_call() {
+  // expected-note @below {{this access comes first}}
+  func.call @opaque() : () -> ()
   // expected-error @below {{must come before every memory access of the kernel}}
   tile.wait_prior_launches
   return

@@ -360,6 +360,19 @@ func.func @launch_order(%p: !tile.ptr<f32>) -> f32 {
 
 // -----
 
+// The next kernel may be let go before this one's wait: neither touches memory.
+// CHECK-LABEL: func.func @launch_dependents_first
+// CHECK: tile.launch_dependents
+// CHECK-NEXT: tile.wait_prior_launches
+func.func @launch_dependents_first(%p: !tile.ptr<f32>) -> f32 {
+  tile.launch_dependents
+  tile.wait_prior_launches
+  %v = tile.load %p : !tile.ptr<f32>
+  return %v : f32
+}
+
+// -----
+
 // CHECK-LABEL: func.func @cluster_sum
 // CHECK: tile.cluster_sum %{{.*}} {axis = 2 : i32, size = 4 : i32} : f32
 func.func @cluster_sum(%x: f32) -> f32 {

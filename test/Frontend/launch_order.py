@@ -11,6 +11,8 @@
 # CHECK: tile.store
 # RUN: kda-compile %s --kernel scale --target sm_90a --signature \
 # RUN:   'x_ptr=*f32,out_ptr=*f32,n=i32' -D BLOCK=64 --emit ptx -o - | FileCheck %s --check-prefix=PTX
+# PTX: .entry scale
+# PTX-NOT: {{(ld|st|atom|red)(\.[a-z]+)*\.global|cp\.async}}
 # PTX: griddepcontrol.wait;
 # PTX: ld.global
 # PTX: griddepcontrol.launch_dependents;
@@ -25,10 +27,27 @@
 # PLAIN: #define PLAIN_LAUNCH_FLAGS 0u
 # RUN: not kda-compile %s --kernel in_branch --target cpu --signature 'x_ptr=*f32,n=i32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=BRANCH
-# BRANCH: launch_order.py:[[@LINE+24]]:9: error: kt.wait_prior_launches() must be called at the top level of the kernel, not in a loop, a branch or a called function
+# BRANCH: launch_order.py:[[@LINE+41]]:9: error: kt.wait_prior_launches() must be called at the top level of the kernel, not in a loop, a branch or a called function
+# RUN: not kda-compile %s --kernel in_loop --target cpu --signature 'x_ptr=*f32,n=i32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=LOOP
+# LOOP: launch_order.py:[[@LINE+53]]:9: error: kt.wait_prior_launches() must be called at the top level of the kernel, not in a loop, a branch or a called function
 # RUN: not kda-compile %s --kernel after_load --target cpu --signature 'x_ptr=*f32' \
 # RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=AFTER
-# AFTER: launch_order.py:[[@LINE+28]]:5: error: kt.wait_prior_launches() must come before the kernel's first memory access (line [[@LINE+27]])
+# AFTER: launch_order.py:[[@LINE+42]]:5: error: kt.wait_prior_launches() must come before the kernel's first memory access (line [[@LINE+41]])
+# RUN: not kda-compile %s --kernel after_helper_load --target cpu --signature 'x_ptr=*f32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=HELPER
+# HELPER: launch_order.py:[[@LINE+60]]:5: error: kt.wait_prior_launches() must come before the kernel's first memory access (line [[@LINE+59]], in the function called there, at line [[@LINE+54]])
+# RUN: not kda-compile %s --kernel twice --target cpu --signature 'x_ptr=*f32' \
+# RUN:   --emit tile -o - 2>&1 | FileCheck %s --check-prefix=TWICE
+# TWICE: launch_order.py:[[@LINE+64]]:5: error: kt.wait_prior_launches() is called twice (line [[@LINE+63]]): the first wait covers every kernel launched before it
+# The launch-order calls under a constexpr branch, launch_dependents before the wait: fine.
+# RUN: kda-compile %s --kernel waits_if --target sm_90a --signature 'x_ptr=*f32' -D WAIT=1 \
+# RUN:   --emit ptx -o - | FileCheck %s --check-prefix=WAITS
+# WAITS: griddepcontrol.launch_dependents;
+# WAITS: griddepcontrol.wait;
+# RUN: kda-compile %s --kernel waits_if --target sm_90a --signature 'x_ptr=*f32' -D WAIT=0 \
+# RUN:   --emit header -o - | FileCheck %s --check-prefix=NOWAIT
+# NOWAIT: #define WAITS_IF_LAUNCH_FLAGS 0u
 import kdatile as kt
 
 
@@ -58,3 +77,39 @@ def after_load(x_ptr):
     x = kt.load(x_ptr)
     kt.wait_prior_launches()
     kt.store(x_ptr, x + 1.0)
+
+
+@kt.jit
+def in_loop(x_ptr, n):
+    i = 0
+    while i < n:
+        kt.wait_prior_launches()
+        i += 1
+    kt.store(x_ptr, 1.0)
+
+
+@kt.jit
+def read_one(p):
+    return kt.load(p)
+
+
+@kt.jit
+def after_helper_load(x_ptr):
+    x = read_one(x_ptr)
+    kt.wait_prior_launches()
+    kt.store(x_ptr, x + 1.0)
+
+
+@kt.jit
+def twice(x_ptr):
+    kt.wait_prior_launches()
+    kt.wait_prior_launches()
+    kt.store(x_ptr, 1.0)
+
+
+@kt.jit
+def waits_if(x_ptr, WAIT: kt.constexpr):
+    kt.launch_dependents()
+    if WAIT:
+        kt.wait_prior_launches()
+    kt.store(x_ptr, 1.0)

@@ -17,12 +17,12 @@
 # RUN:   | FileCheck %s --check-prefix=DYN-STATS %}
 # DYN-STATS: shared memory {{ *}}0 {{ *}}bytes/block (static)
 # DYN-STATS-NEXT: shared memory {{ *}}98304 {{ *}}bytes/block (dynamic)
-# The generated header launches with those bytes (kda_gpu_launch opts the function in).
+# The generated header launches with those bytes (kda_gpu_launch_ex opts the function in).
 # RUN: kda-compile %kda_src/test/python/smem_kernels.py --kernel pipelined_copy --target sm_90a \
 # RUN:   --signature 'src=*f32:16, dst=*f32:16, n=i32, ld=i32:16' -D BLOCK=64 -D COLS=128 \
 # RUN:   -D STAGES=3 --emit header -o - | FileCheck %s --check-prefix=HEADER
 # HEADER: #define PIPELINED_COPY_SHARED_BYTES 98304u
-# HEADER: return kda_gpu_launch("cuda", function,
+# HEADER: return kda_gpu_launch_ex("cuda", function,
 # HEADER-NEXT: PIPELINED_COPY_BLOCK_SIZE, 1, 1, PIPELINED_COPY_SHARED_BYTES, stream
 #
 # Two 32x16 slots (4 KiB) stay a static global.

@@ -17,7 +17,7 @@
 // CHECK:      static const unsigned char k_gfx950_image[
 // CHECK:        0x7f,0x45,0x4c,0x46,
 // CHECK:      kda_gpu_load("hip", k_gfx950_image, sizeof(k_gfx950_image), "k",
-// CHECK:      return kda_gpu_launch("hip", function,
+// CHECK:      return kda_gpu_launch_ex("hip", function,
 
 // GFX1250: target:     gfx1250
 // GFX1250: #define K_BLOCK_SIZE 256u

@@ -1,5 +1,5 @@
 // --emit header for sm_90a: the cubin embedded as bytes, the block size from
-// --num-warps x 32, and a launcher over kda_gpu_load / kda_gpu_launch. The
+// --num-warps x 32, and a launcher over kda_gpu_load / kda_gpu_launch_ex. The
 // C program using it builds against libkda and, without an NVIDIA driver,
 // fails cleanly at the first launch.
 // REQUIRES: ptxas
@@ -30,9 +30,9 @@
 // CHECK:      static inline int k_launch(float *x, int32_t n, kda_dim3 grid,
 // CHECK-NEXT:     void *stream, char **error) {
 // CHECK:        void *args[] = {(void *)&x, (void *)&n};
-// CHECK-NEXT:   return kda_gpu_launch("cuda", function, grid.x, grid.y, grid.z,
-// CHECK-NEXT:                         K_BLOCK_SIZE, 1, 1, K_SHARED_BYTES, stream,
-// CHECK-NEXT:                         K_LAUNCH_FLAGS, args, error);
+// CHECK-NEXT:   return kda_gpu_launch_ex("cuda", function, grid.x, grid.y, grid.z,
+// CHECK-NEXT:                            K_BLOCK_SIZE, 1, 1, K_SHARED_BYTES, stream,
+// CHECK-NEXT:                            K_LAUNCH_FLAGS, args, error);
 
 // EXEC: {{k_launch: ok|k_launch failed: libcuda.so.1 not found}}
 

@@ -24,7 +24,7 @@ def capi(manifest, torch_cuda):
     vp, u32, err = ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(ctypes.c_void_p)
     lib.kda_gpu_load.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
                                  ctypes.c_char_p, ctypes.POINTER(vp), err]
-    lib.kda_gpu_launch.argtypes = [ctypes.c_char_p, vp] + [u32] * 7 + [vp, u32, vp, err]
+    lib.kda_gpu_launch.argtypes = [ctypes.c_char_p, vp] + [u32] * 7 + [vp, vp, err]
     lib.kda_gpu_is_capturing.argtypes = [ctypes.c_char_p, vp, ctypes.POINTER(ctypes.c_int), err]
     lib.kda_gpu_unload.argtypes = [ctypes.c_char_p, vp, err]
     lib.kda_free.argtypes = [vp]
@@ -61,7 +61,7 @@ def _run_smoke(lib, torch, fn, shared_bytes, stream=None):
     if stream is None:
         stream = torch.cuda.current_stream().cuda_stream
     rc = lib.kda_gpu_launch(b"cuda", fn, case["grid"][0], 1, 1, 256, 1, 1, shared_bytes, stream,
-                            0, argv, ctypes.byref(err))
+                            argv, ctypes.byref(err))
     assert rc == 0, _message(lib, err)
     torch.cuda.synchronize()
     np.testing.assert_allclose(out.cpu().numpy(), data["expected_out"], rtol=1e-6, atol=1e-6)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import kdatile as kt
-from kdatile import _lib, bundle
+from kdatile import _lib, bundle, gpu
 from test_gpu_launch import FakeGPU
 
 KERNEL_SOURCE = '''import kdatile as kt
@@ -151,6 +151,7 @@ def test_launch_from_bundle(fake, kfile, tmp_path, monkeypatch):
 
 
 def test_bundle_keeps_early_launch(fake, kfile, tmp_path, monkeypatch):
+    monkeypatch.setattr(gpu, "_early_launch", True)  # whatever KDATILE_EARLY_LAUNCH says
     fake.early_launch = True  # the kernel calls kt.wait_prior_launches
     mod = load_kernels(kfile)
     out = tmp_path / "bundle"

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -183,3 +184,39 @@ def test_latency_bound_kernels_are_launched_early():
              for job in export.jobs(["sm_90a"])}
     for name, waits in early.items():
         assert waits is name.startswith(("kda_decode", "kda_recurrent", "gdn_decode")), name
+
+
+# A PTX instruction that may touch global memory: any load, store, atomic or reduction not
+# qualified as parameter, shared, local or constant space, any cp.* copy and any prefetch.
+GLOBAL_ACCESS = re.compile(r"^\s*(@!?%\w+\s+)?((ld|st|atom|red)(?!\.(param|shared|local|const)\b)"
+                           r"|cp\.|prefetch)", re.MULTILINE)
+
+
+def test_global_access_pattern():
+    for line in ("ld.global.nc.v4.f32 %f1, [%rd1];", "@%p1 st.global.f32 [%rd2], %f1;",
+                 "cp.async.ca.shared.global [%r1], [%rd2], 16;", "red.global.add.f32 [a], b;",
+                 "cp.async.bulk.tensor.2d.shared::cluster.global.tile [a], [b];",
+                 "ld.u32 %r1, [%rd1];", "atom.add.u32 %r1, [%rd1], 1;"):
+        assert GLOBAL_ACCESS.search("\t" + line), line
+    for line in ("ld.param.u64 %rd1, [k_param_0];", "st.shared.f32 [%r1], %f1;",
+                 "mbarrier.init.shared.b64 [%r1], 1;", "ld.local.u32 %r1, [%rd1];"):
+        assert not GLOBAL_ACCESS.search("\t" + line), line
+
+
+@requires_lib
+def test_early_launched_kernels_wait_before_any_global_access():
+    """In the PTX of every sm_90a launch that may start early (the ops' and the GPU checks'),
+    nothing between the kernel's entry and its griddepcontrol.wait may touch global memory:
+    the previous kernel's writes are only visible after the wait."""
+    checked = 0
+    for job in export.jobs(["sm_90a"], checks=True):
+        response = _lib.compile(dict(job.spec.request(), emit="ptx"))
+        if not response["early_launch"]:
+            continue
+        ptx = response["text"]
+        head, wait, _ = ptx.partition("griddepcontrol.wait;")
+        assert wait, job.name
+        prologue = head[head.index(".entry"):]
+        assert not GLOBAL_ACCESS.search(prologue), (job.name, GLOBAL_ACCESS.search(prologue))
+        checked += 1
+    assert checked >= 6

@@ -348,6 +348,7 @@ def test_disk_cache_holds_gpu_code_objects(fake):
 
 
 def test_early_launch_only_for_kernels_that_wait(fake, monkeypatch):
+    monkeypatch.setattr(gpu, "_early_launch", True)  # whatever KDATILE_EARLY_LAUNCH says
     x, y, out = _arrays(fake)
     _new_kernel()[(1,)](x, y, out, 64, BLOCK=32)
     assert fake.launches[-1]["flags"] == 0
@@ -360,7 +361,6 @@ def test_early_launch_only_for_kernels_that_wait(fake, monkeypatch):
     assert kt.cache_stats()["disk_hits"] == 1
     assert [launch["flags"] for launch in fake.launches[1:]] == [_lib.LAUNCH_EARLY] * 2
     # set_early_launch(False) (or KDATILE_EARLY_LAUNCH=0) launches it as any other.
-    monkeypatch.setattr(gpu, "_early_launch", True)
     assert gpu.set_early_launch(False) is True
     _new_kernel()[(1,)](x, y, out, 64, BLOCK=16)
     assert fake.launches[-1]["flags"] == 0
@@ -399,3 +399,34 @@ def test_scalar_arguments(fake):
 def test_empty_grid_compiles_but_does_not_launch(fake):
     _new_kernel()[(0,)](*_arrays(fake), 64, BLOCK=32)
     assert len(fake.compiles) == 1 and not fake.launches
+
+
+class RuntimeRecorder:
+    """A GPU runtime library's kda_gpu_launch / kda_gpu_launch_ex, recording their arguments;
+    `with_ex=False` is a runtime from before early launches."""
+
+    def __init__(self, with_ex):
+        self.calls = []
+        self.kda_gpu_launch = lambda *a: self._record("kda_gpu_launch", a)
+        if with_ex:
+            self.kda_gpu_launch_ex = lambda *a: self._record("kda_gpu_launch_ex", a)
+
+    def _record(self, name, args):
+        self.calls.append((name, len(args), args[10]))
+        return 0
+
+
+@pytest.mark.parametrize("with_ex", [True, False])
+def test_launch_flags_reach_only_runtimes_that_take_them(monkeypatch, with_ex):
+    runtime = RuntimeRecorder(with_ex)
+    monkeypatch.setattr(_lib, "_gpu_lib", lambda: runtime)
+    argv = (ctypes.c_void_p * 1)()
+    launch = ("cuda", 0x10, (1, 1, 1), (32, 1, 1), 0, 0, argv)
+    _lib.gpu_launch(*launch)
+    _lib.gpu_launch(*launch, flags=_lib.LAUNCH_EARLY)
+    # In-order launches keep the original entry point (12 arguments, args 11th); an early one
+    # goes to kda_gpu_launch_ex (flags 11th) or, on an older runtime, runs in order.
+    early = [("kda_gpu_launch_ex", 13, _lib.LAUNCH_EARLY)] if with_ex else \
+        [("kda_gpu_launch", 12, argv)]
+    assert runtime.calls == [("kda_gpu_launch", 12, argv)] + early
+

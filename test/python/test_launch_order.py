@@ -3,11 +3,13 @@ may start before the previous kernel ends ("early_launch"); on the CPU target bo
 and the kernel computes as without them. test_gpu_launch.py and test_bundle.py check the launch
 flag that follows from it; test/gpu runs the early launches on a GPU."""
 
+import ctypes
 import os
 
 import numpy as np
 import pytest
 
+from kdatile import _lib
 from launch_order_kernels import scale_after_prior
 
 from conftest import requires_lib
@@ -30,8 +32,6 @@ def test_kernel_that_waits_computes_on_the_cpu(n):
 @pytest.mark.parametrize("target,emit", [("cpu", "tile"), ("sm_90a", "ptx"),
                                          ("gfx950", "tile")])
 def test_compile_result_says_whether_a_launch_may_start_early(kernel, early, target, emit):
-    from kdatile import _lib
-
     with open(SOURCE, encoding="utf-8") as f:
         source = f.read()
     response = _lib.compile({"source": source, "filename": SOURCE, "kernel": kernel,
@@ -41,3 +41,13 @@ def test_compile_result_says_whether_a_launch_may_start_early(kernel, early, tar
     if emit == "ptx":
         assert ("griddepcontrol.wait;" in response["text"]) is early
         assert ("griddepcontrol.launch_dependents;" in response["text"]) is early
+
+
+def test_unknown_launch_flags_are_an_error():
+    # Checked by the C API before any driver is touched, so this runs without a GPU.
+    handle = _lib._gpu_lib()
+    err = ctypes.c_void_p()
+    rc = handle.kda_gpu_launch_ex(b"cuda", None, 1, 1, 1, 32, 1, 1, 0, None, 2,
+                                  (ctypes.c_void_p * 1)(), ctypes.byref(err))
+    assert rc != 0
+    assert "unknown launch flags 2" in _lib._take_string(err, handle)

@@ -148,11 +148,11 @@ int kda_gpu_unload(const char *platform, void *function, char **error);
  * `shared_bytes` of dynamic shared memory (CUDA: above 48 KiB the kernel is
  * opted in first). args[i] points to the value of the i-th kernel
  * parameter, as for cuLaunchKernel: a device pointer is passed as the
- * address of a `void *` holding it. `flags` is 0 or KDA_LAUNCH_EARLY. */
+ * address of a `void *` holding it. */
 int kda_gpu_launch(const char *platform, void *function, uint32_t gx,
                    uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by,
                    uint32_t bz, uint32_t shared_bytes, void *stream,
-                   uint32_t flags, void **args, char **error);
+                   void **args, char **error);
 
 /* A launch flag for kernels whose compile result has "early_launch": the
  * launch may start before the previous kernel on the stream ends (CUDA:
@@ -160,6 +160,14 @@ int kda_gpu_launch(const char *platform, void *function, uint32_t gx,
  * waits for it). HIP launches ignore it. Never set it for other kernels:
  * they would read the previous kernel's unfinished writes. */
 #define KDA_LAUNCH_EARLY 1u
+
+/* kda_gpu_launch with `flags`, 0 or KDA_LAUNCH_EARLY; other bits are an
+ * error. Where the driver lacks cuLaunchKernelEx an early launch runs in
+ * order (the kernel's wait then returns at once). */
+int kda_gpu_launch_ex(const char *platform, void *function, uint32_t gx,
+                      uint32_t gy, uint32_t gz, uint32_t bx, uint32_t by,
+                      uint32_t bz, uint32_t shared_bytes, void *stream,
+                      uint32_t flags, void **args, char **error);
 
 /* Builds the 128-byte tensor map (CUtensorMap, at 128-byte aligned
  * `tensor_map`) a kernel's "tensor_map" parameter takes: `recipe` (its

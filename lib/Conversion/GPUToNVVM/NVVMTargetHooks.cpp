@@ -133,9 +133,11 @@ public:
     NVVM::Barrier0Op::create(b, loc);
   }
   void waitPriorLaunches(OpBuilder &b, Location loc) override {
-    // Inline assembly clobbering memory, not nvvm.griddepcontrol: LLVM
-    // declares that intrinsic to touch no memory, so it could move the
-    // kernel's first loads above the wait.
+    // Volatile assembly clobbering memory, as CUDA's
+    // cudaGridDependencySynchronize is: the guarantee that no access moves
+    // above the wait is spelled out here rather than left to what LLVM's
+    // intrinsic happens to declare (today a side effect LLVM treats as
+    // touching any memory).
     LLVM::InlineAsmOp::create(
         b, loc, TypeRange{}, ValueRange{}, "griddepcontrol.wait;", "~{memory}",
         /*has_side_effects=*/true,

@@ -3,10 +3,9 @@
 // RUN: kda-opt %s --convert-tile-to-gpu=target=gfx1250 | FileCheck %s --check-prefix=AMD
 
 // The wait for the previous kernel on the stream and the early start of the
-// next are grid dependency control on sm_90a, the wait as assembly that
-// clobbers memory (LLVM's intrinsic for it touches no memory, so loads could
-// move above it); AMD launches on a stream run one after another, so both
-// are dropped there.
+// next are grid dependency control on sm_90a, the wait as volatile assembly
+// that clobbers memory (no access may move above it); AMD launches on a
+// stream run one after another, so both are dropped there.
 
 module attributes {tile.num_warps = 4 : i32} {
 // NV-LABEL: func.func @launch_order
