@@ -34,7 +34,10 @@ void kda::lowerPrintsForHost(func::FuncOp kernel) {
     for (int32_t axis = 0; axis < 3; ++axis)
       pids.push_back(tile::ProgramIdOp::create(b, loc, axis));
     bool several = op.getArgs().size() > 1;
-    for (auto [k, arg] : llvm::enumerate(op.getArgs())) {
+    for (auto indexed : llvm::enumerate(op.getArgs())) {
+      // Named values, not structured bindings: the lambdas below capture them.
+      unsigned k = indexed.index();
+      Value arg = indexed.value();
       auto tensor = dyn_cast<RankedTensorType>(arg.getType());
       Type elementType = getElementTypeOrSelf(arg.getType());
       std::string format =
