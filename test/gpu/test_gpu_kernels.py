@@ -278,6 +278,8 @@ def test_early_launch_sees_the_previous_kernels_writes(torch_cuda, bundle):
     torch.cuda.synchronize()
     kernels = [s.kernel for s in fn._memory.values()]
     assert kernels and all(k.early_launch for k in kernels), "not launched early"
+    # The runtime takes the flag (an older one would launch in order, and prove nothing here).
+    assert hasattr(importlib.import_module("kdatile._lib")._gpu_lib(), "kda_gpu_launch_ex")
     assert torch.equal(a, want)
     a.copy_(x)
     graph = torch.cuda.CUDAGraph()
