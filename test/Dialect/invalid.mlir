@@ -962,6 +962,19 @@ func.func @wait_after_a_load_in_a_loop(%p: !tile.ptr<f32>, %n: index) {
 
 // -----
 
+// Shared memory may be allocated before the wait; an asynchronous copy into it
+// reads global memory.
+func.func @wait_after_an_async_copy(%p: tensor<64x!tile.ptr<i8>>) {
+  %bytes = tile.alloc_shared : !tile.smem<64xi8>
+  // expected-note @below {{this access comes first}}
+  tile.async_copy %bytes, %p : !tile.smem<64xi8>, tensor<64x!tile.ptr<i8>>
+  // expected-error @below {{must come before every memory access of the kernel}}
+  tile.wait_prior_launches
+  return
+}
+
+// -----
+
 func.func private @opaque()
 
 // A call may touch any memory.
