@@ -188,7 +188,7 @@ def test_latency_bound_kernels_are_launched_early():
 
 # A PTX instruction that may touch global memory: any load, store, atomic or reduction not
 # qualified as parameter, shared, local or constant space, any cp.* copy and any prefetch.
-GLOBAL_ACCESS = re.compile(r"^\s*(@!?%\w+\s+)?((ld|st|atom|red)(?!\.(param|shared|local|const)\b)"
+GLOBAL_ACCESS = re.compile(r"^\s*(@!?%\w+\s+)?((ld|st|atom|red)\.(?!(param|shared|local|const)\b)"
                            r"|cp\.|prefetch)", re.MULTILINE)
 
 
@@ -199,7 +199,8 @@ def test_global_access_pattern():
                  "ld.u32 %r1, [%rd1];", "atom.add.u32 %r1, [%rd1], 1;"):
         assert GLOBAL_ACCESS.search("\t" + line), line
     for line in ("ld.param.u64 %rd1, [k_param_0];", "st.shared.f32 [%r1], %f1;",
-                 "mbarrier.init.shared.b64 [%r1], 1;", "ld.local.u32 %r1, [%rd1];"):
+                 "mbarrier.init.shared.b64 [%r1], 1;", "ld.local.u32 %r1, [%rd1];",
+                 "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];"):
         assert not GLOBAL_ACCESS.search("\t" + line), line
 
 
